@@ -1,0 +1,95 @@
+package timeline
+
+import (
+	"time"
+
+	"github.com/kcmtrace/kcmtrace/parser"
+)
+
+// State is the attach/detach controller's belief about one (volume, node) pair,
+// or a kubelet-side fact about it.
+type State string
+
+// Controller-side states (the attach/detach controller's actual state of world).
+const (
+	Attaching State = "attaching" // AttachVolume started, no result yet
+	Attached  State = "attached"  // attach confirmed
+	Uncertain State = "uncertain" // last attach (or, ≥1.28, detach) failed: still in ASW, skipped by the multi-attach check, detached later
+	Detaching State = "detaching" // DetachVolume started, no result yet
+	Detached  State = "detached"  // detach succeeded, or marked detached by verification
+)
+
+// Kubelet-side states, kept in Volume.Kubelet.
+const (
+	Mounting     State = "mounting"      // VerifyControllerAttached / MountVolume started
+	Mounted      State = "mounted"       // MountDevice / SetUp succeeded
+	MountFailing State = "mount-failing" // MountDevice / SetUp / WaitForAttach failing
+	Unmounted    State = "unmounted"
+)
+
+// Interval is one stretch of one state on one node.
+type Interval struct {
+	Node  string
+	State State
+	Start time.Time
+	End   time.Time // zero: still open when the logs end
+	From  int       // index into Volume.Events of the event that opened it; -1 if none
+	To    int       // index of the event that closed it; -1 if none
+}
+
+// Overlap is a stretch during which the controller believed the volume
+// attached, attaching or possibly attached (uncertain) on more than one node.
+type Overlap struct {
+	Start  time.Time
+	End    time.Time // zero: open at the end of the logs
+	Nodes  []string  // sorted
+	States map[string]State
+}
+
+// Volume is one volume under every name it was seen with.
+type Volume struct {
+	Key         string // stable identity: UniqueName when known, else the best other name
+	UniqueName  string
+	PV          string
+	Handle      string
+	Driver      string // "com.tencent.cloud.csi.cbs", "kubernetes.io/aws-ebs", …
+	Names       []string
+	Attachments []string // VolumeAttachment names seen or computed
+	Nodes       []string // sorted
+	Pods        []string // sorted
+	Multi       bool     // legitimately attached to many nodes (RWX/ROX evidence)
+	Events      []parser.Event
+	Intervals   []Interval // controller view, per node, in time order
+	Kubelet     []Interval // kubelet view, per node, in time order
+	Overlaps    []Overlap
+	First       time.Time
+	Last        time.Time
+}
+
+// Restart marks a point after which the controller's memory was rebuilt.
+type Restart struct {
+	Time   time.Time
+	Source parser.Source
+	Reason string // "controller-started", "leader-elected", "monotonic-clock-reset", "pid-changed"
+}
+
+// Skew is the estimated (or given) clock offset of one input against the KCM.
+// Add Offset to the input's times to put them on the KCM's clock.
+type Skew struct {
+	Path   string
+	Offset time.Duration
+	Pairs  int    // ordered pairs the estimate rests on
+	From   string // "estimated", "flag", "none"
+}
+
+// Timeline is every input merged into one time order and grouped per volume.
+type Timeline struct {
+	Inputs   []parser.Input
+	Volumes  []*Volume // ordered by first event time, then Key
+	Other    []parser.Event
+	Restarts []Restart
+	Skews    []Skew
+	Start    time.Time
+	End      time.Time
+	Dupes    int // identical lines dropped because they were read twice
+}
