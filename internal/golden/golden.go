@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -52,7 +53,7 @@ func diff(want, got string) string {
 			continue
 		}
 		b.WriteString("line ")
-		b.WriteString(itoa(i + 1))
+		b.WriteString(strconv.Itoa(i + 1))
 		b.WriteString("\n  want: " + wl + "\n  got:  " + gl + "\n")
 		if shown++; shown == 5 {
 			b.WriteString("  …\n")
@@ -60,17 +61,4 @@ func diff(want, got string) string {
 		}
 	}
 	return b.String()
-}
-
-func itoa(n int) string {
-	var buf [20]byte
-	i := len(buf)
-	for n >= 10 {
-		i--
-		buf[i] = byte('0' + n%10)
-		n /= 10
-	}
-	i--
-	buf[i] = byte('0' + n)
-	return string(buf[i:])
 }
