@@ -1,9 +1,1213 @@
 package parser
 
+import (
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Kinds added by the message side (see classify): they keep understood lines
+// out of Unknown without pretending an operation happened.
+const (
+	// AttachStartFailed: "attacherDetacher.AttachVolume failed to start" — the
+	// operation was never queued (usually "already executing"); no attach ran.
+	AttachStartFailed Kind = "attach-start-failed"
+	// DetachStartFailed: "attacherDetacher.DetachVolume failed to start".
+	DetachStartFailed Kind = "detach-start-failed"
+	// Bookkeeping: verbose cache/state lines that are understood but carry no
+	// operation result (ASW updates, "Starting attacherDetacher.DetachVolume",
+	// WaitForAttach entering, CSI driver progress lines). Detail says which.
+	Bookkeeping Kind = "bookkeeping"
+)
+
+// Message-side conventions (what classify puts where):
+//
+//   - Volume is the UniqueName; PV the displayed volume name unless "nil" (≤1.6
+//     sentences: spec.Name; TearDown: InnerVolumeSpecName; UnmountVolume
+//     started shows the pod's volume name, which goes to Detail instead).
+//   - Handle: CSI handle after '^', or the in-tree backend id; for driver lines
+//     without a unique name, the disk-…/vol-… id found in the text.
+//   - Error is the text after " : " (or "with: " ≤1.6, "Error: " of retry
+//     lines, err= of structured lines), unquoted; Code = classifyCode(Error).
+//   - Detail: force-detach "timeout 6m0s" | "out-of-service"; multi-attach
+//     "pods=ns/a,ns/b attachedTo=nodeA" (either part may be absent; the event
+//     text form names no blockers); mount-timeout the volume lists
+//     ("unmounted volumes=[…] unattached volumes=[…]"); device paths
+//     ("device path csi-…", "device mount path /var/lib/…"); bookkeeping: what.
+//   - Retry lines: the operation inside "Error:" decides the kind (failure
+//     kinds), else RetryScheduled; Retry is always set.
+//   - Events echoed in logs: Origin=OriginEvent, Reason = event reason, Pod
+//     from the involved object; describe/get-events rows: Origin=OriginDescribe,
+//     Component=ComponentEvents, Count from the row.
+
 // classify turns one record into an event. ok is false when the record is not
 // about a volume operation at all (irrelevant); a record that looks volume
 // related but is not understood returns an Unknown event with Reason set.
 // The envelope side fills Time, Source, Text, PID and Level afterwards.
+//
+// classify never panics on any input; it uses no regular expressions.
 func classify(rec *record) (ev Event, ok bool) {
-	return Event{}, false
+	if rec == nil {
+		return Event{}, false
+	}
+	if rec.Table != nil {
+		return classifyTable(rec.Table)
+	}
+	var (
+		msg string
+		kvs []kv
+	)
+	switch {
+	case rec.Rest != "":
+		msg = rec.Rest
+		if rec.Rest[0] == '"' {
+			if m, pairs, sok := parseStructured(rec.Rest); sok {
+				msg, kvs = m, pairs
+			}
+		}
+	default:
+		msg, kvs = rec.Msg, rec.KV
+	}
+	msg = strings.TrimSpace(msg)
+	if msg == "" && len(kvs) == 0 {
+		return Event{}, false
+	}
+	return classifyMessage(rec.File, msg, kvs)
+}
+
+// classifyMessage classifies a printf message or a structured message with
+// its pairs (klog text or JSON alike).
+func classifyMessage(file, msg string, kvs []kv) (Event, bool) {
+	var ev Event
+	// Structured/contextual fields first; sentence fields override where both exist.
+	applyKV(&ev, kvs)
+
+	switch {
+	case msg == "Event occurred" || strings.HasPrefix(msg, "Event(v1.ObjectReference{") ||
+		strings.HasPrefix(msg, "Event(api.ObjectReference{"):
+		return classifyEventLine(msg, kvs)
+	case strings.HasPrefix(msg, "Operation for ") && strings.Contains(msg, "No retries permitted until"):
+		return classifyRetry(msg)
+	}
+	if done := classifySpecial(&ev, file, msg, kvs); done {
+		return finish(ev)
+	}
+	if done := classifySentence(&ev, msg, kvs); done {
+		return finish(ev)
+	}
+	// Not understood.
+	if !volumeRelated(msg) && !kvVolumeRelated(kvs) {
+		return Event{}, false
+	}
+	ev.Kind = Unknown
+	ev.Reason = "unrecognised volume message: " + clip(firstLine(msg), 80)
+	if c, cok := parseClause(msg); cok {
+		c.apply(&ev)
+	}
+	return finish(ev)
+}
+
+// finish fills derived fields (handle, code) and returns ok.
+func finish(ev Event) (Event, bool) {
+	if ev.PV == "nil" {
+		ev.PV = ""
+	}
+	if ev.Handle == "" && ev.Volume != "" {
+		ev.Handle = handleOf(ev.Volume)
+	}
+	if ev.Code == "" && ev.Error != "" {
+		ev.Code = classifyCode(ev.Error)
+	}
+	return ev, true
+}
+
+// applyKV copies the well-known structured keys into ev.
+func applyKV(ev *Event, kvs []kv) {
+	if len(kvs) == 0 {
+		return
+	}
+	for _, p := range kvs {
+		switch p.Key {
+		case "volumeName", "VolumeName":
+			if p.Value != "" {
+				ev.Volume = p.Value
+			}
+		case "nodeName", "node", "NodeName":
+			if n := kobjName(p.Value); n != "" {
+				ev.Node = n
+			}
+		case "pod":
+			if n := kobjName(p.Value); n != "" {
+				ev.Pod = n
+			}
+		case "podUID":
+			ev.PodUID = p.Value
+		case "err":
+			ev.Error = strings.TrimSpace(p.Value)
+		case "scheduledPods":
+			if ev.Pod == "" {
+				if pods := listValues(p.Value); len(pods) > 0 {
+					ev.Pod = strings.Join(pods, ",")
+				}
+			}
+		case "VolumeAttachment", "volumeattachment", "attachment":
+			ev.Attachment = p.Value
+		case "volume":
+			v := p.Value
+			switch {
+			case strings.HasPrefix(v, "{\""):
+				// ≥1.28: JSON of cache.VolumeToAttach / AttachedVolume (maybe truncated).
+				if vn := jsonStringField(v, "VolumeName"); vn != "" {
+					ev.Volume = vn
+				}
+				if nn := jsonStringField(v, "NodeName"); nn != "" {
+					ev.Node = nn
+				}
+			case strings.HasPrefix(v, "{"):
+				// 1.24–1.27: %+v dump, unquoted values.
+				if vn := dumpField(v, "VolumeName", "VolumeSpec"); vn != "" {
+					ev.Volume = vn
+				}
+				if nn := dumpField(v, "NodeName", ""); nn != "" {
+					ev.Node = nn
+				}
+				if ev.Pod == "" {
+					if pod := podFromDump(v); pod != "" {
+						ev.Pod = pod
+					}
+				}
+			default:
+				if looksUnique(v) {
+					ev.Volume = v
+				}
+			}
+		}
+	}
+}
+
+// podFromDump extracts "ns/name" from the first `&Pod{ObjectMeta:{name gen ns …`
+// in a 1.24–1.26 VolumeToAttach dump.
+func podFromDump(v string) string {
+	i := strings.Index(v, "&Pod{ObjectMeta:{")
+	if i < 0 {
+		return ""
+	}
+	f := strings.Fields(v[i+len("&Pod{ObjectMeta:{"):])
+	// ObjectMeta %v: {Name GenerateName Namespace SelfLink UID …}; empty
+	// GenerateName collapses, so the namespace is the field before the UID.
+	if len(f) < 3 {
+		return ""
+	}
+	name := f[0]
+	for k := 1; k < len(f) && k < 5; k++ {
+		if isUID(f[k]) && k >= 2 {
+			return f[k-1] + "/" + name
+		}
+	}
+	return name
+}
+
+func isUID(s string) bool {
+	return len(s) == 36 && s[8] == '-' && s[13] == '-' && s[18] == '-' && s[23] == '-'
+}
+
+// classifySpecial handles messages that are not operation-executor sentences:
+// structured ADC messages (≥1.24), controller start, CSI plugin/driver/sidecar
+// lines, ASW bookkeeping, in-tree plugin lines. It reports whether it set a kind.
+func classifySpecial(ev *Event, file, msg string, kvs []kv) bool {
+	first := firstLine(msg)
+	switch {
+	// --- controller start / leader election
+	case strings.EqualFold(first, "Starting attach detach controller"):
+		ev.Kind, ev.Component, ev.Detail = ControllerStarted, ComponentKCM, "attach detach controller starting"
+		return true
+	case first == "Starting controller" || first == "Started controller":
+		c, _ := lookup(kvs, "controller")
+		lg, _ := lookup(kvs, "logger")
+		if c == "persistentvolume-attach-detach-controller" || (c == "" && lg == "persistentvolume-attach-detach-controller") {
+			ev.Kind, ev.Component = ControllerStarted, ComponentKCM
+			ev.Detail = "attach detach controller: " + strings.ToLower(first)
+			return true
+		}
+		return false
+	case strings.HasPrefix(first, `Started "attachdetach"`):
+		ev.Kind, ev.Component, ev.Detail = ControllerStarted, ComponentKCM, "attach detach controller: started controller"
+		return true
+	case strings.HasPrefix(first, "successfully acquired lease "):
+		lease := strings.TrimSpace(strings.TrimPrefix(first, "successfully acquired lease "))
+		ev.Kind, ev.Detail = ControllerStarted, "leader election: acquired lease "+lease
+		ev.Component = ComponentKCM
+		if !strings.Contains(lease, "controller-manager") {
+			ev.Component = ComponentCSI
+		}
+		return true
+	case strings.EqualFold(first, "Shutting down attach detach controller") ||
+		(first == "Shutting down controller" && hasKV(kvs, "controller", "persistentvolume-attach-detach-controller")):
+		ev.Kind, ev.Component, ev.Detail = Bookkeeping, ComponentKCM, "attach detach controller shutting down"
+		return true
+
+	// --- structured ADC messages (1.24+): the message is a bare prefix
+	case strings.HasPrefix(first, "attacherDetacher.DetachVolume started: "):
+		ev.Kind, ev.Component = ForceDetach, ComponentKCM
+		if strings.Contains(first, "out-of-service") {
+			ev.Detail = "out-of-service"
+		} else {
+			d, _ := lookup(kvs, "duration")
+			ev.Detail = strings.TrimSpace("timeout " + d)
+		}
+		return true
+	case strings.HasPrefix(first, "Multi-Attach error: ") || strings.HasPrefix(first, "Waiting for detach: "):
+		ev.Kind, ev.Component, ev.Code = MultiAttach, ComponentKCM, CodeMultiAttach
+		ev.Detail = multiAttachDetailKV(kvs)
+		ev.Error = ""
+		return true
+
+	// --- CSI plugin lines (csi_attacher.go, in KCM or kubelet)
+	case strings.HasPrefix(first, "kubernetes.io/csi: "):
+		classifyCSIPlugin(ev, strings.TrimPrefix(msg, "kubernetes.io/csi: "))
+		return true
+
+	// --- CSI driver / sidecar lines
+	case strings.HasPrefix(first, "GRPC error: "):
+		ev.Kind, ev.Component = CSIError, ComponentCSI
+		ev.Error = strings.TrimSpace(strings.TrimPrefix(msg, "GRPC error: "))
+		ev.Handle = backendID(ev.Error)
+		return true
+	case strings.HasPrefix(first, "GRPC call: "):
+		method := strings.TrimSpace(strings.TrimPrefix(first, "GRPC call: "))
+		ev.Component, ev.Detail = ComponentCSI, method
+		switch {
+		case strings.HasSuffix(method, "/ControllerPublishVolume"):
+			ev.Kind = CSIAttaching
+		case strings.HasSuffix(method, "/ControllerUnpublishVolume"):
+			ev.Kind = CSIDetaching
+		case strings.Contains(method, "Volume"):
+			ev.Kind = Bookkeeping
+		default:
+			return false
+		}
+		return true
+	case first == "Attaching" || first == "Attached" || first == "Detaching" || first == "Detached":
+		if va, ok := lookup(kvs, "VolumeAttachment"); ok {
+			ev.Attachment = va
+		}
+		ev.Component = ComponentCSI
+		ev.Kind = sidecarKind(first)
+		return true
+	case strings.HasPrefix(first, "Attaching \"csi-") || strings.HasPrefix(first, "Attached \"csi-") ||
+		strings.HasPrefix(first, "Detaching \"csi-") || strings.HasPrefix(first, "Detached \"csi-"):
+		verb, rest, _ := strings.Cut(first, " ")
+		ev.Attachment, _, _ = readQuoted(rest)
+		ev.Component = ComponentCSI
+		ev.Kind = sidecarKind(verb)
+		return true
+	case strings.HasPrefix(first, "Error processing \"csi-") || (first == "Error processing" && hasKey(kvs, "VolumeAttachment")):
+		ev.Kind, ev.Component = CSIError, ComponentCSI
+		if first == "Error processing" {
+			ev.Attachment, _ = lookup(kvs, "VolumeAttachment")
+		} else {
+			va, n, _ := readQuoted(strings.TrimPrefix(msg, "Error processing "))
+			ev.Attachment = va
+			ev.Error = strings.TrimSpace(strings.TrimPrefix(msg[len("Error processing ")+n:], ":"))
+		}
+		if strings.HasPrefix(ev.Error, "failed to attach: ") {
+			ev.Detail = "attach"
+			ev.Error = strings.TrimPrefix(ev.Error, "failed to attach: ")
+		} else if strings.HasPrefix(ev.Error, "failed to detach: ") {
+			ev.Detail = "detach"
+			ev.Error = strings.TrimPrefix(ev.Error, "failed to detach: ")
+		}
+		ev.Handle = backendID(ev.Error)
+		return true
+
+	// --- Tencent CBS driver (catalog §9)
+	case strings.HasPrefix(first, "can not find diskId "):
+		ev.Kind, ev.Component, ev.Code = CSIError, ComponentCSI, CodeSerialNotFound
+		ev.Error = first
+		ev.Handle = backendID(first)
+		return true
+	case strings.HasPrefix(first, "NodeStageVolume: findCBSVolume error"):
+		ev.Kind, ev.Component = CSIError, ComponentCSI
+		ev.Error = strings.TrimPrefix(first, "NodeStageVolume: ")
+		ev.Handle = backendID(first)
+		return true
+	case strings.HasPrefix(first, "cbs block path ") && strings.Contains(first, "We will get device from serial"):
+		// Only a warning: the driver falls back to the serial scan, which may
+		// succeed. The error (if any) follows as "can not find diskId".
+		ev.Kind, ev.Component, ev.Detail = Bookkeeping, ComponentCSI, "device path missing, trying serial fallback"
+		ev.Handle = backendID(first)
+		return true
+	case strings.HasPrefix(first, "cbs block path ") && strings.Contains(first, "not found"):
+		ev.Kind, ev.Component, ev.Error = CSIError, ComponentCSI, first
+		ev.Handle = backendID(first)
+		return true
+	case strings.HasPrefix(first, "Successfully get device(") || (strings.HasPrefix(first, "NodeStageVolume: volume ") && strings.HasSuffix(first, " finished")):
+		ev.Kind, ev.Component, ev.Detail = Bookkeeping, ComponentCSI, clip(first, 120)
+		ev.Handle = backendID(first)
+		return true
+	case strings.HasPrefix(first, "disk ") && strings.Contains(first, " is already attached to node ") && strings.Contains(first, "assuming the disk is detached"):
+		// ≥ v2.3.2 ownership check: the unpublish for node A is skipped.
+		ev.Kind, ev.Component = CSIDetached, ComponentCSI
+		ev.Handle = backendID(first)
+		if i := strings.LastIndex(first, " from node "); i >= 0 {
+			ev.Node = strings.TrimSpace(first[i+len(" from node "):])
+		} else if i := strings.LastIndex(first, " form node "); i >= 0 {
+			ev.Node = strings.TrimSpace(first[i+len(" form node "):])
+		}
+		ev.Detail = "skipped: " + clip(first, 160)
+		return true
+	case strings.HasPrefix(first, "detach disk ") && strings.Contains(first, "assuming the disk is detached"):
+		ev.Kind, ev.Component, ev.Detail = CSIDetached, ComponentCSI, clip(first, 160)
+		ev.Handle = backendID(first)
+		return true
+
+	// --- in-tree plugin lines (cinder attacher.go etc.): the plugin layer
+	// below the operation executor, mapped to the CSI* kinds (which stand for
+	// "driver/plugin level"); component kcm because they run inside the KCM.
+	case strings.HasPrefix(first, "Attach operation successful: volume "):
+		ev.Kind, ev.Component = CSIAttached, ComponentKCM
+		rest := strings.TrimPrefix(first, "Attach operation successful: volume ")
+		ev.Handle, _, _ = readQuoted(rest)
+		// The "node" here is the OpenStack instance id, not the node name.
+		if inst := quotedAfter(rest, " attached to node "); inst != "" {
+			ev.Detail = "instance " + inst
+		}
+		return true
+	case strings.HasPrefix(first, "detached volume \"") && strings.Contains(first, " from node \""):
+		ev.Kind, ev.Component = CSIDetached, ComponentKCM
+		rest := strings.TrimPrefix(first, "detached volume ")
+		ev.Handle, _, _ = readQuoted(rest)
+		ev.Node = quotedAfter(rest, " from node ")
+		return true
+	case strings.HasPrefix(first, "Attach volume \"") && strings.Contains(first, " failed with "):
+		ev.Kind, ev.Component = CSIError, ComponentKCM
+		rest := strings.TrimPrefix(first, "Attach volume ")
+		ev.Handle, _, _ = readQuoted(rest)
+		if inst := quotedAfter(rest, " to instance "); inst != "" {
+			ev.Detail = "attach to instance " + inst
+		}
+		_, e, _ := strings.Cut(msg, " failed with ")
+		ev.Error = strings.TrimSpace(e)
+		if strings.Contains(ev.Error, " is not attached to ") {
+			ev.Code = CodeNotAttached
+		}
+		return true
+
+	// --- ASW / DSW bookkeeping (catalog §3.8)
+	case strings.HasPrefix(first, "Set detach request time to current time for volume "):
+		ev.Kind, ev.Component = DetachRequested, ComponentKCM
+		rest := strings.TrimPrefix(first, "Set detach request time to current time for volume ")
+		if v, _, _ := strings.Cut(rest, " on node "); v != "" && !strings.HasPrefix(rest, "on node") {
+			ev.Volume = strings.Trim(v, `"`)
+		}
+		if n := quotedAfter(rest, " on node "); n != "" {
+			ev.Node = n
+		}
+		return true
+	case strings.HasPrefix(first, "Set detach request time"):
+		ev.Kind, ev.Component = DetachRequested, ComponentKCM
+		return true
+	case strings.HasPrefix(first, "SetVolumeMountedByNode volume "):
+		ev.Kind, ev.Component = Bookkeeping, ComponentKCM
+		rest := strings.TrimPrefix(first, "SetVolumeMountedByNode volume ")
+		if v, _, ok := strings.Cut(rest, " to the node "); ok {
+			ev.Volume = strings.Trim(v, `"`)
+		}
+		ev.Node = quotedAfter(rest, " to the node ")
+		ev.Detail = "mounted-by-node " + lastWord(first)
+		return true
+	case strings.HasPrefix(first, "RemoveVolumeFromReportAsAttached failed"):
+		ev.Kind, ev.Component = Bookkeeping, ComponentKCM
+		ev.Volume = quotedAfter(first, " removing volume ")
+		ev.Node = quotedAfter(first, " from node ")
+		if _, e, ok := strings.Cut(msg, " with: "); ok {
+			ev.Detail = "remove from report-as-attached failed: " + clip(e, 160)
+		}
+		return true
+	case strings.HasPrefix(first, "Report volume ") && strings.Contains(first, " as attached to node "):
+		ev.Kind, ev.Component, ev.Detail = Bookkeeping, ComponentKCM, "report as attached"
+		ev.Volume = quotedAfter(first, "Report volume ")
+		ev.Node = quotedAfter(first, " as attached to node ")
+		return true
+	case strings.HasPrefix(first, "error removing node ") && strings.Contains(first, "desired-state-of-world"):
+		ev.Kind, ev.Component = Bookkeeping, ComponentKCM
+		ev.Node = quotedAfter(first, "error removing node ")
+		ev.Detail = "node kept in desired state: " + clip(first, 200)
+		return true
+	case strings.HasPrefix(first, "Failed to update statusUpdateNeeded field"):
+		ev.Kind, ev.Component, ev.Detail = Bookkeeping, ComponentKCM, "statusUpdateNeeded update failed"
+		if ev.Node == "" {
+			if i := strings.Index(ev.Error, `nodeName="`); i >= 0 {
+				ev.Node, _, _ = readQuoted(ev.Error[i+len("nodeName="):])
+			} else if i := strings.Index(msg, `nodeName=`); i >= 0 {
+				ev.Node, _, _ = readQuoted(msg[i+len("nodeName="):])
+			}
+		}
+		return true
+	case strings.HasPrefix(first, "Volume attached--touching") || strings.HasPrefix(first, "Volume detached--skipping") ||
+		strings.HasPrefix(first, "Starting reconciling attached volumes still attached"):
+		ev.Kind, ev.Component = Bookkeeping, ComponentKCM
+		ev.Detail, _, _ = strings.Cut(first, " for volume")
+		if c, ok := parseClause(msg); ok {
+			c.apply(ev)
+		}
+		return true
+	case strings.HasPrefix(first, "Volume ") && strings.Contains(first, " is already added to attachedVolume list"):
+		ev.Kind, ev.Component, ev.Detail = Bookkeeping, ComponentKCM, "already in attached list"
+		ev.Volume = quotedAfter(first, "Volume ")
+		ev.Node = quotedAfter(first, " to node ")
+		if ev.Node == "" {
+			ev.Node = quotedAfter(first, " to the node ")
+		}
+		return true
+	case strings.HasPrefix(first, "Operation for volume ") && strings.Contains(first, "already running"):
+		ev.Kind, ev.Component, ev.Code = Bookkeeping, ComponentKCM, CodeAlreadyExecuting
+		ev.Detail = "operation already running or in backoff"
+		ev.Volume = quotedAfter(first, "Operation for volume ")
+		return true
+
+	// --- kubelet pod-level wait (catalog §5.3)
+	case strings.HasPrefix(first, "Unable to attach or mount volumes") ||
+		strings.HasPrefix(first, "Unable to mount volumes for pod") ||
+		strings.HasPrefix(first, "timeout expired waiting for volumes to attach"):
+		classifyMountTimeout(ev, msg)
+		return true
+	}
+	_ = file
+	return false
+}
+
+// sidecarKind maps an external-attacher verb to its kind.
+func sidecarKind(verb string) Kind {
+	switch verb {
+	case "Attaching":
+		return CSIAttaching
+	case "Attached":
+		return CSIAttached
+	case "Detaching":
+		return CSIDetaching
+	}
+	return CSIDetached
+}
+
+// classifyCSIPlugin handles `kubernetes.io/csi: …` lines of csi_attacher.go.
+func classifyCSIPlugin(ev *Event, s string) {
+	first := firstLine(s)
+	ev.Kind, ev.Component = CSIError, ComponentKCM
+	switch {
+	case strings.HasPrefix(first, "attachment for ") && strings.Contains(first, " failed: "):
+		h, e, _ := strings.Cut(strings.TrimPrefix(s, "attachment for "), " failed: ")
+		ev.Handle, ev.Error, ev.Detail = h, strings.TrimSpace(e), "attach"
+	case strings.HasPrefix(first, "Attach timeout after ") || strings.HasPrefix(first, "Detach timeout after "):
+		ev.Handle = bracketField(first, "volume=")
+		ev.Attachment = bracketField(first, "attachment.ID=")
+		ev.Error = first
+		ev.Code = CodeDeadlineExceeded
+		ev.Detail = "attach"
+		if first[0] == 'D' {
+			ev.Detail = "detach"
+		}
+	case strings.HasPrefix(first, "attacher.MountDevice failed"):
+		ev.Component, ev.Detail = ComponentKubelet, "mount-device"
+		ev.Error = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(s, "attacher.MountDevice failed"), ":"))
+		ev.Handle = backendID(ev.Error)
+	case strings.HasPrefix(first, "mounter.SetUpAt failed") || strings.HasPrefix(first, "mounter.SetupAt failed"):
+		ev.Component, ev.Detail = ComponentKubelet, "setup"
+		_, e, _ := strings.Cut(s, "failed")
+		ev.Error = strings.TrimSpace(strings.TrimLeft(e, ": "))
+	case strings.HasPrefix(first, "detachment for VolumeAttachment for volume ["):
+		rest := strings.TrimPrefix(s, "detachment for VolumeAttachment for volume [")
+		h, e, _ := strings.Cut(rest, "]")
+		ev.Handle, ev.Detail = h, "detach"
+		ev.Error = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(e), "failed:"))
+	case strings.HasPrefix(first, "detacher.Detach failed to delete VolumeAttachment ["):
+		rest := strings.TrimPrefix(s, "detacher.Detach failed to delete VolumeAttachment [")
+		a, e, _ := strings.Cut(rest, "]")
+		ev.Attachment, ev.Detail = a, "detach"
+		ev.Error = strings.TrimSpace(strings.TrimPrefix(e, ":"))
+	case strings.HasPrefix(first, "attacher.Attach failed"):
+		ev.Detail = "attach"
+		ev.Error = strings.TrimSpace(strings.TrimLeft(strings.TrimPrefix(s, "attacher.Attach failed"), ": "))
+	case strings.HasPrefix(first, "VolumeAttachment [") && strings.Contains(first, "deletion timestamp"):
+		ev.Attachment = between(first, "VolumeAttachment [", "]")
+		ev.Error, ev.Detail = first, "attach"
+	case strings.Contains(first, "failed") || strings.Contains(first, "error"):
+		ev.Error = strings.TrimSpace(s)
+		ev.Handle = backendID(s)
+	default:
+		// V4 progress lines: attachment created, attach finished, skip MountDevice…
+		ev.Kind, ev.Detail = Bookkeeping, clip(first, 120)
+		if a := between(first, "[csi-", "]"); a != "" {
+			ev.Attachment = "csi-" + a
+		}
+		if strings.Contains(first, "MountDevice") {
+			ev.Component = ComponentKubelet
+		}
+	}
+}
+
+// classifyMountTimeout handles "Unable to attach or mount volumes" (all eras).
+func classifyMountTimeout(ev *Event, msg string) {
+	ev.Kind, ev.Component = MountTimeout, ComponentKubelet
+	if i := strings.Index(msg, `for pod "`); i >= 0 && ev.Pod == "" {
+		// ≤1.9: `for pod "ns"/"name"`.
+		ns, n, ok := readQuoted(msg[i+len("for pod "):])
+		if r := msg[i+len("for pod ")+n:]; ok && strings.HasPrefix(r, `/"`) {
+			if name, _, ok := readQuoted(r[1:]); ok && !strings.Contains(ns, "_") {
+				ev.Pod = ns + "/" + name
+			}
+		}
+	}
+	if p := quotedAfter(msg, "for pod "); p != "" && ev.Pod == "" {
+		// "name_ns(uid)"
+		if i := strings.LastIndexByte(p, '('); i > 0 && strings.HasSuffix(p, ")") {
+			ev.PodUID = p[i+1 : len(p)-1]
+			p = p[:i]
+		}
+		if name, ns, ok := strings.Cut(p, "_"); ok {
+			p = ns + "/" + name
+		}
+		ev.Pod = p
+	}
+	text := msg
+	if ev.Error != "" { // structured: err="unmounted volumes=[…], …: timed out …"
+		text = ev.Error
+	} else if i := strings.Index(msg, `": `); i >= 0 {
+		text = msg[i+3:]
+	} else if _, e, ok := strings.Cut(msg, "volumes: "); ok {
+		text = e
+	}
+	text = strings.TrimSuffix(strings.TrimSpace(text), "; skipping pod")
+	// Volume lists → Detail; the tail after the last "]: " is the error.
+	var lists []string
+	keys := []string{"unmounted volumes=", "unattached volumes=", "failed to process volumes="}
+	if strings.Contains(text, "unattached/unmounted volumes=") {
+		keys = []string{"unattached/unmounted volumes="}
+	}
+	for _, key := range keys {
+		if i := strings.Index(text, key); i >= 0 {
+			if j := strings.IndexByte(text[i:], ']'); j >= 0 {
+				lists = append(lists, text[i:i+j+1])
+			}
+		}
+	}
+	ev.Detail = strings.Join(lists, " ")
+	if i := strings.LastIndex(text, "]: "); i >= 0 {
+		ev.Error = strings.TrimSpace(text[i+3:])
+	} else {
+		ev.Error = text
+	}
+	ev.Code = classifyCode(ev.Error)
+	if ev.Code == "" {
+		ev.Code = CodeDeadlineExceeded
+	}
+}
+
+// opRule maps an operation prefix (the text before `for volume "`) to a kind.
+type opRule struct {
+	prefix string
+	kind   Kind
+	comp   string
+}
+
+// opRules is checked in order with strings.HasPrefix; specific entries first.
+var opRules = []opRule{
+	{"attacherDetacher.AttachVolume started", AttachStarted, ComponentKCM},
+	{"attacherDetacher.AttachVolume failed to start", AttachStartFailed, ComponentKCM},
+	{"Started AttachVolume", AttachStarted, ComponentKCM},
+	{"operationExecutor.AttachVolume failed to start", AttachStartFailed, ComponentKCM},
+	{"operationExecutor.AttachVolume started", AttachStarted, ComponentKubelet},
+	{"attacherDetacher.DetachVolume started", DetachStarted, ComponentKCM},
+	{"attacherDetacher.DetachVolume failed to start", DetachStartFailed, ComponentKCM},
+	{"Started DetachVolume", DetachStarted, ComponentKCM},
+	{"operationExecutor.DetachVolume failed to start", DetachStartFailed, ComponentKCM},
+	{"operationExecutor.DetachVolume started", DetachStarted, ComponentKubelet},
+	{"Starting attacherDetacher.", Bookkeeping, ComponentKCM},
+	{"Starting operationExecutor.", Bookkeeping, ComponentKubelet},
+	{"AttachVolume.Attach succeeded", AttachSucceeded, ComponentKCM},
+	// Logged only when marking the (already failed) operation uncertain fails;
+	// the failure itself is reported by nestedpendingoperations.
+	{"AttachVolume.MarkVolumeAsUncertain", Bookkeeping, ComponentKCM},
+	{"DetachVolume.MarkVolumeAsUncertain", Bookkeeping, ComponentKCM},
+	{"AttachVolume.", AttachFailed, ComponentKCM}, // every AttachVolume.* sentence is a failure
+	{"Failed to attach", AttachFailed, ComponentKCM},
+	{"DetachVolume.Detach succeeded", DetachSucceeded, ComponentKCM},
+	{"DetachVolume", DetachFailed, ComponentKCM}, // DetachVolume.Detach failed, DetachVolume failed …
+	{"Failed to detach", DetachFailed, ComponentKCM},
+	{"Verified volume is safe to detach", DetachVerifiedSafe, ComponentKCM},
+	{"Node not found on API server. DetachVolume will skip safe to detach check", DetachVerifiedSafe, ComponentKCM},
+	{"Cannot detach volume because it is still mounted", DetachBlockedMounted, ComponentKCM},
+	{"Multi-Attach error", MultiAttach, ComponentKCM},
+	{"Waiting for detach", MultiAttach, ComponentKCM},
+	{"VerifyVolumesAreAttached determined", MarkedDetached, ComponentKCM},
+	{"operationExecutor.VerifyControllerAttachedVolume started", VerifyAttachedStarted, ComponentKubelet},
+	{"VerifyControllerAttachedVolume operation started", VerifyAttachedStarted, ComponentKubelet},
+	{"operationExecutor.VerifyControllerAttachedVolume failed", VerifyAttachedFailed, ComponentKubelet},
+	{"Controller attach succeeded", VerifyAttachedSucceeded, ComponentKubelet},
+	{"Volume not attached according to node status", VerifyAttachedFailed, ComponentKubelet},
+	{"Volume has not been added to the list of VolumesInUse", VerifyAttachedFailed, ComponentKubelet},
+	{"operationExecutor.MountVolume started", MountStarted, ComponentKubelet},
+	{"MountVolume operation started", MountStarted, ComponentKubelet},
+	{"operationExecutor.MountVolume failed", SetupFailed, ComponentKubelet},
+	{"MountVolume.WaitForAttach entering", Bookkeeping, ComponentKubelet},
+	{"MountVolume.WaitForAttach succeeded", WaitForAttachSucceeded, ComponentKubelet},
+	{"MountVolume.WaitForAttach failed", WaitForAttachFailed, ComponentKubelet},
+	{"MountVolume.MountDevice succeeded", MountDeviceSucceeded, ComponentKubelet},
+	{"MountVolume.MountDevice failed", MountDeviceFailed, ComponentKubelet},
+	{"MountVolume.MarkDeviceAsMounted failed", MountDeviceFailed, ComponentKubelet},
+	{"MountVolume.GetDeviceMountPath failed", MountDeviceFailed, ComponentKubelet},
+	{"MountVolume.SetUp succeeded", SetupSucceeded, ComponentKubelet},
+	{"MountVolume.SetUp failed", SetupFailed, ComponentKubelet},
+	{"MountVolume.", SetupFailed, ComponentKubelet}, // NewMounter/FindPluginBySpec/NodeAffinity/Setup … failed
+	{"MountVolume failed", SetupFailed, ComponentKubelet},
+	{"MapVolume.WaitForAttach succeeded", WaitForAttachSucceeded, ComponentKubelet},
+	{"MapVolume.WaitForAttach failed", WaitForAttachFailed, ComponentKubelet},
+	{"MapVolume.SetUpDevice succeeded", MountDeviceSucceeded, ComponentKubelet},
+	{"MapVolume.SetUpDevice failed", MountDeviceFailed, ComponentKubelet},
+	{"MapVolume.MapPodDevice succeeded", SetupSucceeded, ComponentKubelet},
+	{"MapVolume.", SetupFailed, ComponentKubelet},
+	{"operationExecutor.UnmountVolume started", UnmountStarted, ComponentKubelet},
+	{"operationExecutor.UnmountDevice started", UnmountStarted, ComponentKubelet},
+	{"operationExecutor.UnmapVolume started", UnmountStarted, ComponentKubelet},
+	{"operationExecutor.UnmapDevice started", UnmountStarted, ComponentKubelet},
+	{"operationExecutor.UnmountVolume failed", TeardownFailed, ComponentKubelet},
+	{"operationExecutor.UnmountDevice failed", UnmountDeviceFailed, ComponentKubelet},
+	{"UnmountVolume.TearDown succeeded", TeardownSucceeded, ComponentKubelet},
+	{"UnmountVolume.", TeardownFailed, ComponentKubelet},
+	{"UnmapVolume.UnmapVolume succeeded", TeardownSucceeded, ComponentKubelet},
+	{"UnmapVolume.", TeardownFailed, ComponentKubelet},
+	{"UnmountDevice succeeded", UnmountDeviceSucceeded, ComponentKubelet},
+	{"UnmapDevice succeeded", UnmountDeviceSucceeded, ComponentKubelet},
+	{"UnmountDevice", UnmountDeviceFailed, ComponentKubelet},
+	{"UnmapDevice", UnmountDeviceFailed, ComponentKubelet},
+	{"GetDeviceMountRefs check failed", UnmountDeviceFailed, ComponentKubelet},
+	{"Volume detached", KubeletVolumeDetached, ComponentKubelet},
+}
+
+// opKind looks op up in opRules. A rule whose prefix ends in "." (a family)
+// only matches ops that mention a failure, so unknown successes stay unknown.
+func opKind(op string) (Kind, string, bool) {
+	for _, r := range opRules {
+		if !strings.HasPrefix(op, r.prefix) {
+			continue
+		}
+		last := r.prefix[len(r.prefix)-1]
+		if (last == '.' || r.prefix == "DetachVolume" || r.prefix == "UnmountDevice" || r.prefix == "UnmapDevice") &&
+			!strings.Contains(op, "fail") && !strings.Contains(op, "Fail") {
+			if r.kind != Bookkeeping {
+				continue
+			}
+		}
+		if r.prefix == "Volume detached" && op != "Volume detached" {
+			continue
+		}
+		return r.kind, r.comp, true
+	}
+	return "", "", false
+}
+
+// classifySentence handles the operation executor sentences (catalog §2) and
+// their ≥1.24 InfoS forms whose message is a bare prefix.
+func classifySentence(ev *Event, msg string, kvs []kv) bool {
+	first := firstLine(msg)
+	c, cok := parseClause(msg)
+	var op string
+	if cok {
+		op = c.op
+	} else {
+		op = first
+	}
+	// 1.3 kubelet: `Volume "V" (spec.Name: …) pod … has not yet been added …`.
+	if cok && op == "" {
+		switch {
+		case strings.Contains(c.rest, "added to the list of VolumesInUse"):
+			c.apply(ev)
+			ev.Kind, ev.Component, ev.Code = VerifyAttachedFailed, ComponentKubelet, CodeNotInUse
+			ev.Error = strings.TrimSuffix(c.rest, ".")
+			return true
+		case strings.Contains(c.rest, "attached according to node status"):
+			c.apply(ev)
+			ev.Kind, ev.Component, ev.Code = VerifyAttachedFailed, ComponentKubelet, CodeNotAttached
+			ev.Error = strings.TrimSuffix(c.rest, ".")
+			return true
+		}
+	}
+	kind, comp, ok := opKind(op)
+	if !ok {
+		return false
+	}
+	if cok {
+		c.apply(ev)
+	}
+	ev.Kind, ev.Component = kind, comp
+	suffix := ""
+	if cok && !c.hasErr {
+		suffix = c.rest
+	}
+	switch kind {
+	case DetachStarted:
+		if strings.Contains(suffix, "maxWaitForUnmountDuration") && strings.Contains(suffix, "force detaching") {
+			ev.Kind = ForceDetach
+			ev.Detail = "timeout"
+			if d := between(suffix, "maxWaitForUnmountDuration ", " expired"); d != "" {
+				ev.Detail = "timeout " + d
+			}
+		} else if strings.Contains(suffix, "out-of-service") {
+			ev.Kind, ev.Detail = ForceDetach, "out-of-service"
+		}
+	case MultiAttach:
+		ev.Code = CodeMultiAttach
+		ev.Error = ""
+		if d := multiAttachDetailText(suffix); d != "" {
+			ev.Detail = d
+		} else {
+			ev.Detail = multiAttachDetailKV(kvs)
+		}
+	case VerifyAttachedFailed:
+		switch {
+		case strings.HasPrefix(op, "Volume not attached"):
+			ev.Code = CodeNotAttached
+		case strings.HasPrefix(op, "Volume has not been added"):
+			ev.Code = CodeNotInUse
+		}
+		if ev.Error == "" && suffix != "" {
+			ev.Error = suffix
+		} else if ev.Error == "" {
+			ev.Error = op
+		}
+	case VerifyAttachedSucceeded, WaitForAttachSucceeded, KubeletVolumeDetached, Bookkeeping:
+		dp := quotedAfter(suffix, "device path: ")
+		if dp == "" {
+			dp = quotedAfter(suffix, "DevicePath ")
+		}
+		if dp != "" {
+			ev.Detail = "device path " + dp
+			if strings.HasPrefix(dp, "csi-") && len(dp) == 68 {
+				ev.Attachment = dp
+			}
+		}
+		if kind == Bookkeeping && ev.Detail == "" {
+			ev.Detail = clip(op, 80)
+		} else if kind == Bookkeeping {
+			ev.Detail = clip(op, 80) + ", " + ev.Detail
+		}
+	case MarkedDetached:
+		if n := quotedAfter(suffix, "attached to node "); n != "" {
+			ev.Node = n
+		}
+	case UnmountStarted:
+		if strings.Contains(op, "Device") {
+			ev.Detail = "device"
+		} else if cok && c.unique != "" && ev.PV != "" {
+			// MountedVolume sentences show the pod's volume name, not the PV.
+			ev.Detail = "pod volume " + ev.PV
+			ev.PV = ""
+		}
+	case MountDeviceSucceeded:
+		if p := quotedAfter(suffix, "device mount path "); p != "" {
+			ev.Detail = "device mount path " + p
+		}
+	case DetachVerifiedSafe:
+		if strings.HasPrefix(op, "Node not found") {
+			ev.Detail = "safe-to-detach check skipped: node not found"
+		}
+	case AttachStartFailed, DetachStartFailed:
+		if ev.Error != "" && strings.Contains(ev.Error, "already executing") {
+			ev.Code = CodeAlreadyExecuting
+		}
+	}
+	// ≤1.6 sentences: "Started AttachVolume for volume V to node N".
+	if !cok {
+		// Bare structured prefix; fields came from kvs.
+		return true
+	}
+	return true
+}
+
+// multiAttachDetailText extracts the blockers from a printf Multi-Attach suffix.
+func multiAttachDetailText(s string) string {
+	switch {
+	case strings.HasPrefix(s, "Volume is already exclusively attached to node "):
+		n := strings.TrimPrefix(s, "Volume is already exclusively attached to node ")
+		n, _, _ = strings.Cut(n, " and can't")
+		return "attachedTo=" + n
+	case strings.HasPrefix(s, "Volume is already used by pods "):
+		r := strings.TrimPrefix(s, "Volume is already used by pods ")
+		pods, node, _ := strings.Cut(r, " on node ")
+		out := "pods=" + strings.ReplaceAll(pods, ", ", ",")
+		if node != "" {
+			out += " attachedTo=" + node
+		}
+		return out
+	case strings.HasPrefix(s, "Volume is already used by pod(s) "):
+		r := strings.TrimPrefix(s, "Volume is already used by pod(s) ")
+		return "pods=" + strings.ReplaceAll(r, ", ", ",")
+	case strings.HasPrefix(s, "Volume is already used by "):
+		return "pods=" + strings.TrimPrefix(s, "Volume is already used by ")
+	}
+	return ""
+}
+
+// multiAttachDetailKV renders pods=/attachedTo= pairs of structured Multi-Attach lines.
+func multiAttachDetailKV(kvs []kv) string {
+	var parts []string
+	if v, ok := lookup(kvs, "pods"); ok {
+		if l := listValues(v); len(l) > 0 {
+			parts = append(parts, "pods="+strings.Join(l, ","))
+		}
+	}
+	if v, ok := lookup(kvs, "attachedTo"); ok {
+		if l := listValues(v); len(l) > 0 {
+			parts = append(parts, "attachedTo="+strings.Join(l, ","))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// classifyRetry handles the nestedpendingoperations / goroutinemap line:
+//
+//	Operation for "<key>" failed. No retries permitted until <time> (durationBeforeRetry <d>). Error: <err>
+//
+// The operation inside the error decides the kind; the key gives the volume
+// when the error does not.
+func classifyRetry(msg string) (Event, bool) {
+	var ev Event
+	key, n, ok := readQuoted(msg[len("Operation for "):])
+	rest := msg
+	if ok {
+		rest = msg[len("Operation for ")+n:]
+	}
+	r := &Retry{}
+	if i := strings.Index(rest, "No retries permitted until "); i >= 0 {
+		t := rest[i+len("No retries permitted until "):]
+		if j := strings.Index(t, " (durationBeforeRetry "); j >= 0 {
+			r.Until = t[:j]
+			d := t[j+len(" (durationBeforeRetry "):]
+			if k := strings.IndexByte(d, ')'); k >= 0 {
+				if dur, err := time.ParseDuration(d[:k]); err == nil {
+					r.Backoff = dur
+				}
+			}
+			if k := strings.Index(r.Until, " m=+"); k >= 0 {
+				if f, err := strconv.ParseFloat(r.Until[k+4:], 64); err == nil {
+					r.Mono = f
+				}
+			} else if k := strings.Index(r.Until, " m=-"); k >= 0 {
+				if f, err := strconv.ParseFloat(r.Until[k+3:], 64); err == nil {
+					r.Mono = f
+				}
+			}
+		}
+	}
+	ev.Retry = r
+	errText := ""
+	for _, sep := range [...]string{"). Error: ", "). error: "} {
+		if i := strings.Index(rest, sep); i >= 0 {
+			errText = rest[i+len(sep):]
+			break
+		}
+	}
+	errText = strings.TrimSpace(errText)
+	if len(errText) >= 2 && errText[0] == '"' {
+		if v, m, qok := readQuoted(errText); qok && m == len(errText) {
+			errText = v
+		}
+	}
+	// Volume/pod/node from the key.
+	keyVolume, keyPod, keyNode := parseOpKey(key)
+
+	inner := Event{}
+	innerOK := false
+	if errText != "" {
+		innerOK = classifySentence(&inner, errText, nil)
+	}
+	if innerOK && isFailureKind(inner.Kind) {
+		inner.Retry = r
+		ev = inner
+		if ev.Error == "" {
+			ev.Error = errText
+		}
+	} else {
+		if innerOK {
+			ev = inner
+			ev.Retry = r
+		}
+		ev.Kind = RetryScheduled
+		ev.Error = errText
+		ev.Detail = ""
+		if ev.Component == "" && (keyPod != "" || strings.Contains(errText, "Mount") || strings.Contains(errText, "pod \"")) {
+			ev.Component = ComponentKubelet
+		}
+	}
+	if ev.Volume == "" {
+		ev.Volume = keyVolume
+	}
+	if ev.Node == "" {
+		ev.Node = keyNode
+	}
+	if ev.PodUID == "" && keyPod != "" {
+		ev.PodUID = keyPod
+	}
+	return finish(ev)
+}
+
+// parseOpKey decodes the operation key after its outer %q unquoting:
+// `"V"`, `"V" ("podUID")`, `{volumeName:V podName:P nodeName:N}` or a bare V.
+func parseOpKey(key string) (volume, pod, node string) {
+	switch {
+	case strings.HasPrefix(key, "{volumeName:"):
+		body := strings.TrimSuffix(strings.TrimPrefix(key, "{"), "}")
+		pi := strings.Index(body, " podName:")
+		ni := strings.Index(body, " nodeName:")
+		if pi < 0 || ni < 0 || ni < pi {
+			return strings.TrimPrefix(body, "volumeName:"), "", ""
+		}
+		return body[len("volumeName:"):pi], body[pi+len(" podName:") : ni], body[ni+len(" nodeName:"):]
+	case strings.HasPrefix(key, `"`):
+		v, n, ok := readQuoted(key)
+		if !ok {
+			return key, "", ""
+		}
+		rest := strings.TrimSpace(key[n:])
+		if strings.HasPrefix(rest, `("`) {
+			p, _, _ := readQuoted(rest[1:])
+			pod = p
+		}
+		return v, pod, ""
+	}
+	return key, "", ""
+}
+
+// isFailureKind reports whether k is a failed-operation kind that a retry line may carry.
+func isFailureKind(k Kind) bool {
+	switch k {
+	case AttachFailed, DetachFailed, VerifyAttachedFailed, WaitForAttachFailed, MountDeviceFailed,
+		SetupFailed, TeardownFailed, UnmountDeviceFailed:
+		return true
+	}
+	return false
+}
+
+// classifyEventLine handles Kubernetes events echoed into a component log:
+// `Event(v1.ObjectReference{Kind:"Pod", Namespace:"ns", Name:"n", UID:"u", …}): type: 'Warning' reason: 'R' msg`
+// and `"Event occurred" object="ns/n" kind="Pod" … reason="R" message="…"` (text or JSON).
+func classifyEventLine(msg string, kvs []kv) (Event, bool) {
+	var objKind, obj, uid, reason, text string
+	if msg == "Event occurred" {
+		objKind, _ = lookup(kvs, "kind")
+		o, _ := lookup(kvs, "object")
+		obj = kobjName(o)
+		reason, _ = lookup(kvs, "reason")
+		text, _ = lookup(kvs, "message")
+	} else {
+		ref, tail, _ := strings.Cut(msg, "}): ")
+		objKind = quotedAfter(ref, "Kind:")
+		ns := quotedAfter(ref, "Namespace:")
+		name := quotedAfter(ref, "Name:")
+		uid = quotedAfter(ref, "UID:")
+		obj = name
+		if ns != "" {
+			obj = ns + "/" + name
+		}
+		// type: 'Warning' reason: 'R' text
+		if _, r, ok := strings.Cut(tail, "reason: '"); ok {
+			reason, text, _ = strings.Cut(r, "' ")
+			reason = strings.TrimSuffix(reason, "'")
+		}
+	}
+	ev, ok := classifyEventText(reason, text)
+	if !ok {
+		return Event{}, false
+	}
+	ev.Origin = OriginEvent
+	switch objKind {
+	case "Pod", "":
+		if obj != "" {
+			ev.Pod = obj
+		}
+		if uid != "" {
+			ev.PodUID = uid
+		}
+	case "Node":
+		if ev.Node == "" {
+			ev.Node = obj
+		}
+	}
+	return ev, true
+}
+
+// classifyEventText classifies an event by reason and message; shared by
+// event log lines and describe/get-events tables.
+func classifyEventText(reason, text string) (Event, bool) {
+	text = strings.TrimSpace(text)
+	text = strings.TrimPrefix(text, "(combined from similar events): ")
+	ev, ok := classifyMessage("", text, nil)
+	if ok && ev.Kind == Unknown {
+		// Reason-only fallbacks.
+		switch reason {
+		case "SuccessfulAttachVolume":
+			ev.Kind, ev.Reason = AttachSucceeded, ""
+		case "FailedAttachVolume":
+			ev.Kind, ev.Reason = AttachFailed, ""
+			ev.Error = text
+			ev.Code = classifyCode(text)
+		case "FailedMount", "FailedMapVolume":
+			ev.Kind, ev.Reason = SetupFailed, ""
+			ev.Error = text
+			ev.Code = classifyCode(text)
+		}
+	}
+	if !ok {
+		switch reason {
+		case "SuccessfulAttachVolume", "FailedAttachVolume", "FailedMount", "FailedMapVolume",
+			"SuccessfulDetachVolume", "FailedDetachVolume", "SuccessfulMountVolume", "FailedUnMount", "FailedUnmount":
+			ev = Event{Kind: Unknown}
+			ok = true
+		default:
+			return Event{}, false
+		}
+	}
+	if ev.Kind == Unknown {
+		ev.Reason = "unrecognised " + reason + " event: " + clip(firstLine(text), 80)
+		return ev, true
+	}
+	// Component from the reason (the event's source).
+	switch reason {
+	case "SuccessfulAttachVolume", "FailedAttachVolume", "SuccessfulDetachVolume", "FailedDetachVolume":
+		ev.Component = ComponentKCM
+	case "FailedMount", "FailedMapVolume", "SuccessfulMountVolume", "FailedUnMount", "FailedUnmount":
+		ev.Component = ComponentKubelet
+	}
+	ev.Reason = reason
+	return ev, true
+}
+
+// classifyTable handles one `kubectl describe` / `kubectl get events` row.
+func classifyTable(t *tableRow) (Event, bool) {
+	ev, ok := classifyEventText(t.Reason, t.Message)
+	if !ok {
+		return Event{}, false
+	}
+	if ev.Kind != Unknown {
+		ev.Reason = t.Reason
+	}
+	ev.Origin = OriginDescribe
+	ev.Component = ComponentEvents
+	ev.Count = t.Count
+	if o := t.Object; o != "" {
+		kind, name, found := strings.Cut(o, "/")
+		switch {
+		case !found:
+			ev.Pod = o
+		case strings.EqualFold(kind, "pod"):
+			if ev.Pod == "" || !strings.Contains(ev.Pod, "/") {
+				ev.Pod = name
+			}
+		case strings.EqualFold(kind, "node"):
+			if ev.Node == "" {
+				ev.Node = name
+			}
+		}
+	}
+	// ≤1.19 From: "kubelet, <node>"; 1.4: "{kubelet ip-…}".
+	from := strings.Trim(strings.TrimSpace(t.From), "{}")
+	if c, host, found := strings.Cut(from, ", "); found && c == "kubelet" && ev.Node == "" {
+		ev.Node = strings.TrimSpace(host)
+	} else if c, host, found := strings.Cut(from, " "); found && c == "kubelet" && ev.Node == "" {
+		ev.Node = strings.TrimSpace(host)
+	}
+	return ev, true
+}
+
+// volumeRelated reports whether text mentions a volume operation (so that
+// an unrecognised line becomes Unknown instead of being ignored).
+func volumeRelated(s string) bool {
+	for _, tok := range [...]string{"UniqueName", "attacherDetacher", "AttachVolume", "DetachVolume",
+		"MountVolume", "UnmountVolume", "UnmountDevice", "MountDevice", "nestedpendingoperations",
+		"Multi-Attach", "VolumeAttachment", "kubernetes.io/csi", "VolumesInUse", "volumesAttached"} {
+		if strings.Contains(s, tok) {
+			return true
+		}
+	}
+	l := strings.ToLower(s)
+	if !strings.Contains(l, "volume") {
+		return false
+	}
+	return strings.Contains(l, "attach") || strings.Contains(l, "detach") || strings.Contains(l, "mount")
+}
+
+// kvVolumeRelated reports whether structured pairs name a volume.
+func kvVolumeRelated(kvs []kv) bool {
+	for _, p := range kvs {
+		switch p.Key {
+		case "volumeName", "volume", "VolumeAttachment", "volumeHandle":
+			return true
+		}
+	}
+	return false
+}
+
+func hasKV(kvs []kv, key, val string) bool {
+	v, ok := lookup(kvs, key)
+	return ok && v == val
+}
+
+func hasKey(kvs []kv, key string) bool {
+	_, ok := lookup(kvs, key)
+	return ok
+}
+
+// firstLine returns s up to its first newline.
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// lastWord returns the last blank-separated word of s.
+func lastWord(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, ' '); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+// between returns the text between the first a and the following b, or "".
+func between(s, a, b string) string {
+	i := strings.Index(s, a)
+	if i < 0 {
+		return ""
+	}
+	r := s[i+len(a):]
+	j := strings.Index(r, b)
+	if j < 0 {
+		return ""
+	}
+	return r[:j]
+}
+
+// bracketField returns the value of "key" inside "[k1=v1; key=v2]".
+func bracketField(s, key string) string {
+	i := strings.Index(s, key)
+	if i < 0 {
+		return ""
+	}
+	r := s[i+len(key):]
+	if j := strings.IndexAny(r, ";]"); j >= 0 {
+		return strings.TrimSpace(r[:j])
+	}
+	return strings.TrimSpace(r)
+}
+
+// clip shortens s to at most n bytes (on a rune boundary), adding "…".
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
 }

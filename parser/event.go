@@ -120,6 +120,10 @@ type Event struct {
 	PID        int    // klog thread/process id; restarts show as a new pid or a smaller m=+
 	Source     Source
 	Text       string // the entry as read (continuation lines joined with "\n"), wrapper removed
+
+	// Age is, for describe / get-events rows, how long before the snapshot the
+	// event was last seen; Time = anchor - Age once anchored.
+	Age time.Duration
 }
 
 // Problem is a one-line complaint about an input, at a line when Line > 0.
@@ -148,10 +152,30 @@ type Input struct {
 	ZoneFrom  string // flag, retry-deadline, wrapper, json-ts, assumed
 	Problems  []Problem
 	Truncated bool // input ended early (truncated gzip, read error)
+
+	// EventLines and Irrelevant complete the line accounting:
+	// Lines == EventLines + Irrelevant + the sum of Skipped (see Unaccounted).
+	EventLines int // physical lines of entries that produced events
+	Irrelevant int // physical lines read but not about volumes (incl. table headers)
 }
 
 // Result is one parsed input.
 type Result struct {
 	Input  Input
 	Events []Event
+}
+
+// Kinds lists every event kind, in the order of the vocabulary above.
+func Kinds() []Kind {
+	return []Kind{
+		AttachStarted, AttachSucceeded, AttachFailed, DetachRequested, DetachStarted,
+		DetachVerifiedSafe, DetachSucceeded, DetachFailed, ForceDetach, MultiAttach,
+		DetachBlockedMounted, MarkedDetached, RetryScheduled,
+		VerifyAttachedStarted, VerifyAttachedSucceeded, VerifyAttachedFailed, MountStarted,
+		WaitForAttachSucceeded, WaitForAttachFailed, MountDeviceSucceeded, MountDeviceFailed,
+		SetupSucceeded, SetupFailed, UnmountStarted, TeardownSucceeded, TeardownFailed,
+		UnmountDeviceSucceeded, UnmountDeviceFailed, KubeletVolumeDetached, MountTimeout,
+		CSIAttaching, CSIAttached, CSIDetaching, CSIDetached, CSIError,
+		ControllerStarted, AttachStartFailed, DetachStartFailed, Bookkeeping, Unknown,
+	}
 }

@@ -71,6 +71,10 @@ type Restart struct {
 	Time   time.Time
 	Source parser.Source
 	Reason string // "controller-started", "leader-elected", "monotonic-clock-reset", "pid-changed"
+	// Component is the restarted process: "kcm", or "kubelet" for a kubelet
+	// whose m=+ clock went down (its volume manager state is rebuilt too).
+	Component string
+	Node      string // for kubelet restarts, the kubelet's node when known
 }
 
 // Skew is the estimated (or given) clock offset of one input against the KCM.
@@ -92,4 +96,5 @@ type Timeline struct {
 	Start    time.Time
 	End      time.Time
 	Dupes    int // identical lines dropped because they were read twice
+	Ignored  int // events of secret/configmap/projected/empty-dir/downward-api volumes (kept in Other)
 }

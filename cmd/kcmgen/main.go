@@ -1,0 +1,176 @@
+// Command kcmgen generates large synthetic kube-controller-manager logs with
+// planted attach/detach incidents, and checks kcmtrace's findings against the
+// manifest of what was planted. It is a development tool for benchmarks.
+//
+//	kcmgen -size 1GiB -era legacy -seed 1 -o kcm.log [-kubelet kubelet.log] [-manifest planted.json]
+//	kcmgen verify -manifest planted.json -report out.json [-strict] [-ignore RULE,…]
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kcmtrace/kcmtrace/internal/loggen"
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "verify" {
+		return verify(args[1:], stdout, stderr)
+	}
+	fs := flag.NewFlagSet("kcmgen", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	size := fs.String("size", "128MiB", "KCM log size (bytes, or with KiB/MiB/GiB suffix)")
+	era := fs.String("era", "legacy", "line format: legacy (1.19–1.21), structured (≥1.28), json")
+	seed := fs.Uint64("seed", 1, "random seed")
+	out := fs.String("o", "", "KCM log output path (default stdout)")
+	kubelet := fs.String("kubelet", "", "also write node B's kubelet log to this path")
+	manifest := fs.String("manifest", "", "write the manifest of planted incidents (JSON) to this path")
+	span := fs.Duration("span", 0, "time covered (default 24h per GiB, at least 2h)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	n, err := ParseSize(*size)
+	if err != nil {
+		fmt.Fprintln(stderr, "kcmgen:", err)
+		return 2
+	}
+	cfg := loggen.Config{Size: n, Era: loggen.Era(*era), Seed: *seed, Span: *span}
+	var w io.Writer = stdout
+	var closers []*os.File
+	create := func(p string) (*os.File, error) {
+		f, err := os.Create(p)
+		if err == nil {
+			closers = append(closers, f)
+		}
+		return f, err
+	}
+	if *out != "" && *out != "-" {
+		f, err := create(*out)
+		if err != nil {
+			fmt.Fprintln(stderr, "kcmgen:", err)
+			return 1
+		}
+		w = f
+	}
+	if *kubelet != "" {
+		f, err := create(*kubelet)
+		if err != nil {
+			fmt.Fprintln(stderr, "kcmgen:", err)
+			return 1
+		}
+		cfg.Kubelet = f
+	}
+	start := time.Now()
+	m, err := loggen.Generate(w, cfg)
+	for _, f := range closers {
+		if cerr := f.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "kcmgen:", err)
+		return 1
+	}
+	if *manifest != "" {
+		b, _ := json.MarshalIndent(m, "", "  ")
+		if err := os.WriteFile(*manifest, append(b, '\n'), 0o644); err != nil {
+			fmt.Fprintln(stderr, "kcmgen:", err)
+			return 1
+		}
+	}
+	el := time.Since(start)
+	fmt.Fprintf(stderr, "kcmgen: %s era, %d bytes, %d lines (%.2f%% volume lines), %s → %s, %d healthy lifecycles, %d incidents, %.1fs (%.0f MiB/s)\n",
+		m.Era, m.Bytes, m.Lines, 100*float64(m.VolumeLines)/float64(max(m.Lines, 1)), m.Start.Format(time.RFC3339), m.End.Format(time.RFC3339),
+		m.Lifecycles, len(m.Incidents), el.Seconds(), float64(m.Bytes)/(1<<20)/el.Seconds())
+	return 0
+}
+
+func verify(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("kcmgen verify", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	manifest := fs.String("manifest", "", "manifest written by kcmgen -manifest")
+	report := fs.String("report", "", "output of kcmtrace analyze --format json")
+	strict := fs.Bool("strict", false, "also fail on findings on healthy (non-planted) volumes")
+	ignore := fs.String("ignore", "", "comma-separated rules not to expect (e.g. mount-device-not-found when the kubelet log is left out)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *manifest == "" || *report == "" {
+		fmt.Fprintln(stderr, "kcmgen verify: -manifest and -report are required")
+		return 2
+	}
+	m, err := readWith(*manifest, loggen.ReadManifest)
+	if err != nil {
+		fmt.Fprintln(stderr, "kcmgen verify:", err)
+		return 2
+	}
+	rep, err := readWith(*report, loggen.ReadReport)
+	if err != nil {
+		fmt.Fprintln(stderr, "kcmgen verify:", err)
+		return 2
+	}
+	if *ignore != "" {
+		drop := map[string]bool{}
+		for _, r := range strings.Split(*ignore, ",") {
+			drop[strings.TrimSpace(r)] = true
+		}
+		for i := range m.Incidents {
+			var keep []string
+			for _, r := range m.Incidents[i].ExpectRules {
+				if !drop[r] {
+					keep = append(keep, r)
+				}
+			}
+			m.Incidents[i].ExpectRules = keep
+		}
+	}
+	v := loggen.Verify(m, rep)
+	v.Print(stdout)
+	if !v.OK || (*strict && len(v.Other) > 0) {
+		return 1
+	}
+	return 0
+}
+
+func readWith[T any](path string, read func(io.Reader) (*T, error)) (*T, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	v, err := read(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return v, nil
+}
+
+// ParseSize reads "1GiB", "128MiB", "512KiB", "1000" (bytes); KB/MB/GB are
+// read as their binary counterparts too.
+func ParseSize(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	mult := int64(1)
+	for _, u := range []struct {
+		suf string
+		m   int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"GB", 1 << 30}, {"MB", 1 << 20}, {"KB", 1 << 10}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}} {
+		if strings.HasSuffix(t, u.suf) {
+			t, mult = strings.TrimSuffix(t, u.suf), u.m
+			break
+		}
+	}
+	f, err := strconv.ParseFloat(t, 64)
+	if err != nil || f <= 0 {
+		return 0, errors.New("bad size " + strconv.Quote(s) + " (want e.g. 128MiB, 1GiB)")
+	}
+	return int64(f * float64(mult)), nil
+}

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/alecthomas/kong"
+)
+
+// Exit codes (DESIGN.md "CLI contract"). They do not depend on --format.
+const (
+	exitOK       = 0 // success, no finding at or above --fail-on
+	exitFindings = 1 // findings at or above --fail-on
+	exitUsage    = 2 // bad flags or arguments, unknown rule, no volume matched
+	exitInput    = 3 // an input could not be read (the rest was still analysed)
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+// cli is the whole command line; kong reads the struct tags.
+type cli struct {
+	Analyze  analyzeCmd  `cmd:"" help:"Findings and incidents: what went wrong, with the lines that prove it (the main job)."`
+	Timeline timelineCmd `cmd:"" help:"Per-volume timeline: one swimlane per node, then the events."`
+	Events   eventsCmd   `cmd:"" help:"Typed events, one per understood log line (JSON Lines by default)."`
+	Volumes  volumesCmd  `cmd:"" help:"Volumes seen, with every name, nodes, pods and failure counts."`
+	Rules    rulesCmd    `cmd:"" help:"List the rules."`
+	Explain  explainCmd  `cmd:"" help:"Explain one rule: the mechanism and what to check next."`
+
+	Version kong.VersionFlag `help:"Print the version and exit."`
+}
+
+// exitPanic carries kong's exit request (after --help or --version) out of
+// kong without calling os.Exit.
+type exitPanic struct{ code int }
+
+// env is what a command needs from the process: its streams and environment.
+type env struct {
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	getenv func(string) string
+}
+
+// run parses args, runs the command and returns the exit code. It is the only
+// place that turns errors into exit codes.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	return runEnv(args, env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: osGetenv})
+}
+
+func runEnv(args []string, e env) (code int) {
+	var c cli
+	parser, err := kong.New(&c,
+		kong.Name("kcmtrace"),
+		kong.Description("Kubernetes volume attach/detach log forensics: reads kube-controller-manager and kubelet logs and kubectl describe/get events output, reconstructs each volume's attach state per node, and explains what went wrong."),
+		kong.Writers(e.stdout, e.stderr),
+		kong.Exit(func(code int) { panic(exitPanic{code}) }),
+		kong.Vars{"version": version},
+		kong.UsageOnError(),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+	)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "kcmtrace: internal error: %v\n", err)
+		return exitUsage
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			if ep, ok := r.(exitPanic); ok {
+				code = ep.code
+				if code != 0 {
+					code = exitUsage
+				}
+				return
+			}
+			panic(r)
+		}
+	}()
+	if len(args) == 0 {
+		args = []string{"--help"}
+	}
+	ctx, err := parser.Parse(args)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "kcmtrace: %v\n", err)
+		return exitUsage
+	}
+	runner, ok := ctx.Selected().Target.Addr().Interface().(command)
+	if !ok {
+		fmt.Fprintf(e.stderr, "kcmtrace: %s: not a command\n", ctx.Command())
+		return exitUsage
+	}
+	err = runner.run(e)
+	var ce *codeError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &ce):
+		if ce.msg != "" {
+			fmt.Fprintf(e.stderr, "kcmtrace: %s\n", ce.msg)
+		}
+		return ce.code
+	default:
+		fmt.Fprintf(e.stderr, "kcmtrace: %v\n", err)
+		return exitUsage
+	}
+}
+
+// command is implemented by every subcommand.
+type command interface {
+	run(e env) error
+}
+
+// codeError is an error that decides the exit code.
+type codeError struct {
+	code int
+	msg  string
+}
+
+func (e *codeError) Error() string { return e.msg }
+
+func usageErr(format string, a ...any) error {
+	return &codeError{code: exitUsage, msg: fmt.Sprintf(format, a...)}
+}
+
+// oneOf renders choices for messages: "a, b or c".
+func oneOf(choices []string) string {
+	if len(choices) <= 1 {
+		return strings.Join(choices, "")
+	}
+	return strings.Join(choices[:len(choices)-1], ", ") + " or " + choices[len(choices)-1]
+}

@@ -1,0 +1,294 @@
+package main
+
+import (
+	"cmp"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kcmtrace/kcmtrace/parser"
+	"github.com/kcmtrace/kcmtrace/timeline"
+)
+
+// inputFlags are the flags every command that reads logs shares.
+type inputFlags struct {
+	Paths []string `arg:"" name:"path" help:"Log files, .gz files, directories (walked) or - for stdin. Roles (kcm, kubelet, events) are detected from content."`
+
+	Since       string   `help:"Only lines at or after this time: RFC 3339, '2006-01-02 15:04:05' (UTC), or a duration such as 2h meaning that long before the newest line." placeholder:"TIME"`
+	Until       string   `help:"Only lines at or before this time (same forms as --since)." placeholder:"TIME"`
+	Volume      string   `help:"Only volumes matching this fuzzy query (UniqueName, PV, handle, VolumeAttachment name)." placeholder:"QUERY"`
+	Node        string   `help:"Only volumes seen on a node matching this fuzzy query." placeholder:"QUERY"`
+	Pod         string   `help:"Only volumes used by a pod matching this fuzzy query." placeholder:"QUERY"`
+	Year        int      `help:"Year of klog timestamps (klog headers carry none); default: resolved from the logs."`
+	TZ          string   `name:"tz" help:"Time zone of klog timestamps: a name (Asia/Shanghai) or an offset (+08:00); default: resolved from the logs." placeholder:"ZONE"`
+	InputFormat string   `help:"Force the input wrapper/format instead of detecting it: ${enum}." enum:"auto,klog,journald,cri,docker-json,kubectl-timestamps,grep-prefix,json,describe" default:"auto"`
+	Skew        []string `help:"Clock offset added to FILE's times, overriding the estimate (repeatable), e.g. kubelet.log=-3s." placeholder:"FILE=DURATION"`
+	NoProgress  bool     `help:"Never show a progress bar (it only shows on a terminal for large inputs)."`
+	Color       string   `help:"Colour: ${enum}; auto means only on a terminal and only without NO_COLOR." enum:"auto,always,never" default:"auto"`
+}
+
+// loaded is everything read from the inputs.
+type loaded struct {
+	results  []parser.Result
+	timeline *timeline.Timeline
+	readErrs int // inputs that could not be read (exit 3)
+}
+
+// load parses the inputs, reports unreadable inputs and input problems on
+// stderr (one line each), applies --since/--until and builds the timeline.
+func (f *inputFlags) load(e env) (*loaded, error) {
+	opt := parser.Options{Year: f.Year}
+	if f.InputFormat != "auto" {
+		opt.Format = f.InputFormat
+	}
+	if f.TZ != "" {
+		loc, err := parseZone(f.TZ)
+		if err != nil {
+			return nil, usageErr("--tz %s: %v", f.TZ, err)
+		}
+		opt.Location = loc
+	}
+	skews, err := parseSkews(f.Skew)
+	if err != nil {
+		return nil, err
+	}
+	bar := newProgress(e, f.Paths, f.NoProgress)
+	if bar != nil {
+		opt.Progress = bar.add
+	}
+	results, errs := parser.ParseAll(f.Paths, opt)
+	bar.finish()
+
+	l := &loaded{readErrs: len(errs)}
+	for _, err := range errs {
+		fmt.Fprintf(e.stderr, "kcmtrace: %s\n", oneLine(err.Error()))
+	}
+	for _, r := range results {
+		reportProblems(e, r.Input)
+	}
+	if len(results) == 0 {
+		if len(errs) == 0 {
+			return nil, &codeError{code: exitInput, msg: "no input: give at least one log file, directory or -"}
+		}
+		return nil, &codeError{code: exitInput, msg: "no input could be read"}
+	}
+	if err := f.applyWindow(results); err != nil {
+		return nil, err
+	}
+	l.results = results
+	l.timeline = timeline.Build(results, timeline.Options{Skew: skews})
+	return l, nil
+}
+
+// maxProblemsShown caps the per-input problem lines on stderr.
+const maxProblemsShown = 10
+
+func reportProblems(e env, in parser.Input) {
+	for i, p := range in.Problems {
+		if i == maxProblemsShown {
+			fmt.Fprintf(e.stderr, "kcmtrace: %s: %d more problems not shown\n", in.Path, len(in.Problems)-i)
+			return
+		}
+		if p.Line > 0 {
+			fmt.Fprintf(e.stderr, "kcmtrace: %s:%d: %s\n", in.Path, p.Line, oneLine(p.Message))
+		} else {
+			fmt.Fprintf(e.stderr, "kcmtrace: %s: %s\n", in.Path, oneLine(p.Message))
+		}
+	}
+}
+
+// oneLine keeps messages to one line and free of control characters.
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+// applyWindow drops events outside --since/--until.
+func (f *inputFlags) applyWindow(results []parser.Result) error {
+	if f.Since == "" && f.Until == "" {
+		return nil
+	}
+	var newest time.Time
+	for _, r := range results {
+		if r.Input.Last.After(newest) {
+			newest = r.Input.Last
+		}
+	}
+	since, err := parseWhen(f.Since, newest)
+	if err != nil {
+		return usageErr("--since %s: %v", f.Since, err)
+	}
+	until, err := parseWhen(f.Until, newest)
+	if err != nil {
+		return usageErr("--until %s: %v", f.Until, err)
+	}
+	for i := range results {
+		results[i].Events = slices.DeleteFunc(results[i].Events, func(ev parser.Event) bool {
+			if ev.Time.IsZero() {
+				return false
+			}
+			return (!since.IsZero() && ev.Time.Before(since)) || (!until.IsZero() && ev.Time.After(until))
+		})
+	}
+	return nil
+}
+
+// whenLayouts are the absolute time forms --since/--until accept (UTC unless
+// the form carries an offset).
+var whenLayouts = []string{
+	time.RFC3339Nano,
+	"2006-01-02T15:04:05",
+	"2006-01-02 15:04:05",
+	"2006-01-02T15:04",
+	"2006-01-02 15:04",
+	"2006-01-02",
+}
+
+// parseWhen reads an absolute time, or a duration counted back from newest.
+func parseWhen(s string, newest time.Time) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	for _, layout := range whenLayouts {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	if d, err := time.ParseDuration(strings.TrimPrefix(s, "-")); err == nil {
+		if newest.IsZero() {
+			return time.Time{}, fmt.Errorf("a duration needs timestamps in the logs, and none were found")
+		}
+		return newest.Add(-d), nil
+	}
+	return time.Time{}, fmt.Errorf("not a time (RFC 3339, '2006-01-02 15:04:05') or a duration (2h, 30m)")
+}
+
+// parseZone accepts an IANA name, "UTC", or a numeric offset such as +08:00, +0800 or -7.
+func parseZone(s string) (*time.Location, error) {
+	if s == "" {
+		return nil, nil
+	}
+	if c := s[0]; c == '+' || c == '-' {
+		sign := 1
+		if c == '-' {
+			sign = -1
+		}
+		digits := strings.ReplaceAll(s[1:], ":", "")
+		var h, m int
+		var err error
+		switch len(digits) {
+		case 1, 2:
+			h, err = strconv.Atoi(digits)
+		case 4:
+			h, err = strconv.Atoi(digits[:2])
+			if err == nil {
+				m, err = strconv.Atoi(digits[2:])
+			}
+		default:
+			err = fmt.Errorf("bad offset")
+		}
+		if err != nil || h > 14 || m > 59 {
+			return nil, fmt.Errorf("not an offset like +08:00")
+		}
+		return time.FixedZone(s, sign*(h*3600+m*60)), nil
+	}
+	loc, err := time.LoadLocation(s)
+	if err != nil {
+		return nil, fmt.Errorf("unknown time zone (use a name like Asia/Shanghai or an offset like +08:00)")
+	}
+	return loc, nil
+}
+
+// parseSkews reads --skew FILE=DURATION flags.
+func parseSkews(flags []string) (map[string]time.Duration, error) {
+	if len(flags) == 0 {
+		return nil, nil
+	}
+	m := make(map[string]time.Duration, len(flags))
+	for _, s := range flags {
+		file, dur, ok := strings.Cut(s, "=")
+		if !ok || file == "" {
+			return nil, usageErr("--skew %s: want FILE=DURATION, e.g. kubelet.log=-3s", s)
+		}
+		d, err := time.ParseDuration(dur)
+		if err != nil {
+			return nil, usageErr("--skew %s: %v", s, err)
+		}
+		m[file] = d
+	}
+	return m, nil
+}
+
+// selectVolumes applies --volume/--node/--pod (fuzzy) and an optional extra
+// query. No match is a usage error that suggests the closest names.
+func (f *inputFlags) selectVolumes(tl *timeline.Timeline, query string) ([]*timeline.Volume, error) {
+	vols := tl.Volumes
+	type filter struct {
+		flag, q string
+		find    func(string) ([]*timeline.Volume, []string)
+	}
+	for _, flt := range []filter{
+		{"--volume", f.Volume, tl.Find},
+		{"query", query, tl.Find},
+		{"--node", f.Node, tl.FilterNode},
+		{"--pod", f.Pod, tl.FilterPod},
+	} {
+		if flt.q == "" {
+			continue
+		}
+		matches, suggestions := flt.find(flt.q)
+		if len(matches) == 0 {
+			msg := fmt.Sprintf("%s %q matches nothing", flt.flag, flt.q)
+			if len(suggestions) > 0 {
+				msg += "; did you mean " + oneOf(quoteAll(suggestions)) + "?"
+			}
+			return nil, usageErr("%s", msg)
+		}
+		keep := make(map[*timeline.Volume]bool, len(matches))
+		for _, v := range matches {
+			keep[v] = true
+		}
+		vols = slices.DeleteFunc(slices.Clone(vols), func(v *timeline.Volume) bool { return !keep[v] })
+	}
+	return vols, nil
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strconv.Quote(s)
+	}
+	return out
+}
+
+// withVolumes returns a shallow copy of tl restricted to vols.
+func withVolumes(tl *timeline.Timeline, vols []*timeline.Volume) *timeline.Timeline {
+	c := *tl
+	c.Volumes = vols
+	return &c
+}
+
+// allEvents returns the events of vols (and, when all is set, the events not
+// tied to any volume) in timeline order.
+func allEvents(tl *timeline.Timeline, vols []*timeline.Volume, all bool) []parser.Event {
+	var evs []parser.Event
+	for _, v := range vols {
+		evs = append(evs, v.Events...)
+	}
+	if all {
+		evs = append(evs, tl.Other...)
+	}
+	slices.SortStableFunc(evs, func(a, b parser.Event) int {
+		return cmp.Or(a.Time.Compare(b.Time), cmp.Compare(a.Source.Input, b.Source.Input), cmp.Compare(a.Source.Line, b.Source.Line))
+	})
+	return evs
+}
+
+func osGetenv(k string) string { return os.Getenv(k) }

@@ -1,0 +1,13 @@
+// Command kcmtrace reads kube-controller-manager and kubelet logs (and kubectl
+// describe / get events output), reconstructs what the attach/detach
+// controller believed about every volume, and names what went wrong.
+//
+// main only wires the process to run; everything else lives in the packages
+// parser, timeline, rules and report.
+package main
+
+import "os"
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}

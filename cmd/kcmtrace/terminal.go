@@ -1,0 +1,133 @@
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/mattn/go-isatty"
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+)
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+}
+
+// useColor decides colour for --color: auto means a terminal, no NO_COLOR
+// and a TERM that is not "dumb".
+func useColor(mode string, w io.Writer, getenv func(string) string) bool {
+	switch mode {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
+	if getenv("NO_COLOR") != "" || getenv("TERM") == "dumb" {
+		return false
+	}
+	return isTerminal(w)
+}
+
+// defaultWidth is the layout width when the output is not a terminal.
+const defaultWidth = 100
+
+// outputWidth is the terminal's width, else $COLUMNS, else defaultWidth.
+func outputWidth(w io.Writer, getenv func(string) string) int {
+	if f, ok := w.(*os.File); ok && isTerminal(w) {
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 20 {
+			return cols
+		}
+	}
+	if n, err := strconv.Atoi(getenv("COLUMNS")); err == nil && n > 20 {
+		return n
+	}
+	return defaultWidth
+}
+
+// progressMin is the input size from which a progress bar is worth showing.
+const progressMin = 64 << 20
+
+// progress is a byte-count progress bar on stderr; a nil *progress does nothing.
+type progress struct{ bar *progressbar.ProgressBar }
+
+// newProgress returns a bar when stderr is a terminal, progress is not
+// disabled and the regular files among paths add up to progressMin or more.
+// Directories and stdin count nothing, so they show no bar of their own.
+func newProgress(e env, paths []string, disabled bool) *progress {
+	if disabled || !isTerminal(e.stderr) {
+		return nil
+	}
+	var total int64
+	for _, p := range paths {
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			total += st.Size()
+		}
+	}
+	if total < progressMin {
+		return nil
+	}
+	// schollz/progressbar: bytes, rate and ETA, throttled redraws, cleared on
+	// finish; maintained and dependency-light, which is why it was chosen.
+	bar := progressbar.NewOptions64(total,
+		progressbar.OptionSetWriter(e.stderr),
+		progressbar.OptionSetDescription("reading"),
+		progressbar.OptionShowBytes(true),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionClearOnFinish(),
+		progressbar.OptionSetWidth(30),
+	)
+	return &progress{bar: bar}
+}
+
+func (p *progress) add(n int64) {
+	if p != nil {
+		_ = p.bar.Add64(n)
+	}
+}
+
+func (p *progress) finish() {
+	if p != nil {
+		_ = p.bar.Finish()
+	}
+}
+
+// atomicFile writes to a temporary file beside path and renames it into
+// place on commit, so a reader never sees half a report.
+type atomicFile struct {
+	f    *os.File
+	path string
+}
+
+func createAtomic(path string) (*atomicFile, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return nil, err
+	}
+	return &atomicFile{f: f, path: path}, nil
+}
+
+func (a *atomicFile) Write(p []byte) (int, error) { return a.f.Write(p) }
+
+// commit closes and renames; abort removes the temporary file.
+func (a *atomicFile) commit() error {
+	if err := a.f.Close(); err != nil {
+		os.Remove(a.f.Name())
+		return err
+	}
+	if err := os.Chmod(a.f.Name(), 0o644); err != nil {
+		os.Remove(a.f.Name())
+		return err
+	}
+	return os.Rename(a.f.Name(), a.path)
+}
+
+func (a *atomicFile) abort() {
+	a.f.Close()
+	os.Remove(a.f.Name())
+}

@@ -1,0 +1,39 @@
+package parser
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestPrefilterPassesClassifiedLines: every record that classify turns into
+// an event (examples and real logs) has at least one physical line that the
+// envelope side's byte prefilter (mayMatter, prefilter.go) lets through —
+// otherwise the event would be lost before classification.
+func TestPrefilterPassesClassifiedLines(t *testing.T) {
+	files := []string{filepath.Join("..", "testdata", "catalog", "examples.log")}
+	real, _ := filepath.Glob(filepath.Join("..", "testdata", "real-logs", "*.log"))
+	files = append(files, real...)
+	for _, f := range files {
+		for _, r := range testRecords(t, testReadFile(t, f)) {
+			ev, ok := classify(r.rec)
+			if !ok {
+				continue
+			}
+			text := r.text
+			if r.rec.Rest != "" {
+				text += "\n" + r.rec.Rest
+			}
+			pass := false
+			for _, line := range strings.Split(text, "\n") {
+				if mayMatter([]byte(line)) {
+					pass = true
+					break
+				}
+			}
+			if !pass {
+				t.Errorf("%s:%d: %s event dropped by the prefilter: %s", filepath.Base(f), r.line, ev.Kind, clip(r.text, 120))
+			}
+		}
+	}
+}

@@ -1,0 +1,680 @@
+package parser
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// entryKind is the payload format of an entry.
+type entryKind uint8
+
+const (
+	entNone  entryKind = iota
+	entKlog            // klog/glog text header + message, continuation lines attached
+	entJSON            // one --logging-format=json object
+	entRow             // describe / get-events row(s), wrapped continuation lines attached
+	entOther           // logrus "time=… level=… msg=…" or other text carried by a dated wrapper
+)
+
+var formatNames = [...]string{entKlog: "klog-text", entJSON: "klog-json", entRow: "describe", entOther: "text"}
+
+// entry is the log entry being assembled: its first physical line and the
+// header-less lines that follow it.
+type entry struct {
+	kind     entryKind
+	line     int // first physical line
+	nlines   int
+	buf      []byte // payload text, lines joined with "\n"
+	full     bool   // buf reached maxEntryBytes; later lines are counted only
+	relevant bool
+	w        wall
+	yoff     int
+	hasWall  bool
+	badTime  bool
+	wk       wrapKind
+	wts      []byte // wrapper timestamp text (copied)
+	abs      time.Time
+	rows     []tableRowParse
+}
+
+// scanner reads one input: lines → wrappers → entries → records → events.
+// It is pull-style and single-goroutine; run is the only loop.
+type scanner struct {
+	st      *inputState
+	opt     Options
+	max     int
+	unw     unwrapper
+	forceJS bool
+	ent     entry
+	table   tableState
+	prevMon int
+	yoff    int
+	entries int // entries opened, for sampling wrapper evidence
+	nbsp    []byte
+	comp    string // compression of the input, for messages
+
+	// CRI "P" / docker partial records waiting for their final part
+	partial      []byte
+	partialLines int
+	partialStart int
+	partialU     unwrapped
+}
+
+func newScanner(st *inputState, opt Options) *scanner {
+	sc := &scanner{st: st, opt: opt, max: opt.MaxLineBytes}
+	if sc.max <= 0 {
+		sc.max = DefaultMaxLineBytes
+	}
+	switch f := opt.Format; f {
+	case "", "auto", "describe", "get-events":
+	case "klog":
+		sc.unw.forced = true
+	case "json":
+		sc.unw.forced, sc.forceJS = true, true
+	default:
+		found := false
+		for k, n := range wrapNames {
+			if n == f {
+				sc.unw.prefer, sc.unw.forced, found = wrapKind(k), true, true
+			}
+		}
+		if !found {
+			st.problem(0, "unknown input format %q, detecting it instead", f)
+		}
+	}
+	return sc
+}
+
+// run reads r to the end.
+func (sc *scanner) run(r io.Reader) {
+	st := sc.st
+	lr := newLineReader(r, sc.max)
+	for {
+		line, ok := lr.next()
+		if !ok {
+			break
+		}
+		sc.physical(line, lr.tooLong)
+	}
+	sc.flushPartial()
+	sc.close()
+	st.in.Bytes = lr.bytes
+	if lr.err != nil {
+		st.in.Truncated = true
+		st.problem(0, "%s after %d lines; the lines read are kept", describeReadErr(lr.err, sc.comp), st.in.Lines)
+	}
+	if lr.noNewline && st.in.Lines > 0 {
+		st.problem(st.in.Lines, "last line has no newline (half-written?); parsed as is")
+	}
+	if st.in.Lines == 0 && lr.err == nil {
+		st.problem(0, "empty input")
+	}
+}
+
+// skip counts one physical line as skipped for reason.
+func (sc *scanner) skip(reason string) {
+	sc.st.in.Skipped[reason]++
+}
+
+// physical handles one physical line.
+func (sc *scanner) physical(line []byte, tooLong bool) {
+	st := sc.st
+	st.in.Lines++
+	n := st.in.Lines
+	if tooLong {
+		sc.close()
+		sc.skip(SkipTooLong)
+		st.problem(n, "line longer than %d bytes skipped", sc.max)
+		return
+	}
+	if bytes.IndexByte(line, 0) >= 0 {
+		sc.close()
+		if st.in.Skipped[SkipBinary] == 0 {
+			st.problem(n, "binary data (NUL bytes) skipped")
+		}
+		sc.skip(SkipBinary)
+		return
+	}
+	if len(line) == 0 {
+		if sc.partialLines > 0 {
+			sc.flushPartial()
+		}
+		sc.close()
+		sc.skip(SkipBlank)
+		return
+	}
+	switch line[0] {
+	case '#':
+		sc.close()
+		sc.skip(SkipComment)
+		return
+	case '[', '$':
+		if isPrompt(line) {
+			sc.close()
+			sc.skip(SkipPrompt)
+			return
+		}
+	case '`':
+		if bytes.HasPrefix(line, []byte("```")) {
+			sc.close()
+			sc.skip(SkipMarkup)
+			return
+		}
+	case '-':
+		if bytes.HasPrefix(line, []byte("-- ")) && bytes.HasSuffix(bytes.TrimSpace(line), []byte("--")) {
+			sc.close()
+			sc.skip(SkipMarkup)
+			return
+		}
+	}
+	if line[0] != 'I' && line[0] != 'E' && line[0] != 'W' && line[0] != ' ' && isPromptLoose(line) {
+		sc.close()
+		sc.skip(SkipPrompt)
+		return
+	}
+	if bytes.IndexByte(line, 0xc2) >= 0 {
+		line = sc.normalizeNBSP(line)
+	}
+	u := sc.unw.unwrap(line)
+	if u.broken {
+		sc.flushPartial()
+		sc.close()
+		sc.skip(SkipMalformed)
+		st.problem(n, "malformed %s record skipped", wrapNames[u.kind])
+		return
+	}
+	sc.st.wrapVotes[u.kind]++
+	if u.grep {
+		sc.st.grepVotes++
+	}
+	if u.host != nil && st.host == "" {
+		st.host = string(u.host)
+	}
+	if u.proc != nil {
+		if len(st.procs) < 64 || st.procs[string(u.proc)] > 0 {
+			st.procs[string(u.proc)]++
+		}
+	}
+	if u.partial {
+		if sc.partialLines == 0 {
+			sc.partialStart = n
+			sc.partialU = u
+			sc.partialU.ts = append([]byte(nil), u.ts...)
+			sc.partial = sc.partial[:0]
+		}
+		if len(sc.partial)+len(u.payload) <= sc.max {
+			sc.partial = append(sc.partial, u.payload...)
+		}
+		sc.partialLines++
+		return
+	}
+	if sc.partialLines > 0 {
+		if len(sc.partial)+len(u.payload) <= sc.max {
+			sc.partial = append(sc.partial, u.payload...)
+		}
+		start, cnt := sc.partialStart, sc.partialLines+1
+		pu := sc.partialU
+		pu.partial = false
+		sc.partialLines = 0
+		sc.payload(sc.partial, pu, start, cnt)
+		return
+	}
+	sc.payload(u.payload, u, n, 1)
+}
+
+// normalizeNBSP replaces no-break spaces (U+00A0, pasted from web pages
+// into the pid padding and between table columns) by one blank each.
+func (sc *scanner) normalizeNBSP(line []byte) []byte {
+	if !bytes.Contains(line, []byte("\u00a0")) {
+		return line
+	}
+	sc.nbsp = sc.nbsp[:0]
+	for i := 0; i < len(line); i++ {
+		if line[i] == 0xc2 && i+1 < len(line) && line[i+1] == 0xa0 {
+			sc.nbsp = append(sc.nbsp, ' ')
+			i++
+			continue
+		}
+		sc.nbsp = append(sc.nbsp, line[i])
+	}
+	return sc.nbsp
+}
+
+// flushPartial ends a run of partial records that never got its final part.
+func (sc *scanner) flushPartial() {
+	if sc.partialLines == 0 {
+		return
+	}
+	start, cnt := sc.partialStart, sc.partialLines
+	sc.partialLines = 0
+	sc.payload(sc.partial, sc.partialU, start, cnt)
+}
+
+// isPrompt recognises shell prompt lines such as
+// "[root@VM_128_5_centos ~]# journalctl -r …" and "$ kubectl describe …".
+func isPrompt(line []byte) bool {
+	if line[0] == '$' {
+		return len(line) > 2 && line[1] == ' '
+	}
+	end := bytes.IndexByte(line[:min(len(line), 128)], ']')
+	if end < 0 || end+2 > len(line) {
+		return false
+	}
+	if c := line[end+1]; c != '#' && c != '$' {
+		return false
+	}
+	return bytes.IndexByte(line[1:end], '@') >= 0 || bytes.IndexByte(line[1:end], ' ') >= 0
+}
+
+// isPromptLoose recognises "user@host:~/dir$ cmd" prompts.
+func isPromptLoose(line []byte) bool {
+	at := bytes.IndexByte(line[:min(len(line), 64)], '@')
+	if at <= 0 {
+		return false
+	}
+	for _, sep := range [][]byte{[]byte("$ "), []byte("# ")} {
+		if i := bytes.Index(line[:min(len(line), 128)], sep); i > at {
+			if c := bytes.IndexByte(line[at:i], ':'); c >= 0 && bytes.IndexByte(line[:i], ' ') < 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// payload handles the content of one logical line (wrappers removed, partial
+// records joined) that covers nlines physical lines from line.
+func (sc *scanner) payload(p []byte, u unwrapped, line, nlines int) {
+	st := sc.st
+	if h, ok := parseKlogHeader(p); ok {
+		sc.close()
+		sc.open(entKlog, p, u, line, nlines)
+		if h.badTime {
+			sc.ent.badTime = true
+			st.problem(line, "invalid timestamp %q; entry kept without time", p[1:min(len(p), 15)])
+		} else {
+			sc.ent.w, sc.ent.hasWall = h.w, true
+			sc.ent.yoff = sc.trackWall(h.w)
+		}
+		return
+	}
+	if (sc.forceJS && len(p) > 0 && p[0] == '{') || looksJSONLog(p) {
+		sc.close()
+		sc.open(entJSON, p, u, line, nlines)
+		if t, ok := jsonTS(p); ok {
+			sc.ent.abs = t
+			st.trackAbs(t)
+		}
+		sc.close()
+		return
+	}
+	if sc.table.layout == tableNone || sc.ent.kind != entRow {
+		// header lines and rows are recognised at any time
+	}
+	if isTableHeader(p, &sc.table) {
+		sc.close()
+		st.in.Irrelevant += nlines
+		return
+	}
+	if rows := sc.tableRows(p); rows != nil {
+		sc.close()
+		sc.open(entRow, p, u, line, nlines)
+		sc.ent.rows = rows
+		return
+	}
+	if bytes.HasPrefix(p, []byte(`time="`)) {
+		sc.close()
+		sc.open(entOther, p, u, line, nlines)
+		if e := bytes.IndexByte(p[6:], '"'); e > 0 {
+			if t, err := time.Parse(time.RFC3339Nano, string(p[6:6+e])); err == nil {
+				sc.ent.abs = t
+			}
+		}
+		return
+	}
+	if sc.ent.kind != entNone && sc.ent.kind != entJSON {
+		sc.cont(p, nlines)
+		return
+	}
+	// stray text: a line of prose, an unknown format. When a dated wrapper
+	// carried it, it is an entry of its own (other components' output).
+	if u.kind != wrapNone && u.ts != nil {
+		sc.open(entOther, p, u, line, nlines)
+		return
+	}
+	st.in.Irrelevant += nlines
+}
+
+func tableFormat(l tableLayout) string {
+	if l == tableGetEvents {
+		return "get-events"
+	}
+	return "describe"
+}
+
+// tableRows decodes p as one or more table rows of the current (or an
+// implied describe) layout.
+func (sc *scanner) tableRows(p []byte) []tableRowParse {
+	switch sc.table.layout {
+	case tableOld:
+		if isOldRowStart(p) {
+			if r, ok := parseOldRow(p); ok {
+				return []tableRowParse{r}
+			}
+		}
+		return nil
+	case tableGetEvents:
+		if len(p) > 0 && p[0] != ' ' && p[0] != '\t' {
+			if r, ok := parseGetEventsRow(p, &sc.table); ok {
+				return []tableRowParse{r}
+			}
+		}
+		return nil
+	}
+	// describe rows, also without a header (pasted rows, real-logs/008)
+	t := bytes.TrimLeft(p, " ")
+	if !bytes.HasPrefix(t, []byte("Normal")) && !bytes.HasPrefix(t, []byte("Warning")) {
+		return nil
+	}
+	return parseDescribeRows(p)
+}
+
+// open starts a new entry with its first logical line.
+func (sc *scanner) open(k entryKind, p []byte, u unwrapped, line, nlines int) {
+	e := &sc.ent
+	e.kind, e.line, e.nlines = k, line, nlines
+	e.buf = append(e.buf[:0], p[:min(len(p), maxEntryBytes)]...)
+	e.full = len(p) > maxEntryBytes
+	e.relevant = sc.opt.noPrefilter || mayMatter(p)
+	e.w, e.yoff, e.hasWall, e.badTime = wall{}, sc.yoff, false, false
+	e.wk = u.kind
+	e.wts = append(e.wts[:0], u.ts...)
+	e.abs = time.Time{}
+	e.rows = nil
+	sc.entries++
+}
+
+// cont attaches a header-less line to the open entry.
+func (sc *scanner) cont(p []byte, nlines int) {
+	e := &sc.ent
+	e.nlines += nlines
+	if !e.relevant && mayMatter(p) {
+		e.relevant = true
+	}
+	if e.full || len(e.buf)+len(p)+1 > maxEntryBytes {
+		e.full = true
+		return
+	}
+	e.buf = append(e.buf, '\n')
+	e.buf = append(e.buf, p...)
+	if e.kind == entRow && len(e.rows) > 0 {
+		r := &e.rows[len(e.rows)-1]
+		sep := "\n"
+		if len(p) > 0 && p[0] != ' ' && p[0] != '\t' {
+			sep = "" // a terminal hard-wrapped the row inside a token (real-logs/019)
+		}
+		r.row.Message = strings.TrimRight(r.row.Message+sep+strings.TrimRight(string(p), " \t"), " \t")
+		r.wrapped = true
+	}
+}
+
+// close finishes the open entry: counts it and, when relevant, turns it into
+// records and events.
+func (sc *scanner) close() {
+	e := &sc.ent
+	if e.kind == entNone {
+		return
+	}
+	st := sc.st
+	kind := e.kind
+	e.kind = entNone
+	if kind == entRow {
+		st.formatVotes[tableFormat(e.rows[0].layout)]++
+	} else {
+		st.formatVotes[formatNames[kind]]++
+	}
+	// wrapper clock evidence from the first entries and from every relevant one
+	if e.hasWall && len(e.wts) > 0 && (sc.entries <= 16 || e.relevant) {
+		sc.wrapperEvidence(e)
+	}
+	if !e.relevant {
+		st.in.Irrelevant += e.nlines
+		return
+	}
+	st.in.Relevant++
+	produced := 0
+	switch kind {
+	case entRow:
+		for i := range e.rows {
+			if sc.emitRow(e, &e.rows[i]) {
+				produced++
+			}
+		}
+	default:
+		if sc.emit(e, kind) {
+			produced++
+		}
+	}
+	if produced > 0 {
+		st.in.EventLines += e.nlines
+	} else {
+		st.in.Irrelevant += e.nlines
+	}
+}
+
+// wrapperEvidence compares the klog header clock with the wrapper's clock.
+func (sc *scanner) wrapperEvidence(e *entry) {
+	wt, ok := parseWrapTime(e.wk, e.wts)
+	if !ok {
+		return
+	}
+	switch {
+	case !wt.abs.IsZero():
+		if y, off, ok := matchWall(e.w, wt.abs); ok {
+			sc.st.evid = append(sc.st.evid, evidence{from: FromWrapper, year: y - e.yoff, off: off, hasOff: true, hasYear: true})
+		}
+	case wt.year != 0:
+		sc.st.evid = append(sc.st.evid, evidence{from: FromWrapper, year: wt.year - e.yoff, hasYear: true})
+	}
+}
+
+// classifySafe runs classify, turning a panic into a problem.
+func (sc *scanner) classifySafe(rec *record, line int) (ev Event, ok bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			sc.st.problem(line, "internal error classifying entry: %v", p)
+			ev, ok = Event{}, false
+		}
+	}()
+	return classifyFn(rec)
+}
+
+// emit turns a klog / JSON / other entry into at most one event.
+func (sc *scanner) emit(e *entry, kind entryKind) bool {
+	st := sc.st
+	var rec record
+	var m evMeta
+	switch kind {
+	case entKlog:
+		h, _ := parseKlogHeader(e.buf)
+		rec.Level, rec.PID, rec.File = h.level, h.pid, string(h.file)
+		rec.Rest = sanitizeText(e.buf[h.rest:])
+		if e.hasWall {
+			m.w, m.yoff, m.hasWall = e.w, e.yoff, true
+		}
+	case entJSON:
+		if err := decodeJSONLog(e.buf, &rec); err != nil {
+			st.problem(e.line, "bad JSON log line: %v", err)
+			return false
+		}
+		m.abs = e.abs
+	case entOther:
+		rec.Rest = sanitizeText(e.buf)
+		if bytes.HasPrefix(e.buf, []byte(`time="`)) {
+			rec.Level, rec.Msg = logrusFields(e.buf)
+		}
+		m.abs = e.abs
+		if m.abs.IsZero() {
+			if wt, ok := parseWrapTime(e.wk, e.wts); ok {
+				if !wt.abs.IsZero() {
+					m.abs = wt.abs
+				} else {
+					m.w, m.yoff, m.hasWall = wt.w, e.yoff, true
+				}
+			}
+		}
+	}
+	ev, ok := sc.classifySafe(&rec, e.line)
+	if !ok {
+		return false
+	}
+	text := sanitizeText(e.buf)
+	if kind == entKlog && rec.Level != 0 {
+		ev.Level = rec.Level
+	} else if ev.Level == 0 {
+		ev.Level = rec.Level
+	}
+	if ev.PID == 0 {
+		ev.PID = rec.PID
+	}
+	sc.finishEvent(&ev, e, text)
+	// in-band year/zone evidence
+	if kind == entKlog && e.hasWall {
+		var until time.Time
+		var backoff time.Duration
+		okU := false
+		if ev.Retry != nil && ev.Retry.Until != "" {
+			until, okU = parseRetryUntil(ev.Retry.Until)
+			backoff = ev.Retry.Backoff
+		}
+		if !okU {
+			until, backoff, okU = retryFromText(text)
+		}
+		if okU {
+			if y, off, ok := matchWall(e.w, until.Add(-backoff)); ok {
+				st.evid = append(st.evid, evidence{from: FromRetry, year: y - e.yoff, off: off, hasOff: true, hasYear: true})
+			}
+		}
+	}
+	st.events = append(st.events, ev)
+	st.metas = append(st.metas, m)
+	return true
+}
+
+// emitRow turns one table row into an event.
+func (sc *scanner) emitRow(e *entry, r *tableRowParse) bool {
+	st := sc.st
+	if !sc.opt.noPrefilter && len(e.rows) > 1 && !mayMatter([]byte(r.row.Message+" "+r.row.Reason)) {
+		return false
+	}
+	row := r.row
+	rec := record{Msg: row.Message, Table: &row}
+	ev, ok := sc.classifySafe(&rec, e.line)
+	if !ok {
+		return false
+	}
+	text := sanitizeText(e.buf)
+	if len(e.rows) > 1 {
+		text = rowText(r)
+	}
+	sc.finishEvent(&ev, e, text)
+	if ev.Count == 0 && row.Count > 1 {
+		ev.Count = row.Count
+	}
+	if ev.Span == 0 {
+		ev.Span = r.span
+	}
+	if ev.Node == "" {
+		ev.Node = r.node
+	}
+	if ev.Origin == "" {
+		ev.Origin = OriginDescribe
+	}
+	if ev.Component == "" {
+		ev.Component = ComponentEvents
+	}
+	if ev.Reason == "" {
+		ev.Reason = row.Reason
+	}
+	if ev.Pod == "" && strings.HasPrefix(r.object, "pod/") {
+		ev.Pod = r.object[4:]
+	}
+	m := evMeta{}
+	if r.ageOK {
+		m.age, m.hasAge = r.age, true
+		ev.Age = r.age
+	}
+	st.events = append(st.events, ev)
+	st.metas = append(st.metas, m)
+	return true
+}
+
+// rowText renders one of several rows collapsed on one physical line.
+func rowText(r *tableRowParse) string {
+	return fmt.Sprintf("%s  %s  %s  %s  %s", r.row.Type, r.row.Reason, fmtAge(r.age, r.ageOK), r.row.From, r.row.Message)
+}
+
+func fmtAge(d time.Duration, ok bool) string {
+	if !ok {
+		return "<unknown>"
+	}
+	return d.String()
+}
+
+// finishEvent fills the envelope fields of an event.
+func (sc *scanner) finishEvent(ev *Event, e *entry, text string) {
+	ev.Source = Source{Path: sc.st.in.Path, Line: e.line, Input: sc.st.index}
+	ev.Text = text
+}
+
+// logrusFields reads level= and msg= of a logrus text line.
+func logrusFields(p []byte) (level byte, msg string) {
+	s := string(p)
+	if i := strings.Index(s, " level="); i >= 0 {
+		switch {
+		case strings.HasPrefix(s[i+7:], "error"), strings.HasPrefix(s[i+7:], "fatal"):
+			level = 'E'
+		case strings.HasPrefix(s[i+7:], "warn"):
+			level = 'W'
+		default:
+			level = 'I'
+		}
+	}
+	if i := strings.Index(s, ` msg="`); i >= 0 {
+		rest := s[i+5:]
+		if j := closingQuote(rest); j > 0 {
+			if u, err := unquoteLoose(rest[:j+1]); err == nil {
+				msg = u
+			}
+		}
+	}
+	return level, msg
+}
+
+func closingQuote(s string) int {
+	for i := 1; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '"':
+			return i
+		}
+	}
+	return -1
+}
+
+func unquoteLoose(s string) (string, error) {
+	var u unwrapper
+	b, _, ok := u.jsonString([]byte(s), 0)
+	if !ok {
+		return "", fmt.Errorf("bad quoted string")
+	}
+	return string(b), nil
+}
+
+// classifyFn is the message side's classifier; tests of the envelope swap in
+// a fake to stay independent of it.
+var classifyFn = classify

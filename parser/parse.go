@@ -1,0 +1,537 @@
+package parser
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Options control how inputs are read. The zero value resolves everything
+// from the inputs themselves.
+type Options struct {
+	// Year overrides the year of klog/journald timestamps (--year); 0 resolves it.
+	Year int
+	// Location overrides the zone of klog/journald wall clocks (--tz); nil
+	// resolves it per input.
+	Location *time.Location
+	// Format overrides detection (--input-format): "" or "auto", one of
+	// InputFormats.
+	Format string
+	// MaxLineBytes caps a physical line; 0 means DefaultMaxLineBytes. A longer
+	// line is skipped (Input.Skipped["too-long"]) with a Problem; memory stays
+	// bounded by the cap.
+	MaxLineBytes int
+	// Progress, when set, is called with the number of input bytes (as stored
+	// on disk, i.e. compressed for .gz) consumed since the previous call.
+	Progress func(n int64)
+
+	noPrefilter bool      // tests: classify every entry, to check the prefilter's token list
+	now         time.Time // tests: the "current" time for the assumed year
+}
+
+// DefaultMaxLineBytes is the line cap when Options.MaxLineBytes is 0.
+const DefaultMaxLineBytes = 16 << 20
+
+// InputFormats lists the values Options.Format accepts besides "" and "auto".
+// Wrapper names force that wrapper (lines that do not fit it are read as bare
+// payload); "klog" means no wrapper; "json" reads every object line as a
+// --logging-format=json line; "describe" and "get-events" read event tables.
+var InputFormats = []string{"klog", "journald", "cri", "docker-json", "kubectl-timestamps", "ui-timestamp", "json", "describe", "get-events"}
+
+// Skip reasons used in Input.Skipped.
+const (
+	SkipTooLong   = "too-long"  // longer than MaxLineBytes
+	SkipBinary    = "binary"    // contains NUL bytes
+	SkipBlank     = "blank"     // empty line
+	SkipComment   = "comment"   // "#" annotation line
+	SkipPrompt    = "prompt"    // shell prompt with a command ("[root@host ~]# journalctl …")
+	SkipMarkup    = "markup"    // ``` fences, journalctl "-- Logs begin at …" markers
+	SkipMalformed = "malformed" // starts like a wrapper record but cannot be decoded (broken docker JSON)
+)
+
+// maxProblems caps Input.Problems; one more entry says how many were left out.
+const maxProblems = 100
+
+// maxEntryBytes caps the text of one multi-line entry (continuations beyond
+// it are counted but not kept).
+const maxEntryBytes = 4 << 20
+
+// ParseAll expands paths (files, .gz, directories, "-" for stdin) and parses
+// each input. Unreadable paths give one-line errors ("open kcm.log: no such
+// file or directory"); the rest is still parsed. Results are in command-line
+// order (a directory's files in walk order at its place). Inputs without
+// evidence of their own year/zone inherit them from another input sharing
+// their clock (same journald host, or the zone all evidenced inputs agree
+// on); relative describe ages are anchored to the newest time of the other
+// inputs.
+func ParseAll(paths []string, opt Options) ([]Result, []error) {
+	var errs []error
+	var states []*inputState
+	for _, p := range paths {
+		srcs, err := expand(p)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for _, src := range srcs {
+			st, err := parseSource(src, opt, len(states))
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			states = append(states, st)
+		}
+	}
+	for _, st := range states {
+		st.resolveOwn(opt)
+	}
+	inherit(states)
+	for _, st := range states {
+		st.fallback(opt)
+		st.convert()
+	}
+	anchorAll(states)
+	out := make([]Result, len(states))
+	for i, st := range states {
+		out[i] = st.result()
+	}
+	return out, errs
+}
+
+// ParseReader parses one stream. It never panics; problems go to
+// Result.Input.Problems. Year/zone come from the stream itself, then the
+// file's mtime when r is an *os.File, then the current year and UTC.
+func ParseReader(r io.Reader, path string, opt Options) Result {
+	st := newInputState(path, 0)
+	if f, ok := r.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			st.mtime = fi.ModTime()
+		}
+	}
+	st.read(r, opt)
+	st.resolveOwn(opt)
+	st.fallback(opt)
+	st.convert()
+	anchorAll([]*inputState{st})
+	return st.result()
+}
+
+// evMeta keeps what is needed to date an event once the year and zone are known.
+type evMeta struct {
+	w       wall
+	yoff    int
+	hasWall bool
+	abs     time.Time
+	age     time.Duration
+	hasAge  bool
+}
+
+// inputState is one input while it is read and resolved.
+type inputState struct {
+	in     Input
+	events []Event
+	metas  []evMeta
+	mtime  time.Time
+	host   string
+	procs  map[string]int
+	evid   []evidence
+
+	wrapVotes   [numWraps]int
+	grepVotes   int
+	formatVotes map[string]int
+
+	// extent of the input's own clock readings
+	firstW, lastW       wall
+	firstYoff, lastYoff int
+	haveWall            bool
+	minAbs, maxAbs      time.Time
+
+	// resolution
+	year     int
+	off      time.Duration
+	loc      *time.Location
+	hasOff   bool
+	resolved bool
+
+	problemsLeft int
+	index        int // Source.Input of the events
+}
+
+func newInputState(path string, index int) *inputState {
+	return &inputState{
+		in:           Input{Path: path, Skipped: map[string]int{}},
+		procs:        map[string]int{},
+		formatVotes:  map[string]int{},
+		problemsLeft: maxProblems,
+		index:        index,
+	}
+}
+
+// problem records a one-line complaint, capped at maxProblems.
+func (st *inputState) problem(line int, format string, args ...any) {
+	if st.problemsLeft == 0 {
+		return
+	}
+	st.problemsLeft--
+	msg := fmt.Sprintf(format, args...)
+	if st.problemsLeft == 0 {
+		msg = "too many problems; further ones are not listed"
+		line = 0
+	}
+	st.in.Problems = append(st.in.Problems, Problem{Line: line, Message: msg})
+}
+
+// read parses r to the end, recovering from any panic.
+func (st *inputState) read(r io.Reader, opt Options) {
+	sc := newScanner(st, opt)
+	defer func() {
+		if p := recover(); p != nil {
+			st.problem(st.in.Lines, "internal error, rest of input not read: %v", p)
+			st.in.Truncated = true
+			// keep the line accounting balanced
+			st.in.Skipped["internal-error"] += st.in.Lines - st.accounted()
+		}
+	}()
+	r, comp, closeFn, err := decompress(r)
+	if err != nil {
+		st.problem(0, "%v", err)
+		st.in.Truncated = true
+		return
+	}
+	if closeFn != nil {
+		defer closeFn()
+	}
+	sc.comp = comp
+	sc.run(r)
+}
+
+// accounted is the number of lines put into one of the buckets.
+func (st *inputState) accounted() int {
+	n := st.in.EventLines + st.in.Irrelevant
+	for _, v := range st.in.Skipped {
+		n += v
+	}
+	return n
+}
+
+// Unaccounted returns how many physical lines are in no bucket; it is 0 for
+// every parsed input: Lines == EventLines + Irrelevant + the sum of Skipped.
+func (in *Input) Unaccounted() int {
+	n := in.Lines - in.EventLines - in.Irrelevant
+	for _, v := range in.Skipped {
+		n -= v
+	}
+	return n
+}
+
+// trackWall records a clock reading of the input in file order, counting
+// Dec→Jan rollovers (and Jan→Dec in reversed pastes). It returns the year
+// offset of the reading.
+func (sc *scanner) trackWall(w wall) int {
+	st := sc.st
+	if sc.prevMon == 12 && w.mon == 1 {
+		sc.yoff++
+	} else if sc.prevMon == 1 && w.mon == 12 {
+		sc.yoff--
+	}
+	sc.prevMon = w.mon
+	if !st.haveWall {
+		st.haveWall = true
+		st.firstW, st.firstYoff = w, sc.yoff
+	}
+	st.lastW, st.lastYoff = w, sc.yoff
+	return sc.yoff
+}
+
+func (st *inputState) trackAbs(t time.Time) {
+	if t.IsZero() {
+		return
+	}
+	if st.minAbs.IsZero() || t.Before(st.minAbs) {
+		st.minAbs = t
+	}
+	if t.After(st.maxAbs) {
+		st.maxAbs = t
+	}
+}
+
+// resolveOwn decides year and zone from the flags and the input's own evidence.
+func (st *inputState) resolveOwn(opt Options) {
+	in := &st.in
+	if opt.Location != nil {
+		st.loc = opt.Location
+		in.Zone, in.ZoneFrom = opt.Location.String(), FromFlag
+	}
+	if opt.Year != 0 {
+		st.year, in.YearFrom = opt.Year, FromFlag
+	}
+	for _, from := range []string{FromRetry, FromWrapper} {
+		e, ok := vote(st.evid, from)
+		if !ok {
+			continue
+		}
+		if in.YearFrom == "" && e.hasYear {
+			st.year, in.YearFrom = e.year, from
+		}
+		if in.ZoneFrom == "" && e.hasOff {
+			st.off, st.hasOff = e.off, true
+			in.Zone, in.ZoneFrom = zoneName(e.off), from
+		}
+	}
+	if !st.haveWall && !st.maxAbs.IsZero() {
+		// only absolute times (JSON ts, CRI without klog): nothing to resolve
+		if in.YearFrom == "" {
+			st.year, in.YearFrom = st.maxAbs.Year(), FromJSONTS
+			if st.formatVotes["klog-json"] == 0 {
+				in.YearFrom = FromWrapper
+			}
+		}
+		if in.ZoneFrom == "" {
+			in.Zone, in.ZoneFrom = "+00:00", in.YearFrom
+		}
+	}
+}
+
+// fallback fills what is still undecided: mtime, then the current year; UTC.
+func (st *inputState) fallback(opt Options) {
+	in := &st.in
+	now := opt.now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	if in.YearFrom == "" {
+		switch {
+		case !st.haveWall:
+			st.year, in.YearFrom = now.Year(), FromAssumed
+		case !st.mtime.IsZero():
+			st.year, in.YearFrom = yearBefore(st.lastW, st.lastYoff, st.mtime), FromMtime
+		default:
+			st.year, in.YearFrom = yearBefore(st.lastW, st.lastYoff, now), FromAssumed
+		}
+	}
+	if in.ZoneFrom == "" {
+		in.Zone, in.ZoneFrom = "+00:00", FromAssumed
+	}
+	in.Year = st.year + st.firstYoff
+}
+
+// convert dates every event now that year and zone are known.
+func (st *inputState) convert() {
+	for i := range st.events {
+		m := &st.metas[i]
+		ev := &st.events[i]
+		switch {
+		case m.hasWall:
+			ev.Time = wallTime(m.w, st.year+m.yoff, st.loc, st.off)
+		case !m.abs.IsZero():
+			ev.Time = m.abs.UTC()
+		}
+	}
+	if st.haveWall {
+		st.trackAbs(wallTime(st.firstW, st.year+st.firstYoff, st.loc, st.off))
+		st.trackAbs(wallTime(st.lastW, st.year+st.lastYoff, st.loc, st.off))
+	}
+	for _, ev := range st.events {
+		if !ev.Time.IsZero() && !ev.Relative {
+			st.trackAbs(ev.Time)
+		}
+	}
+	st.in.First, st.in.Last = st.minAbs, st.maxAbs
+}
+
+// inherit gives inputs without evidence the year/zone of an input that
+// shares their clock: the same journald host first, else the one zone all
+// evidenced inputs agree on.
+func inherit(states []*inputState) {
+	var donors []*inputState
+	for _, st := range states {
+		if strongFrom(st.in.YearFrom) && strongFrom(st.in.ZoneFrom) && st.in.ZoneFrom != FromFlag && st.haveWall {
+			donors = append(donors, st)
+		}
+	}
+	if len(donors) == 0 {
+		return
+	}
+	for _, st := range states {
+		if !st.haveWall || (strongFrom(st.in.YearFrom) && strongFrom(st.in.ZoneFrom)) {
+			continue
+		}
+		var d *inputState
+		if st.host != "" {
+			for _, c := range donors {
+				if c.host == st.host {
+					d = c
+					break
+				}
+			}
+		}
+		if d == nil {
+			agree := true
+			for _, c := range donors[1:] {
+				if c.off != donors[0].off {
+					agree = false
+				}
+			}
+			if !agree {
+				continue
+			}
+			d = donors[0]
+		}
+		if st.in.ZoneFrom == "" {
+			st.off, st.hasOff = d.off, true
+			st.in.Zone, st.in.ZoneFrom = d.in.Zone, FromOtherInput
+		}
+		if st.in.YearFrom == "" {
+			// the donor's newest reading, expressed in the donor's clock
+			dl := wallTime(d.lastW, d.year+d.lastYoff, nil, 0)
+			st.year, st.in.YearFrom = yearNear(st.lastW, st.lastYoff, dl), FromOtherInput
+		}
+	}
+}
+
+// anchorAll dates relative describe/get-events rows: the anchor is the newest
+// time known from the other inputs (or, for a lone input, from its own dated
+// entries); without one the rows stay Relative with a zero Time.
+func anchorAll(states []*inputState) {
+	for i, st := range states {
+		var anchor time.Time
+		for j, o := range states {
+			if j == i && len(states) > 1 {
+				continue
+			}
+			for k := range o.events {
+				if o.metas[k].hasAge || o.events[k].Time.IsZero() {
+					continue
+				}
+				if o.events[k].Time.After(anchor) {
+					anchor = o.events[k].Time
+				}
+			}
+			if o.maxAbs.After(anchor) && !(j == i && !st.haveWall) {
+				anchor = o.maxAbs
+			}
+		}
+		if anchor.IsZero() && len(states) > 1 {
+			// the describe input itself may hold dated entries
+			for k := range st.events {
+				if !st.metas[k].hasAge && st.events[k].Time.After(anchor) {
+					anchor = st.events[k].Time
+				}
+			}
+		}
+		for k := range st.events {
+			m := &st.metas[k]
+			if !m.hasAge {
+				continue
+			}
+			ev := &st.events[k]
+			if anchor.IsZero() {
+				ev.Relative = true
+				ev.Time = time.Time{}
+				continue
+			}
+			ev.Time = anchor.Add(-m.age)
+		}
+		if !anchor.IsZero() {
+			for k := range st.events {
+				if st.metas[k].hasAge {
+					st.trackAbs(st.events[k].Time)
+				}
+			}
+			st.in.First, st.in.Last = st.minAbs, st.maxAbs
+		}
+	}
+}
+
+// result finishes the Input summary.
+func (st *inputState) result() Result {
+	in := &st.in
+	in.Events = len(st.events)
+	in.Unknown = 0
+	comp := map[string]int{}
+	for _, ev := range st.events {
+		if ev.Kind == Unknown {
+			in.Unknown++
+		}
+		if ev.Component != "" {
+			comp[ev.Component]++
+		}
+	}
+	in.Component = majority(comp, "")
+	if in.Component == "" {
+		in.Component = componentFromProcs(st.procs)
+	}
+	if in.Format == "" {
+		in.Format = majority(st.formatVotes, "unknown")
+	}
+	best := wrapNone
+	for k := wrapJournald; k < numWraps; k++ {
+		if st.wrapVotes[k] > st.wrapVotes[best] {
+			best = k
+		}
+	}
+	in.Wrapper = wrapNames[best]
+	if st.grepVotes*2 > in.Lines-in.Skipped[SkipBlank]-in.Skipped[SkipComment] && st.grepVotes > 0 {
+		if best == wrapNone {
+			in.Wrapper = grepPrefix
+		} else {
+			in.Wrapper = grepPrefix + "+" + in.Wrapper
+		}
+	}
+	if len(in.Skipped) == 0 {
+		in.Skipped = nil
+	}
+	return Result{Input: *in, Events: st.events}
+}
+
+// majority returns the key with the highest count (ties: alphabetical first),
+// "mixed" when the runner-up has at least half the winner's count, def when empty.
+func majority(m map[string]int, def string) string {
+	if len(m) == 0 {
+		return def
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		if m[a] != m[b] {
+			return m[b] - m[a]
+		}
+		return strings.Compare(a, b)
+	})
+	if len(keys) > 1 && m[keys[1]]*2 >= m[keys[0]] && m[keys[0]] > 2 {
+		return "mixed"
+	}
+	return keys[0]
+}
+
+// componentFromProcs maps journald process names to a component.
+func componentFromProcs(procs map[string]int) string {
+	best, n := "", 0
+	for p, c := range procs {
+		if c > n || (c == n && p < best) {
+			best, n = p, c
+		}
+	}
+	switch best {
+	case "":
+		return "unknown"
+	case "kubelet", "kubenswrapper", "origin-node":
+		return ComponentKubelet
+	case "kube-controller-manager":
+		return ComponentKCM
+	case "k3s", "hyperkube", "k3s-server", "k3s-agent", "rke2":
+		return "mixed"
+	}
+	return "unknown"
+}
+
+// sanitizeText makes text valid UTF-8.
+func sanitizeText(b []byte) string {
+	return strings.ToValidUTF8(string(bytes.TrimRight(b, "\n")), "\uFFFD")
+}

@@ -1,0 +1,83 @@
+package parser
+
+import "testing"
+
+func TestUnwrap(t *testing.T) {
+	tests := []struct {
+		name    string
+		line    string
+		kind    wrapKind
+		grep    bool
+		payload string
+		ts      string
+		proc    string
+		partial bool
+		broken  bool
+	}{
+		{name: "bare klog", line: "I0812 03:10:00.612388       1 reconciler.go:288] x", kind: wrapNone, payload: "I0812 03:10:00.612388       1 reconciler.go:288] x"},
+		{name: "journald", line: "Jun  7 05:19:34 node5 kubelet[1988]: E0607 05:19:34.279923    1988 x.go:1] m", kind: wrapJournald, payload: "E0607 05:19:34.279923    1988 x.go:1] m", ts: "Jun  7 05:19:34", proc: "kubelet"},
+		{name: "journald two-digit day", line: "Dec 19 10:25:38 VM_128_5_centos kube-controller-manager[20402]: I1219 10:25:38.861740   20402 r.go:1] m", kind: wrapJournald, payload: "I1219 10:25:38.861740   20402 r.go:1] m", ts: "Dec 19 10:25:38", proc: "kube-controller-manager"},
+		{name: "journald short-iso", line: "2024-08-12T03:14:11+0000 vm-3-27 kubelet[2783]: I0812 03:14:11.301223    2783 r.go:1] m", kind: wrapJournald, payload: "I0812 03:14:11.301223    2783 r.go:1] m", ts: "2024-08-12T03:14:11+0000", proc: "kubelet"},
+		{name: "cri full", line: "2023-10-04T15:52:18.594244326Z stderr F I1004 15:52:18.593603       1 x.go:1] m", kind: wrapCRI, payload: "I1004 15:52:18.593603       1 x.go:1] m", ts: "2023-10-04T15:52:18.594244326Z"},
+		{name: "cri partial", line: "2023-10-04T15:52:18.594244326Z stdout P I1004 15:52", kind: wrapCRI, payload: "I1004 15:52", ts: "2023-10-04T15:52:18.594244326Z", partial: true},
+		{name: "kubectl timestamps with offset", line: "2025-07-23T03:20:43.248292357-04:00 I0723 07:20:43.246861       1 csi_handler.go:292] \"Detaching\"", kind: wrapKubectlTS, payload: "I0723 07:20:43.246861       1 csi_handler.go:292] \"Detaching\"", ts: "2025-07-23T03:20:43.248292357-04:00"},
+		{name: "grep prefix and timestamps", line: "logs/ns/pod/csi-attacher.log:2025-07-23T03:20:43.248292357-04:00 I0723 07:20:43.246861       1 a.go:1] m", kind: wrapKubectlTS, grep: true, payload: "I0723 07:20:43.246861       1 a.go:1] m", ts: "2025-07-23T03:20:43.248292357-04:00"},
+		{name: "grep -n prefix bare klog", line: "kcm.log:12:I0812 03:10:00.612388       1 r.go:1] m", kind: wrapNone, grep: true, payload: "I0812 03:10:00.612388       1 r.go:1] m"},
+		{name: "docker json", line: `{"log":"I0107 08:38:57.002578       1 a.go:384] on node \"n1\"\n","stream":"stderr","time":"2018-01-07T08:38:57.002723622Z"}`, kind: wrapDocker, payload: `I0107 08:38:57.002578       1 a.go:384] on node "n1"`, ts: "2018-01-07T08:38:57.002723622Z"},
+		{name: "docker json partial", line: `{"log":"I0107 08:38:57.002578 part","stream":"stderr","time":"2018-01-07T08:38:57Z"}`, kind: wrapDocker, payload: "I0107 08:38:57.002578 part", ts: "2018-01-07T08:38:57Z", partial: true},
+		{name: "docker json unicode escape", line: `{"log":"a\u00e9b\n","stream":"stderr","time":"2018-01-07T08:38:57Z"}`, kind: wrapDocker, payload: "aéb", ts: "2018-01-07T08:38:57Z"},
+		{name: "docker json broken", line: `{"log":"I0107 08:38:57.002578 never closed`, kind: wrapDocker, broken: true},
+		{name: "docker fragment", line: `2017-08-18T23:27:07.048273963Z"}`, kind: wrapNone, payload: `2017-08-18T23:27:07.048273963Z"}`},
+		{name: "rancher ui", line: "7/29/2016 7:38:17 PME0729 17:38:17.644916    7458 goroutinemap.go:155] m", kind: wrapUI, payload: "E0729 17:38:17.644916    7458 goroutinemap.go:155] m", ts: "7/29/2016 7:38:17 PM"},
+		{name: "stray backtick", line: "`I1222 03:49:17.229946       1 openstack_instances.go:46] Claiming", kind: wrapNone, payload: "I1222 03:49:17.229946       1 openstack_instances.go:46] Claiming"},
+		{name: "prose with colon", line: "note: this is not a wrapper", kind: wrapNone, payload: "note: this is not a wrapper"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var u unwrapper
+			got := u.unwrap([]byte(tt.line))
+			if got.broken != tt.broken {
+				t.Fatalf("broken = %v, want %v", got.broken, tt.broken)
+			}
+			if tt.broken {
+				return
+			}
+			if got.kind != tt.kind || got.grep != tt.grep || string(got.payload) != tt.payload || string(got.ts) != tt.ts || string(got.proc) != tt.proc || got.partial != tt.partial {
+				t.Errorf("unwrap(%q)\n got kind=%s grep=%v payload=%q ts=%q proc=%q partial=%v\nwant kind=%s grep=%v payload=%q ts=%q proc=%q partial=%v",
+					tt.line, wrapNames[got.kind], got.grep, got.payload, got.ts, got.proc, got.partial,
+					wrapNames[tt.kind], tt.grep, tt.payload, tt.ts, tt.proc, tt.partial)
+			}
+		})
+	}
+}
+
+func TestParseWrapTime(t *testing.T) {
+	tests := []struct {
+		name string
+		kind wrapKind
+		ts   string
+		abs  string
+		w    wall
+		year int
+	}{
+		{name: "cri utc", kind: wrapCRI, ts: "2023-10-04T15:52:18.594244326Z", abs: "2023-10-04T15:52:18.594244326Z"},
+		{name: "kubectl offset", kind: wrapKubectlTS, ts: "2025-07-23T03:20:43.248292357-04:00", abs: "2025-07-23T07:20:43.248292357Z"},
+		{name: "journald", kind: wrapJournald, ts: "Jun  7 05:19:34", w: wall{mon: 6, day: 7, hour: 5, min: 19, sec: 34}},
+		{name: "journald iso", kind: wrapJournald, ts: "2024-08-12T03:14:11+0800", abs: "2024-08-11T19:14:11Z"},
+		{name: "ui", kind: wrapUI, ts: "7/29/2016 7:38:17 PM", w: wall{mon: 7, day: 29, hour: 19, min: 38, sec: 17}, year: 2016},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := parseWrapTime(tt.kind, []byte(tt.ts))
+			if !ok {
+				t.Fatal("not parsed")
+			}
+			if tt.abs != "" && got.abs.UTC().Format("2006-01-02T15:04:05.999999999Z07:00") != tt.abs {
+				t.Errorf("abs = %s, want %s", got.abs.UTC(), tt.abs)
+			}
+			if tt.abs == "" && (got.w != tt.w || got.year != tt.year) {
+				t.Errorf("wall = %+v year %d, want %+v year %d", got.w, got.year, tt.w, tt.year)
+			}
+		})
+	}
+}

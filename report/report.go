@@ -1,0 +1,339 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/kcmtrace/kcmtrace/rules"
+	"github.com/kcmtrace/kcmtrace/timeline"
+)
+
+// Analysis is everything `kcmtrace analyze` shows.
+type Analysis struct {
+	Timeline *timeline.Timeline
+	Result   rules.Result
+	Rules    []rules.Rule // rules that ran (for coverage/explain)
+	Events   int          // total events
+}
+
+// Options shape every renderer.
+type Options struct {
+	Color  bool // lipgloss colour; false → plain text, no ANSI at all
+	Width  int  // terminal width; 0 → 100; stays readable at 80
+	Redact bool // consistent pseudonyms for nodes, IPs, pods, namespaces, disks, request IDs
+}
+
+// DefaultWidth is the width used when Options.Width is 0.
+const DefaultWidth = 100
+
+// MinWidth is the narrowest layout the text renderers attempt.
+const MinWidth = 60
+
+func (o Options) width() int {
+	switch {
+	case o.Width <= 0:
+		return DefaultWidth
+	case o.Width < MinWidth:
+		return MinWidth
+	}
+	return o.Width
+}
+
+// SeverityName is the lower-case name of a severity, as used in JSON.
+func SeverityName(s rules.Severity) string {
+	switch s {
+	case rules.Info:
+		return "info"
+	case rules.Warning:
+		return "warning"
+	case rules.Critical:
+		return "critical"
+	}
+	return "none"
+}
+
+// ts formats a time for machine output: RFC 3339 with nanoseconds, UTC; "" when zero.
+func ts(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+// clock formats a time for humans: "15:04:05", with the date when withDate.
+func clock(t time.Time, withDate bool) string {
+	if t.IsZero() {
+		return "?"
+	}
+	if withDate {
+		return t.UTC().Format("2006-01-02 15:04:05")
+	}
+	return t.UTC().Format("15:04:05")
+}
+
+// spanText is "2024-08-12 03:10:00Z → 03:40:03Z" (date repeated when it changes).
+func spanText(a, b time.Time) string {
+	if a.IsZero() && b.IsZero() {
+		return "no timestamps"
+	}
+	if a.IsZero() {
+		return "? → " + b.UTC().Format("2006-01-02 15:04:05Z")
+	}
+	first := a.UTC().Format("2006-01-02 15:04:05Z")
+	if b.IsZero() {
+		return first + " → ?"
+	}
+	if sameDay(a, b) {
+		return first + " → " + b.UTC().Format("15:04:05Z")
+	}
+	return first + " → " + b.UTC().Format("2006-01-02 15:04:05Z")
+}
+
+func sameDay(a, b time.Time) bool {
+	a, b = a.UTC(), b.UTC()
+	return a.Year() == b.Year() && a.YearDay() == b.YearDay()
+}
+
+// rel is "+1h11m40s" relative to base, rounded to seconds below an hour's
+// precision needs ("+0s", "+850ms" for sub-second steps).
+func rel(t, base time.Time) string {
+	if t.IsZero() || base.IsZero() {
+		return ""
+	}
+	d := t.Sub(base)
+	sign := "+"
+	if d < 0 {
+		sign, d = "-", -d
+	}
+	if d < time.Second && d > 0 {
+		return sign + d.Round(time.Millisecond).String()
+	}
+	return sign + d.Round(time.Second).String()
+}
+
+// human is a short duration: "77m", "1h11m40s", "2m2s", "850ms".
+func human(d time.Duration) string {
+	if d < 0 {
+		d = -d
+	}
+	if d < time.Second {
+		return d.Round(time.Millisecond).String()
+	}
+	d = d.Round(time.Second)
+	s := d.String()
+	s = strings.TrimSuffix(s, "0s")
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	if s == "" {
+		s = "0s"
+	}
+	return s
+}
+
+// shorten cuts s to max display cells, keeping both ends: "pvc-2708…3c36".
+func shorten(s string, max int) string {
+	if max <= 1 || ansi.StringWidth(s) <= max {
+		return s
+	}
+	r := []rune(s)
+	if len(r) <= max {
+		return s
+	}
+	head := (max - 1) / 2
+	tail := max - 1 - head
+	return string(r[:head]) + "…" + string(r[len(r)-tail:])
+}
+
+// truncate cuts s to max display cells with a trailing "…".
+func truncate(s string, max int) string {
+	if max < 1 {
+		return ""
+	}
+	if ansi.StringWidth(s) <= max {
+		return s
+	}
+	return ansi.Truncate(s, max, "…")
+}
+
+// middle cuts s to max cells, keeping a third of the head and the rest of
+// the tail: log lines carry their header first and their error last.
+func middle(s string, max int) string {
+	if max < 8 || ansi.StringWidth(s) <= max {
+		return truncate(s, max)
+	}
+	head := max / 3
+	tail := max - head - 3
+	h := ansi.Truncate(s, head, "")
+	t := ansi.TruncateLeft(s, ansi.StringWidth(s)-tail, "")
+	return strings.TrimRight(h, " ") + " … " + strings.TrimLeft(t, " ")
+}
+
+// excerptKeys are what makes a log line matter, most telling first.
+var excerptKeys = []string{"ZoneNotMatch", "ZoneMismatch", "can not find", "cannot find", "not find", "NotFound",
+	"not attached", "Multi-Attach", "already used by", "maxWaitForUnmountDuration", "DeadlineExceeded",
+	"Error:", "failed", "error", "succeeded", "started", "Verified", "marked"}
+
+// excerpt fits a log line into max cells: runs of spaces collapse, the klog
+// header stays, and the rest is a window around the first telling word
+// (the error class, "failed", …) with "…" where text was cut.
+func excerpt(s string, max int, keys ...string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if ansi.StringWidth(s) <= max || max < 20 {
+		return truncate(s, max)
+	}
+	headEnd := 0
+	if i := strings.Index(s, "] "); i > 0 && i < 80 {
+		headEnd = i + 2
+	}
+	head := s[:headEnd]
+	if ansi.StringWidth(head) > max/3 {
+		head = ansi.Truncate(head, max/3-1, "…") + " "
+	}
+	rest := s[headEnd:]
+	avail := max - ansi.StringWidth(head)
+	k := -1
+	for _, key := range append(keys, excerptKeys...) {
+		if key == "" {
+			continue
+		}
+		if i := strings.Index(rest, key); i >= 0 {
+			k = i
+			break
+		}
+	}
+	if k < 0 {
+		return head + middle(rest, avail)
+	}
+	// Start a quarter of the window before the key, on a rune boundary.
+	startCells := ansi.StringWidth(rest[:k]) - avail/4
+	if startCells <= 0 {
+		return head + truncate(rest, avail)
+	}
+	cut := ansi.TruncateLeft(rest, startCells+1, "")
+	return head + "…" + truncate(cut, avail-1)
+}
+
+// wrap word-wraps s to width cells and returns the lines; words longer
+// than a line are cut.
+func wrap(s string, width int) []string {
+	if width < 10 {
+		width = 10
+	}
+	var lines []string
+	var cur strings.Builder
+	curW := 0
+	for _, word := range strings.Fields(s) {
+		ww := ansi.StringWidth(word)
+		for ww > width {
+			if curW > 0 {
+				lines = append(lines, cur.String())
+				cur.Reset()
+				curW = 0
+			}
+			part := ansi.Truncate(word, width, "")
+			lines = append(lines, part)
+			word = word[len(part):]
+			ww = ansi.StringWidth(word)
+		}
+		if ww == 0 {
+			continue
+		}
+		if curW > 0 && curW+1+ww > width {
+			lines = append(lines, cur.String())
+			cur.Reset()
+			curW = 0
+		}
+		if curW > 0 {
+			cur.WriteByte(' ')
+			curW++
+		}
+		cur.WriteString(word)
+		curW += ww
+	}
+	if curW > 0 || len(lines) == 0 {
+		lines = append(lines, cur.String())
+	}
+	return lines
+}
+
+// padRight pads s with spaces to width display cells.
+func padRight(s string, width int) string {
+	w := ansi.StringWidth(s)
+	if w >= width {
+		return s
+	}
+	return s + strings.Repeat(" ", width-w)
+}
+
+// volumeLabel is the name a human knows a volume by: the PV, else the handle, else the key.
+func volumeLabel(v *timeline.Volume) string {
+	switch {
+	case v == nil:
+		return "?"
+	case v.PV != "":
+		return v.PV
+	case v.Handle != "":
+		return v.Handle
+	case v.Key != "":
+		return v.Key
+	}
+	return v.UniqueName
+}
+
+// findVolume returns the timeline volume a finding or incident names.
+func findVolume(tl *timeline.Timeline, name, pv string) *timeline.Volume {
+	if tl == nil {
+		return nil
+	}
+	for _, v := range tl.Volumes {
+		if name != "" && (v.Key == name || v.UniqueName == name) {
+			return v
+		}
+	}
+	for _, v := range tl.Volumes {
+		for _, n := range v.Names {
+			if n == name && name != "" || n == pv && pv != "" {
+				return v
+			}
+		}
+		if pv != "" && v.PV == pv {
+			return v
+		}
+	}
+	return nil
+}
+
+// plural is "1 finding" / "4 findings".
+func plural(n int, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+func sortedKeys(m map[string]int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func uniq(ss []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range ss {
+		if s == "" || seen[s] {
+			continue
+		}
+		seen[s] = true
+		out = append(out, s)
+	}
+	return out
+}

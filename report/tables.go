@@ -1,0 +1,235 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/lipgloss/table"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/kcmtrace/kcmtrace/parser"
+	"github.com/kcmtrace/kcmtrace/rules"
+	"github.com/kcmtrace/kcmtrace/timeline"
+)
+
+// EventsText writes one line per event in aligned columns: time, kind,
+// node, volume (short), code, path:line.
+func EventsText(w io.Writer, evs []parser.Event, o Options) error {
+	if o.Redact {
+		evs = newRedactorFor(nil, evs).events(evs)
+	}
+	st := newStyles(w, o)
+	width := o.width()
+	t := newTextWriter(w)
+	kindW, nodeW, volW, codeW := 4, 4, 6, 4
+	for _, e := range evs {
+		kindW = max(kindW, len(e.Kind))
+		nodeW = max(nodeW, ansi.StringWidth(shorten(oneLine(e.Node), 20)))
+		volW = max(volW, ansi.StringWidth(eventVolume(e)))
+		codeW = max(codeW, len(oneLine(e.Code)))
+	}
+	codeW = min(codeW, 18)
+	t.line(st.Dim(strings.Join([]string{padRight("TIME", 24), padRight("KIND", kindW), padRight("NODE", nodeW),
+		padRight("VOLUME", volW), padRight("CODE", codeW), "SOURCE"}, "  ")))
+	for _, e := range evs {
+		tm := "?"
+		if !e.Time.IsZero() {
+			tm = e.Time.UTC().Format("2006-01-02T15:04:05.000Z")
+		}
+		if e.Relative {
+			tm += "~"
+		}
+		kind := string(e.Kind)
+		if e.Count > 1 {
+			kind += fmt.Sprintf(" ×%d", e.Count)
+		}
+		row := strings.Join([]string{padRight(tm, 24), padRight(kind, kindW), padRight(shorten(oneLine(e.Node), 20), nodeW),
+			padRight(eventVolume(e), volW), padRight(truncate(oneLine(e.Code), codeW), codeW),
+			fmt.Sprintf("%s:%d", oneLine(e.Source.Path), e.Source.Line)}, "  ")
+		t.line(truncate(strings.TrimRight(row, " "), max(width, 160)))
+	}
+	return t.flush()
+}
+
+// eventVolume is the short name an event's volume goes by.
+func eventVolume(e parser.Event) string {
+	n := e.PV
+	if n == "" {
+		n = e.Handle
+	}
+	if n == "" {
+		n = e.Volume
+	}
+	if n == "" {
+		n = e.Attachment
+	}
+	if n == "" {
+		return "-"
+	}
+	return shorten(oneLine(n), 24)
+}
+
+// newTable is a lipgloss table with kcmtrace's borders and cell styles:
+// a rule under the header, no other borders, two spaces between columns.
+func newTable(st *styles, cols int) *table.Table {
+	return table.New().Border(lipgloss.NormalBorder()).BorderStyle(st.Border).
+		BorderColumn(false).BorderTop(false).BorderBottom(false).BorderLeft(false).BorderRight(false).
+		StyleFunc(func(row, col int) lipgloss.Style {
+			s := st.Cell
+			if row == table.HeaderRow {
+				s = st.Header
+			}
+			if col < cols-1 {
+				return s.PaddingRight(2)
+			}
+			return s
+		})
+}
+
+// renderTable renders tb with trailing spaces trimmed.
+func renderTable(w io.Writer, tb *table.Table) error {
+	var b strings.Builder
+	for _, l := range strings.Split(tb.Render(), "\n") {
+		b.WriteString(strings.TrimRight(l, " "))
+		b.WriteByte('\n')
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// VolumesTable writes a table of volumes: name, PV, driver, nodes, pods,
+// first/last seen, and attach/detach/mount failure counts. Below 140
+// columns the PV joins the name column (when the volume has a handle, the
+// PV is the second name shown in `kcmtrace timeline`) and the counts share
+// one column.
+func VolumesTable(w io.Writer, vols []*timeline.Volume, o Options) error {
+	_, vols = prepareTimeline(nil, vols, o)
+	st := newStyles(w, o)
+	width := o.width()
+	if len(vols) == 0 {
+		_, err := io.WriteString(w, "no volumes\n")
+		return err
+	}
+	withDate := false
+	for _, v := range vols {
+		if !sameDay(v.First, vols[0].First) || !sameDay(v.Last, vols[0].First) {
+			withDate = true
+		}
+	}
+	seen := func(v *timeline.Volume) (string, string) {
+		return clock(v.First, withDate), clock(v.Last, withDate)
+	}
+	pods := func(v *timeline.Volume, w int) string {
+		if len(v.Pods) == 0 {
+			return "-"
+		}
+		if len(v.Pods) == 1 {
+			return shorten(oneLine(v.Pods[0]), w)
+		}
+		more := fmt.Sprintf(" +%d", len(v.Pods)-1)
+		return shorten(oneLine(v.Pods[0]), w-len(more)) + more
+	}
+	name := func(v *timeline.Volume) string {
+		if v.Handle != "" {
+			return v.Handle
+		}
+		return volumeLabel(v)
+	}
+	dash := func(s string) string {
+		if s == "" {
+			return "-"
+		}
+		return oneLine(s)
+	}
+	if width >= 140 {
+		tb := newTable(st, 10).Headers("VOLUME", "PV", "DRIVER", "NODES", "PODS", "FIRST", "LAST", "ATTACH✗", "DETACH✗", "MOUNT✗")
+		for _, v := range vols {
+			f := failures(v)
+			first, last := seen(v)
+			tb.Row(shorten(dash(name(v)), 28), shorten(dash(v.PV), 22), shorten(dash(v.Driver), 24), nodeList(v.Nodes, 24),
+				pods(v, 24), first, last, fmt.Sprint(f.Attach), fmt.Sprint(f.Detach), fmt.Sprint(f.Mount))
+		}
+		return renderTable(w, tb)
+	}
+	// Narrow: VOLUME DRIVER NODES PODS SEEN A/D/M✗ within width.
+	short := width < 100
+	if short {
+		seen = func(v *timeline.Volume) (string, string) {
+			f := "15:04"
+			if withDate {
+				f = "01-02 15:04"
+			}
+			return v.First.UTC().Format(f), v.Last.UTC().Format(f)
+		}
+	}
+	first, last := seen(vols[0])
+	timeW := len(first) + len(last) + 1
+	driverW := 14
+	if short {
+		driverW = 10
+	}
+	budget := width - 5*2 - timeW - 6 - driverW
+	volW, nodeW := budget*2/5, budget*3/10
+	podW := budget - volW - nodeW
+	tb := newTable(st, 6).Headers("VOLUME", "DRIVER", "NODES", "PODS", "SEEN (UTC)", "A/D/M✗")
+	for _, v := range vols {
+		f := failures(v)
+		first, last := seen(v)
+		label := name(v)
+		if v.PV != "" && v.PV != label {
+			label = shorten(oneLine(label), volW)
+		}
+		tb.Row(shorten(dash(label), volW), shorten(dash(v.Driver), driverW), nodeList(v.Nodes, nodeW), pods(v, podW),
+			first+"–"+last, fmt.Sprintf("%d/%d/%d", f.Attach, f.Detach, f.Mount))
+	}
+	return renderTable(w, tb)
+}
+
+// RulesTable writes the rules: name, default severity, title.
+func RulesTable(w io.Writer, rs []rules.Rule, o Options) error {
+	st := newStyles(w, o)
+	width := o.width()
+	nameW := 4
+	for _, r := range rs {
+		nameW = max(nameW, len(r.Name))
+	}
+	titleW := width - nameW - 10 - 6
+	tb := newTable(st, 3).Headers("RULE", "SEVERITY", "TITLE")
+	for _, r := range rs {
+		tb.Row(r.Name, SeverityName(r.Severity), truncate(r.Doc.Title, titleW))
+	}
+	return renderTable(w, tb)
+}
+
+// Explain writes a rule's full documentation.
+func Explain(w io.Writer, r rules.Rule, o Options) error {
+	st := newStyles(w, o)
+	width := o.width()
+	t := newTextWriter(w)
+	t.line(st.Title(r.Name), "  ", st.severity(r.Severity))
+	for _, l := range wrap(r.Doc.Title, width) {
+		t.line(st.Bold(l))
+	}
+	for _, sec := range []struct{ head, body string }{{"How it happens", r.Doc.Explanation}, {"What to check next", r.Doc.Next}} {
+		if strings.TrimSpace(sec.body) == "" {
+			continue
+		}
+		t.line()
+		t.line(st.Label(sec.head))
+		for _, para := range strings.Split(strings.TrimSpace(sec.body), "\n\n") {
+			for _, l := range wrap(strings.Join(strings.Fields(para), " "), width-2) {
+				t.line("  ", l)
+			}
+		}
+	}
+	if len(r.Params) > 0 {
+		t.line()
+		t.line(st.Label("Settings"), st.Dim(fmt.Sprintf(" (--set %s.KEY=VALUE)", r.Name)))
+		for _, p := range r.Params {
+			t.hanging("  ", fmt.Sprintf("%s = %s  ", p.Key, p.Default), st.Key, p.Help, width)
+		}
+	}
+	return t.flush()
+}

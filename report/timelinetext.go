@@ -1,0 +1,322 @@
+package report
+
+import (
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/kcmtrace/kcmtrace/parser"
+	"github.com/kcmtrace/kcmtrace/timeline"
+)
+
+// Swimlane cells, one character per state; colour (when on) only repaints them.
+var laneChar = map[timeline.State]rune{
+	timeline.Attaching:    '░',
+	timeline.Attached:     '█',
+	timeline.Uncertain:    '▒',
+	timeline.Detaching:    '▓',
+	timeline.Detached:     '·',
+	timeline.Mounting:     '-',
+	timeline.Mounted:      '=',
+	timeline.MountFailing: 'x',
+	timeline.Unmounted:    '.',
+}
+
+var (
+	controllerStates = []timeline.State{timeline.Attaching, timeline.Attached, timeline.Uncertain, timeline.Detaching, timeline.Detached}
+	kubeletStates    = []timeline.State{timeline.Mounting, timeline.Mounted, timeline.MountFailing, timeline.Unmounted}
+)
+
+// TimelineText writes, for each volume, a swimlane picture (the controller's
+// view and the kubelet's view per node, time left to right) and beneath it
+// the volume's events with absolute and relative times. vols nil means every
+// volume of tl.
+func TimelineText(w io.Writer, tl *timeline.Timeline, vols []*timeline.Volume, o Options) error {
+	tl, vols = prepareTimeline(tl, vols, o)
+	st := newStyles(w, o)
+	width := o.width()
+	t := newTextWriter(w)
+	if len(vols) == 0 {
+		t.line("no volumes")
+		return t.flush()
+	}
+	for i, v := range vols {
+		if i > 0 {
+			t.line()
+		}
+		writeVolumeTimeline(t, st, tl, v, width)
+	}
+	t.line()
+	writeLegend(t, st, width)
+	return t.flush()
+}
+
+func writeLegend(t *textWriter, st *styles, width int) {
+	var parts []string
+	for _, s := range controllerStates {
+		parts = append(parts, st.state(s, string(laneChar[s]))+" "+string(s))
+	}
+	ctl := "ctl: " + strings.Join(parts, "  ")
+	parts = nil
+	for _, s := range kubeletStates {
+		parts = append(parts, st.state(s, string(laneChar[s]))+" "+string(s))
+	}
+	kub := "kub: " + strings.Join(parts, "  ")
+	if ansi.StringWidth(ctl)+3+ansi.StringWidth(kub)+2 <= width {
+		t.line("  ", ctl, "   ", kub)
+		return
+	}
+	t.line("  ", ctl)
+	t.line("  ", kub)
+}
+
+// volumeNodes is every node the volume's lanes need, in order of first
+// appearance (ties by name), so the node the story starts on comes first.
+func volumeNodes(v *timeline.Volume) []string {
+	first := map[string]time.Time{}
+	see := func(n string, t time.Time) {
+		if n == "" {
+			return
+		}
+		if f, ok := first[n]; !ok || (!t.IsZero() && (f.IsZero() || t.Before(f))) {
+			first[n] = t
+		}
+	}
+	for _, e := range v.Events {
+		see(e.Node, e.Time)
+	}
+	for _, iv := range v.Intervals {
+		see(iv.Node, iv.Start)
+	}
+	for _, iv := range v.Kubelet {
+		see(iv.Node, iv.Start)
+	}
+	for _, n := range v.Nodes {
+		see(n, time.Time{})
+	}
+	var out []string
+	for n := range first {
+		out = append(out, n)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := first[out[i]], first[out[j]]
+		if !a.Equal(b) {
+			if a.IsZero() || b.IsZero() {
+				return !a.IsZero()
+			}
+			return a.Before(b)
+		}
+		return out[i] < out[j]
+	})
+	return out
+}
+
+// volumeSpan is the time range the volume's picture covers.
+func volumeSpan(v *timeline.Volume) (time.Time, time.Time) {
+	a, b := v.First, v.Last
+	see := func(t time.Time) {
+		if t.IsZero() {
+			return
+		}
+		if a.IsZero() || t.Before(a) {
+			a = t
+		}
+		if b.IsZero() || t.After(b) {
+			b = t
+		}
+	}
+	for _, e := range v.Events {
+		see(e.Time)
+	}
+	for _, iv := range v.Intervals {
+		see(iv.Start)
+		see(iv.End)
+	}
+	for _, iv := range v.Kubelet {
+		see(iv.Start)
+		see(iv.End)
+	}
+	return a, b
+}
+
+// lane paints the intervals of one node onto cells cells wide.
+func lane(st *styles, ivs []timeline.Interval, node string, start, end time.Time, cells int) string {
+	states := make([]timeline.State, cells)
+	span := end.Sub(start)
+	cell := func(t time.Time) int {
+		if span <= 0 {
+			return 0
+		}
+		c := int(float64(t.Sub(start)) / float64(span) * float64(cells))
+		return min(max(c, 0), cells-1)
+	}
+	for _, iv := range ivs {
+		if iv.Node != node {
+			continue
+		}
+		s := iv.Start
+		if s.IsZero() {
+			s = start
+		}
+		e := iv.End
+		if e.IsZero() {
+			e = end
+		}
+		c0, c1 := cell(s), cell(e)
+		if !iv.End.IsZero() && c1 > c0 && e.Before(end) {
+			c1-- // the closing event's cell belongs to the next state
+		}
+		for c := c0; c <= c1; c++ {
+			states[c] = iv.State
+		}
+	}
+	var b strings.Builder
+	for i := 0; i < cells; {
+		j := i
+		for j < cells && states[j] == states[i] {
+			j++
+		}
+		ch := ' '
+		if r, ok := laneChar[states[i]]; ok && states[i] != "" {
+			ch = r
+		}
+		b.WriteString(st.state(states[i], strings.Repeat(string(ch), j-i)))
+		i = j
+	}
+	return b.String()
+}
+
+func writeVolumeTimeline(t *textWriter, st *styles, tl *timeline.Timeline, v *timeline.Volume, width int) {
+	t.line(st.Title(truncate(oneLine(volumeLabel(v)), width)))
+	var meta []string
+	if v.UniqueName != "" && v.UniqueName != volumeLabel(v) {
+		meta = append(meta, oneLine(v.UniqueName))
+	}
+	if v.Driver != "" && !strings.Contains(v.UniqueName, v.Driver) {
+		meta = append(meta, oneLine(v.Driver))
+	}
+	if len(v.Pods) > 0 {
+		meta = append(meta, oneLine(strings.Join(v.Pods, ", ")))
+	}
+	if v.Multi {
+		meta = append(meta, "multi-node (RWX/ROX)")
+	}
+	meta = append(meta, plural(len(v.Events), "event"))
+	if s, e := volumeSpan(v); e.Sub(s) > 0 {
+		meta = append(meta, human(e.Sub(s)))
+	}
+	for _, l := range wrap(strings.Join(meta, " · "), width-2) {
+		t.line("  ", st.Dim(l))
+	}
+	start, end := volumeSpan(v)
+	nodes := volumeNodes(v)
+	if len(nodes) > 0 && !start.IsZero() {
+		labelW := 4
+		for _, n := range nodes {
+			labelW = max(labelW, ansi.StringWidth(shorten(oneLine(n), 20)))
+		}
+		// "  " label " ctl │" cells "│"
+		cells := width - 2 - labelW - 6 - 1
+		cells = max(cells, 10)
+		pad := strings.Repeat(" ", 2+labelW+6)
+		l, r := clock(start, false), clock(end, !sameDay(start, end))
+		if !sameDay(start, end) {
+			l = clock(start, true)
+		}
+		axis := l + strings.Repeat(" ", max(1, cells-len(l)-len(r))) + r
+		if span := end.Sub(start); span > 0 {
+			t.line(pad, st.Dim(truncate(axis, cells)))
+		} else {
+			t.line(pad, st.Dim(l))
+		}
+		hasKubelet := map[string]bool{}
+		for _, e := range v.Events {
+			if e.Component == parser.ComponentKubelet {
+				hasKubelet[e.Node] = true
+			}
+		}
+		for _, iv := range v.Kubelet {
+			hasKubelet[iv.Node] = true
+		}
+		for _, n := range nodes {
+			label := padRight(shorten(oneLine(n), 20), labelW)
+			t.line("  ", label, st.Dim(" ctl │"), lane(st, v.Intervals, n, start, end, cells), st.Dim("│"))
+			kl := lane(st, v.Kubelet, n, start, end, cells)
+			if !hasKubelet[n] {
+				kl = st.Dim(padRight(truncate("(no kubelet lines)", cells), cells))
+			}
+			t.line("  ", strings.Repeat(" ", labelW), st.Dim(" kub │"), kl, st.Dim("│"))
+		}
+	}
+	for _, ov := range v.Overlaps {
+		var ns []string
+		for _, n := range ov.Nodes {
+			ns = append(ns, oneLine(n)+" "+string(ov.States[n]))
+		}
+		end := "open"
+		if !ov.End.IsZero() {
+			end = clock(ov.End, false) + " (" + human(ov.End.Sub(ov.Start)) + ")"
+		}
+		label := "two nodes at once "
+		if v.Multi {
+			label = "shared (RWX) "
+		}
+		t.hanging("  ", label, st.Warning, clock(ov.Start, false)+" → "+end+": "+strings.Join(ns, ", "), width)
+	}
+	writeEventRows(t, st, v.Events, width)
+	_ = tl
+}
+
+// writeEventRows writes the collapsed event list with absolute and relative times.
+func writeEventRows(t *textWriter, st *styles, evs []parser.Event, width int) {
+	rows := collapse(evs)
+	if len(rows) == 0 {
+		return
+	}
+	base := rows[0].Time
+	for _, r := range rows {
+		if !r.Time.IsZero() && (base.IsZero() || r.Time.Before(base)) {
+			base = r.Time
+		}
+	}
+	withDate := false
+	for _, r := range rows {
+		if !r.Time.IsZero() && !sameDay(r.Time, base) {
+			withDate = true
+		}
+	}
+	timeW := 12
+	if withDate {
+		timeW = 18
+	}
+	relW, nodeW, locW := 4, 4, 6
+	for _, r := range rows {
+		relW = max(relW, len(rel(r.Time, base)))
+		nodeW = max(nodeW, ansi.StringWidth(shorten(oneLine(r.Node), 16)))
+		locW = max(locW, ansi.StringWidth(r.sourceLoc()))
+	}
+	locW = min(locW, 22)
+	whatW := width - 2 - timeW - 2 - relW - 2 - nodeW - 2 - 2 - locW
+	t.line()
+	t.line("  ", st.Dim(padRight("TIME (UTC)", timeW)+"  "+padRight("REL", relW)+"  "+padRight("NODE", nodeW)+"  "+padRight("EVENT", whatW)+"  SOURCE"))
+	for _, r := range rows {
+		tm := "?"
+		if !r.Time.IsZero() {
+			if withDate {
+				tm = r.Time.UTC().Format("01-02 15:04:05.000")
+			} else {
+				tm = r.Time.UTC().Format("15:04:05.000")
+			}
+		}
+		node := r.Node
+		if node == "" {
+			node = "-"
+		}
+		t.line("  ", padRight(tm, timeW), "  ", padRight(rel(r.Time, base), relW), "  ",
+			padRight(shorten(oneLine(node), 16), nodeW), "  ",
+			padRight(truncate(r.what(true), whatW), whatW), "  ", st.Dim(shorten(r.sourceLoc(), locW)))
+	}
+}

@@ -1,0 +1,383 @@
+package report
+
+import (
+	"sort"
+
+	"github.com/kcmtrace/kcmtrace/parser"
+	"github.com/kcmtrace/kcmtrace/rules"
+	"github.com/kcmtrace/kcmtrace/timeline"
+)
+
+// Schema identifiers carried in the "schema" field of machine output.
+const (
+	SchemaAnalyze  = "kcmtrace/analyze/v1"
+	SchemaEvents   = "kcmtrace/events/v1"
+	SchemaTimeline = "kcmtrace/timeline/v1"
+	SchemaVolumes  = "kcmtrace/volumes/v1"
+)
+
+// The wire structs below are the JSON contract; internal types stay free to
+// change. Every slice is non-nil so that it encodes as [] and never null.
+
+type wireAnalyze struct {
+	Schema    string         `json:"schema"`
+	Inputs    []wireInput    `json:"inputs"`
+	Volumes   []wireVolume   `json:"volumes"`
+	Findings  []wireFinding  `json:"findings"`
+	Incidents []wireIncident `json:"incidents"`
+	Restarts  []wireRestart  `json:"restarts"`
+	Skews     []wireSkew     `json:"skews"`
+	Summary   wireSummary    `json:"summary"`
+	Errors    []string       `json:"errors"`
+}
+
+type wireSummary struct {
+	Incidents  int            `json:"incidents"`
+	Findings   int            `json:"findings"`
+	Events     int            `json:"events"`
+	Unknown    int            `json:"unknown"`
+	Severities map[string]int `json:"severities"` // finding counts by severity name
+	Start      string         `json:"start,omitempty"`
+	End        string         `json:"end,omitempty"`
+	Duplicates int            `json:"duplicates"`
+}
+
+type wireInput struct {
+	Path       string         `json:"path"`
+	Component  string         `json:"component"`
+	Wrapper    string         `json:"wrapper"`
+	Format     string         `json:"format"`
+	Bytes      int64          `json:"bytes"`
+	Lines      int            `json:"lines"`
+	Relevant   int            `json:"relevant"`
+	Events     int            `json:"events"`
+	Unknown    int            `json:"unknown"`
+	Skipped    map[string]int `json:"skipped"`
+	First      string         `json:"first,omitempty"`
+	Last       string         `json:"last,omitempty"`
+	Year       int            `json:"year"`
+	YearSource string         `json:"year_source"`
+	Zone       string         `json:"zone"`
+	ZoneSource string         `json:"zone_source"`
+	Truncated  bool           `json:"truncated"`
+	Problems   []wireProblem  `json:"problems"`
+}
+
+type wireProblem struct {
+	Line    int    `json:"line,omitempty"`
+	Message string `json:"message"`
+}
+
+type wireVolume struct {
+	Volume      string         `json:"volume"`
+	PV          string         `json:"pv"`
+	Handle      string         `json:"handle"`
+	Driver      string         `json:"driver"`
+	Names       []string       `json:"names"`
+	Attachments []string       `json:"attachments"`
+	Nodes       []string       `json:"nodes"`
+	Pods        []string       `json:"pods"`
+	Multi       bool           `json:"multi"`
+	Events      int            `json:"events"`
+	First       string         `json:"first,omitempty"`
+	Last        string         `json:"last,omitempty"`
+	Failures    wireFailures   `json:"failures"`
+	Kinds       map[string]int `json:"kinds"`
+}
+
+type wireFailures struct {
+	Attach int `json:"attach"`
+	Detach int `json:"detach"`
+	Mount  int `json:"mount"`
+}
+
+type wireFinding struct {
+	Index       int            `json:"index"`
+	Rule        string         `json:"rule"`
+	Severity    string         `json:"severity"`
+	Volume      string         `json:"volume"`
+	PV          string         `json:"pv"`
+	Nodes       []string       `json:"nodes"`
+	Pods        []string       `json:"pods"`
+	Start       string         `json:"start,omitempty"`
+	End         string         `json:"end,omitempty"`
+	Count       int            `json:"count"`
+	Code        string         `json:"code,omitempty"`
+	Summary     string         `json:"summary"`
+	Explanation string         `json:"explanation"`
+	Next        string         `json:"next,omitempty"`
+	Incident    *int           `json:"incident"` // index into incidents, null when standalone
+	Evidence    []wireEvidence `json:"evidence"`
+}
+
+type wireEvidence struct {
+	Path string `json:"path"`
+	Line int    `json:"line"`
+	Time string `json:"time,omitempty"`
+	Text string `json:"text"`
+	Note string `json:"note,omitempty"`
+}
+
+type wireIncident struct {
+	Volume    string   `json:"volume"`
+	PV        string   `json:"pv"`
+	Severity  string   `json:"severity"`
+	Summary   string   `json:"summary"`
+	RootCause string   `json:"root_cause,omitempty"`
+	Component string   `json:"component,omitempty"`
+	Story     []string `json:"story"`
+	Chain     []int    `json:"chain"`
+	Start     string   `json:"start,omitempty"`
+	End       string   `json:"end,omitempty"`
+	Nodes     []string `json:"nodes"`
+	Pods      []string `json:"pods"`
+}
+
+type wireRestart struct {
+	Time   string `json:"time,omitempty"`
+	Path   string `json:"path"`
+	Line   int    `json:"line"`
+	Reason string `json:"reason"`
+}
+
+type wireSkew struct {
+	Path     string  `json:"path"`
+	Offset   string  `json:"offset"`
+	OffsetMS float64 `json:"offset_ms"`
+	Pairs    int     `json:"pairs"`
+	From     string  `json:"from"`
+}
+
+// wireEvent is one line of `kcmtrace events` (schema kcmtrace/events/v1).
+type wireEvent struct {
+	Time       string     `json:"time,omitempty"`
+	Relative   bool       `json:"relative,omitempty"`
+	Kind       string     `json:"kind"`
+	Volume     string     `json:"volume,omitempty"`
+	PV         string     `json:"pv,omitempty"`
+	Handle     string     `json:"handle,omitempty"`
+	Attachment string     `json:"attachment,omitempty"`
+	Node       string     `json:"node,omitempty"`
+	Pod        string     `json:"pod,omitempty"`
+	Error      string     `json:"error,omitempty"`
+	Code       string     `json:"code,omitempty"`
+	Count      int        `json:"count,omitempty"`
+	Span       string     `json:"span,omitempty"`
+	Component  string     `json:"component,omitempty"`
+	Origin     string     `json:"origin,omitempty"`
+	Level      string     `json:"level,omitempty"`
+	Detail     string     `json:"detail,omitempty"`
+	Reason     string     `json:"reason,omitempty"`
+	Backoff    string     `json:"backoff,omitempty"`
+	PID        int        `json:"pid,omitempty"`
+	Source     wireSource `json:"source"`
+}
+
+type wireSource struct {
+	Path string `json:"path"`
+	Line int    `json:"line"`
+}
+
+type wireTimeline struct {
+	Schema   string            `json:"schema"`
+	Start    string            `json:"start,omitempty"`
+	End      string            `json:"end,omitempty"`
+	Restarts []wireRestart     `json:"restarts"`
+	Skews    []wireSkew        `json:"skews"`
+	Volumes  []wireTimelineVol `json:"volumes"`
+}
+
+type wireTimelineVol struct {
+	wireVolume
+	Intervals []wireInterval `json:"intervals"`
+	Kubelet   []wireInterval `json:"kubelet"`
+	Overlaps  []wireOverlap  `json:"overlaps"`
+	EventList []wireEvent    `json:"event_list"`
+}
+
+type wireInterval struct {
+	Node  string `json:"node"`
+	State string `json:"state"`
+	Start string `json:"start,omitempty"`
+	End   string `json:"end,omitempty"` // absent: still open when the logs end
+}
+
+type wireOverlap struct {
+	Start  string            `json:"start,omitempty"`
+	End    string            `json:"end,omitempty"`
+	Nodes  []string          `json:"nodes"`
+	States map[string]string `json:"states"`
+}
+
+type wireVolumes struct {
+	Schema  string       `json:"schema"`
+	Volumes []wireVolume `json:"volumes"`
+}
+
+func strs(ss []string) []string {
+	if ss == nil {
+		return []string{}
+	}
+	out := make([]string, len(ss))
+	copy(out, ss)
+	return out
+}
+
+func toWireInput(in parser.Input) wireInput {
+	w := wireInput{
+		Path: in.Path, Component: in.Component, Wrapper: in.Wrapper, Format: in.Format,
+		Bytes: in.Bytes, Lines: in.Lines, Relevant: in.Relevant, Events: in.Events, Unknown: in.Unknown,
+		Skipped: map[string]int{}, First: ts(in.First), Last: ts(in.Last),
+		Year: in.Year, YearSource: in.YearFrom, Zone: in.Zone, ZoneSource: in.ZoneFrom,
+		Truncated: in.Truncated, Problems: []wireProblem{},
+	}
+	for k, v := range in.Skipped {
+		w.Skipped[k] = v
+	}
+	for _, p := range in.Problems {
+		w.Problems = append(w.Problems, wireProblem{Line: p.Line, Message: Sanitize(p.Message)})
+	}
+	return w
+}
+
+func failures(v *timeline.Volume) wireFailures {
+	var f wireFailures
+	for _, e := range v.Events {
+		n := e.Count
+		if n < 1 {
+			n = 1
+		}
+		switch e.Kind {
+		case parser.AttachFailed:
+			f.Attach += n
+		case parser.DetachFailed:
+			f.Detach += n
+		case parser.MountDeviceFailed, parser.SetupFailed, parser.WaitForAttachFailed, parser.MountTimeout:
+			f.Mount += n
+		}
+	}
+	return f
+}
+
+func toWireVolume(v *timeline.Volume) wireVolume {
+	w := wireVolume{
+		Volume: v.UniqueName, PV: v.PV, Handle: v.Handle, Driver: v.Driver,
+		Names: strs(v.Names), Attachments: strs(v.Attachments), Nodes: strs(v.Nodes), Pods: strs(v.Pods),
+		Multi: v.Multi, Events: len(v.Events), First: ts(v.First), Last: ts(v.Last),
+		Failures: failures(v), Kinds: map[string]int{},
+	}
+	if w.Volume == "" {
+		w.Volume = v.Key
+	}
+	for _, e := range v.Events {
+		w.Kinds[string(e.Kind)]++
+	}
+	return w
+}
+
+func toWireFinding(i int, f rules.Finding, incident map[int]int) wireFinding {
+	w := wireFinding{
+		Index: i, Rule: f.Rule, Severity: SeverityName(f.Severity), Volume: f.Volume, PV: f.PV,
+		Nodes: strs(f.Nodes), Pods: strs(f.Pods), Start: ts(f.Start), End: ts(f.End), Count: f.Count,
+		Code: f.Code, Summary: f.Summary, Explanation: f.Explanation, Next: f.Next,
+		Evidence: []wireEvidence{},
+	}
+	if n, ok := incident[i]; ok {
+		n := n
+		w.Incident = &n
+	}
+	for _, e := range f.Evidence {
+		w.Evidence = append(w.Evidence, wireEvidence{Path: e.Path, Line: e.Line, Time: ts(e.Time), Text: Sanitize(e.Text), Note: e.Note})
+	}
+	return w
+}
+
+func toWireIncident(in rules.Incident, fs []rules.Finding) wireIncident {
+	w := wireIncident{
+		Volume: in.Volume, PV: in.PV, Severity: SeverityName(in.Severity), Summary: in.Summary,
+		RootCause: in.RootCause, Component: in.Component, Story: strs(in.Story), Chain: []int{},
+		Nodes: []string{}, Pods: []string{},
+	}
+	var nodes, pods []string
+	for _, c := range in.Chain {
+		w.Chain = append(w.Chain, c)
+		if c < 0 || c >= len(fs) {
+			continue
+		}
+		f := fs[c]
+		if !f.Start.IsZero() && (w.Start == "" || ts(f.Start) < w.Start) {
+			w.Start = ts(f.Start)
+		}
+		end := f.End
+		if end.IsZero() {
+			end = f.Start
+		}
+		if !end.IsZero() && ts(end) > w.End {
+			w.End = ts(end)
+		}
+		nodes = append(nodes, f.Nodes...)
+		pods = append(pods, f.Pods...)
+	}
+	sort.Strings(nodes)
+	sort.Strings(pods)
+	w.Nodes = strs(uniq(nodes))
+	w.Pods = strs(uniq(pods))
+	return w
+}
+
+func toWireRestart(r timeline.Restart) wireRestart {
+	return wireRestart{Time: ts(r.Time), Path: r.Source.Path, Line: r.Source.Line, Reason: r.Reason}
+}
+
+func toWireSkew(s timeline.Skew) wireSkew {
+	return wireSkew{Path: s.Path, Offset: s.Offset.String(), OffsetMS: float64(s.Offset.Microseconds()) / 1000, Pairs: s.Pairs, From: s.From}
+}
+
+func toWireEvent(e parser.Event) wireEvent {
+	w := wireEvent{
+		Time: ts(e.Time), Relative: e.Relative, Kind: string(e.Kind), Volume: e.Volume, PV: e.PV,
+		Handle: e.Handle, Attachment: e.Attachment, Node: e.Node, Pod: e.Pod, Error: Sanitize(e.Error),
+		Code: e.Code, Count: e.Count, Component: e.Component, Origin: e.Origin,
+		Detail: Sanitize(e.Detail), Reason: Sanitize(e.Reason), PID: e.PID,
+		Source: wireSource{Path: e.Source.Path, Line: e.Source.Line},
+	}
+	if e.Span > 0 {
+		w.Span = e.Span.String()
+	}
+	if e.Level != 0 {
+		w.Level = string(rune(e.Level))
+	}
+	if e.Retry != nil && e.Retry.Backoff > 0 {
+		w.Backoff = e.Retry.Backoff.String()
+	}
+	return w
+}
+
+func toWireIntervals(iv []timeline.Interval) []wireInterval {
+	out := []wireInterval{}
+	for _, i := range iv {
+		out = append(out, wireInterval{Node: i.Node, State: string(i.State), Start: ts(i.Start), End: ts(i.End)})
+	}
+	return out
+}
+
+func toWireTimelineVol(v *timeline.Volume) wireTimelineVol {
+	w := wireTimelineVol{
+		wireVolume: toWireVolume(v),
+		Intervals:  toWireIntervals(v.Intervals),
+		Kubelet:    toWireIntervals(v.Kubelet),
+		Overlaps:   []wireOverlap{},
+		EventList:  []wireEvent{},
+	}
+	for _, o := range v.Overlaps {
+		wo := wireOverlap{Start: ts(o.Start), End: ts(o.End), Nodes: strs(o.Nodes), States: map[string]string{}}
+		for k, s := range o.States {
+			wo.States[k] = string(s)
+		}
+		w.Overlaps = append(w.Overlaps, wo)
+	}
+	for _, e := range v.Events {
+		w.EventList = append(w.EventList, toWireEvent(e))
+	}
+	return w
+}

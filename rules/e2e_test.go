@@ -1,0 +1,99 @@
+package rules
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/kcmtrace/kcmtrace/internal/golden"
+	"github.com/kcmtrace/kcmtrace/parser"
+	"github.com/kcmtrace/kcmtrace/timeline"
+)
+
+// analyze runs the whole chain — parser, timeline, rules — over paths.
+func analyze(t *testing.T, paths ...string) (Result, *timeline.Timeline) {
+	t.Helper()
+	results, errs := parser.ParseAll(paths, parser.Options{})
+	for _, err := range errs {
+		t.Logf("parse: %v", err)
+	}
+	tl := timeline.Build(results, timeline.Options{})
+	res, err := Run(tl, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Errors) > 0 {
+		t.Errorf("internal errors: %v", res.Errors)
+	}
+	return res, tl
+}
+
+// TestSeedIncidents: each seed incident directory must yield exactly one
+// critical incident, on the seed volume, telling the whole chain, and no
+// finding on the clean-move volume.
+func TestSeedIncidents(t *testing.T) {
+	for _, tc := range []struct {
+		dir       string
+		volume    string // the incident's volume (UniqueName substring)
+		cleanMove string // a volume that moved cleanly: no finding may name it
+	}{
+		{dir: "seed-legacy", volume: "disk-7x9qk2mz", cleanMove: "disk-4k8m2p1q"},
+		{dir: "seed-1.28", volume: "disk-7x9qk2mz", cleanMove: "disk-4k8m2p1q"},
+		{dir: "seed-2021", volume: "disk-rhtsqync", cleanMove: ""},
+	} {
+		t.Run(tc.dir, func(t *testing.T) {
+			dir := filepath.Join("..", "testdata", "incidents", tc.dir)
+			if _, err := os.Stat(dir); err != nil {
+				t.Skipf("fixture not there yet: %v", err)
+			}
+			res, _ := analyze(t, dir)
+			golden.Check(t, filepath.Join("testdata", "golden", "e2e", tc.dir+".txt"), []byte(dump(res)))
+
+			var crit []Incident
+			for _, inc := range res.Incidents {
+				if inc.Severity == Critical {
+					crit = append(crit, inc)
+				}
+			}
+			if len(crit) != 1 {
+				t.Fatalf("want exactly 1 critical incident, got %d:\n%s", len(crit), dump(res))
+			}
+			inc := crit[0]
+			if !strings.Contains(inc.Volume, tc.volume) {
+				t.Errorf("incident volume %q, want %q", inc.Volume, tc.volume)
+			}
+			var rules []string
+			for _, i := range inc.Chain {
+				rules = append(rules, res.Findings[i].Rule)
+			}
+			want := []string{"attach-retry-storm", "attach-before-detach", "mount-device-not-found"}
+			for _, w := range want {
+				if !slices.Contains(rules, w) {
+					t.Errorf("chain %v lacks %s", rules, w)
+				}
+			}
+			if i, j := slices.Index(rules, "attach-retry-storm"), slices.Index(rules, "attach-before-detach"); i > j {
+				t.Errorf("chain %v: storm after attach-before-detach", rules)
+			}
+			if j, k := slices.Index(rules, "attach-before-detach"), slices.Index(rules, "mount-device-not-found"); j > k {
+				t.Errorf("chain %v: device missing before attach-before-detach", rules)
+			}
+			story := strings.Join(inc.Story, "\n")
+			for _, w := range []string{"ZoneNotMatch", "pod moved", "still uncertain", "detach from", "by serial"} {
+				if !strings.Contains(story, w) {
+					t.Errorf("story lacks %q:\n%s", w, story)
+				}
+			}
+			if !strings.Contains(inc.Summary, "ControllerUnpublishVolume") || !strings.Contains(inc.Component, "v2.3.2") {
+				t.Errorf("summary/component do not name the root cause: %q / %q", inc.Summary, inc.Component)
+			}
+			for _, f := range res.Findings {
+				if tc.cleanMove != "" && strings.Contains(f.Volume, tc.cleanMove) {
+					t.Errorf("clean move raised %s: %s", f.Rule, f.Summary)
+				}
+			}
+		})
+	}
+}

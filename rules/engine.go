@@ -1,0 +1,272 @@
+package rules
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kcmtrace/kcmtrace/timeline"
+)
+
+// Config selects rules and sets their parameters (the CLI's --enable,
+// --disable and --set flags).
+type Config struct {
+	// Enable, when not empty, runs only the named rules. "all" names every rule.
+	Enable []string
+	// Disable removes the named rules from the selection.
+	Disable []string
+	// Set maps "rule.key" to a value, overriding the parameter's default.
+	Set map[string]string
+}
+
+// Run checks cfg, runs the selected rules over tl and groups the findings into
+// incidents. The error is only for a bad cfg (unknown rule, unknown parameter,
+// unparseable value); a rule that panics is reported in Result.Errors and the
+// other rules still run.
+func Run(tl *timeline.Timeline, cfg Config) (Result, error) {
+	selected, settings, err := resolve(cfg)
+	if err != nil {
+		return Result{}, err
+	}
+	if tl == nil {
+		tl = &timeline.Timeline{}
+	}
+	var res Result
+	for i := range selected {
+		r := &selected[i]
+		fs, err := runRule(r, tl, settings[r.Name])
+		if err != nil {
+			res.Errors = append(res.Errors, err.Error())
+			continue
+		}
+		for _, f := range fs {
+			res.Findings = append(res.Findings, normalize(f, r))
+		}
+	}
+	SortFindings(res.Findings)
+	res.Incidents = Incidents(res.Findings)
+	return res, nil
+}
+
+// runRule calls r.Check and turns a panic into an error.
+func runRule(r *Rule, tl *timeline.Timeline, settings map[string]string) (fs []Finding, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			fs, err = nil, fmt.Errorf("rule %s: internal error: %v", r.Name, p)
+		}
+	}()
+	ctx := &Context{Timeline: tl, rule: r, settings: settings}
+	return r.Check(ctx), nil
+}
+
+// normalize fills what a rule may leave out and makes lists canonical.
+func normalize(f Finding, r *Rule) Finding {
+	if f.Rule == "" {
+		f.Rule = r.Name
+	}
+	if f.Severity == None {
+		f.Severity = r.Severity
+	}
+	f.Nodes = uniqOrdered(f.Nodes)
+	f.Pods = uniqSorted(f.Pods)
+	if f.Count == 0 {
+		f.Count = 1
+	}
+	if f.End.Before(f.Start) {
+		f.End = f.Start
+	}
+	return f
+}
+
+// uniqOrdered drops empty and repeated entries, keeping the first order:
+// a finding lists its nodes in the order that matters (the node it is about
+// first; for attach-before-detach the old node A, then the new node B).
+func uniqOrdered(s []string) []string {
+	var out []string
+	for _, v := range s {
+		if v != "" && !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func uniqSorted(s []string) []string {
+	var out []string
+	for _, v := range s {
+		if v != "" {
+			out = append(out, v)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// SortFindings orders findings by severity (most severe first), then start
+// time, volume, rule, first node and summary.
+func SortFindings(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool { return findingLess(&fs[i], &fs[j]) })
+}
+
+func findingLess(a, b *Finding) bool {
+	if a.Severity != b.Severity {
+		return a.Severity > b.Severity
+	}
+	if !a.Start.Equal(b.Start) {
+		return a.Start.Before(b.Start)
+	}
+	if a.Volume != b.Volume {
+		return a.Volume < b.Volume
+	}
+	if a.Rule != b.Rule {
+		return a.Rule < b.Rule
+	}
+	an, bn := strings.Join(a.Nodes, ","), strings.Join(b.Nodes, ",")
+	if an != bn {
+		return an < bn
+	}
+	return a.Summary < b.Summary
+}
+
+// resolve validates cfg: it returns the rules to run (sorted by name) and
+// the per-rule settings.
+func resolve(cfg Config) ([]Rule, map[string]map[string]string, error) {
+	all := All()
+	names := Names()
+	check := func(flag, n string) error {
+		if n == "all" {
+			return nil
+		}
+		if _, ok := Lookup(n); !ok {
+			msg := fmt.Sprintf("%s: unknown rule %q", flag, n)
+			if s := suggest(n, names); s != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", s)
+			}
+			return fmt.Errorf("%s; valid rules: %s", msg, strings.Join(names, ", "))
+		}
+		return nil
+	}
+	enable := map[string]bool{}
+	for _, n := range cfg.Enable {
+		n = strings.TrimSpace(n)
+		if err := check("--enable", n); err != nil {
+			return nil, nil, err
+		}
+		enable[n] = true
+	}
+	disable := map[string]bool{}
+	for _, n := range cfg.Disable {
+		n = strings.TrimSpace(n)
+		if err := check("--disable", n); err != nil {
+			return nil, nil, err
+		}
+		disable[n] = true
+	}
+	settings := map[string]map[string]string{}
+	keys := make([]string, 0, len(cfg.Set))
+	for k := range cfg.Set {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		rule, key, ok := strings.Cut(strings.TrimSpace(k), ".")
+		if !ok || key == "" {
+			return nil, nil, fmt.Errorf("--set %s: want rule.key=value, e.g. attach-retry-storm.min-failures=5", k)
+		}
+		if err := check("--set", rule); err != nil || rule == "all" {
+			if err == nil {
+				err = fmt.Errorf("--set: \"all\" is not a rule")
+			}
+			return nil, nil, err
+		}
+		r, _ := Lookup(rule)
+		var p *Param
+		for i := range r.Params {
+			if r.Params[i].Key == key {
+				p = &r.Params[i]
+			}
+		}
+		if p == nil {
+			if len(r.Params) == 0 {
+				return nil, nil, fmt.Errorf("--set %s: rule %s has no parameters", k, rule)
+			}
+			msg := fmt.Sprintf("--set %s: rule %s has no parameter %q", k, rule, key)
+			if s := suggest(key, paramKeys(r)); s != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", s)
+			}
+			return nil, nil, fmt.Errorf("%s; valid: %s", msg, strings.Join(paramKeys(r), ", "))
+		}
+		v, err := parseParam(*p, cfg.Set[k])
+		if err != nil {
+			return nil, nil, fmt.Errorf("--set %s: %v (default %s)", k, err, p.Default)
+		}
+		if settings[rule] == nil {
+			settings[rule] = map[string]string{}
+		}
+		settings[rule][key] = v
+	}
+	var out []Rule
+	for _, r := range all {
+		if len(enable) > 0 && !enable["all"] && !enable[r.Name] {
+			continue
+		}
+		if disable[r.Name] || disable["all"] {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out, settings, nil
+}
+
+// Rule returns the rule this context runs.
+func (c *Context) Rule() Rule {
+	if c.rule == nil {
+		return Rule{}
+	}
+	return *c.rule
+}
+
+// String returns the parameter's value: the --set value, else its default.
+// Asking for an undeclared key is a bug in the rule; it panics, and Run
+// reports it as that rule's internal error.
+func (c *Context) String(key string) string {
+	if v, ok := c.settings[key]; ok {
+		return v
+	}
+	if c.rule != nil {
+		for _, p := range c.rule.Params {
+			if p.Key == key {
+				return p.Default
+			}
+		}
+	}
+	panic(fmt.Sprintf("parameter %q is not declared", key))
+}
+
+// Int returns an integer parameter.
+func (c *Context) Int(key string) int {
+	n, err := strconv.Atoi(c.String(key))
+	if err != nil {
+		panic(fmt.Sprintf("parameter %q: %v", key, err))
+	}
+	return n
+}
+
+// Duration returns a duration parameter.
+func (c *Context) Duration(key string) time.Duration {
+	d, err := time.ParseDuration(c.String(key))
+	if err != nil {
+		panic(fmt.Sprintf("parameter %q: %v", key, err))
+	}
+	return d
+}
+
+// NewContext returns a context for running one rule's Check directly, with
+// the given parameter settings (key → value, already valid). Tests and
+// tools use it; Run builds its own.
+func NewContext(tl *timeline.Timeline, r Rule, settings map[string]string) *Context {
+	return &Context{Timeline: tl, rule: &r, settings: settings}
+}

@@ -1,0 +1,592 @@
+package rules
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/kcmtrace/kcmtrace/parser"
+	"github.com/kcmtrace/kcmtrace/timeline"
+)
+
+// This file holds the small readers rules share over timeline facts. A few
+// derive something the timeline does not (yet) state directly; each says so,
+// so that the timeline can take it over.
+
+// maxSeries is how many lines of one repeated series (a storm's failures, a
+// mount's retries) a finding quotes: the first, a few spread evenly, the last.
+const maxSeries = 5
+
+// evidence turns an event into an evidence line.
+func evidence(e parser.Event, note string) Evidence {
+	return Evidence{Path: e.Source.Path, Line: e.Source.Line, Time: e.Time, Text: e.Text, Note: note}
+}
+
+// series quotes a repeated series: the first line, up to maxSeries-2 lines
+// spread evenly, and the last, noting how many were left out.
+func series(evs []parser.Event, what string) []Evidence {
+	n := len(evs)
+	if n == 0 {
+		return nil
+	}
+	if n == 1 {
+		return []Evidence{evidence(evs[0], what)}
+	}
+	idx := []int{0}
+	if n <= maxSeries {
+		for i := 1; i < n; i++ {
+			idx = append(idx, i)
+		}
+	} else {
+		for k := 1; k < maxSeries-1; k++ {
+			idx = append(idx, k*(n-1)/(maxSeries-1))
+		}
+		idx = append(idx, n-1)
+		idx = slices.Compact(idx)
+	}
+	out := make([]Evidence, 0, len(idx))
+	for j, i := range idx {
+		note := fmt.Sprintf("%s (%d of %d)", what, i+1, n)
+		if j == 0 {
+			note = fmt.Sprintf("%s (first of %d)", what, n)
+		}
+		if j == len(idx)-1 {
+			note = fmt.Sprintf("%s (last of %d)", what, n)
+			if left := n - len(idx); left > 0 {
+				note += fmt.Sprintf("; …and %d more not shown", left)
+			}
+		}
+		out = append(out, evidence(evs[i], note))
+	}
+	return out
+}
+
+// weight is how many occurrences an event stands for: a describe row's
+// "(x35 over 77m)" count, else 1.
+func weight(e parser.Event) int {
+	if e.Count > 1 {
+		return e.Count
+	}
+	return 1
+}
+
+// counted picks, from events that report the same occurrences several ways,
+// the set to count (catalog §7.4: count log lines, not events). A component's
+// own log lines win; failing those, Kubernetes Events echoed into a log; and
+// only when neither exists, describe/get-events rows with their counts.
+func counted(evs []parser.Event) []parser.Event {
+	var direct, echo, table []parser.Event
+	for _, e := range evs {
+		switch e.Origin {
+		case "":
+			direct = append(direct, e)
+		case parser.OriginEvent:
+			echo = append(echo, e)
+		default:
+			table = append(table, e)
+		}
+	}
+	switch {
+	case len(direct) > 0:
+		return direct
+	case len(echo) > 0:
+		return echo
+	}
+	return table
+}
+
+// apiCount returns the largest count a describe row or echoed Event reports
+// among evs (0 when none): the API's own tally, shown next to the counted
+// log lines.
+func apiCount(evs []parser.Event) (n int, span time.Duration) {
+	for _, e := range evs {
+		if e.Origin != "" && e.Count > n {
+			n, span = e.Count, e.Span
+		}
+	}
+	return n, span
+}
+
+// total sums the weights of evs.
+func total(evs []parser.Event) int {
+	n := 0
+	for _, e := range evs {
+		n += weight(e)
+	}
+	return n
+}
+
+// firstSeen is when an event's occurrences began: a describe row covers
+// Span before its (last-seen) time.
+func firstSeen(e parser.Event) time.Time {
+	if e.Span > 0 && !e.Time.IsZero() {
+		return e.Time.Add(-e.Span)
+	}
+	return e.Time
+}
+
+// spanOf returns the first and last time a set of events covers.
+func spanOf(evs []parser.Event) (first, last time.Time) {
+	for _, e := range evs {
+		if e.Time.IsZero() {
+			continue
+		}
+		f := firstSeen(e)
+		if first.IsZero() || f.Before(first) {
+			first = f
+		}
+		if e.Time.After(last) {
+			last = e.Time
+		}
+	}
+	return first, last
+}
+
+// byTime sorts events by time, then input, then line.
+func byTime(evs []parser.Event) {
+	sort.SliceStable(evs, func(i, j int) bool {
+		a, b := evs[i], evs[j]
+		if !a.Time.Equal(b.Time) {
+			return a.Time.Before(b.Time)
+		}
+		if a.Source.Input != b.Source.Input {
+			return a.Source.Input < b.Source.Input
+		}
+		return a.Source.Line < b.Source.Line
+	})
+}
+
+// filter returns v's events that satisfy keep, in timeline order.
+func filter(v *timeline.Volume, keep func(parser.Event) bool) []parser.Event {
+	var out []parser.Event
+	for _, e := range v.Events {
+		if keep(e) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func kindIn(k parser.Kind, kinds ...parser.Kind) bool { return slices.Contains(kinds, k) }
+
+// isDetach reports a controller-side detach operation (started, forced or
+// completed) or the CSI sidecar's view of one.
+func isDetach(k parser.Kind) bool {
+	return kindIn(k, parser.DetachStarted, parser.ForceDetach, parser.DetachVerifiedSafe,
+		parser.DetachSucceeded, parser.CSIDetaching, parser.CSIDetached)
+}
+
+// stateAt returns the controller's state for (v, node) at t, read from the
+// timeline's intervals (Start ≤ t < End; an open interval runs to the end).
+// Fallback, for timelines built without intervals: the state implied by the
+// last controller event on that node at or before t.
+func stateAt(v *timeline.Volume, node string, t time.Time) (timeline.State, bool) {
+	if len(v.Intervals) > 0 {
+		var st timeline.State
+		found := false
+		for _, iv := range v.Intervals {
+			if iv.Node != node || iv.Start.After(t) {
+				continue
+			}
+			if iv.End.IsZero() || t.Before(iv.End) {
+				st, found = iv.State, true
+			}
+		}
+		return st, found
+	}
+	var st timeline.State
+	found := false
+	for _, e := range v.Events {
+		if e.Node != node || e.Time.After(t) || e.Origin != "" {
+			continue
+		}
+		if s, ok := controllerState(e.Kind); ok {
+			st, found = s, true
+		}
+	}
+	return st, found
+}
+
+// controllerState maps a controller event to the state it leaves (v, node) in.
+func controllerState(k parser.Kind) (timeline.State, bool) {
+	switch k {
+	case parser.AttachStarted:
+		return timeline.Attaching, true
+	case parser.AttachSucceeded:
+		return timeline.Attached, true
+	case parser.AttachFailed:
+		return timeline.Uncertain, true
+	case parser.DetachStarted, parser.ForceDetach:
+		return timeline.Detaching, true
+	case parser.DetachSucceeded, parser.MarkedDetached:
+		return timeline.Detached, true
+	}
+	return "", false
+}
+
+// holds reports whether a controller state means the volume may be on the node.
+func holds(s timeline.State) bool {
+	return s == timeline.Attached || s == timeline.Attaching || s == timeline.Uncertain
+}
+
+// nodesOf returns the nodes named by v's controller intervals and events.
+func nodesOf(v *timeline.Volume) []string {
+	var out []string
+	out = append(out, v.Nodes...)
+	for _, iv := range v.Intervals {
+		out = append(out, iv.Node)
+	}
+	for _, e := range v.Events {
+		out = append(out, e.Node)
+	}
+	return uniqSorted(out)
+}
+
+// podsOf returns the pods named by evs.
+func podsOf(evs []parser.Event) []string {
+	var out []string
+	for _, e := range evs {
+		out = append(out, e.Pod)
+	}
+	return uniqSorted(out)
+}
+
+// end is when the logs end: the timeline's End, else the last event seen.
+func end(tl *timeline.Timeline) time.Time {
+	if !tl.End.IsZero() {
+		return tl.End
+	}
+	var t time.Time
+	for _, v := range tl.Volumes {
+		for _, e := range v.Events {
+			if e.Time.After(t) {
+				t = e.Time
+			}
+		}
+		if v.Last.After(t) {
+			t = v.Last
+		}
+	}
+	for _, e := range tl.Other {
+		if e.Time.After(t) {
+			t = e.Time
+		}
+	}
+	return t
+}
+
+// name is how a finding names a volume: its PV when known, else its key.
+func name(v *timeline.Volume) string {
+	if v.PV != "" {
+		return v.PV
+	}
+	return key(v)
+}
+
+// key is the volume identity findings carry.
+func key(v *timeline.Volume) string {
+	if v.UniqueName != "" {
+		return v.UniqueName
+	}
+	return v.Key
+}
+
+// nodeOr names a node, or says it is unknown (events and describe rows
+// often do not carry one).
+func nodeOr(n string) string {
+	if n == "" {
+		return "an unnamed node"
+	}
+	return n
+}
+
+// deviceNotFoundMarkers are error texts meaning "the attached device is not
+// on this node" (catalog §9.1 and kin). Matched case-insensitively.
+var deviceNotFoundMarkers = []string{
+	"by serial",
+	"volumedevicenotfound",
+	"could not find device path",
+	"couldn't find device path",
+	"failed to find device path",
+	"unable to find device",
+	"device not found",
+	"no such device",
+	"is not attached to node",
+	"not attached to this node",
+	"cbs block path",
+	"failed to get device path",
+}
+
+// isDeviceNotFound reports a kubelet/CSI mount-side failure that says the
+// device is missing on the node.
+func isDeviceNotFound(e parser.Event) bool {
+	if !kindIn(e.Kind, parser.MountDeviceFailed, parser.WaitForAttachFailed, parser.SetupFailed, parser.CSIError) {
+		return false
+	}
+	if e.Kind == parser.CSIError && e.Component == parser.ComponentKCM {
+		return false
+	}
+	if e.Code == parser.CodeSerialNotFound {
+		return true
+	}
+	if e.Code == parser.CodeNotAttached || e.Code == parser.CodeNotInUse {
+		return false
+	}
+	t := strings.ToLower(e.Error)
+	if t == "" {
+		t = strings.ToLower(e.Text)
+	}
+	if strings.Contains(t, "according to node status") {
+		return false
+	}
+	for _, m := range deviceNotFoundMarkers {
+		if strings.Contains(t, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// backoffs returns the largest durationBeforeRetry in evs (0 when none).
+func maxBackoff(evs []parser.Event) time.Duration {
+	var m time.Duration
+	for _, e := range evs {
+		if e.Retry != nil && e.Retry.Backoff > m {
+			m = e.Retry.Backoff
+		}
+	}
+	return m
+}
+
+// failingFor is how long an operation must already have been failing for
+// nestedpendingoperations to set backoff d: the sum of the earlier steps of
+// 500ms, 1s, 2s, … (catalog §4.1).
+func failingFor(d time.Duration) time.Duration {
+	var sum time.Duration
+	for step := 500 * time.Millisecond; step < d && step <= 2*time.Minute; step *= 2 {
+		sum += step
+	}
+	return sum
+}
+
+// cadence describes the observed spacing of a series of attempts.
+func cadence(evs []parser.Event) string {
+	var gaps []time.Duration
+	for i := 1; i < len(evs); i++ {
+		if g := evs[i].Time.Sub(evs[i-1].Time); g > 0 {
+			gaps = append(gaps, g)
+		}
+	}
+	mb := maxBackoff(evs)
+	var parts []string
+	if len(gaps) > 0 {
+		slices.Sort(gaps)
+		parts = append(parts, fmt.Sprintf("attempts every %s (median; shortest %s, longest %s)",
+			dur(gaps[len(gaps)/2]), dur(gaps[0]), dur(gaps[len(gaps)-1])))
+	}
+	if mb > 0 {
+		parts = append(parts, fmt.Sprintf("backoff reached %s", dur(mb)))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// dur formats a duration compactly: 500ms, 7s, 2m2s, 1h23m.
+func dur(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "0s"
+	case d < time.Second:
+		return d.Round(time.Millisecond).String()
+	case d < time.Minute:
+		return d.Round(100 * time.Millisecond).String()
+	case d < time.Hour:
+		s := d.Round(time.Second).String()
+		if strings.HasSuffix(s, "m0s") {
+			s = strings.TrimSuffix(s, "0s")
+		}
+		return s
+	}
+	return strings.TrimSuffix(d.Round(time.Minute).String(), "0s")
+}
+
+// clock formats a time of day for summaries and stories (UTC); "time
+// unknown" for an unanchored describe row.
+func clock(t time.Time) string {
+	if t.IsZero() {
+		return "time unknown"
+	}
+	return t.UTC().Format("15:04:05")
+}
+
+// stamp prefixes a story step with its time of day, or nothing when unknown.
+func stamp(t time.Time, s string) string {
+	if t.IsZero() {
+		return s
+	}
+	return clock(t) + " " + s
+}
+
+// attachRun is one stretch of attach attempts of a volume to one node: from
+// the first attempt after the volume was last attached or detached there, to
+// the success, an abandoning detach, or the end of the logs. The timeline's
+// intervals split this into one attaching/uncertain stretch per attempt;
+// slow-attach needs the whole run.
+type attachRun struct {
+	Node      string
+	Events    []parser.Event // attempts, failures and the closing event
+	Failures  int
+	Start     time.Time
+	End       time.Time // success or abandon time; zero when open
+	Succeeded bool
+	Abandoned bool // a detach ended it (the volume was no longer wanted there)
+}
+
+// attachRuns derives v's attach runs from its controller events (direct log
+// lines only).
+func attachRuns(v *timeline.Volume) []attachRun {
+	open := map[string]*attachRun{}
+	var out []attachRun
+	closeRun := func(node string) {
+		if r := open[node]; r != nil {
+			out = append(out, *r)
+			delete(open, node)
+		}
+	}
+	for _, e := range v.Events {
+		if e.Origin != "" || e.Node == "" {
+			continue
+		}
+		switch {
+		case e.Kind == parser.AttachStarted || e.Kind == parser.AttachFailed:
+			r := open[e.Node]
+			if r == nil {
+				r = &attachRun{Node: e.Node, Start: e.Time}
+				open[e.Node] = r
+			}
+			r.Events = append(r.Events, e)
+			if e.Kind == parser.AttachFailed {
+				r.Failures++
+			}
+		case e.Kind == parser.AttachSucceeded:
+			r := open[e.Node]
+			if r == nil {
+				continue
+			}
+			r.Events = append(r.Events, e)
+			r.End, r.Succeeded = e.Time, true
+			closeRun(e.Node)
+		case isDetach(e.Kind) || e.Kind == parser.MarkedDetached:
+			if r := open[e.Node]; r != nil {
+				r.End, r.Abandoned = e.Time, true
+				closeRun(e.Node)
+			}
+		}
+	}
+	nodes := make([]string, 0, len(open))
+	for n := range open {
+		nodes = append(nodes, n)
+	}
+	slices.Sort(nodes)
+	for _, n := range nodes {
+		out = append(out, *open[n])
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Start.Before(out[j].Start) })
+	return out
+}
+
+// restart is a point where the controller's memory was rebuilt, with the
+// line that shows it when one exists.
+type restart struct {
+	Time   time.Time
+	Reason string
+	Event  *parser.Event
+}
+
+// restarts returns the timeline's restarts plus controller-start events the
+// timeline did not turn into one, in time order, one per second at most.
+func restarts(tl *timeline.Timeline) []restart {
+	var out []restart
+	for _, r := range tl.Restarts {
+		out = append(out, restart{Time: r.Time, Reason: r.Reason, Event: findLine(tl, r.Source)})
+	}
+	add := func(e parser.Event) {
+		if e.Kind == parser.ControllerStarted && e.Origin == "" {
+			out = append(out, restart{Time: e.Time, Reason: "controller-started", Event: &e})
+		}
+	}
+	for _, e := range tl.Other {
+		add(e)
+	}
+	for _, v := range tl.Volumes {
+		for _, e := range v.Events {
+			add(e)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.Before(out[j].Time) })
+	var dedup []restart
+	for _, r := range out {
+		if n := len(dedup); n > 0 && r.Time.Sub(dedup[n-1].Time) < time.Second {
+			if dedup[n-1].Event == nil {
+				dedup[n-1].Event = r.Event
+			}
+			continue
+		}
+		dedup = append(dedup, r)
+	}
+	return dedup
+}
+
+// findLine returns the event read from src, if the timeline kept one.
+func findLine(tl *timeline.Timeline, src parser.Source) *parser.Event {
+	if src.Path == "" {
+		return nil
+	}
+	for i := range tl.Other {
+		if tl.Other[i].Source == src {
+			return &tl.Other[i]
+		}
+	}
+	for _, v := range tl.Volumes {
+		for i := range v.Events {
+			if v.Events[i].Source == src {
+				return &v.Events[i]
+			}
+		}
+	}
+	return nil
+}
+
+// driverOf returns the volume's driver or plugin name, reading the
+// UniqueName when the timeline did not fill Driver.
+func driverOf(v *timeline.Volume) string {
+	if v.Driver != "" {
+		return v.Driver
+	}
+	u := v.UniqueName
+	if rest, ok := strings.CutPrefix(u, "kubernetes.io/csi/"); ok {
+		d, _, _ := strings.Cut(rest, "^")
+		return d
+	}
+	if i := strings.Index(u, "/"); i >= 0 {
+		if j := strings.Index(u[i+1:], "/"); j >= 0 {
+			return u[:i+1+j]
+		}
+	}
+	return ""
+}
+
+// isCBS reports a Tencent Cloud CBS volume (CSI or in-tree).
+func isCBS(v *timeline.Volume) bool {
+	d := driverOf(v)
+	return strings.Contains(d, "tencent.cloud.csi.cbs") || strings.Contains(d, "qcloud-cbs")
+}
+
+// plural returns "1 thing" / "3 things".
+func plural(n int, s string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", s)
+	}
+	return fmt.Sprintf("%d %ss", n, s)
+}

@@ -1,0 +1,205 @@
+package rules
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+var (
+	registryMu sync.Mutex
+	registry   = map[string]Rule{}
+)
+
+var kebab = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
+
+// Register adds r to the registry and returns it, so that a rule file can
+// register itself from a package-level var:
+//
+//	var ruleForceDetach = Register(Rule{Name: "force-detach", …})
+//
+// It panics on a programming error (empty or non-kebab name, duplicate name,
+// missing check, a parameter default that does not parse): those are bugs in
+// this package, caught by its tests, never caused by input.
+func Register(r Rule) Rule {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	if !kebab.MatchString(r.Name) {
+		panic(fmt.Sprintf("rules: rule name %q is not kebab-case", r.Name))
+	}
+	if _, dup := registry[r.Name]; dup {
+		panic(fmt.Sprintf("rules: rule %q registered twice", r.Name))
+	}
+	if r.Check == nil {
+		panic(fmt.Sprintf("rules: rule %q has no Check", r.Name))
+	}
+	seen := map[string]bool{}
+	for _, p := range r.Params {
+		if !kebab.MatchString(p.Key) || seen[p.Key] {
+			panic(fmt.Sprintf("rules: rule %q: bad or duplicate parameter key %q", r.Name, p.Key))
+		}
+		seen[p.Key] = true
+		if _, err := parseParam(p, p.Default); err != nil {
+			panic(fmt.Sprintf("rules: rule %q: default of %q: %v", r.Name, p.Key, err))
+		}
+	}
+	registry[r.Name] = r
+	return r
+}
+
+// All returns every registered rule, sorted by name.
+func All() []Rule {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	out := make([]Rule, 0, len(registry))
+	for _, r := range registry {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Names returns the registered rule names, sorted.
+func Names() []string {
+	var out []string
+	for _, r := range All() {
+		out = append(out, r.Name)
+	}
+	return out
+}
+
+// Lookup returns the rule with the given name.
+func Lookup(name string) (Rule, bool) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	r, ok := registry[name]
+	return r, ok
+}
+
+// String returns "none", "info", "warning" or "critical".
+func (s Severity) String() string {
+	switch s {
+	case None:
+		return "none"
+	case Info:
+		return "info"
+	case Warning:
+		return "warning"
+	case Critical:
+		return "critical"
+	}
+	return "severity(" + strconv.Itoa(int(s)) + ")"
+}
+
+// MarshalText encodes a severity as its name.
+func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText decodes a severity name (see ParseSeverity).
+func (s *Severity) UnmarshalText(b []byte) error {
+	v, err := ParseSeverity(string(b))
+	if err != nil {
+		return err
+	}
+	*s = v
+	return nil
+}
+
+// ParseSeverity parses "none", "info", "warning" or "critical" (any case;
+// "warn" and "crit" are accepted too).
+func ParseSeverity(s string) (Severity, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "none":
+		return None, nil
+	case "info":
+		return Info, nil
+	case "warning", "warn":
+		return Warning, nil
+	case "critical", "crit":
+		return Critical, nil
+	}
+	return None, fmt.Errorf("unknown severity %q (valid: none, info, warning, critical)", s)
+}
+
+// paramKind is how a parameter's value is parsed; it follows the default.
+type paramKind int
+
+const (
+	kindString paramKind = iota
+	kindInt
+	kindDuration
+)
+
+func kindOf(p Param) paramKind {
+	if _, err := strconv.Atoi(p.Default); err == nil {
+		return kindInt
+	}
+	if _, err := time.ParseDuration(p.Default); err == nil {
+		return kindDuration
+	}
+	return kindString
+}
+
+// parseParam checks value against p's kind and returns it normalised.
+func parseParam(p Param, value string) (string, error) {
+	value = strings.TrimSpace(value)
+	switch kindOf(p) {
+	case kindInt:
+		n, err := strconv.Atoi(value)
+		if err != nil || n < 0 {
+			return "", fmt.Errorf("%q is not a non-negative integer", value)
+		}
+		return strconv.Itoa(n), nil
+	case kindDuration:
+		d, err := time.ParseDuration(value)
+		if err != nil || d < 0 {
+			return "", fmt.Errorf("%q is not a duration like 90s, 2m or 1h30m", value)
+		}
+		return d.String(), nil
+	}
+	return value, nil
+}
+
+// suggest returns the candidate closest to s, or "" when none is close.
+func suggest(s string, candidates []string) string {
+	best, bestD := "", len(s)/2+2
+	for _, c := range candidates {
+		if d := editDistance(s, c); d < bestD || (strings.Contains(c, s) && len(s) >= 4 && best == "") {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+func paramKeys(r Rule) []string {
+	var keys []string
+	for _, p := range r.Params {
+		keys = append(keys, p.Key)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,291 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/kcmtrace/kcmtrace/parser"
+	"github.com/kcmtrace/kcmtrace/timeline"
+)
+
+var ruleAttachBeforeDetach = Register(Rule{
+	Name:     "attach-before-detach",
+	Severity: Critical,
+	Doc: Doc{
+		Title: "An RWO volume was attached to a new node before it was detached from the old one",
+		Explanation: `For a volume that is not ReadWriteMany/ReadOnlyMany, the attach/detach
+controller should detach it from the old node A before attaching it to the new
+node B. Its reconciler runs every 100ms: first the detach loop over every
+(volume, node) in the actual state of world that no pod wants any more, then
+the attach loop. The multi-attach check in the attach loop refuses an attach
+to B while the volume is attach-confirmed on A.
+
+Two things let B go first. A detach is skipped (silently, below -v5) while
+node A still lists the volume in node.status.volumesInUse (MountedByNode),
+while an operation for the volume is pending or in backoff, or while the
+node status update fails. And an attachment whose last attach failed is
+uncertain: it stays in the actual state of world for the detach loop, but the
+multi-attach check ignores it. So after an attach to A fails (ZoneNotMatch, a
+timeout) and the pod moves, the attach to B goes through with no Multi-Attach
+error, and only afterwards is the volume "detached" from A.
+
+That detach is harmless only if the driver's ControllerUnpublishVolume checks
+which instance holds the disk. A driver that detaches the disk wherever it is
+pulls it off B, and the kubelet on B then cannot find the device.`,
+		Next: `Check the CSI driver's ControllerUnpublishVolume (or the in-tree detacher):
+does it verify the disk is attached to the node being unpublished before
+detaching? Check where the disk is attached now (cloud console) against the
+VolumeAttachment objects, and the kubelet on B for device errors.`,
+	},
+	Check: checkAttachBeforeDetach,
+})
+
+func checkAttachBeforeDetach(c *Context) []Finding {
+	var out []Finding
+	for _, v := range c.Timeline.Volumes {
+		if v.Multi {
+			continue // RWX/ROX: many nodes at once is legitimate
+		}
+		fs := attachBeforeDetach(v)
+		if len(fs) == 0 {
+			fs = attachedElsewhereByBackend(v)
+		}
+		out = append(out, fs...)
+	}
+	return out
+}
+
+func attachBeforeDetach(v *timeline.Volume) []Finding {
+	var out []Finding
+	seen := map[string]bool{}
+	nodes := nodesOf(v)
+	for i, eb := range v.Events {
+		if eb.Origin != "" || eb.Node == "" || (eb.Kind != parser.AttachStarted && eb.Kind != parser.AttachSucceeded) {
+			continue
+		}
+		b := eb.Node
+		for _, a := range nodes {
+			if a == b {
+				continue
+			}
+			st, ok := stateAt(v, a, eb.Time)
+			if !ok || !holds(st) {
+				continue
+			}
+			det := firstAfter(v, i, func(e parser.Event) bool {
+				return e.Node == a && e.Origin == "" && isDetach(e.Kind) && e.Kind != parser.CSIDetached
+			})
+			if det < 0 {
+				continue
+			}
+			k := a + "\x00" + b + "\x00" + fmt.Sprint(det)
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			out = append(out, abdFinding(v, a, b, st, i, det))
+		}
+	}
+	return out
+}
+
+// firstAfter returns the index of the first event after i satisfying ok, or -1.
+func firstAfter(v *timeline.Volume, i int, ok func(parser.Event) bool) int {
+	for j := i + 1; j < len(v.Events); j++ {
+		if ok(v.Events[j]) {
+			return j
+		}
+	}
+	return -1
+}
+
+// lastBefore returns the index of the last event before i satisfying ok, or -1.
+func lastBefore(v *timeline.Volume, i int, ok func(parser.Event) bool) int {
+	for j := i - 1; j >= 0; j-- {
+		if ok(v.Events[j]) {
+			return j
+		}
+	}
+	return -1
+}
+
+func abdFinding(v *timeline.Volume, a, b string, st timeline.State, bi, di int) Finding {
+	eb, ed := v.Events[bi], v.Events[di]
+	// The attach to B that matters is its success when there is one.
+	succ := -1
+	if eb.Kind == parser.AttachStarted {
+		succ = firstAfter(v, bi, func(e parser.Event) bool {
+			return e.Node == b && e.Origin == "" && (e.Kind == parser.AttachSucceeded || e.Kind == parser.AttachFailed || isDetach(e.Kind))
+		})
+		if succ >= 0 && v.Events[succ].Kind != parser.AttachSucceeded {
+			succ = -1
+		}
+	}
+	// What A was doing: its last controller event before B's attach.
+	ai := lastBefore(v, bi, func(e parser.Event) bool {
+		return e.Node == a && e.Origin == "" && kindIn(e.Kind, parser.AttachStarted, parser.AttachSucceeded, parser.AttachFailed)
+	})
+	// How A's detach ended.
+	done := firstAfter(v, di-1, func(e parser.Event) bool {
+		return e.Node == a && e.Origin == "" && kindIn(e.Kind, parser.DetachSucceeded, parser.DetachFailed)
+	})
+	// Did the kubelet on B then miss the device?
+	var missing []parser.Event
+	for _, e := range v.Events {
+		if (e.Node == b || e.Node == "") && !e.Time.Before(ed.Time) && isDeviceNotFound(e) {
+			missing = append(missing, e)
+		}
+	}
+	missing = counted(missing)
+	byTime(missing)
+
+	stateWord := map[timeline.State]string{
+		timeline.Uncertain: "still uncertain (its last attach had failed)",
+		timeline.Attaching: "still attaching",
+		timeline.Attached:  "still attached",
+	}[st]
+	code := ""
+	if ai >= 0 && v.Events[ai].Kind == parser.AttachFailed {
+		code = v.Events[ai].Code
+	}
+
+	var ev []Evidence
+	bOK := eb
+	if succ >= 0 {
+		bOK = v.Events[succ]
+	}
+	if bOK.Kind == parser.AttachSucceeded {
+		ev = append(ev, evidence(bOK, fmt.Sprintf("attach to %s succeeded while %s was %s", b, a, strings.SplitN(stateWord, " (", 2)[0])))
+	} else {
+		ev = append(ev, evidence(bOK, fmt.Sprintf("attach to %s started while %s was %s", b, a, strings.SplitN(stateWord, " (", 2)[0])))
+	}
+	if ai >= 0 {
+		note := map[parser.Kind]string{
+			parser.AttachFailed:    "last attach to " + a + " failed: the controller keeps it as uncertain",
+			parser.AttachStarted:   "attach to " + a + " in progress",
+			parser.AttachSucceeded: "attach to " + a + " succeeded earlier",
+		}[v.Events[ai].Kind]
+		ev = append(ev, evidence(v.Events[ai], note))
+	}
+	if succ >= 0 && eb.Kind == parser.AttachStarted {
+		ev = append(ev, evidence(eb, "attach to "+b+" started"))
+	}
+	ev = append(ev, evidence(ed, "detach from "+a+" only now, after "+b+" has the volume"))
+	if done >= 0 {
+		ev = append(ev, evidence(v.Events[done], "detach from "+a+" "+strings.TrimPrefix(string(v.Events[done].Kind), "detach-")))
+	}
+	if len(missing) > 0 {
+		ev = append(ev, evidence(missing[0], "kubelet on "+b+" cannot find the device afterwards"))
+	}
+
+	f := Finding{
+		Severity: Critical,
+		Volume:   key(v),
+		PV:       v.PV,
+		Nodes:    []string{a, b},
+		Pods:     podsOf(append([]parser.Event{eb, bOK}, missing...)),
+		Start:    eb.Time,
+		End:      ed.Time,
+		Count:    1,
+		Code:     code,
+		Evidence: ev,
+	}
+	if done >= 0 {
+		f.End = v.Events[done].Time
+	}
+	gap := ed.Time.Sub(bOK.Time)
+	f.Summary = fmt.Sprintf("attach to %s %s at %s while %s was %s; the detach from %s came %s later",
+		b, map[bool]string{true: "succeeded", false: "started"}[bOK.Kind == parser.AttachSucceeded], clock(bOK.Time), a, stateWord, a, dur(gap))
+
+	var ex strings.Builder
+	switch st {
+	case timeline.Uncertain:
+		fmt.Fprintf(&ex, "The last attach of %s to %s failed", name(v), a)
+		if code != "" {
+			fmt.Fprintf(&ex, " (%s)", code)
+		}
+		fmt.Fprintf(&ex, ", so the attach/detach controller kept (volume, %s) as an uncertain attachment. Uncertain entries are ignored by the multi-attach check, so when the pod moved to %s the attach there went ahead with no Multi-Attach error; the detach loop, which does include uncertain entries, detached %s only afterwards (%s after the attach to %s). ", a, b, a, dur(gap), b)
+	case timeline.Attaching:
+		fmt.Fprintf(&ex, "The attach of %s to %s had not completed when the attach to %s started; the multi-attach check only counts attach-confirmed nodes. ", name(v), a, b)
+	default:
+		fmt.Fprintf(&ex, "%s was attach-confirmed on %s, yet the attach to %s started without a Multi-Attach error — the controller's state for %s was likely rebuilt (restart) or the volume's access mode was read as multi-node. ", name(v), a, b, a)
+	}
+	ex.WriteString("The reconciler runs detaches before attaches, but a detach is skipped while the old node still reports the volume in node.status.volumesInUse, or while the volume's operation is pending or backing off, so the attach to the new node can win. ")
+	if len(missing) > 0 {
+		n := total(missing)
+		f.Summary = fmt.Sprintf("the disk was pulled off %s by a detach meant for %s: attach to %s at %s while %s was %s, detach from %s %s later, then the kubelet on %s could not find the device (×%d)",
+			b, a, b, clock(bOK.Time), a, strings.SplitN(stateWord, " (", 2)[0], a, dur(gap), b, n)
+		fmt.Fprintf(&ex, "After the detach from %s, the kubelet on %s failed to find the device %s — the detach removed the disk from %s, the node that was actually using it: the driver's ControllerUnpublishVolume for %s did not check which instance held the disk. The VolumeAttachment for %s still says attached, so the controller will not re-attach it by itself.", a, b, plural(n, "time"), b, a, b)
+		f.End = missing[len(missing)-1].Time
+		f.Next = unpublishNext(v, a, b)
+	} else {
+		fmt.Fprintf(&ex, "Whether this harmed %s depends on the driver: ControllerUnpublishVolume for %s must only detach the disk if %s holds it.", b, a, a)
+		f.Next = fmt.Sprintf("Check the driver's ControllerUnpublishVolume checks the instance before detaching (driver %s); check the disk is still attached to %s in the cloud and the kubelet on %s for device errors (no kubelet lines for %s showed one here).", nodeOr(driverOf(v)), b, b, b)
+		if isCBS(v) {
+			f.Next += " CBS CSI images before v2.3.2 detach without the instance check."
+		}
+	}
+	f.Explanation = ex.String()
+	return f
+}
+
+// unpublishNext is the next-step text when a detach for A hit B.
+func unpublishNext(v *timeline.Volume, a, b string) string {
+	s := fmt.Sprintf("Check the CSI driver's ControllerUnpublishVolume (driver %s): it must compare the disk's current instance with the node being unpublished (%s) and do nothing when they differ. Confirm in the cloud console/audit log that the disk was detached from %s at the detach time. To recover, delete the pod on %s (or its VolumeAttachment) so the volume is attached again.", nodeOr(driverOf(v)), a, b, b)
+	if isCBS(v) {
+		s += " For Tencent Cloud CBS this is fixed in image v2.3.2 (commit db69d52, 2023-02-15: \"disk … is already attached to node …, assuming the disk is detached\"); upgrade the cbs-csi controller."
+	}
+	return s
+}
+
+// attachedElsewhereByBackend covers logs that show only the new node's side:
+// the cloud refused the attach because the disk is still on another instance
+// (VolumeInUse), so the attach to this node was tried before the detach.
+func attachedElsewhereByBackend(v *timeline.Volume) []Finding {
+	fails := counted(filter(v, func(e parser.Event) bool {
+		return e.Kind == parser.AttachFailed && e.Code == parser.CodeVolumeInUse
+	}))
+	if len(fails) == 0 {
+		return nil
+	}
+	byTime(fails)
+	first, last := spanOf(fails)
+	n := total(fails)
+	node := fails[0].Node
+	succ := firstAfterTime(v, last, func(e parser.Event) bool { return e.Kind == parser.AttachSucceeded })
+	ev := series(fails, "attach refused: the disk is still attached to another instance")
+	sum := fmt.Sprintf("attach of %s to %s was tried %d× while the disk was still attached to another instance (VolumeInUse)", name(v), nodeOr(node), n)
+	ex := fmt.Sprintf("The attach/detach controller started the attach to %s while the cloud still had the disk attached elsewhere; the old node's side is not in these logs. The controller only does this when it does not count the old attachment as confirmed — an uncertain attachment (a failed attach or detach there), or a state rebuilt after a restart. The cloud refused, so the harm here is delay: the attach is retried with backoff (500ms doubling to 2m2s) until the detach from the old instance completes.", nodeOr(node))
+	end := last
+	if succ != nil {
+		ev = append(ev, evidence(*succ, "attach finally succeeded"))
+		ex += fmt.Sprintf(" The attach succeeded at %s, %s after the first refusal.", clock(succ.Time), dur(succ.Time.Sub(first)))
+		end = succ.Time
+	}
+	return []Finding{{
+		Severity:    Warning,
+		Volume:      key(v),
+		PV:          v.PV,
+		Nodes:       []string{node},
+		Pods:        podsOf(fails),
+		Start:       first,
+		End:         end,
+		Count:       n,
+		Code:        parser.CodeVolumeInUse,
+		Summary:     sum,
+		Explanation: ex,
+		Next:        "Add the old node's KCM and kubelet logs to see why the controller did not detach it first (failed attach there → uncertain, or a controller restart); check the old node's VolumeAttachment and the detach lines for it.",
+		Evidence:    ev,
+	}}
+}
+
+// firstAfterTime returns the first event after t satisfying ok.
+func firstAfterTime(v *timeline.Volume, t time.Time, ok func(parser.Event) bool) *parser.Event {
+	for i := range v.Events {
+		if v.Events[i].Time.After(t) && ok(v.Events[i]) {
+			return &v.Events[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,206 @@
+package rules
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kcmtrace/kcmtrace/parser"
+	"github.com/kcmtrace/kcmtrace/timeline"
+)
+
+var ruleAttachRetryStorm = Register(Rule{
+	Name:     "attach-retry-storm",
+	Severity: Warning,
+	Doc: Doc{
+		Title: "The same attach keeps failing with the same error",
+		Explanation: `Every failed AttachVolume.Attach is logged once by nestedpendingoperations
+("Operation for … failed. No retries permitted until …") and retried after an
+exponential backoff: 500ms, doubling per consecutive failure, capped at 2m2s
+(2m0s before ≈1.8). After about eight attempts (≈2m7s) the attach is retried
+once every ≈2m2s for as long as the pod wants the volume on that node.
+
+Each failure also marks (volume, node) uncertain in the attach/detach
+controller's actual state of world (since 1.13): the controller cannot know
+whether the cloud attached the disk, so it keeps the entry for the detach
+loop, but the multi-attach check ignores it. A long storm therefore leaves a
+stale uncertain attachment behind, which is what lets a later attach to
+another node go ahead before this one is detached (see attach-before-detach).
+
+For a non-RWX volume the backoff key has no node ({volumeName:V podName:
+nodeName:}), so an attach to a new node also waits out the backoff left by
+the failures here. Counts come from log lines, not from Events: the API's
+spam filter stops counting after 25.
+
+Some error classes are permanent: ZoneNotMatch / ZoneMismatch (the disk and
+the node are in different availability zones) and NotFound (the disk is
+gone) never succeed by retrying, so those fire on the first failure.`,
+		Next: `Read the error class: for a zone mismatch compare the PV's zone (node affinity,
+topology labels) with the node's, and check the StorageClass uses
+volumeBindingMode: WaitForFirstConsumer or allowedTopologies; for VolumeInUse
+find the node the disk is still attached to; for DeadlineExceeded look at the
+external-attacher and the driver's ControllerPublishVolume logs and the cloud
+API; for NotFound check the disk still exists.`,
+	},
+	Params: []Param{
+		{Key: "min-failures", Default: "3", Help: "failures of one class on one (volume, node) before it is a storm"},
+		{Key: "critical-after", Default: "30m", Help: "a storm lasting longer than this is critical"},
+	},
+	Check: checkAttachRetryStorm,
+})
+
+// permanentCodes never succeed by retrying.
+var permanentCodes = []string{parser.CodeZoneNotMatch, parser.CodeNotFound}
+
+func checkAttachRetryStorm(c *Context) []Finding {
+	minFailures := max(c.Int("min-failures"), 1)
+	criticalAfter := c.Duration("critical-after")
+	var out []Finding
+	for _, v := range c.Timeline.Volumes {
+		all := filter(v, func(e parser.Event) bool { return e.Kind == parser.AttachFailed })
+		fails := counted(all)
+		type key struct{ node, code string }
+		groups := map[key][]parser.Event{}
+		var keys []key
+		for _, e := range fails {
+			k := key{e.Node, e.Code}
+			if groups[k] == nil {
+				keys = append(keys, k)
+			}
+			groups[k] = append(groups[k], e)
+		}
+		for _, k := range keys {
+			evs := groups[k]
+			// nestedpendingoperations lines are one per attempt; when a group
+			// has them, other lines about the same attempt (csi_attacher,
+			// in-tree plugin) are not counted again.
+			if withRetry := slices.DeleteFunc(slices.Clone(evs), func(e parser.Event) bool { return e.Retry == nil }); len(withRetry) > 0 {
+				evs = withRetry
+			}
+			byTime(evs)
+			n := total(evs)
+			permanent := slices.Contains(permanentCodes, k.code)
+			if n < minFailures && !permanent {
+				continue
+			}
+			f := stormFinding(v, k.node, k.code, evs, n, permanent, criticalAfter)
+			// Pods: echoes and describe rows name them when log lines do not.
+			for _, e := range all {
+				if e.Code == k.code && (e.Node == k.node || e.Node == "") {
+					f.Pods = append(f.Pods, e.Pod)
+				}
+			}
+			for _, e := range filter(v, func(e parser.Event) bool { return e.Kind == parser.AttachStarted && e.Node == k.node }) {
+				f.Pods = append(f.Pods, e.Pod)
+			}
+			if c, sp := apiCount(all); c > n {
+				f.Explanation += fmt.Sprintf(" The API's own tally (describe/Events) says ×%d", c)
+				if sp > 0 {
+					f.Explanation += " over " + dur(sp)
+				}
+				f.Explanation += "."
+			}
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func stormFinding(v *timeline.Volume, node, code string, evs []parser.Event, n int, permanent bool, criticalAfter time.Duration) Finding {
+	first, last := spanOf(evs)
+	span := last.Sub(first)
+	sev := Warning
+	if span > criticalAfter {
+		sev = Critical
+	}
+	class := code
+	if class == "" {
+		class = "an unclassified error"
+	}
+	var sum strings.Builder
+	fmt.Fprintf(&sum, "attach of %s to %s failed %d× with %s", name(v), nodeOr(node), n, class)
+	if span > 0 {
+		fmt.Fprintf(&sum, " over %s", dur(span))
+	}
+	cad := cadence(evs)
+	if mb := maxBackoff(evs); mb > 0 {
+		fmt.Fprintf(&sum, " (backoff reached %s)", dur(mb))
+	}
+	if permanent {
+		sum.WriteString("; this error does not go away by retrying")
+	}
+
+	var ex strings.Builder
+	fmt.Fprintf(&ex, "The attach/detach controller tried to attach %s to %s and failed %s", name(v), nodeOr(node), plural(n, "time"))
+	if span > 0 {
+		fmt.Fprintf(&ex, " between %s and %s", clock(first), clock(last))
+	}
+	ex.WriteString(". ")
+	if cad != "" {
+		fmt.Fprintf(&ex, "Observed cadence: %s; nestedpendingoperations backs off from 500ms, doubling per failure up to 2m2s. ", cad)
+	}
+	if evs[0].Retry != nil && evs[0].Retry.Backoff > 500*time.Millisecond {
+		fmt.Fprintf(&ex, "The first failure here already carries a %s backoff, so the attach had been failing for at least %s before these logs begin. ",
+			dur(evs[0].Retry.Backoff), dur(failingFor(evs[0].Retry.Backoff)))
+	}
+	if evs[0].Origin == parser.OriginDescribe {
+		ex.WriteString("Counted from kubectl describe/get events rows (the API's count; its spam filter may undercount). ")
+	} else if evs[0].Origin == parser.OriginEvent {
+		ex.WriteString("Counted from Events echoed into the log (no nestedpendingoperations lines were found). ")
+	}
+	fmt.Fprintf(&ex, "After each failure the controller keeps (volume, %s) as an uncertain attachment: skipped by the multi-attach check, but still detached later by the detach loop. ", nodeOr(node))
+	ex.WriteString(classMechanics(code))
+
+	return Finding{
+		Severity:    sev,
+		Volume:      key(v),
+		PV:          v.PV,
+		Nodes:       []string{node},
+		Pods:        podsOf(evs),
+		Start:       first,
+		End:         last,
+		Count:       n,
+		Code:        code,
+		Summary:     sum.String(),
+		Explanation: ex.String(),
+		Next:        classNext(code, v),
+		Evidence:    series(evs, "attach failed"),
+	}
+}
+
+func classMechanics(code string) string {
+	switch code {
+	case parser.CodeZoneNotMatch:
+		return "ZoneNotMatch means the cloud refused to attach a disk to an instance in another availability zone: it is permanent, every retry fails the same way, and the pod waits until it is scheduled into the disk's zone."
+	case parser.CodeNotFound:
+		return "NotFound means the backing disk (or the node's instance) does not exist: retrying cannot succeed."
+	case parser.CodeVolumeInUse:
+		return "VolumeInUse means the cloud still has the disk attached to another instance: the controller attached here before the detach elsewhere finished, and retries until that detach completes."
+	case parser.CodeDeadlineExceeded:
+		return "DeadlineExceeded means the attach did not complete in time (csi_attacher waits 2m for the external-attacher; drivers have their own polls): the disk may be stuck attaching in the cloud."
+	case parser.CodeMultiAttach:
+		return "The attach is refused because the volume is exclusively attached elsewhere."
+	case parser.CodePermission:
+		return "PermissionDenied means the controller's or driver's cloud credentials lack the attach permission."
+	}
+	return ""
+}
+
+func classNext(code string, v *timeline.Volume) string {
+	switch code {
+	case parser.CodeZoneNotMatch:
+		s := "Compare the disk's zone with the node's (PV nodeAffinity / topology.kubernetes.io/zone labels); make the StorageClass use volumeBindingMode: WaitForFirstConsumer (or allowedTopologies) so disks are created in the pod's zone; to recover now, schedule the pod into the disk's zone."
+		if isCBS(v) {
+			s += " CBS returns ResourceUnavailable.ZoneNotMatch from AttachDisks for this."
+		}
+		return s
+	case parser.CodeNotFound:
+		return "Check the disk still exists in the cloud console and that the PV's volumeHandle names it; check the node's instance ID."
+	case parser.CodeVolumeInUse:
+		return "Find the instance the disk is attached to (cloud console) and whether its detach is progressing; check the old node's VolumeAttachment and the detach lines for it."
+	case parser.CodeDeadlineExceeded:
+		return "Read the external-attacher and the CSI controller plugin logs for this VolumeAttachment; check the disk's state in the cloud (stuck attaching) and API rate limits."
+	}
+	return "Read the error text on the evidence lines; check the external-attacher and the CSI controller plugin logs for the same VolumeAttachment."
+}

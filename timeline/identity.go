@@ -1,0 +1,129 @@
+package timeline
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"regexp"
+	"strings"
+)
+
+// AttachmentName returns the VolumeAttachment name Kubernetes gives a CSI
+// volume on a node: "csi-" + hex(sha256(handle + driver + node)).
+func AttachmentName(handle, driver, node string) string {
+	sum := sha256.Sum256([]byte(handle + driver + node))
+	return "csi-" + hex.EncodeToString(sum[:])
+}
+
+// ParseUniqueName splits a volume UniqueName into its driver (CSI driver name
+// or in-tree plugin name) and backend handle. ok is false when the name does
+// not look like a UniqueName.
+//
+//	kubernetes.io/csi/com.tencent.cloud.csi.cbs^disk-7x9qk2mz → com.tencent.cloud.csi.cbs, disk-7x9qk2mz
+//	kubernetes.io/aws-ebs/aws://eu-west-1a/vol-0a1b           → kubernetes.io/aws-ebs, vol-0a1b
+//	kubernetes.io/cinder/3c2b…                                → kubernetes.io/cinder, 3c2b…
+//	kubernetes.io/vsphere-volume/[ds] kubevols/x.vmdk         → kubernetes.io/vsphere-volume, [ds] kubevols/x.vmdk
+func ParseUniqueName(u string) (driver, handle string, ok bool) {
+	if rest, found := strings.CutPrefix(u, "kubernetes.io/csi/"); found {
+		d, h, hasCaret := strings.Cut(rest, "^")
+		if !hasCaret || d == "" {
+			return "", "", false
+		}
+		return d, h, true
+	}
+	plugin, rest, found := strings.Cut(strings.TrimPrefix(u, "kubernetes.io/"), "/")
+	if !strings.HasPrefix(u, "kubernetes.io/") || !found || plugin == "" {
+		return "", "", false
+	}
+	driver = "kubernetes.io/" + plugin
+	handle = rest
+	switch plugin {
+	case "aws-ebs":
+		// aws://zone/vol-… or vol-…
+		if i := strings.LastIndexByte(rest, '/'); i >= 0 {
+			handle = rest[i+1:]
+		}
+	case "azure-disk":
+		// //subscriptions/…/disks/<name> or /subscriptions/…: keep the URI, one leading slash.
+		handle = "/" + strings.TrimLeft(rest, "/")
+	}
+	return driver, handle, true
+}
+
+// ignoredPlugins are in-tree plugins whose volumes are pod-local noise.
+var ignoredPlugins = []string{
+	"kubernetes.io/secret/",
+	"kubernetes.io/configmap/",
+	"kubernetes.io/projected/",
+	"kubernetes.io/empty-dir/",
+	"kubernetes.io/downward-api/",
+}
+
+// Ignored reports whether a UniqueName belongs to a secret, configmap,
+// projected, empty-dir or downward-api volume: pod-local, never attached.
+func Ignored(uniqueName string) bool {
+	for _, p := range ignoredPlugins {
+		if strings.HasPrefix(uniqueName, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// dynamicPV matches a dynamically provisioned PV name (pvc-<uid>), which is
+// unique in a cluster and therefore safe to link different UniqueNames on
+// (in-tree and CSI-migrated names of one volume).
+var dynamicPV = regexp.MustCompile(`^pvc-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+
+// names is a union-find over volume names.
+type names struct {
+	id     map[string]int
+	parent []int
+	name   []string
+	unique []bool // the name is a UniqueName
+}
+
+func newNames() *names { return &names{id: make(map[string]int)} }
+
+func (n *names) add(s string, unique bool) int {
+	if i, ok := n.id[s]; ok {
+		if unique {
+			n.unique[i] = true
+		}
+		return i
+	}
+	i := len(n.parent)
+	n.id[s] = i
+	n.parent = append(n.parent, i)
+	n.name = append(n.name, s)
+	n.unique = append(n.unique, unique)
+	return i
+}
+
+func (n *names) find(i int) int {
+	for n.parent[i] != i {
+		n.parent[i] = n.parent[n.parent[i]]
+		i = n.parent[i]
+	}
+	return i
+}
+
+// union links a and b. The root with the smaller id (the name seen first)
+// stays the root, so the first-seen UniqueName keys the volume.
+func (n *names) union(a, b int) {
+	ra, rb := n.find(a), n.find(b)
+	if ra == rb {
+		return
+	}
+	if rb < ra {
+		ra, rb = rb, ra
+	}
+	n.parent[rb] = ra
+}
+
+func (n *names) lookup(s string) (int, bool) {
+	i, ok := n.id[s]
+	if !ok {
+		return 0, false
+	}
+	return n.find(i), true
+}
