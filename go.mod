@@ -29,4 +29,5 @@ require (
 	github.com/yuin/goldmark v1.8.7 // indirect
 	golang.org/x/sys v0.50.0 // indirect
 	golang.org/x/text v0.14.0 // indirect
+	golang.org/x/tools v0.35.0 // indirect
 )

@@ -37,7 +37,8 @@ type tableRowParse struct {
 	node    string        // from "kubelet, <node>" / "{kubelet <node>}"
 	layout  tableLayout
 	object  string
-	wrapped bool // a continuation line was appended to the message
+	ageText string // the Age column as printed
+	wrapped bool   // a continuation line was appended to the message
 }
 
 // isTableHeader reports whether p is an "Events:" line, a column header or a
@@ -262,6 +263,7 @@ func parseDescribeRow(s string) (tableRowParse, bool) {
 		return r, false
 	}
 	r.layout = tableDescribe
+	r.ageText = f[2]
 	r.row = tableRow{Type: f[0], Reason: f[1], From: f[3], Message: strings.TrimSpace(rest), Count: count}
 	r.age, r.ageOK = age, ok
 	if hasOver && over >= age {

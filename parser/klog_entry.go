@@ -614,14 +614,7 @@ func (sc *scanner) emitRow(e *entry, r *tableRowParse) bool {
 
 // rowText renders one of several rows collapsed on one physical line.
 func rowText(r *tableRowParse) string {
-	return fmt.Sprintf("%s  %s  %s  %s  %s", r.row.Type, r.row.Reason, fmtAge(r.age, r.ageOK), r.row.From, r.row.Message)
-}
-
-func fmtAge(d time.Duration, ok bool) string {
-	if !ok {
-		return "<unknown>"
-	}
-	return d.String()
+	return fmt.Sprintf("%s  %s  %s  %s  %s", r.row.Type, r.row.Reason, r.ageText, r.row.From, r.row.Message)
 }
 
 // finishEvent fills the envelope fields of an event.

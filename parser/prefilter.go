@@ -37,9 +37,56 @@ var prefilterTokens = [][]byte{
 	[]byte("evice"),
 }
 
+// The matcher: every token is at least 4 bytes long; its first 4 bytes,
+// hashed, set a bit in prefilterBits. mayMatter slides over the line reading
+// 4 bytes at a time and only compares whole tokens where the bit is set, so
+// one pass over the line tests all tokens at once.
+const prefilterHashBits = 12
+
+var (
+	prefilterBits    [1 << prefilterHashBits / 64]uint64
+	prefilterBuckets = map[uint32][][]byte{}
+)
+
+func init() {
+	for _, t := range prefilterTokens {
+		if len(t) < 4 {
+			panic("prefilter token shorter than 4 bytes: " + string(t))
+		}
+		k := le32(t, 0)
+		h := prefilterHash(k)
+		prefilterBits[h/64] |= 1 << (h % 64)
+		prefilterBuckets[k] = append(prefilterBuckets[k], t)
+	}
+}
+
+func le32(b []byte, i int) uint32 {
+	_ = b[i+3]
+	return uint32(b[i]) | uint32(b[i+1])<<8 | uint32(b[i+2])<<16 | uint32(b[i+3])<<24
+}
+
+func prefilterHash(k uint32) uint32 { return (k * 0x9E3779B1) >> (32 - prefilterHashBits) }
+
 // mayMatter reports whether line contains one of the prefilter tokens. It is
 // the only work done on most lines of a large log.
 func mayMatter(line []byte) bool {
+	for i := 0; i+4 <= len(line); i++ {
+		k := le32(line, i)
+		h := prefilterHash(k)
+		if prefilterBits[h/64]&(1<<(h%64)) == 0 {
+			continue
+		}
+		for _, t := range prefilterBuckets[k] {
+			if bytes.HasPrefix(line[i:], t) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// mayMatterSlow is the reference implementation of mayMatter.
+func mayMatterSlow(line []byte) bool {
 	for _, t := range prefilterTokens {
 		if bytes.Contains(line, t) {
 			return true

@@ -3,6 +3,8 @@ package report
 import (
 	"bytes"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/kcmtrace/kcmtrace/internal/golden"
@@ -85,5 +87,54 @@ func TestRealGoldens(t *testing.T) {
 				check("analyze-color.txt", 0, func(b *bytes.Buffer) error { return Text(b, a, Options{Width: 100, Color: true}) })
 			}
 		})
+	}
+}
+
+// TestRedactRemovesIdentifiers: with Redact on, no node name, IP, disk ID,
+// PV or pod of the seed incident survives in any format.
+func TestRedactRemovesIdentifiers(t *testing.T) {
+	here, _ := filepath.Abs(".")
+	a, evs := analyzeFiles(t, filepath.Join(here, "../testdata/incidents/seed-legacy"), 0, "kcm.log", "kubelet.log")
+	var secrets []string
+	for _, v := range a.Timeline.Volumes {
+		secrets = append(secrets, v.Nodes...)
+		secrets = append(secrets, v.Handle, v.PV)
+		for _, p := range v.Pods {
+			_, name, _ := strings.Cut(p, "/")
+			secrets = append(secrets, name)
+		}
+	}
+	if len(secrets) < 4 {
+		t.Fatalf("too few identifiers to check: %q", secrets)
+	}
+	o := Options{Redact: true, Width: 100}
+	outs := map[string][]byte{
+		"text":     render(t, func(b *bytes.Buffer) error { return Text(b, a, o) }),
+		"json":     render(t, func(b *bytes.Buffer) error { return JSON(b, a, o) }),
+		"markdown": render(t, func(b *bytes.Buffer) error { return Markdown(b, a, o) }),
+		"timeline": render(t, func(b *bytes.Buffer) error { return TimelineText(b, a.Timeline, nil, o) }),
+		"tljson":   render(t, func(b *bytes.Buffer) error { return TimelineJSON(b, a.Timeline, nil, o) }),
+		"volumes":  render(t, func(b *bytes.Buffer) error { return VolumesTable(b, a.Timeline.Volumes, o) }),
+		"jsonl":    render(t, func(b *bytes.Buffer) error { return EventsJSONL(b, evs, o) }),
+		"events":   render(t, func(b *bytes.Buffer) error { return EventsText(b, evs, o) }),
+	}
+	ip := regexp.MustCompile(`\b10\.\d+\.\d+\.\d+\b`)
+	for name, out := range outs {
+		for _, s := range secrets {
+			if s != "" && bytes.Contains(out, []byte(s)) {
+				t.Errorf("%s still contains %q", name, s)
+			}
+		}
+		if m := ip.Find(out); m != nil {
+			t.Errorf("%s still contains IP %s", name, m)
+		}
+		if bytes.Contains(out, []byte("disk-7x9qk2mz")) {
+			t.Errorf("%s still contains the disk id", name)
+		}
+	}
+	// Same input, same pseudonyms.
+	again := render(t, func(b *bytes.Buffer) error { return Text(b, a, o) })
+	if !bytes.Equal(again, outs["text"]) {
+		t.Errorf("redaction is not deterministic")
 	}
 }

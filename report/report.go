@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -186,6 +187,12 @@ func excerpt(s string, max int, keys ...string) string {
 	if ansi.StringWidth(s) <= max || max < 20 {
 		return truncate(s, max)
 	}
+	// Too long: drop what repeats the volume's names before cutting.
+	s = reUniqueName.ReplaceAllString(s, "")
+	s = reUUIDShort.ReplaceAllString(s, "${1}…")
+	if ansi.StringWidth(s) <= max {
+		return s
+	}
 	headEnd := 0
 	if i := strings.Index(s, "] "); i > 0 && i < 80 {
 		headEnd = i + 2
@@ -217,6 +224,11 @@ func excerpt(s string, max int, keys ...string) string {
 	cut := ansi.TruncateLeft(rest, startCells+1, "")
 	return head + "…" + truncate(cut, avail-1)
 }
+
+var (
+	reUniqueName = regexp.MustCompile(` ?\(UniqueName: \\?"[^"\\]*\\?"\)`)
+	reUUIDShort  = regexp.MustCompile(`(?i)\b([0-9a-f]{8})-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
+)
 
 // wrap word-wraps s to width cells and returns the lines; words longer
 // than a line are cut.

@@ -22,12 +22,14 @@ type row struct {
 
 func (r row) key() string { return string(r.Kind) + "\x00" + r.Node + "\x00" + r.Code }
 
-// collapse groups events into rows. An event joins the most recent row on
-// its node when kind and error class match, so a retry storm on one node
-// stays one row while other nodes move on.
+// collapse groups events into rows. An event joins one of the two most
+// recent rows on its node when kind and error class match, so a retry storm
+// (attach started, attach failed, started, failed, …) on one node stays two
+// rows while other nodes move on, and a different step on the node ends the
+// run.
 func collapse(evs []parser.Event) []row {
 	var rows []row
-	lastOnNode := map[string]int{}
+	recent := map[string][]int{} // node → indices of its last two rows
 	for _, e := range evs {
 		n := e.Count
 		if n < 1 {
@@ -45,7 +47,12 @@ func collapse(evs []parser.Event) []row {
 		if e.Pod != "" {
 			r.Pods = []string{e.Pod}
 		}
-		if i, ok := lastOnNode[e.Node]; ok && rows[i].key() == r.key() {
+		merged := false
+		for _, i := range recent[e.Node] {
+			if rows[i].key() != r.key() {
+				continue
+			}
+			merged = true
 			p := &rows[i]
 			p.Count += n
 			p.Last = e
@@ -55,10 +62,17 @@ func collapse(evs []parser.Event) []row {
 			if e.Pod != "" && !contains(p.Pods, e.Pod) {
 				p.Pods = append(p.Pods, e.Pod)
 			}
+			break
+		}
+		if merged {
 			continue
 		}
 		rows = append(rows, r)
-		lastOnNode[e.Node] = len(rows) - 1
+		rc := append(recent[e.Node], len(rows)-1)
+		if len(rc) > 2 {
+			rc = rc[len(rc)-2:]
+		}
+		recent[e.Node] = rc
 	}
 	return rows
 }

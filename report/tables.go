@@ -126,10 +126,10 @@ func VolumesTable(w io.Writer, vols []*timeline.Volume, o Options) error {
 			return "-"
 		}
 		if len(v.Pods) == 1 {
-			return shorten(oneLine(v.Pods[0]), w)
+			return podShort(v.Pods[0], w)
 		}
 		more := fmt.Sprintf(" +%d", len(v.Pods)-1)
-		return shorten(oneLine(v.Pods[0]), w-len(more)) + more
+		return podShort(v.Pods[0], w-len(more)) + more
 	}
 	name := func(v *timeline.Volume) string {
 		if v.Handle != "" {
@@ -232,4 +232,16 @@ func Explain(w io.Writer, r rules.Rule, o Options) error {
 		}
 	}
 	return t.flush()
+}
+
+// podShort fits "ns/name" into w cells, giving up the namespace first.
+func podShort(p string, w int) string {
+	p = oneLine(p)
+	if ansi.StringWidth(p) <= w {
+		return p
+	}
+	if _, name, ok := strings.Cut(p, "/"); ok && ansi.StringWidth(name)+2 <= w {
+		return "…/" + name
+	}
+	return shorten(p, w)
 }

@@ -164,12 +164,12 @@ func writeCoverage(t *textWriter, st *styles, a *Analysis, width int) {
 			comp = "unknown"
 		}
 		line := "  " + padRight(shorten(oneLine(in.Path), 32), pathW) + "  " + padRight(comp, 8) + " " +
-			padRight(formatText(in), fmtW) + "  " + fmt.Sprintf("%d events · %d unknown", in.Events, in.Unknown)
+			padRight(formatText(in), fmtW) + "  " + plural(in.Events, "event") + fmt.Sprintf(" · %d unknown", in.Unknown)
 		t.line(truncate(line, width))
 		var det []string
 		det = append(det, spanText(in.First, in.Last))
 		det = append(det, yearZoneText(in))
-		det = append(det, fmt.Sprintf("%d lines", in.Lines))
+		det = append(det, plural(in.Lines, "line"))
 		for _, k := range sortedKeys(in.Skipped) {
 			det = append(det, fmt.Sprintf("%d skipped (%s)", in.Skipped[k], k))
 		}
@@ -349,7 +349,7 @@ func writeIncident(t *textWriter, st *styles, a *Analysis, in rules.Incident, wi
 	var ev []rules.Evidence
 	var keys []string
 	for _, f := range chain {
-		ev = append(ev, f.Evidence...)
+		ev = append(ev, keyEvidence(f.Evidence, 4)...)
 		keys = append(keys, f.Code)
 	}
 	writeEvidence(t, st, ev, width, keys...)
@@ -472,6 +472,34 @@ func writeEvidence(t *textWriter, st *styles, ev []rules.Evidence, width int, ke
 	if n := len(ev) - len(shown); n > 0 {
 		t.line("    ", st.Dim(fmt.Sprintf("… %s more (--format json or markdown shows all)", plural(n, "line"))))
 	}
+}
+
+// keyEvidence picks at most n lines of a finding's evidence for the
+// terminal: the primary line, then lines with a note, then the last line.
+func keyEvidence(ev []rules.Evidence, n int) []rules.Evidence {
+	if len(ev) <= n {
+		return ev
+	}
+	pick := map[int]bool{0: true}
+	for i, e := range ev {
+		if len(pick) >= n-1 {
+			break
+		}
+		if e.Note != "" {
+			pick[i] = true
+		}
+	}
+	pick[len(ev)-1] = true
+	for i := 1; len(pick) < n && i < len(ev); i++ {
+		pick[i] = true
+	}
+	var out []rules.Evidence
+	for i, e := range ev {
+		if pick[i] {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // evidenceLoc is "kcm.log:14" (the base name, to keep the gutter narrow).

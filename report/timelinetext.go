@@ -315,8 +315,12 @@ func writeEventRows(t *textWriter, st *styles, evs []parser.Event, width int) {
 		if node == "" {
 			node = "-"
 		}
+		what := wrap(r.what(true), whatW)
 		t.line("  ", padRight(tm, timeW), "  ", padRight(rel(r.Time, base), relW), "  ",
 			padRight(shorten(oneLine(node), 16), nodeW), "  ",
-			padRight(truncate(r.what(true), whatW), whatW), "  ", st.Dim(shorten(r.sourceLoc(), locW)))
+			padRight(what[0], whatW), "  ", st.Dim(shorten(r.sourceLoc(), locW)))
+		for _, l := range what[1:] {
+			t.line(strings.Repeat(" ", 2+timeW+2+relW+2+nodeW+2), l)
+		}
 	}
 }

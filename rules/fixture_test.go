@@ -175,8 +175,8 @@ func loadFixture(t testing.TB, path string) *timeline.Timeline {
 // first/last, and controller and kubelet intervals per node (the semantics
 // documented in timeline/types.go, simplified).
 func finishVolume(v *timeline.Volume) {
-	open := map[string]int{}   // node → index of open controller interval
-	kopen := map[string]int{}  // node → index of open kubelet interval
+	open := map[string]int{}  // node → index of open controller interval
+	kopen := map[string]int{} // node → index of open kubelet interval
 	for i, e := range v.Events {
 		if v.First.IsZero() || e.Time.Before(v.First) {
 			v.First = e.Time

@@ -107,6 +107,17 @@ func orderCausally(fs []Finding, idx []int) {
 			}
 		}
 	}
+	// A kubelet timeout (slow-attach) overlapping a Multi-Attach is its effect.
+	for _, j := range idx {
+		if fs[j].Rule != "multi-attach" {
+			continue
+		}
+		for _, i := range idx {
+			if f := &fs[i]; f.Rule == "slow-attach" && !f.End.Before(fs[j].Start) && at[i].Before(fs[j].Start) {
+				at[i] = fs[j].Start.Add(time.Nanosecond)
+			}
+		}
+	}
 	sort.SliceStable(idx, func(a, b int) bool {
 		ta, tb := at[idx[a]], at[idx[b]]
 		if !ta.Equal(tb) {

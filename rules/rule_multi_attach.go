@@ -135,7 +135,11 @@ func multiAttachFinding(v *timeline.Volume, b string, evs []parser.Event, grace 
 			sum.WriteString("; no detach or attach follows (times unknown)")
 			fmt.Fprintf(&ex, "No detach from %s and no attach to %s follow in these lines, and the rows carry no absolute time, so how long it lasted is not known. The controller waits until the old node's kubelet unmounts the volume and drops it from node.status.volumesInUse, or force-detaches after maxWaitForUnmountDuration (6m; ≥1.25 only when the node is not Ready) or on an out-of-service taint. ", orUnknown(blockers), nodeOr(b))
 		} else if open < grace {
-			fmt.Fprintf(&sum, "; the logs end %s later with no detach or attach", dur(open))
+			if open < time.Second {
+				sum.WriteString("; the logs end right there, with no detach or attach")
+			} else {
+				fmt.Fprintf(&sum, "; the logs end %s later with no detach or attach", dur(open))
+			}
 			fmt.Fprintf(&ex, "The logs end %s after the error, before any detach from %s or attach to %s: whether it cleared is not visible. If the old node is down, expect a force detach after maxWaitForUnmountDuration (6m; ≥1.25 only when the node is not Ready) or the out-of-service taint. ", dur(open), orUnknown(blockers), nodeOr(b))
 		} else {
 			fmt.Fprintf(&sum, "; still blocked when the logs end (%s)", dur(open))

@@ -281,11 +281,11 @@ func TestSeries(t *testing.T) {
 
 func TestFailingFor(t *testing.T) {
 	for d, want := range map[time.Duration]time.Duration{
-		500 * time.Millisecond:             0,
-		time.Second:                        500 * time.Millisecond,
-		2*time.Minute + 2*time.Second:      127500 * time.Millisecond,
-		2 * time.Minute:                    127500 * time.Millisecond,
-		64 * time.Second:                   63500 * time.Millisecond,
+		500 * time.Millisecond:        0,
+		time.Second:                   500 * time.Millisecond,
+		2*time.Minute + 2*time.Second: 127500 * time.Millisecond,
+		2 * time.Minute:               127500 * time.Millisecond,
+		64 * time.Second:              63500 * time.Millisecond,
 	} {
 		if got := failingFor(d); got != want {
 			t.Errorf("failingFor(%v) = %v, want %v", d, got, want)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -12,16 +13,16 @@ import (
 	"github.com/kcmtrace/kcmtrace/internal/golden"
 )
 
-// TestMain lets scripts `exec kcmtrace` as a real process (for stdin, pipes
-// and the process exit status).
+// TestMain lets scripts `exec kcmtrace-process` as a real process (for
+// stdin, a real environment and the process exit status).
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"kcmtrace": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"kcmtrace-process": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
 }
 
 // TestScripts runs the end-to-end CLI scripts in testdata/script. Besides
-// `exec kcmtrace`, scripts have two builtins:
+// `exec kcmtrace-process`, scripts have two builtins:
 //
 //	kcmtrace ARGS...   run the CLI in-process; `!` expects a non-zero exit
 //	exit-code N        the exit code of the last in-process kcmtrace was N
@@ -30,12 +31,21 @@ func TestMain(m *testing.M) {
 // catalog/, seed/) so paths in output are short and stable.
 // KCMTRACE_UPDATE=1 rewrites the scripts' cmp files.
 func TestScripts(t *testing.T) {
+	// Absolute paths: the in-process builtin changes the working directory.
+	scripts, err := filepath.Abs(filepath.Join("testdata", "script"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixtures, err := filepath.Abs(filepath.Join("..", "..", "testdata"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	testscript.Run(t, testscript.Params{
-		Dir:           "testdata/script",
+		Dir:           scripts,
 		UpdateScripts: golden.Update(),
 		Setup: func(e *testscript.Env) error {
 			for _, dir := range []string{"incidents", "real-logs", "catalog", "seed"} {
-				if err := copyTree(filepath.Join("..", "..", "testdata", dir), filepath.Join(e.WorkDir, dir)); err != nil {
+				if err := copyTree(filepath.Join(fixtures, dir), filepath.Join(e.WorkDir, dir)); err != nil {
 					return err
 				}
 			}
@@ -45,7 +55,7 @@ func TestScripts(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"kcmtrace": func(ts *testscript.TestScript, neg bool, args []string) {
-				code := runEnv(args, env{stdin: emptyReader{}, stdout: ts.Stdout(), stderr: ts.Stderr(), getenv: ts.Getenv})
+				code := runInDir(ts.Getenv("WORK"), args, env{stdin: emptyReader{}, stdout: ts.Stdout(), stderr: ts.Stderr(), getenv: ts.Getenv})
 				ts.Setenv("KCMTRACE_EXIT", strconv.Itoa(code))
 				if (code != 0) != neg {
 					ts.Fatalf("kcmtrace exited %d", code)
@@ -62,6 +72,26 @@ func TestScripts(t *testing.T) {
 			},
 		},
 	})
+}
+
+// cwdMu serialises in-process runs: scripts run in parallel, but the
+// working directory belongs to the whole test process.
+var cwdMu sync.Mutex
+
+// runInDir runs the CLI in-process with dir as the working directory, so
+// relative paths in scripts resolve inside $WORK.
+func runInDir(dir string, args []string, e env) int {
+	cwdMu.Lock()
+	defer cwdMu.Unlock()
+	old, err := os.Getwd()
+	if err != nil {
+		panic(err)
+	}
+	if err := os.Chdir(dir); err != nil {
+		panic(err)
+	}
+	defer os.Chdir(old)
+	return runEnv(args, e)
 }
 
 type emptyReader struct{}

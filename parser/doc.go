@@ -1,0 +1,145 @@
+// Package parser turns Kubernetes component logs and event tables into typed
+// volume events ([Event]): the envelope side reads inputs, removes wrappers,
+// assembles entries and resolves time; the message side (classify) decides
+// what an entry says. It knows nothing about rules, timelines or styling.
+//
+// # Inputs
+//
+// [ParseAll] takes paths: a file (plain, gzip or zstd, detected by magic
+// number, not by name), a directory (walked in lexical order; hidden entries
+// skipped; *.log, *.log.N, *.gz, *.txt, *.out, must-gather current.log /
+// previous.log, sosreport journal dumps; manifests are left out; a directory
+// without any is an error), or "-" for stdin. [ParseReader] parses one
+// stream. Lines are read with a 1 MiB buffer; a line longer than
+// [Options].MaxLineBytes (default 16 MiB) is consumed but skipped and
+// noted, so memory stays bounded. A trailing "\r" is removed (CRLF).
+//
+// # Wrappers
+//
+// Each physical line may carry, outermost first:
+//
+//   - a stray leading backtick from inline-code markup: "`I1222 …";
+//   - a grep -r file-name prefix: "logs/ns/pod/csi-attacher.log:" and
+//     "file.log:123:" (a path with "/" or a log-like extension, followed by
+//     something that starts like a log line);
+//   - one wrapper, from this list (Input.Wrapper names):
+//
+// journald: "Mon DD hh:mm:ss host proc[pid]: " (journalctl's default, also
+// in journalctl -r reverse order) and the short-iso form
+// "2024-08-12T03:14:11+0000 host proc[pid]: ". The process names kubelet,
+// kubenswrapper, origin-node, kube-controller-manager, k3s and hyperkube set
+// the input's component when it has no events.
+//
+// cri: "2024-08-12T03:14:11.301223Z stderr F "; a "P" (partial) record is
+// joined with the records up to the next "F".
+//
+// docker-json: {"log":"…\n","stream":"stderr","time":"…"}; a record without
+// a trailing "\n" is joined with the next one; a line that starts like a
+// record but cannot be decoded is skipped as malformed; a stray fragment
+// such as `…Z"}` is kept as text.
+//
+// kubectl-timestamps: "2025-07-23T03:20:43.248292357-04:00 " (RFC 3339 with
+// Z or an offset).
+//
+// ui-timestamp: "7/29/2016 7:38:17 PM" glued to the payload
+// ("…PME0729 17:38:17…", Rancher's log viewer).
+//
+// Detection works line by line: the wrapper of the previous line is tried
+// first, then the others, so a paste that mixes journald lines and raw klog
+// lines works; every line votes and the majority names Input.Wrapper
+// ("grep-prefix+…" when most lines had the prefix). [Options].Format forces
+// one wrapper; lines that do not fit it are read as bare payload.
+//
+// Lines that are not log content are skipped and counted by reason
+// (Input.Skipped): "#" annotations (comment), shell prompts such as
+// "[root@host ~]# journalctl -r …" (prompt), ``` fences and journalctl
+// "-- Logs begin at … --" markers (markup), empty lines (blank), lines with
+// NUL bytes (binary), over-long lines (too-long), broken docker records
+// (malformed). No-break spaces (U+00A0, from web pastes) count as blanks.
+//
+// # klog text
+//
+// The header is
+//
+//	Lmmdd hh:mm:ss.uuuuuu threadid file:line] msg
+//
+// L is I, W, E or F; the date has no year and the time no zone (the
+// process's local clock); the fraction may be missing; threadid is the pid,
+// right-aligned in 7 columns and wider when needed; file is a basename (or
+// dir/file.go with -add_dir_header, reduced to the basename); one blank
+// follows "]". Everything after it is handed to the message side unparsed
+// (record.Rest): printf text, or a Go-quoted structured message followed by
+// key=value pairs. A line without a header attaches to the entry before it
+// (raw newlines in printf errors, "key=<" … " >" blocks, mount output);
+// continuation lines are joined with "\n", and an entry is relevant when any
+// of its lines passes the prefilter. An empty line, a comment or a prompt
+// ends an entry. A header whose numbers are out of range (month 13) still
+// starts an entry; the event keeps no time and a Problem names the line.
+//
+// # klog JSON
+//
+// A line that is a JSON object with "ts" near its start (or a "msg" key) is
+// a --logging-format=json entry: "ts" is float milliseconds since the epoch
+// (read as an exact decimal), "caller" gives the file basename, "msg" the
+// message (whitespace trimmed), every other key is kept in order (duplicates
+// too; strings unquoted, other values as raw JSON). There is no level field:
+// a line with "v" is Info, one without is an error.
+//
+// # Event tables
+//
+// kubectl describe "Events:" sections (both layouts: "From" as
+// "kubelet, <node>" up to kubectl 1.19 and a bare component from 1.20;
+// columns separated by two or more blanks; rows without indentation or
+// header, and several rows collapsed onto one physical line, are accepted),
+// the kubectl ≤1.4 TAB-separated "FirstSeen LastSeen Count From
+// SubobjectPath Type Reason Message" table ("{kubelet <node>}" sources), and
+// kubectl get events tables (columns located by the header). Age columns are
+// kubectl HumanDuration text ("28s", "4m12s", "2d3h"); "22m (x35 over 77m)"
+// gives Event.Count 35 and Event.Span 55m (first to last occurrence) and
+// Event.Age 22m. A header-less line after a row continues its message: with
+// leading blanks it was a newline inside the message, without them a
+// terminal wrapped the row inside a word and the parts are glued. Rows are
+// dated by anchoring their age to the newest time of the other inputs of
+// [ParseAll] (or of the input itself); without an anchor Event.Relative is
+// set and Time stays zero.
+//
+// # Time
+//
+// Wall clocks are kept per event and converted once the input is read.
+// Dec→Jan steps in file order add a year (Jan→Dec in reversed pastes remove
+// one). The year and the zone are decided, in order, by
+//
+//   - flag: [Options].Year / [Options].Location;
+//   - retry-deadline: "No retries permitted until 2021-01-13 16:27:21.123
+//     +0800 CST m=+…" minus its durationBeforeRetry is the instant of the
+//     header; the year and quarter-hour offset that map the header's wall
+//     clock onto it win by majority;
+//   - wrapper: CRI, docker, kubectl --timestamps and short-iso journald
+//     stamps compared with the klog header the same way (the UI timestamp
+//     gives a year only);
+//   - json-ts: inputs whose entries carry absolute times only;
+//   - other-input ([ParseAll] only): an input with no evidence takes the
+//     zone and year of an evidenced input with the same journald host, or
+//     of all evidenced inputs when they agree on the zone;
+//   - mtime: the file's modification time bounds the last entry;
+//   - assumed: the current year; UTC.
+//
+// Input.YearFrom and Input.ZoneFrom say which one decided.
+//
+// # Prefilter and accounting
+//
+// Before any decoding, a line is tested for the tokens in prefilterTokens
+// (one pass over the line, see prefilter.go); entries with no token are
+// counted as irrelevant and never reach the message side. Every physical
+// line lands in exactly one bucket: Lines == EventLines + Irrelevant +
+// sum(Skipped) ([Input.Unaccounted] is 0).
+//
+// # Bad input
+//
+// Nothing panics (a panic in the message side becomes a Problem for that
+// entry) and every loop advances on every line. Truncated gzip keeps what
+// was read, sets Input.Truncated and notes "truncated gzip"; a last line
+// without newline, an empty input, an unknown --input-format value and
+// absurd timestamps are Problems with line numbers; invalid UTF-8 in event
+// text is replaced by U+FFFD.
+package parser
