@@ -92,6 +92,9 @@ func newScanner(st *inputState, opt Options) *scanner {
 func (sc *scanner) run(r io.Reader) {
 	st := sc.st
 	lr := newLineReader(r, sc.max)
+	if !sc.unw.forced {
+		sc.unw.prefer = sniffWrapper(lr.peek())
+	}
 	for {
 		line, ok := lr.next()
 		if !ok {

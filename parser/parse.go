@@ -394,54 +394,60 @@ func inherit(states []*inputState) {
 }
 
 // anchorAll dates relative describe/get-events rows: the anchor is the newest
-// time known from the other inputs (or, for a lone input, from its own dated
-// entries); without one the rows stay Relative with a zero Time.
+// time known from the other inputs (for a lone input, or when the others
+// know no time, from its own dated entries); without one the rows stay
+// Relative with a zero Time.
 func anchorAll(states []*inputState) {
+	newest := make([]time.Time, len(states))
+	for i, st := range states {
+		for k := range st.events {
+			if !st.metas[k].hasAge && st.events[k].Time.After(newest[i]) {
+				newest[i] = st.events[k].Time
+			}
+		}
+		if st.haveWall || st.formatVotes["klog-json"] > 0 {
+			if st.maxAbs.After(newest[i]) {
+				newest[i] = st.maxAbs
+			}
+		}
+	}
+	// the two largest, so that "newest of the others" is O(1) per input
+	first, second := -1, -1
+	for i := range newest {
+		switch {
+		case first < 0 || newest[i].After(newest[first]):
+			first, second = i, first
+		case second < 0 || newest[i].After(newest[second]):
+			second = i
+		}
+	}
 	for i, st := range states {
 		var anchor time.Time
-		for j, o := range states {
-			if j == i && len(states) > 1 {
-				continue
-			}
-			for k := range o.events {
-				if o.metas[k].hasAge || o.events[k].Time.IsZero() {
-					continue
-				}
-				if o.events[k].Time.After(anchor) {
-					anchor = o.events[k].Time
-				}
-			}
-			if o.maxAbs.After(anchor) && !(j == i && !st.haveWall) {
-				anchor = o.maxAbs
-			}
+		switch {
+		case first >= 0 && first != i:
+			anchor = newest[first]
+		case second >= 0:
+			anchor = newest[second]
 		}
-		if anchor.IsZero() && len(states) > 1 {
-			// the describe input itself may hold dated entries
-			for k := range st.events {
-				if !st.metas[k].hasAge && st.events[k].Time.After(anchor) {
-					anchor = st.events[k].Time
-				}
-			}
+		if anchor.IsZero() {
+			anchor = newest[i]
 		}
+		rows := false
 		for k := range st.events {
 			m := &st.metas[k]
 			if !m.hasAge {
 				continue
 			}
+			rows = true
 			ev := &st.events[k]
 			if anchor.IsZero() {
-				ev.Relative = true
-				ev.Time = time.Time{}
+				ev.Relative, ev.Time = true, time.Time{}
 				continue
 			}
 			ev.Time = anchor.Add(-m.age)
+			st.trackAbs(ev.Time)
 		}
-		if !anchor.IsZero() {
-			for k := range st.events {
-				if st.metas[k].hasAge {
-					st.trackAbs(st.events[k].Time)
-				}
-			}
+		if rows {
 			st.in.First, st.in.Last = st.minAbs, st.maxAbs
 		}
 	}

@@ -38,6 +38,13 @@ func newLineReader(r io.Reader, max int) *lineReader {
 	return &lineReader{br: bufio.NewReaderSize(r, readBufSize), max: max}
 }
 
+// peek returns the start of the input without consuming it (up to the
+// buffer size; less at the end of the input).
+func (lr *lineReader) peek() []byte {
+	b, _ := lr.br.Peek(readBufSize)
+	return b
+}
+
 // next returns the next line; ok is false at the end of the input.
 func (lr *lineReader) next() (line []byte, ok bool) {
 	if lr.eof {

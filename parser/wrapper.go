@@ -62,6 +62,54 @@ func monthIndex(p []byte) int {
 	return 0
 }
 
+// sniffSample is how many non-empty lines sniffWrapper scores.
+const sniffSample = 200
+
+// sniffWrapper scores the first sniffSample non-empty lines of head against
+// every wrapper and returns the one most lines fit (wrapNone when klog lines
+// without a wrapper dominate). It decides which wrapper unwrap tries first;
+// each line still falls back to the others on its own.
+func sniffWrapper(head []byte) wrapKind {
+	var score [numWraps]int
+	var u unwrapper
+	n := 0
+	for len(head) > 0 && n < sniffSample {
+		line := head
+		if i := bytes.IndexByte(head, '\n'); i >= 0 {
+			line, head = head[:i], head[i+1:]
+		} else {
+			head = nil
+		}
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		if len(line) == 0 {
+			continue
+		}
+		n++
+		if rest, ok := cutGrepPrefix(line); ok {
+			line = rest
+		}
+		found := false
+		for k := wrapJournald; k < numWraps; k++ {
+			var out unwrapped
+			if u.try(k, line, &out) {
+				score[out.kind]++
+				found = true
+				break
+			}
+		}
+		if !found && looksKlog(line) {
+			score[wrapNone]++
+		}
+	}
+	best := wrapNone
+	for k := wrapJournald; k < numWraps; k++ {
+		if score[k] > score[best] {
+			best = k
+		}
+	}
+	return best
+}
+
 // unwrap removes the wrappers of one line.
 func (u *unwrapper) unwrap(line []byte) unwrapped {
 	var out unwrapped

@@ -81,3 +81,25 @@ func TestParseWrapTime(t *testing.T) {
 		})
 	}
 }
+
+func TestSniffWrapper(t *testing.T) {
+	tests := []struct {
+		name string
+		head string
+		want wrapKind
+	}{
+		{name: "journald majority", head: "[root@h ~]# journalctl\nDec 19 10:25:38 h kcm[1]: I1219 10:25:38.861740 1 r.go:1] m\nDec 19 10:25:38 h kcm[1]: I1219 10:25:38.861740 1 r.go:1] m\nI1219 10:25:38.861740 1 r.go:1] m\n", want: wrapJournald},
+		{name: "bare klog", head: "I1219 10:25:38.861740 1 r.go:1] m\nI1219 10:25:38.861740 1 r.go:1] m\n", want: wrapNone},
+		{name: "cri", head: "2023-10-04T15:52:18.594244326Z stderr F I1004 15:52:18.593603 1 x.go:1] m\n", want: wrapCRI},
+		{name: "docker", head: `{"log":"x\n","stream":"stderr","time":"2018-01-07T08:38:57Z"}` + "\n", want: wrapDocker},
+		{name: "grep and timestamps", head: "a/b.log:2025-07-23T03:20:43.248292357-04:00 I0723 07:20:43.246861 1 a.go:1] m\n", want: wrapKubectlTS},
+		{name: "empty", head: "", want: wrapNone},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := sniffWrapper([]byte(tt.head)); got != tt.want {
+				t.Errorf("sniffWrapper = %s, want %s", wrapNames[got], wrapNames[tt.want])
+			}
+		})
+	}
+}

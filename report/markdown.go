@@ -293,18 +293,31 @@ func writeMDImpact(m *mdWriter, v *timeline.Volume, chain []rules.Finding) {
 		count       int
 		kinds       []string
 		recovered   time.Time
+		relapsed    time.Time // mounted once, then failed again
 	}
 	var list []*stretch
 	byKey := map[string]*stretch{}
 	if v != nil {
 		for _, e := range v.Events {
 			if mountFailKinds[e.Kind] {
-				k := e.Node + "\x00" + e.Pod
+				// kubelet lines name the pod with or without its namespace.
+				name := e.Pod
+				if _, n, ok := strings.Cut(e.Pod, "/"); ok {
+					name = n
+				}
+				k := e.Node + "\x00" + name
 				s := byKey[k]
 				if s == nil {
 					s = &stretch{node: e.Node, pod: e.Pod}
 					byKey[k] = s
 					list = append(list, s)
+				}
+				if strings.Contains(e.Pod, "/") {
+					s.pod = e.Pod
+				}
+				if !s.recovered.IsZero() && e.Time.After(s.recovered) && s.relapsed.IsZero() {
+					s.relapsed = s.recovered
+					s.recovered = time.Time{}
 				}
 				n := max(e.Count, 1)
 				s.count += n
@@ -349,6 +362,9 @@ func writeMDImpact(m *mdWriter, v *timeline.Volume, chain []rules.Finding) {
 		kinds := uniq(s.kinds)
 		m.p("- %s%s could not mount the volume from %s to %s", pod, node, clock(s.first, true), clock(s.last, !sameDay(s.first, s.last)))
 		m.p(" UTC: **%s**, %s (%s).", human(s.last.Sub(s.first)), plural(s.count, "failure"), mdText(strings.Join(kinds, ", ")))
+		if !s.relapsed.IsZero() {
+			m.p(" It mounted at %s, then failed again.", clock(s.relapsed, false))
+		}
 		if !s.recovered.IsZero() {
 			m.p(" It mounted at %s.", clock(s.recovered, true))
 		} else {
