@@ -38,7 +38,8 @@ type tableRowParse struct {
 	layout  tableLayout
 	object  string
 	ageText string // the Age column as printed
-	wrapped bool   // a continuation line was appended to the message
+	wrapped bool   // continuation lines were appended to the message
+	more    []byte // the message with its continuation lines, when wrapped
 }
 
 // isTableHeader reports whether p is an "Events:" line, a column header or a

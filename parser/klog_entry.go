@@ -415,12 +415,17 @@ func (sc *scanner) cont(p []byte, nlines int) {
 	e.buf = append(e.buf, p...)
 	if e.kind == entRow && len(e.rows) > 0 {
 		r := &e.rows[len(e.rows)-1]
-		sep := "\n"
-		if len(p) > 0 && p[0] != ' ' && p[0] != '\t' {
-			sep = "" // a terminal hard-wrapped the row inside a token (real-logs/019)
+		if !r.wrapped {
+			r.more = append(r.more[:0], r.row.Message...)
+			r.wrapped = true
 		}
-		r.row.Message = strings.TrimRight(r.row.Message+sep+strings.TrimRight(string(p), " \t"), " \t")
-		r.wrapped = true
+		if len(p) > 0 && p[0] != ' ' && p[0] != '\t' {
+			// a terminal hard-wrapped the row inside a token (real-logs/019): glue
+		} else {
+			r.more = append(r.more, '\n')
+		}
+		r.more = append(r.more, bytes.TrimRight(p, " \t")...)
+		r.more = bytes.TrimRight(r.more, " \t")
 	}
 }
 
@@ -574,6 +579,9 @@ func (sc *scanner) emitRow(e *entry, r *tableRowParse) bool {
 		return false
 	}
 	row := r.row
+	if r.wrapped {
+		row.Message = strings.ToValidUTF8(string(r.more), "\uFFFD")
+	}
 	rec := record{Msg: row.Message, Table: &row}
 	ev, ok := sc.classifySafe(&rec, e.line)
 	if !ok {

@@ -440,3 +440,19 @@ func BenchmarkParse(b *testing.B) {
 		}
 	}
 }
+
+// TestManyContinuationLines guards against quadratic work on entries with
+// very many header-less lines (klog and describe rows).
+func TestManyContinuationLines(t *testing.T) {
+	for _, head := range []string{goodLine, "  Warning  FailedMount  2m  kubelet  MountVolume.SetUp failed for volume \"pvc-1\" : x"} {
+		data := head + "\n" + strings.Repeat("  continued volume text\n", 200000)
+		start := time.Now()
+		res := ParseReader(strings.NewReader(data), "c.log", Options{now: testNow})
+		if d := time.Since(start); d > 10*time.Second {
+			t.Errorf("%s: took %v", head[:20], d)
+		}
+		if res.Input.Unaccounted() != 0 || res.Input.Lines != 200001 {
+			t.Errorf("accounting %+v", res.Input)
+		}
+	}
+}

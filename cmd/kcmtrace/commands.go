@@ -20,9 +20,9 @@ import (
 type analyzeCmd struct {
 	inputFlags `embed:""`
 
-	Format  string   `help:"Output format: ${enum} (default text, or from the -o file's extension)." enum:"text,json,markdown,md," default:""`
+	Format  string   `help:"Output format: text, json or markdown (default text, or from the -o file's extension: .json, .md)." enum:"text,json,markdown,md," default:""`
 	Output  string   `short:"o" help:"Write the report to FILE atomically instead of stdout." placeholder:"FILE"`
-	FailOn  string   `help:"Exit 1 when a finding is at least this severe: ${enum}." enum:"none,info,warning,critical" default:"none"`
+	FailOn  string   `help:"Exit 1 when a finding is at least this severe: none, info, warning or critical." enum:"none,info,warning,critical" default:"none"`
 	Enable  []string `help:"Run only these rules (repeatable, comma-separated)." placeholder:"RULE"`
 	Disable []string `help:"Skip these rules (repeatable, comma-separated)." placeholder:"RULE"`
 	Set     []string `help:"Change a rule threshold, e.g. attach-retry-storm.min-failures=5 (repeatable)." placeholder:"RULE.KEY=VALUE"`
@@ -255,7 +255,7 @@ func countEvents(results []parser.Result) int {
 type timelineCmd struct {
 	inputFlags `embed:""`
 
-	Format string `help:"Output format: ${enum}." enum:"text,json,markdown,md" default:"text"`
+	Format string `help:"Output format: text, json or markdown." enum:"text,json,markdown,md" default:"text"`
 	Output string `short:"o" help:"Write to FILE atomically instead of stdout." placeholder:"FILE"`
 }
 
@@ -288,7 +288,7 @@ func (c *timelineCmd) run(e env) error {
 type eventsCmd struct {
 	inputFlags `embed:""`
 
-	Format  string   `help:"Output format: ${enum}." enum:"jsonl,text" default:"jsonl"`
+	Format  string   `help:"Output format: jsonl or text." enum:"jsonl,text" default:"jsonl"`
 	Output  string   `short:"o" help:"Write to FILE atomically instead of stdout." placeholder:"FILE"`
 	Kind    []string `help:"Only events of these kinds (repeatable, comma-separated), e.g. attach-failed,detach-started." placeholder:"KIND"`
 	Unknown bool     `help:"Only the lines that were not understood (kind unknown), with the reason."`
@@ -340,7 +340,7 @@ type volumesCmd struct {
 	inputFlags `embed:""`
 
 	Query  string `help:"Fuzzy query over every volume name (a last argument that is not a file is taken as the query too)." placeholder:"QUERY"`
-	Format string `help:"Output format: ${enum}." enum:"text,json" default:"text"`
+	Format string `help:"Output format: text or json." enum:"text,json" default:"text"`
 }
 
 func (c *volumesCmd) run(e env) error {
@@ -373,7 +373,7 @@ func (c *volumesCmd) run(e env) error {
 
 // rulesCmd is `kcmtrace rules`.
 type rulesCmd struct {
-	Color string `help:"Colour: ${enum}." enum:"auto,always,never" default:"auto"`
+	Color string `help:"Colour: auto, always or never." enum:"auto,always,never" default:"auto"`
 }
 
 func (c *rulesCmd) run(e env) error {
@@ -384,7 +384,7 @@ func (c *rulesCmd) run(e env) error {
 // explainCmd is `kcmtrace explain RULE`.
 type explainCmd struct {
 	Rule  string `arg:"" help:"Rule name (kcmtrace rules lists them)."`
-	Color string `help:"Colour: ${enum}." enum:"auto,always,never" default:"auto"`
+	Color string `help:"Colour: auto, always or never." enum:"auto,always,never" default:"auto"`
 }
 
 func (c *explainCmd) run(e env) error {

@@ -24,24 +24,27 @@ type inputFlags struct {
 	Pod         string   `help:"Only volumes used by a pod matching this fuzzy query." placeholder:"QUERY"`
 	Year        int      `help:"Year of klog timestamps (klog headers carry none); default: resolved from the logs."`
 	TZ          string   `name:"tz" help:"Time zone of klog timestamps: a name (Asia/Shanghai) or an offset (+08:00); default: resolved from the logs." placeholder:"ZONE"`
-	InputFormat string   `help:"Force the input wrapper/format instead of detecting it: ${enum}." enum:"auto,klog,journald,cri,docker-json,kubectl-timestamps,grep-prefix,json,describe" default:"auto"`
+	InputFormat string   `help:"Force the input wrapper or format instead of detecting it (auto, klog, journald, cri, docker-json, kubectl-timestamps, ui-timestamp, json, describe, get-events)." default:"auto" placeholder:"FORMAT"`
 	Skew        []string `help:"Clock offset added to FILE's times, overriding the estimate (repeatable), e.g. kubelet.log=-3s." placeholder:"FILE=DURATION"`
 	NoProgress  bool     `help:"Never show a progress bar (it only shows on a terminal for large inputs)."`
-	Color       string   `help:"Colour: ${enum}; auto means only on a terminal and only without NO_COLOR." enum:"auto,always,never" default:"auto"`
+	Color       string   `help:"Colour: auto (only on a terminal, and never with NO_COLOR set), always or never." enum:"auto,always,never" default:"auto"`
 }
 
 // loaded is everything read from the inputs.
 type loaded struct {
 	results  []parser.Result
 	timeline *timeline.Timeline
-	readErrs int // inputs that could not be read (exit 3)
+	readErrs int // inputs that could not be read, or only in part (exit 3)
 }
 
 // load parses the inputs, reports unreadable inputs and input problems on
 // stderr (one line each), applies --since/--until and builds the timeline.
 func (f *inputFlags) load(e env) (*loaded, error) {
 	opt := parser.Options{Year: f.Year}
-	if f.InputFormat != "auto" {
+	if f.InputFormat != "auto" && f.InputFormat != "" {
+		if !slices.Contains(parser.InputFormats, f.InputFormat) {
+			return nil, usageErr("--input-format %s: want auto or one of %s", f.InputFormat, strings.Join(parser.InputFormats, ", "))
+		}
 		opt.Format = f.InputFormat
 	}
 	if f.TZ != "" {
@@ -68,6 +71,9 @@ func (f *inputFlags) load(e env) (*loaded, error) {
 	}
 	for _, r := range results {
 		reportProblems(e, r.Input)
+		if r.Input.Truncated {
+			l.readErrs++ // read only in part (truncated gzip, read error): exit 3
+		}
 	}
 	if len(results) == 0 {
 		if len(errs) == 0 {
