@@ -75,9 +75,19 @@ func classify(rec *record) (ev Event, ok bool) {
 	return classifyMessage(rec.File, msg, kvs)
 }
 
+// informerPlumbing lists client-go files whose lines mention volume types but
+// never a volume operation.
+var informerPlumbing = map[string]bool{"reflector.go": true, "shared_informer.go": true}
+
 // classifyMessage classifies a printf message or a structured message with
 // its pairs (klog text or JSON alike).
 func classifyMessage(file, msg string, kvs []kv) (Event, bool) {
+	if informerPlumbing[file] {
+		// Cache/watch bookkeeping ("Watch close - *v1.VolumeAttachment …",
+		// "Caches are synced for attach detach"): names volume types, never
+		// an operation on a volume.
+		return Event{}, false
+	}
 	var ev Event
 	// Structured/contextual fields first; sentence fields override where both exist.
 	applyKV(&ev, kvs)
@@ -230,6 +240,16 @@ func classifySpecial(ev *Event, file, msg string, kvs []kv) bool {
 			return true
 		}
 		return false
+	case file == "controllermanager.go" && strings.HasPrefix(first, `Started "`):
+		// A controller manager that just became leader starts every
+		// controller, one line each; any of them dates the restart (the
+		// timeline collapses the burst into one).
+		ev.Kind, ev.Component = ControllerStarted, ComponentKCM
+		ev.Detail = "controller manager starting controllers: " + clip(first, 60)
+		if strings.HasPrefix(first, `Started "attachdetach"`) {
+			ev.Detail = "attach detach controller: started controller"
+		}
+		return true
 	case strings.HasPrefix(first, `Started "attachdetach"`):
 		ev.Kind, ev.Component, ev.Detail = ControllerStarted, ComponentKCM, "attach detach controller: started controller"
 		return true

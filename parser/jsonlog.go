@@ -47,7 +47,8 @@ func jsonTS(p []byte) (time.Time, bool) {
 					ns += int64(frac[i] - '0')
 				}
 			}
-			return time.UnixMilli(ms).Add(time.Duration(ns)).UTC(), true
+			t := time.UnixMilli(ms).Add(time.Duration(ns)).UTC()
+			return t, plausibleYear(t.Year())
 		}
 	}
 	f, err := strconv.ParseFloat(string(num), 64)
@@ -55,7 +56,8 @@ func jsonTS(p []byte) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	sec, frac := math.Modf(f / 1000)
-	return time.Unix(int64(sec), int64(math.Round(frac*1e9))).UTC(), true
+	t := time.Unix(int64(sec), int64(math.Round(frac*1e9))).UTC()
+	return t, plausibleYear(t.Year())
 }
 
 // decodeJSONLog fills rec from one JSON log line: Msg, KV (in order, duplicate

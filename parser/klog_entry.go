@@ -19,7 +19,19 @@ const (
 	entOther           // logrus "time=… level=… msg=…" or other text carried by a dated wrapper
 )
 
-var formatNames = [...]string{entKlog: "klog-text", entJSON: "klog-json", entRow: "describe", entOther: "text"}
+// Input.Format values, counted per entry.
+const (
+	fmtKlog = iota
+	fmtJSON
+	fmtDescribe
+	fmtGetEvents
+	fmtText
+	numFormats
+)
+
+var formatNames = [numFormats]string{fmtKlog: "klog-text", fmtJSON: "klog-json", fmtDescribe: "describe", fmtGetEvents: "get-events", fmtText: "text"}
+
+var entryFormat = [...]int{entKlog: fmtKlog, entJSON: fmtJSON, entRow: fmtDescribe, entOther: fmtText}
 
 // entry is the log entry being assembled: its first physical line and the
 // header-less lines that follow it.
@@ -274,6 +286,9 @@ func isPrompt(line []byte) bool {
 
 // isPromptLoose recognises "user@host:~/dir$ cmd" prompts.
 func isPromptLoose(line []byte) bool {
+	if c := line[0]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || isDigit(c) || c == '_') {
+		return false
+	}
 	at := bytes.IndexByte(line[:min(len(line), 64)], '@')
 	if at <= 0 {
 		return false
@@ -349,13 +364,6 @@ func (sc *scanner) payload(p []byte, u unwrapped, line, nlines int) {
 		return
 	}
 	st.in.Irrelevant += nlines
-}
-
-func tableFormat(l tableLayout) string {
-	if l == tableGetEvents {
-		return "get-events"
-	}
-	return "describe"
 }
 
 // tableRows decodes p as one or more table rows of the current (or an
@@ -440,9 +448,13 @@ func (sc *scanner) close() {
 	kind := e.kind
 	e.kind = entNone
 	if kind == entRow {
-		st.formatVotes[tableFormat(e.rows[0].layout)]++
+		if e.rows[0].layout == tableGetEvents {
+			st.formatVotes[fmtGetEvents]++
+		} else {
+			st.formatVotes[fmtDescribe]++
+		}
 	} else {
-		st.formatVotes[formatNames[kind]]++
+		st.formatVotes[entryFormat[kind]]++
 	}
 	// wrapper clock evidence from the first entries and from every relevant one
 	if e.hasWall && len(e.wts) > 0 && (sc.entries <= 16 || e.relevant) {
@@ -561,6 +573,10 @@ func (sc *scanner) emit(e *entry, kind entryKind) bool {
 		if !okU {
 			until, backoff, okU = retryFromText(text)
 		}
+		if okU && !plausibleYear(until.Year()) {
+			st.problem(e.line, "implausible year %d in retry deadline ignored", until.Year())
+			okU = false
+		}
 		if okU {
 			if y, off, ok := matchWall(e.w, until.Add(-backoff)); ok {
 				st.evid = append(st.evid, evidence{from: FromRetry, year: y - e.yoff, off: off, hasOff: true, hasYear: true})
@@ -609,6 +625,14 @@ func (sc *scanner) emitRow(e *entry, r *tableRowParse) bool {
 	}
 	if ev.Reason == "" {
 		ev.Reason = row.Reason
+	}
+	if ev.Level == 0 {
+		switch row.Type {
+		case "Warning":
+			ev.Level = 'W'
+		case "Normal":
+			ev.Level = 'I'
+		}
 	}
 	if ev.Pod == "" && strings.HasPrefix(r.object, "pod/") {
 		ev.Pod = r.object[4:]

@@ -142,7 +142,7 @@ type inputState struct {
 
 	wrapVotes   [numWraps]int
 	grepVotes   int
-	formatVotes map[string]int
+	formatVotes [numFormats]int // entries per format (formatNames)
 
 	// extent of the input's own clock readings
 	firstW, lastW       wall
@@ -165,7 +165,6 @@ func newInputState(path string, index int) *inputState {
 	return &inputState{
 		in:           Input{Path: path, Skipped: map[string]int{}},
 		procs:        map[string]int{},
-		formatVotes:  map[string]int{},
 		problemsLeft: maxProblems,
 		index:        index,
 	}
@@ -286,7 +285,7 @@ func (st *inputState) resolveOwn(opt Options) {
 		// only absolute times (JSON ts, CRI without klog): nothing to resolve
 		if in.YearFrom == "" {
 			st.year, in.YearFrom = st.maxAbs.Year(), FromJSONTS
-			if st.formatVotes["klog-json"] == 0 {
+			if st.formatVotes[fmtJSON] == 0 {
 				in.YearFrom = FromWrapper
 			}
 		}
@@ -344,51 +343,54 @@ func (st *inputState) convert() {
 }
 
 // inherit gives inputs without evidence the year/zone of an input that
-// shares their clock: the same journald host first, else the one zone all
-// evidenced inputs agree on.
+// shares their clock: the same journald host first, else the one value all
+// evidenced inputs agree on. Year and zone are inherited separately (with
+// --tz every zone is a flag, but a year may still come from another input).
 func inherit(states []*inputState) {
-	var donors []*inputState
-	for _, st := range states {
-		if strongFrom(st.in.YearFrom) && strongFrom(st.in.ZoneFrom) && st.in.ZoneFrom != FromFlag && st.haveWall {
-			donors = append(donors, st)
+	pick := func(st *inputState, ok func(*inputState) bool, same func(a, b *inputState) bool) *inputState {
+		var donors []*inputState
+		for _, c := range states {
+			if c != st && c.haveWall && ok(c) {
+				donors = append(donors, c)
+			}
 		}
-	}
-	if len(donors) == 0 {
-		return
-	}
-	for _, st := range states {
-		if !st.haveWall || (strongFrom(st.in.YearFrom) && strongFrom(st.in.ZoneFrom)) {
-			continue
+		if len(donors) == 0 {
+			return nil
 		}
-		var d *inputState
 		if st.host != "" {
 			for _, c := range donors {
 				if c.host == st.host {
-					d = c
-					break
+					return c
 				}
 			}
 		}
-		if d == nil {
-			agree := true
-			for _, c := range donors[1:] {
-				if c.off != donors[0].off {
-					agree = false
-				}
+		for _, c := range donors[1:] {
+			if !same(c, donors[0]) {
+				return nil
 			}
-			if !agree {
-				continue
-			}
-			d = donors[0]
+		}
+		return donors[0]
+	}
+	for _, st := range states {
+		if !st.haveWall {
+			continue
 		}
 		if st.in.ZoneFrom == "" {
-			st.off, st.hasOff = d.off, true
-			st.in.Zone, st.in.ZoneFrom = d.in.Zone, FromOtherInput
+			d := pick(st, func(c *inputState) bool { return c.in.ZoneFrom == FromRetry || c.in.ZoneFrom == FromWrapper },
+				func(a, b *inputState) bool { return a.off == b.off })
+			if d != nil {
+				st.off, st.hasOff = d.off, true
+				st.in.Zone, st.in.ZoneFrom = d.in.Zone, FromOtherInput
+			}
 		}
 		if st.in.YearFrom == "" {
-			// the donor's newest reading, expressed in the donor's clock
-			dl := wallTime(d.lastW, d.year+d.lastYoff, nil, 0)
-			st.year, st.in.YearFrom = yearNear(st.lastW, st.lastYoff, dl), FromOtherInput
+			d := pick(st, func(c *inputState) bool { return strongFrom(c.in.YearFrom) && c.in.YearFrom != FromFlag },
+				func(a, b *inputState) bool { return a.year+a.lastYoff == b.year+b.lastYoff })
+			if d != nil {
+				// the donor's newest reading, expressed in the donor's clock
+				dl := wallTime(d.lastW, d.year+d.lastYoff, nil, 0)
+				st.year, st.in.YearFrom = yearNear(st.lastW, st.lastYoff, dl), FromOtherInput
+			}
 		}
 	}
 }
@@ -405,7 +407,7 @@ func anchorAll(states []*inputState) {
 				newest[i] = st.events[k].Time
 			}
 		}
-		if st.haveWall || st.formatVotes["klog-json"] > 0 {
+		if st.haveWall || st.formatVotes[fmtJSON] > 0 {
 			if st.maxAbs.After(newest[i]) {
 				newest[i] = st.maxAbs
 			}
@@ -472,7 +474,13 @@ func (st *inputState) result() Result {
 		in.Component = componentFromProcs(st.procs)
 	}
 	if in.Format == "" {
-		in.Format = majority(st.formatVotes, "unknown")
+		votes := map[string]int{}
+		for f, n := range st.formatVotes {
+			if n > 0 {
+				votes[formatNames[f]] = n
+			}
+		}
+		in.Format = majority(votes, "unknown")
 	}
 	best := wrapNone
 	for k := wrapJournald; k < numWraps; k++ {

@@ -171,7 +171,7 @@ func TestRealLogInputs(t *testing.T) {
 		unknown   int
 		yearFrom  string
 	}{
-		{file: "001-cinder-kcm-leader-election-mass-detach.log", lines: 31, wrapper: "none", format: "klog-text", component: "kcm", events: 6, yearFrom: FromAssumed},
+		{file: "001-cinder-kcm-leader-election-mass-detach.log", lines: 31, wrapper: "none", format: "klog-text", component: "kcm", events: 9, yearFrom: FromAssumed}, // 3 `Started "…"` lines date the KCM (re)start
 		{file: "003-cinder-docker-json-detach-request-pending.log", lines: 3, wrapper: "docker-json", format: "klog-text", component: "kcm", events: 3, yearFrom: FromWrapper},
 		{file: "005-azure-vmss-multiattach-then-detach.log", lines: 5, wrapper: "none", format: "klog-text", component: "kcm", events: 3, yearFrom: FromAssumed},
 		{file: "006-tencent-qcloud-cbs-journald-detach-retry-sts-recreate.log", lines: 9, wrapper: "journald", format: "klog-text", component: "kcm", events: 6, yearFrom: FromAssumed},
@@ -278,6 +278,16 @@ func TestBadInput(t *testing.T) {
 			}
 		}},
 		{name: "empty", data: nil, problem: "empty input"},
+		{name: "year 0 in retry deadline", data: []byte("E0812 03:12:08.905133       1 nestedpendingoperations.go:348] Operation for \"{volumeName:v podName: nodeName:}\" failed. No retries permitted until 0000-08-12 03:14:10.905101877 +0000 UTC m=+1.9 (durationBeforeRetry 2m2s). Error: AttachVolume.Attach failed for volume \"p\" (UniqueName: \"v\") from node \"n\" : x\n"), problem: "implausible year 0", events: 1, check: func(t *testing.T, res Result) {
+			if y := res.Events[0].Time.Year(); y != 2025 || res.Input.YearFrom != FromAssumed {
+				t.Errorf("year %d from %s", y, res.Input.YearFrom)
+			}
+		}},
+		{name: "json ts in year 60000", data: []byte(`{"ts":1.8e15,"caller":"a/b.go:1","msg":"AttachVolume.Attach succeeded for volume \"p\" (UniqueName: \"v\") from node \"n\" ","v":0}` + "\n"), events: 1, check: func(t *testing.T, res Result) {
+			if !res.Events[0].Time.IsZero() {
+				t.Errorf("time %v", res.Events[0].Time)
+			}
+		}},
 		{name: "only blank lines", data: []byte("\n\n\n"), skipped: SkipBlank},
 		{name: "unknown format", data: []byte("hello world\nnothing to see\n")},
 		{name: "broken docker record", data: []byte(`{"log":"I0812 03:14:15.6 never closed` + "\n"), problem: "malformed", skipped: SkipMalformed},

@@ -16,6 +16,7 @@ import "bytes"
 //	"Mount" "mount" MountDevice, Unmount, unmount, FailedMount (describe rows)
 //	"No retries"    nestedpendingoperations / goroutinemap backoff lines
 //	"acquired lease" leader election ("successfully acquired lease …")
+//	"Started \""   controllermanager.go starting its controllers after a leader change
 //	"serial"        CBS "can not find diskId … by serial" driver lines
 //	"diskId"        CBS driver errors without any other token
 //	"ZoneNotMatch"  CBS zone errors quoted alone
@@ -31,6 +32,7 @@ var prefilterTokens = [][]byte{
 	[]byte("mount"),
 	[]byte("No retries"),
 	[]byte("acquired lease"),
+	[]byte(`Started "`),
 	[]byte("serial"),
 	[]byte("diskId"),
 	[]byte("ZoneNotMatch"),

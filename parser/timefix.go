@@ -110,11 +110,14 @@ func matchWall(w wall, t time.Time) (year int, off time.Duration, ok bool) {
 		}
 	}
 	off = best.Round(15 * time.Minute)
-	if abs(off) > 14*time.Hour || abs(best-off) > 2*time.Minute {
+	if abs(off) > 14*time.Hour || abs(best-off) > 2*time.Minute || !plausibleYear(year) {
 		return 0, 0, false
 	}
 	return year, off, true
 }
+
+// plausibleYear rejects years no Kubernetes log can carry (year 0, 9999).
+func plausibleYear(y int) bool { return y >= 2000 && y <= 2200 }
 
 func abs(d time.Duration) time.Duration {
 	if d < 0 {

@@ -212,3 +212,16 @@ func TestRetryFromText(t *testing.T) {
 		})
 	}
 }
+
+func TestYearInheritedWithTZFlag(t *testing.T) {
+	kcm := writeTemp(t, "kcm.log", kcmRetry2021)
+	kubelet := writeTemp(t, "kubelet.log", kubeletNoEvidence)
+	res, _ := ParseAll([]string{kcm, kubelet}, Options{Location: time.FixedZone("CST", 8*3600)})
+	in := res[1].Input
+	if in.Year != 2021 || in.YearFrom != FromOtherInput || in.ZoneFrom != FromFlag {
+		t.Fatalf("year %d from %s, zone from %s", in.Year, in.YearFrom, in.ZoneFrom)
+	}
+	if got := res[1].Events[0].Time.Format(time.RFC3339); got != "2021-01-13T08:30:00Z" {
+		t.Errorf("kubelet event at %s", got)
+	}
+}

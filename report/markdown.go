@@ -208,7 +208,7 @@ func writeMDIncident(m *mdWriter, a *Analysis, in rules.Incident, level int) {
 
 	if v != nil {
 		m.s(heading(level, "Timeline"))
-		writeMDRows(m, v.Events)
+		writeMDKeyRows(m, v)
 		m.s(heading(level, "Diagram"))
 		m.p("%s\n", sequenceDiagram(v))
 	}
@@ -219,24 +219,17 @@ func writeMDIncident(m *mdWriter, a *Analysis, in rules.Incident, level int) {
 	}
 
 	m.s(heading(level, "What to check next"))
-	var next []string
-	for _, f := range chain {
-		next = append(next, f.Next)
-		if f.Next == "" {
-			if r, ok := ruleByName(a.Rules, f.Rule); ok {
-				next = append(next, r.Doc.Next)
-			}
-		}
+	writeMDSteps(m, incidentSteps(a, in, chain))
+}
+
+// writeMDSteps writes next steps as an ordered list, phase first.
+func writeMDSteps(m *mdWriter, steps []rules.Step) {
+	if len(steps) == 0 {
+		m.p("No rule suggested a next step.\n\n")
+		return
 	}
-	next = uniq(next)
-	if in.Component != "" {
-		next = append([]string{"Start with " + in.Component + "."}, next...)
-	}
-	if len(next) == 0 {
-		next = []string{"No rule suggested a next step."}
-	}
-	for _, n := range next {
-		m.p("- %s\n", mdText(n))
+	for i, s := range steps {
+		m.p("%d. **%s:** %s\n", i+1, s.Phase, mdText(s.Text))
 	}
 	m.p("\n")
 }
@@ -377,7 +370,40 @@ func writeMDImpact(m *mdWriter, v *timeline.Volume, chain []rules.Finding) {
 
 // writeMDRows writes the collapsed event list as a table.
 func writeMDRows(m *mdWriter, evs []parser.Event) {
-	rows := collapse(evs)
+	writeMDTable(m, collapse(evs), false)
+}
+
+// writeMDKeyRows writes an incident's key events (see keyRows), at most
+// maxKeyRows of them, with a pointer to the full timeline.
+func writeMDKeyRows(m *mdWriter, v *timeline.Volume) {
+	rows := keyRows(v.Events)
+	omitted := 0
+	if len(rows) > maxKeyRows {
+		omitted = len(rows) - maxKeyRows
+		rows = rows[:maxKeyRows]
+	}
+	writeMDTable(m, rows, true)
+	m.p("%s\n\n", mdText(fullTimelineNote(v, omitted)))
+}
+
+// fullTimelineNote points from a condensed timeline to the full one.
+func fullTimelineNote(v *timeline.Volume, omitted int) string {
+	s := fmt.Sprintf("Key events only (bookkeeping, per-retry steps and repeated Event lines left out; retry loops folded). All %s: kcmtrace timeline --volume %s",
+		plural(len(v.Events), "event"), timelineQuery(v))
+	if omitted > 0 {
+		s = fmt.Sprintf("%s more key rows not shown. ", plural(omitted, "")) + s
+	}
+	return s
+}
+
+// timelineQuery is a short name that selects the volume in
+// `kcmtrace timeline --volume`: the handle, else the PV, else the key.
+func timelineQuery(v *timeline.Volume) string {
+	return firstNonEmpty(v.Handle, v.PV, v.Key)
+}
+
+// writeMDTable writes rows as a table; key rows use the post-mortem words.
+func writeMDTable(m *mdWriter, rows []row, key bool) {
 	if len(rows) == 0 {
 		m.p("No events.\n\n")
 		return
@@ -390,15 +416,19 @@ func writeMDRows(m *mdWriter, evs []parser.Event) {
 	}
 	m.p("| Time (UTC) | Relative | Node | Event | Source |\n|---|---|---|---|---|\n")
 	for _, r := range rows {
-		tm := "?"
+		tm := r.when(false)
 		if !r.Time.IsZero() {
 			tm = r.Time.UTC().Format("2006-01-02 15:04:05.000")
 		}
-		node := "–"
+		node := unknownTime
 		if r.Node != "" {
 			node = mdCellCode(r.Node)
 		}
-		m.p("| %s | %s | %s | %s | %s |\n", tm, rel(r.Time, base), node, mdText(r.what(true)), mdText(r.sourceLoc()))
+		what := r.what(true)
+		if key {
+			what = r.step()
+		}
+		m.p("| %s | %s | %s | %s | %s |\n", tm, rel(r.Time, base), node, mdText(what), mdText(r.sourceLoc()))
 	}
 	m.p("\n")
 }
@@ -465,14 +495,9 @@ func writeMDFinding(m *mdWriter, a *Analysis, f rules.Finding) {
 		}
 		m.p("%s\n", codeBlock("text", lines))
 	}
-	next := f.Next
-	if next == "" {
-		if r, ok := ruleByName(a.Rules, f.Rule); ok {
-			next = r.Doc.Next
-		}
-	}
-	if next != "" {
-		m.p("**Next:** %s\n\n", mdText(next))
+	if steps := findingSteps(a, f); len(steps) > 0 {
+		m.p("**Next:**\n\n")
+		writeMDSteps(m, steps)
 	}
 }
 
@@ -541,8 +566,8 @@ func sequenceDiagram(v *timeline.Volume) string {
 			fmt.Fprintf(&b, "    participant K%d as kubelet %s\n", id[n], mermaidText(n, 40))
 		}
 	}
-	rows := collapse(v.Events)
-	const maxSteps = 40
+	rows := keyRows(v.Events)
+	const maxSteps = maxKeyRows
 	steps := 0
 	for _, r := range rows {
 		i, ok := id[r.Node]
@@ -550,17 +575,7 @@ func sequenceDiagram(v *timeline.Volume) string {
 			fmt.Fprintf(&b, "    Note over C: %d more steps in the timeline table\n", len(rows)-steps)
 			break
 		}
-		label := string(r.Kind)
-		if r.Code != "" {
-			label += " " + r.Code
-		}
-		if r.Count > 1 {
-			label += fmt.Sprintf(" ×%d", r.Count)
-			if d := r.Until.Sub(r.Time); d >= time.Second {
-				label += " over " + human(d)
-			}
-		}
-		label = clock(r.Time, false) + " " + label
+		label := r.when(false) + " " + r.step()
 		label = mermaidMessage(label, 80)
 		var line string
 		switch {

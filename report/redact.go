@@ -363,13 +363,23 @@ func (r *redactor) finding(f rules.Finding) rules.Finding {
 		ev = append(ev, e)
 	}
 	f.Evidence = ev
+	f.Steps = r.steps(f.Steps)
 	return f
+}
+
+func (r *redactor) steps(in []rules.Step) []rules.Step {
+	var out []rules.Step
+	for _, s := range in {
+		out = append(out, rules.Step{Phase: s.Phase, Text: r.s(s.Text)})
+	}
+	return out
 }
 
 func (r *redactor) incident(in rules.Incident) rules.Incident {
 	in.Volume, in.PV = r.s(in.Volume), r.s(in.PV)
 	in.Summary, in.RootCause, in.Component = r.s(in.Summary), r.s(in.RootCause), r.s(in.Component)
 	in.Story = r.list(in.Story)
+	in.Next = r.steps(in.Next)
 	in.Chain = append([]int(nil), in.Chain...)
 	return in
 }

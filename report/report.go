@@ -65,10 +65,14 @@ func ts(t time.Time) string {
 	return t.UTC().Format(time.RFC3339Nano)
 }
 
-// clock formats a time for humans: "15:04:05", with the date when withDate.
+// unknownTime stands for a time the inputs do not give.
+const unknownTime = "—"
+
+// clock formats a time for humans: "15:04:05", with the date when withDate;
+// unknownTime when zero.
 func clock(t time.Time, withDate bool) string {
 	if t.IsZero() {
-		return "?"
+		return unknownTime
 	}
 	if withDate {
 		return t.UTC().Format("2006-01-02 15:04:05")
@@ -225,7 +229,75 @@ func excerpt(s string, max int, keys ...string) string {
 	return head + "…" + truncate(cut, avail-1)
 }
 
+// evidenceMessage is a log line as the terminal shows it under a path:line
+// gutter (which already gives where and when): the klog header dropped, a
+// nestedpendingoperations wrapper reduced to its error and backoff, the
+// UniqueName and UIDs (named in the incident header) dropped, long volume
+// names elided in their middle. Nodes, pods and error texts stay whole.
+func evidenceMessage(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	s = reKlogHeader.ReplaceAllString(s, "")
+	s = strings.ReplaceAll(s, `\"`, `"`)
+	if m := reRetryWrap.FindStringSubmatch(s); m != nil {
+		s = strings.TrimSuffix(strings.TrimPrefix(m[2], `"`), `"`) + " (retry in " + m[1] + ")"
+	}
+	s = reUniqueName.ReplaceAllString(s, "")
+	s = reUID.ReplaceAllString(s, "")
+	s = reCSIName.ReplaceAllString(s, "…^")
+	s = reInTreeName.ReplaceAllString(s, "…/$1")
+	s = reUUIDShort.ReplaceAllString(s, "${1}…")
+	return strings.TrimSpace(s)
+}
+
+// sameMessage reduces an evidence message to what repeats across a retry
+// loop: no numbers, no backoff.
+func sameMessage(s string) string {
+	s = reRetryIn.ReplaceAllString(s, "")
+	return reDigits.ReplaceAllString(s, "#")
+}
+
+// window cuts s to max cells around the first of keys (then excerptKeys)
+// found, with "…" where text was cut; the start stays when no key is found
+// or the key is near the start.
+func window(s string, max int, keys ...string) string {
+	if ansi.StringWidth(s) <= max {
+		return s
+	}
+	k := -1
+	for _, key := range append(keys, excerptKeys...) {
+		if key == "" {
+			continue
+		}
+		if i := strings.Index(s, key); i >= 0 {
+			k = i
+			break
+		}
+	}
+	startCells := 0
+	if k >= 0 {
+		startCells = ansi.StringWidth(s[:k]) - max/3
+	}
+	if startCells <= 0 {
+		return truncate(s, max)
+	}
+	// Keep the subject ("… failed for volume "x" from node "n" : ") whole
+	// when it is short, and cut between it and the cause.
+	if h := strings.Index(s, " : "); h > 0 && h < k && ansi.StringWidth(s[:h+3]) < max/2 {
+		head := s[:h+3]
+		return head + window(s[h+3:], max-ansi.StringWidth(head), keys...)
+	}
+	cut := ansi.TruncateLeft(s, startCells+1, "")
+	return "…" + truncate(cut, max-1)
+}
+
 var (
+	reKlogHeader = regexp.MustCompile(`^[IWEF]\d{4} \d\d:\d\d:\d\d(?:\.\d+)? +\d+ [^ \]]+\] ?`)
+	reRetryWrap  = regexp.MustCompile(`^Operation for "[^"]*" failed\. No retries permitted until [^(]*\(durationBeforeRetry ([^)]+)\)\.? ?[Ee]rror: (.*)$`)
+	reRetryIn    = regexp.MustCompile(` \(retry in [^)]*\)`)
+	reUID        = regexp.MustCompile(` \(UID: "[^"]*"\)`)
+	reCSIName    = regexp.MustCompile(`kubernetes\.io/csi/[^"\s^}]+\^`)
+	reInTreeName = regexp.MustCompile(`kubernetes\.io/[a-z0-9-]+/[^"\s}]*/([^/"\s}]+)`)
+	reDigits     = regexp.MustCompile(`[0-9a-fA-F]*[0-9][0-9a-fA-F]*`)
 	reUniqueName = regexp.MustCompile(` ?\(UniqueName: \\?"[^"\\]*\\?"\)`)
 	reUUIDShort  = regexp.MustCompile(`(?i)\b([0-9a-f]{8})-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
 )

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -27,9 +28,15 @@ func (r row) key() string { return string(r.Kind) + "\x00" + r.Node + "\x00" + r
 // (attach started, attach failed, started, failed, …) on one node stays two
 // rows while other nodes move on, and a different step on the node ends the
 // run.
-func collapse(evs []parser.Event) []row {
+func collapse(evs []parser.Event) []row { return fold(evs, false) }
+
+// fold is collapse; with loop set, an event also joins an older row of its
+// node when every row of that node since is part of the same retry loop
+// (failures, timeouts): "MountDevice failed ×35" stays one row although
+// mount timeouts interleave, while a success on the node ends the run.
+func fold(evs []parser.Event, loop bool) []row {
 	var rows []row
-	recent := map[string][]int{} // node → indices of its last two rows
+	recent := map[string][]int{} // node → indices of its rows, newest last
 	for _, e := range evs {
 		n := e.Count
 		if n < 1 {
@@ -48,8 +55,16 @@ func collapse(evs []parser.Event) []row {
 			r.Pods = []string{e.Pod}
 		}
 		merged := false
-		for _, i := range recent[e.Node] {
+		rc := recent[e.Node]
+		for j := len(rc) - 1; j >= 0; j-- {
+			i := rc[j]
+			if !loop && j < len(rc)-2 {
+				break
+			}
 			if rows[i].key() != r.key() {
+				if loop && !loopKind(rows[i].Kind) {
+					break
+				}
 				continue
 			}
 			merged = true
@@ -68,13 +83,188 @@ func collapse(evs []parser.Event) []row {
 			continue
 		}
 		rows = append(rows, r)
-		rc := append(recent[e.Node], len(rows)-1)
-		if len(rc) > 2 {
-			rc = rc[len(rc)-2:]
-		}
-		recent[e.Node] = rc
+		recent[e.Node] = append(recent[e.Node], len(rows)-1)
 	}
 	return rows
+}
+
+// loopKind is an event kind a retry loop repeats without changing state.
+func loopKind(k parser.Kind) bool {
+	switch k {
+	case parser.AttachFailed, parser.DetachFailed, parser.MountDeviceFailed, parser.SetupFailed,
+		parser.WaitForAttachFailed, parser.VerifyAttachedFailed, parser.MountTimeout, parser.MultiAttach,
+		parser.CSIError, parser.TeardownFailed, parser.UnmountDeviceFailed, parser.DetachBlockedMounted,
+		parser.AttachStartFailed, parser.DetachStartFailed:
+		return true
+	}
+	return false
+}
+
+// maxKeyRows caps an incident's key-event timeline; `kcmtrace timeline`
+// shows everything.
+const maxKeyRows = 30
+
+// noiseKinds never make a post-mortem timeline: bookkeeping and the steps
+// every retry repeats.
+var noiseKinds = map[parser.Kind]bool{
+	parser.Bookkeeping: true, parser.RetryScheduled: true, parser.DetachRequested: true,
+	parser.MountStarted: true, parser.UnmountStarted: true, parser.VerifyAttachedStarted: true,
+	parser.DetachVerifiedSafe: true, parser.Unknown: true,
+}
+
+// echoWindow is how far apart an Event echo (or a CSI error line) and the
+// log line it repeats may be.
+const echoWindow = 5 * time.Second
+
+// keyEvents keeps the events a post-mortem timeline needs: no bookkeeping,
+// no per-retry steps (an attach started that failed, a WaitForAttach
+// succeeded before a MountDevice result), no Event echoes, CSI error lines
+// or describe rows that repeat a direct log line of the same failure.
+func keyEvents(evs []parser.Event) []parser.Event {
+	direct := map[parser.Kind][]time.Time{} // kind → times of direct log lines (sorted: evs are)
+	var failures []parser.Event             // direct failure lines, for csi-error matching
+	for _, e := range evs {
+		if e.Origin != "" || e.Time.IsZero() {
+			continue
+		}
+		direct[e.Kind] = append(direct[e.Kind], e.Time)
+		if e.Kind != parser.CSIError && (loopKind(e.Kind) || e.Code != "") {
+			failures = append(failures, e)
+		}
+	}
+	near := func(ts []time.Time, from, to time.Time) bool {
+		i, _ := slices.BinarySearchFunc(ts, from, func(a, b time.Time) int { return a.Compare(b) })
+		return i < len(ts) && !ts[i].After(to)
+	}
+	var out []parser.Event
+	for i, e := range evs {
+		if noiseKinds[e.Kind] {
+			continue
+		}
+		switch {
+		case e.Origin == parser.OriginEvent && !e.Time.IsZero():
+			if near(direct[e.Kind], e.Time.Add(-echoWindow), e.Time.Add(echoWindow)) {
+				continue
+			}
+		case e.Origin == parser.OriginDescribe && !e.Time.IsZero():
+			const slack = 2 * time.Minute // describe ages are rounded to the minute
+			if near(direct[e.Kind], e.Time.Add(-e.Span-slack), e.Time.Add(slack)) {
+				continue
+			}
+		case e.Kind == parser.CSIError && e.Origin == "":
+			if repeatsFailure(failures, e) {
+				continue
+			}
+		}
+		if superseded(evs, i) {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// repeatsFailure reports whether a CSI error line says the same as a direct
+// failure line close to it (same error class, or none known).
+func repeatsFailure(failures []parser.Event, e parser.Event) bool {
+	i, _ := slices.BinarySearchFunc(failures, e.Time.Add(-echoWindow), func(f parser.Event, t time.Time) int { return f.Time.Compare(t) })
+	for ; i < len(failures) && !failures[i].Time.After(e.Time.Add(echoWindow)); i++ {
+		if f := failures[i]; e.Code == "" || f.Code == e.Code {
+			return true
+		}
+	}
+	return false
+}
+
+// superseded reports whether evs[i] is a step whose outcome, later on the
+// same node, tells more: an attach/detach start whose next result failed
+// (the failure row carries the count), a WaitForAttach success followed by
+// a MountDevice/SetUp result.
+func superseded(evs []parser.Event, i int) bool {
+	e := evs[i]
+	var results []parser.Kind
+	var failed parser.Kind
+	switch e.Kind {
+	case parser.AttachStarted:
+		results, failed = []parser.Kind{parser.AttachSucceeded, parser.AttachFailed}, parser.AttachFailed
+	case parser.DetachStarted:
+		results, failed = []parser.Kind{parser.DetachSucceeded, parser.DetachFailed}, parser.DetachFailed
+	case parser.WaitForAttachSucceeded:
+		results = []parser.Kind{parser.MountDeviceSucceeded, parser.MountDeviceFailed, parser.SetupSucceeded, parser.SetupFailed}
+	default:
+		return false
+	}
+	for _, n := range evs[i+1:] {
+		if n.Node != e.Node || n.Origin != "" || !slices.Contains(results, n.Kind) {
+			continue
+		}
+		return failed == "" || n.Kind == failed
+	}
+	return false
+}
+
+// keyRows is the condensed timeline of an incident: key events, loops
+// folded into one row each.
+func keyRows(evs []parser.Event) []row { return fold(keyEvents(evs), true) }
+
+// stepLabels are the words a post-mortem uses for event kinds.
+var stepLabels = map[parser.Kind]string{
+	parser.AttachStarted: "attach started", parser.AttachSucceeded: "attach succeeded", parser.AttachFailed: "attach failed",
+	parser.DetachStarted: "detach started", parser.DetachSucceeded: "detach succeeded", parser.DetachFailed: "detach failed",
+	parser.ForceDetach: "force detach", parser.MultiAttach: "Multi-Attach error", parser.MarkedDetached: "marked detached (verification)",
+	parser.DetachBlockedMounted: "detach blocked: still mounted",
+	parser.VerifyAttachedSucceeded: "kubelet: controller attach confirmed", parser.VerifyAttachedFailed: "kubelet: not attached yet",
+	parser.WaitForAttachSucceeded: "WaitForAttach succeeded", parser.WaitForAttachFailed: "WaitForAttach failed",
+	parser.MountDeviceSucceeded: "MountDevice succeeded", parser.MountDeviceFailed: "MountDevice failed",
+	parser.SetupSucceeded: "SetUp succeeded", parser.SetupFailed: "SetUp failed",
+	parser.TeardownSucceeded: "TearDown succeeded", parser.TeardownFailed: "TearDown failed",
+	parser.UnmountDeviceSucceeded: "UnmountDevice succeeded", parser.UnmountDeviceFailed: "UnmountDevice failed",
+	parser.KubeletVolumeDetached: "kubelet: volume detached", parser.MountTimeout: "mount timed out",
+	parser.CSIError: "CSI error", parser.ControllerStarted: "controller started",
+}
+
+// step describes a key row: "MountDevice failed ×35 SerialNotFound until
+// 10:47:19 (55m58s)".
+func (r row) step() string {
+	var b strings.Builder
+	label := stepLabels[r.Kind]
+	if label == "" {
+		label = string(r.Kind)
+	}
+	b.WriteString(label)
+	if r.Count > 1 {
+		fmt.Fprintf(&b, " ×%d", r.Count)
+	}
+	if r.Code != "" {
+		b.WriteString(" " + oneLine(r.Code))
+	}
+	if r.Count > 1 && !r.Until.IsZero() && r.Until.Sub(r.Time) >= time.Second {
+		fmt.Fprintf(&b, " until %s (%s)", clock(r.Until, !sameDay(r.Time, r.Until)), human(r.Until.Sub(r.Time)))
+	}
+	switch r.First.Origin {
+	case parser.OriginDescribe:
+		b.WriteString(" (kubectl describe)")
+	case parser.OriginEvent:
+		b.WriteString(" (Event)")
+	}
+	return b.String()
+}
+
+// when is a row's time for humans: the clock time, or for an unanchored
+// describe row its age ("4m before capture"), or "—".
+func (r row) when(withDate bool) string {
+	if !r.Time.IsZero() {
+		return clock(r.Time, withDate)
+	}
+	return ageText(r.First)
+}
+
+// ageText is "4m before capture" for an unanchored describe row, else "—".
+func ageText(e parser.Event) string {
+	if e.Age > 0 {
+		return human(e.Age) + " before capture"
+	}
+	return unknownTime
 }
 
 func contains(ss []string, s string) bool {

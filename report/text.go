@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"net"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -13,7 +14,14 @@ import (
 
 	"github.com/kcmtrace/kcmtrace/parser"
 	"github.com/kcmtrace/kcmtrace/rules"
+	"github.com/kcmtrace/kcmtrace/timeline"
 )
+
+// maxTextKeyRows caps an incident's key-event timeline in the terminal.
+const maxTextKeyRows = 14
+
+// maxEvidenceLines is how many terminal lines one evidence message may wrap to.
+const maxEvidenceLines = 4
 
 // maxEvidence caps the evidence lines shown per incident or finding in text
 // output; JSON and Markdown carry them all.
@@ -151,34 +159,52 @@ func writeCoverage(t *textWriter, st *styles, a *Analysis, width int) {
 		t.line(st.Title("kcmtrace"), " · no inputs")
 		return
 	}
-	t.line(st.Title("kcmtrace"), " · ", plural(len(tl.Inputs), "input"), " · ", spanText(tl.Start, tl.End))
-	pathW := 0
-	fmtW := 0
-	for _, in := range tl.Inputs {
-		pathW = max(pathW, ansi.StringWidth(shorten(oneLine(in.Path), 32)))
-		fmtW = max(fmtW, ansi.StringWidth(formatText(in)))
+	paths := make([]string, len(tl.Inputs))
+	for i, in := range tl.Inputs {
+		paths[i] = oneLine(in.Path)
 	}
-	for _, in := range tl.Inputs {
+	dir := commonDir(paths)
+	where := ""
+	if dir != "" {
+		where = " in " + dir
+		for i := range paths {
+			paths[i] = strings.TrimPrefix(paths[i], dir)
+		}
+	}
+	t.line(st.Title("kcmtrace"), " · ", plural(len(tl.Inputs), "input"), where, " · ", spanText(tl.Start, tl.End))
+	// One line per input (path, role, format, counts) when every input
+	// fits; else the path alone on its line and the rest below it. A file
+	// name is never cut.
+	pathW, fmtW, cntW := 0, 0, 0
+	for i, in := range tl.Inputs {
+		pathW = max(pathW, ansi.StringWidth(paths[i]))
+		fmtW = max(fmtW, ansi.StringWidth(formatText(in)))
+		cntW = max(cntW, ansi.StringWidth(countsText(in)))
+	}
+	columns := 2+pathW+2+8+1+fmtW+2+cntW <= width
+	const indent = "      "
+	for i, in := range tl.Inputs {
 		comp := in.Component
 		if comp == "" {
 			comp = "unknown"
 		}
-		line := "  " + padRight(shorten(oneLine(in.Path), 32), pathW) + "  " + padRight(comp, 8) + " " +
-			padRight(formatText(in), fmtW) + "  " + plural(in.Events, "event") + fmt.Sprintf(" · %d unknown", in.Unknown)
-		t.line(truncate(line, width))
 		var det []string
+		if columns {
+			t.line("  " + padRight(paths[i], pathW) + "  " + padRight(comp, 8) + " " + padRight(formatText(in), fmtW) + "  " + countsText(in))
+		} else {
+			for _, l := range wrap(paths[i], width-2) {
+				t.line("  ", l)
+			}
+			det = append(det, comp, formatText(in), countsText(in))
+		}
 		det = append(det, spanText(in.First, in.Last))
-		det = append(det, yearZoneText(in))
+		det = append(det, clockText(tl, i))
 		det = append(det, plural(in.Lines, "line"))
 		for _, k := range sortedKeys(in.Skipped) {
 			det = append(det, fmt.Sprintf("%d skipped (%s)", in.Skipped[k], k))
 		}
 		if in.Truncated {
 			det = append(det, "input ended early")
-		}
-		indent := "  " + strings.Repeat(" ", pathW+2)
-		if pathW+2 > 24 {
-			indent = "      "
 		}
 		for _, l := range wrap(strings.Join(det, " · "), width-len(indent)) {
 			t.line(indent, st.Dim(l))
@@ -192,24 +218,66 @@ func writeCoverage(t *textWriter, st *styles, a *Analysis, width int) {
 			if p.Line > 0 {
 				loc += fmt.Sprintf(":%d", p.Line)
 			}
-			t.line(indent, truncate("! "+loc+": "+oneLine(p.Message), width-len(indent)))
+			t.hanging(indent, "! ", st.Warning, loc+": "+oneLine(p.Message), width)
 		}
 	}
 	if missing := nodesWithoutKubelet(a); len(missing) > 0 {
 		t.hanging("  ", "no kubelet log for ", st.Warning, strings.Join(missing, ", ")+" (named in findings)", width)
 	}
 	for _, r := range tl.Restarts {
-		t.line(truncate(fmt.Sprintf("  controller restart %s  %s  %s:%d", clock(r.Time, !sameDay(r.Time, tl.Start)), r.Reason, oneLine(r.Source.Path), r.Source.Line), width))
+		t.hanging("  ", "controller restart ", st.Warning, fmt.Sprintf("%s  %s  %s:%d", clock(r.Time, !sameDay(r.Time, tl.Start)), r.Reason, strings.TrimPrefix(oneLine(r.Source.Path), dir), r.Source.Line), width)
 	}
 	for _, s := range tl.Skews {
-		if s.Offset == 0 || s.From == "none" {
-			continue
+		if s.Offset == 0 || s.From == "none" || s.From == "matched-events" {
+			continue // describe re-anchoring is shown on the input's own line
 		}
-		t.line(truncate(fmt.Sprintf("  clock skew  %s %s against the kcm (%s, %s)", oneLine(s.Path), signed(s.Offset), s.From, plural(s.Pairs, "pair")), width))
+		t.hanging("  ", "clock skew  ", st.Warning, fmt.Sprintf("%s %s against the kcm (%s, %s)", strings.TrimPrefix(oneLine(s.Path), dir), signed(s.Offset), s.From, plural(s.Pairs, "pair")), width)
 	}
 	if tl.Dupes > 0 {
 		t.line("  ", st.Dim(fmt.Sprintf("%s read twice, counted once", plural(tl.Dupes, "duplicate line"))))
 	}
+}
+
+// countsText is "111 events · 0 unknown".
+func countsText(in parser.Input) string {
+	return plural(in.Events, "event") + fmt.Sprintf(" · %d unknown", in.Unknown)
+}
+
+// commonDir is the directory prefix (ending in "/") shared by every path
+// of several, or "".
+func commonDir(paths []string) string {
+	if len(paths) < 2 {
+		return ""
+	}
+	p := paths[0]
+	for _, q := range paths[1:] {
+		for !strings.HasPrefix(q, p) {
+			p = p[:len(p)-1]
+		}
+	}
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[:i+1]
+	}
+	return ""
+}
+
+// clockText says how an input's times were placed: year and zone and
+// where they came from; for a describe / get-events input, what its
+// relative ages were anchored to.
+func clockText(tl *timeline.Timeline, i int) string {
+	in := tl.Inputs[i]
+	if in.Format != "describe" && in.Format != "get-events" {
+		return yearZoneText(in)
+	}
+	for _, s := range tl.Skews {
+		if s.Path == in.Path && s.From == "matched-events" {
+			return fmt.Sprintf("ages anchored by %s with the logs (%s)", plural(s.Pairs, "matching event"), signed(s.Offset))
+		}
+	}
+	if in.First.IsZero() {
+		return "ages only (no time to anchor them to)"
+	}
+	return "ages anchored to the newest log time"
 }
 
 // signed is "+1.5s" / "-200ms".
@@ -341,6 +409,9 @@ func writeIncident(t *textWriter, st *styles, a *Analysis, in rules.Incident, wi
 		}
 	}
 	writeFindingRows(t, st, a, chain, width)
+	if v := findVolume(a.Timeline, in.Volume, in.PV); v != nil {
+		writeKeyRows(t, st, v, width)
+	}
 	if len(chain) == 0 {
 		for _, s := range in.Story {
 			t.hanging("  ", "· ", plain, oneLine(s), width)
@@ -363,25 +434,64 @@ func writeIncident(t *textWriter, st *styles, a *Analysis, in rules.Incident, wi
 	if in.Component != "" {
 		t.hanging("  ", "look ", st.Label, oneLine(in.Component), width)
 	}
-	var next []string
+	writeSteps(t, st, incidentSteps(a, in, chain), width)
+}
+
+// incidentSteps are an incident's next steps; for an incident built
+// without them, its findings' steps merged.
+func incidentSteps(a *Analysis, in rules.Incident, chain []rules.Finding) []rules.Step {
+	if len(in.Next) > 0 {
+		return in.Next
+	}
+	var all []rules.Step
 	for _, f := range chain {
-		next = append(next, f.Next)
+		all = append(all, findingSteps(a, f)...)
 	}
-	next = uniq(next)
-	if len(next) == 0 {
-		for _, f := range chain {
-			if r, ok := ruleByName(a.Rules, f.Rule); ok {
-				next = append(next, r.Doc.Next)
-			}
+	return rules.MergeSteps(all)
+}
+
+// findingSteps are a finding's next steps, or its rule's documented ones.
+func findingSteps(a *Analysis, f rules.Finding) []rules.Step {
+	if len(f.Steps) > 0 {
+		return f.Steps
+	}
+	next := f.Next
+	if next == "" {
+		if r, ok := ruleByName(a.Rules, f.Rule); ok {
+			next = r.Doc.Next
 		}
-		next = uniq(next)
 	}
-	for i, n := range next {
+	if next == "" {
+		return nil
+	}
+	return []rules.Step{{Phase: rules.Confirm, Text: oneLine(next)}}
+}
+
+// writeSteps writes numbered next steps under a "next" label:
+// "next 1. recover  Delete the pod …", each wrapped under its own text.
+func writeSteps(t *textWriter, st *styles, steps []rules.Step, width int) {
+	phaseW := 0
+	for _, s := range steps {
+		phaseW = max(phaseW, len(s.Phase.String()))
+	}
+	for i, s := range steps {
 		label := "next "
 		if i > 0 {
 			label = "     "
 		}
-		t.hanging("  ", label, st.Label, oneLine(n), width)
+		num := fmt.Sprintf("%d. ", i+1)
+		if len(steps) == 1 {
+			num = ""
+		}
+		head := num + padRight(s.Phase.String(), phaseW) + "  "
+		lines := wrap(oneLine(s.Text), width-2-len(label)-ansi.StringWidth(head))
+		for j, l := range lines {
+			if j == 0 {
+				t.line("  ", st.Label(label), st.Dim(head), l)
+				continue
+			}
+			t.line("  ", strings.Repeat(" ", len(label)+ansi.StringWidth(head)), l)
+		}
 	}
 }
 
@@ -456,18 +566,46 @@ func writeEvidence(t *textWriter, st *styles, ev []rules.Evidence, width int, ke
 	if len(ev) == 0 {
 		return
 	}
-	t.line("  ", st.Label("evidence"))
 	shown := ev
 	if len(shown) > maxEvidence {
 		shown = shown[:maxEvidence]
 	}
+	// One file: name it once, whole, and give line numbers in the gutter.
+	oneFile := true
+	for _, e := range shown {
+		oneFile = oneFile && e.Path == shown[0].Path
+	}
+	if oneFile {
+		t.hanging("  ", "evidence · ", st.Label, oneLine(shown[0].Path), width)
+	} else {
+		t.line("  ", st.Label("evidence"))
+	}
+	locOf := evidenceLoc
+	if oneFile {
+		locOf = func(e rules.Evidence) string { return fmt.Sprintf("line %d", e.Line) }
+	}
 	locW := 0
 	for _, e := range shown {
-		locW = max(locW, ansi.StringWidth(evidenceLoc(e)))
+		locW = max(locW, ansi.StringWidth(locOf(e)))
 	}
+	avail := width - 4 - locW - 3
+	said := map[string]string{} // message without numbers → where it was shown
 	for _, e := range shown {
-		avail := width - 4 - locW - 3
-		t.line("    ", st.Gutter(padRight(evidenceLoc(e), locW)+" │ "), excerpt(oneLine(e.Text), avail, keys...))
+		loc := locOf(e)
+		msg := evidenceMessage(oneLine(e.Text))
+		if first, ok := said[sameMessage(msg)]; ok {
+			t.line("    ", st.Gutter(padRight(loc, locW)+" │ "), st.Dim("same message as "+first))
+			continue
+		}
+		said[sameMessage(msg)] = loc
+		lines := wrap(window(msg, maxEvidenceLines*avail-maxEvidenceLines, keys...), avail)
+		for i, l := range lines {
+			if i == 0 {
+				t.line("    ", st.Gutter(padRight(loc, locW)+" │ "), l)
+				continue
+			}
+			t.line("    ", st.Gutter(strings.Repeat(" ", locW)+" │ "), l)
+		}
 	}
 	if n := len(ev) - len(shown); n > 0 {
 		t.line("    ", st.Dim(fmt.Sprintf("… %s more (--format json or markdown shows all)", plural(n, "line"))))
@@ -551,13 +689,61 @@ func writeFinding(t *textWriter, st *styles, a *Analysis, f rules.Finding, width
 	if f.Explanation != "" {
 		t.hanging("  ", "why  ", st.Label, oneLine(f.Explanation), width)
 	}
-	next := f.Next
-	if next == "" {
-		if r, ok := ruleByName(a.Rules, f.Rule); ok {
-			next = r.Doc.Next
+	writeSteps(t, st, findingSteps(a, f), width)
+}
+
+// writeKeyRows writes an incident's key events (see keyRows) under a
+// "timeline" label: time, node, what happened; loops folded into one row.
+func writeKeyRows(t *textWriter, st *styles, v *timeline.Volume, width int) {
+	rows := keyRows(v.Events)
+	if len(rows) == 0 {
+		return
+	}
+	omitted := 0
+	if len(rows) > maxTextKeyRows {
+		omitted = len(rows) - maxTextKeyRows
+		rows = rows[:maxTextKeyRows]
+	}
+	withDate := false
+	for _, r := range rows {
+		if !r.Time.IsZero() && !rows[0].Time.IsZero() && !sameDay(r.Time, rows[0].Time) {
+			withDate = true
 		}
 	}
-	if next != "" {
-		t.hanging("  ", "next ", st.Label, oneLine(next), width)
+	timeW, nodeW := 0, 0
+	for _, r := range rows {
+		timeW = max(timeW, ansi.StringWidth(r.when(withDate)))
+		nodeW = max(nodeW, ansi.StringWidth(nodeShort(r.Node, width/4)))
 	}
+	t.line("  ", st.Label("timeline"))
+	indent := 4 + timeW + 2 + nodeW + 2
+	for _, r := range rows {
+		lines := wrap(r.step(), width-indent)
+		t.line("    ", padRight(r.when(withDate), timeW), "  ", padRight(nodeShort(r.Node, width/4), nodeW), "  ", lines[0])
+		for _, l := range lines[1:] {
+			t.line(strings.Repeat(" ", indent), l)
+		}
+	}
+	note := fmt.Sprintf("all %s: kcmtrace timeline --volume %s", plural(len(v.Events), "event"), oneLine(timelineQuery(v)))
+	if omitted > 0 {
+		note = fmt.Sprintf("… %d more key rows; ", omitted) + note
+	}
+	t.line("    ", st.Dim(truncate(note, width-4)))
+}
+
+// nodeShort fits a node name into max cells: a host name loses its domain
+// first ("ip-10-0-1-5.eu-west-1.compute.internal" → "ip-10-0-1-5…"), then
+// its middle; an IP address is never cut.
+func nodeShort(n string, max int) string {
+	n = oneLine(n)
+	if n == "" {
+		return unknownTime
+	}
+	if ansi.StringWidth(n) <= max || net.ParseIP(n) != nil {
+		return n
+	}
+	if host, _, ok := strings.Cut(n, "."); ok && len(host) >= 3 && ansi.StringWidth(host)+1 <= max {
+		return host + "…"
+	}
+	return shorten(n, max)
 }

@@ -118,19 +118,26 @@ type wireEvidence struct {
 	Note string `json:"note,omitempty"`
 }
 
+// wireStep is one next step: phase (recover, confirm, fix, prevent) and text.
+type wireStep struct {
+	Phase string `json:"phase"`
+	Text  string `json:"text"`
+}
+
 type wireIncident struct {
-	Volume    string   `json:"volume"`
-	PV        string   `json:"pv"`
-	Severity  string   `json:"severity"`
-	Summary   string   `json:"summary"`
-	RootCause string   `json:"root_cause,omitempty"`
-	Component string   `json:"component,omitempty"`
-	Story     []string `json:"story"`
-	Chain     []int    `json:"chain"`
-	Start     string   `json:"start,omitempty"`
-	End       string   `json:"end,omitempty"`
-	Nodes     []string `json:"nodes"`
-	Pods      []string `json:"pods"`
+	Volume    string     `json:"volume"`
+	PV        string     `json:"pv"`
+	Severity  string     `json:"severity"`
+	Summary   string     `json:"summary"`
+	RootCause string     `json:"root_cause,omitempty"`
+	Component string     `json:"component,omitempty"`
+	Story     []string   `json:"story"`
+	Next      []wireStep `json:"next"`
+	Chain     []int      `json:"chain"`
+	Start     string     `json:"start,omitempty"`
+	End       string     `json:"end,omitempty"`
+	Nodes     []string   `json:"nodes"`
+	Pods      []string   `json:"pods"`
 }
 
 type wireRestart struct {
@@ -296,7 +303,10 @@ func toWireIncident(in rules.Incident, fs []rules.Finding) wireIncident {
 	w := wireIncident{
 		Volume: in.Volume, PV: in.PV, Severity: SeverityName(in.Severity), Summary: in.Summary,
 		RootCause: in.RootCause, Component: in.Component, Story: strs(in.Story), Chain: []int{},
-		Nodes: []string{}, Pods: []string{},
+		Nodes: []string{}, Pods: []string{}, Next: []wireStep{},
+	}
+	for _, s := range in.Next {
+		w.Next = append(w.Next, wireStep{Phase: s.Phase.String(), Text: s.Text})
 	}
 	var nodes, pods []string
 	for _, c := range in.Chain {

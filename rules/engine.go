@@ -75,6 +75,16 @@ func normalize(f Finding, r *Rule) Finding {
 	if f.Count == 0 {
 		f.Count = 1
 	}
+	if len(f.Steps) > 0 && f.Next == "" {
+		f.SetNext(f.Steps...)
+	}
+	if len(f.Steps) == 0 && f.Next == "" {
+		f.Next = r.Doc.Next
+	}
+	if len(f.Steps) == 0 && f.Next != "" {
+		// a rule that gave plain text: one diagnostic step
+		f.Steps = []Step{{Phase: Confirm, Text: strings.Join(strings.Fields(f.Next), " ")}}
+	}
 	if f.End.Before(f.Start) {
 		f.End = f.Start
 	}

@@ -160,6 +160,20 @@ func buildIncident(fs []Finding, chain []int) Incident {
 		inc.Story = append(inc.Story, steps(&fs[i])...)
 	}
 
+	// Next steps: every finding's, ordered by phase, each said once. Once
+	// the pod has moved (attach-before-detach), the storm's "move the pod"
+	// recovery is history.
+	var next []Step
+	for _, i := range chain {
+		for _, st := range fs[i].Steps {
+			if abd != nil && fs[i].Rule == "attach-retry-storm" && st.Phase == Recover {
+				continue
+			}
+			next = append(next, st)
+		}
+	}
+	inc.Next = MergeSteps(next)
+
 	switch {
 	case abd != nil && len(abd.Nodes) >= 2 && (dev != nil || strings.HasPrefix(abd.Summary, "the disk was pulled off")):
 		a, b := abd.Nodes[0], abd.Nodes[1]

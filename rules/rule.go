@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/kcmtrace/kcmtrace/timeline"
@@ -65,8 +67,111 @@ type Finding struct {
 	Code        string // error class when the finding is about one
 	Summary     string // one line
 	Explanation string // the mechanism for this case
-	Next        string // what to check next, for this case
+	Next        string // what to check next, for this case: Steps joined
+	Steps       []Step // the same, as ordered steps; see SetNext
 	Evidence    []Evidence
+}
+
+// Phase orders next steps: get the workload back first, then find and fix
+// the cause, then keep it from happening again.
+type Phase int
+
+// Phases, in the order an on-call engineer takes them.
+const (
+	Recover Phase = iota + 1 // make the pod run again now
+	Confirm                  // verify the diagnosis
+	Fix                      // fix the root cause
+	Prevent                  // keep it from recurring
+)
+
+// String is the phase's label: "recover", "confirm", "fix", "prevent".
+func (p Phase) String() string {
+	switch p {
+	case Recover:
+		return "recover"
+	case Confirm:
+		return "confirm"
+	case Fix:
+		return "fix"
+	case Prevent:
+		return "prevent"
+	}
+	return "check"
+}
+
+// Step is one next step: one action, one sentence or two.
+type Step struct {
+	Phase Phase
+	Text  string
+}
+
+// SetNext sets the finding's steps and its Next text (the steps joined).
+func (f *Finding) SetNext(steps ...Step) {
+	f.Steps = nil
+	var b strings.Builder
+	for _, s := range steps {
+		if s.Text == "" {
+			continue
+		}
+		f.Steps = append(f.Steps, s)
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(s.Text)
+	}
+	f.Next = b.String()
+}
+
+// MergeSteps orders steps by phase (stable) and drops repeats: a step whose
+// text (case and spacing aside) equals or is contained in one already kept,
+// and sentences repeated across steps.
+func MergeSteps(steps []Step) []Step {
+	sorted := slices.Clone(steps)
+	slices.SortStableFunc(sorted, func(a, b Step) int { return int(a.Phase) - int(b.Phase) })
+	norm := func(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
+	var out []Step
+	seen := map[string]bool{} // normalised sentences already said
+next:
+	for _, s := range sorted {
+		n := norm(s.Text)
+		if n == "" {
+			continue
+		}
+		for _, o := range out {
+			if strings.Contains(norm(o.Text), n) {
+				continue next
+			}
+		}
+		var kept []string
+		for _, sent := range sentences(s.Text) {
+			if k := norm(sent); !seen[k] {
+				seen[k] = true
+				kept = append(kept, sent)
+			}
+		}
+		if len(kept) == 0 {
+			continue
+		}
+		out = append(out, Step{Phase: s.Phase, Text: strings.Join(kept, " ")})
+	}
+	return out
+}
+
+// sentences splits text after ". " (keeping the period); abbreviations
+// such as "e.g." are not followed by a capital letter and stay joined.
+func sentences(s string) []string {
+	var out []string
+	start := 0
+	for i := 0; i+2 < len(s); i++ {
+		if s[i] == '.' && s[i+1] == ' ' && 'A' <= s[i+2] && s[i+2] <= 'Z' {
+			out = append(out, strings.TrimSpace(s[start:i+1]))
+			start = i + 2
+		}
+	}
+	if rest := strings.TrimSpace(s[start:]); rest != "" {
+		out = append(out, rest)
+	}
+	return out
 }
 
 // Incident groups findings on one volume that form one causal chain.
@@ -78,6 +183,7 @@ type Incident struct {
 	RootCause string   // the mechanism, a few sentences
 	Component string   // where to look: "CSI driver ControllerUnpublishVolume", …
 	Story     []string // the chain as short steps, in order
+	Next      []Step   // what to do, distinct steps ordered by phase
 	Chain     []int    // indices into Result.Findings, in causal order
 }
 

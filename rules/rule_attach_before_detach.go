@@ -218,25 +218,33 @@ func abdFinding(v *timeline.Volume, a, b string, st timeline.State, bi, di int) 
 			b, a, b, clock(bOK.Time), a, strings.SplitN(stateWord, " (", 2)[0], a, dur(gap), b, n)
 		fmt.Fprintf(&ex, "After the detach from %s, the kubelet on %s failed to find the device %s — the detach removed the disk from %s, the node that was actually using it: the driver's ControllerUnpublishVolume for %s did not check which instance held the disk. The VolumeAttachment for %s still says attached, so the controller will not re-attach it by itself.", a, b, plural(n, "time"), b, a, b)
 		f.End = missing[len(missing)-1].Time
-		f.Next = unpublishNext(v, a, b)
+		f.SetNext(unpublishSteps(v, a, b)...)
 	} else {
 		fmt.Fprintf(&ex, "Whether this harmed %s depends on the driver: ControllerUnpublishVolume for %s must only detach the disk if %s holds it.", b, a, a)
-		f.Next = fmt.Sprintf("Check the driver's ControllerUnpublishVolume checks the instance before detaching (driver %s); check the disk is still attached to %s in the cloud and the kubelet on %s for device errors (no kubelet lines for %s showed one here).", nodeOr(driverOf(v)), b, b, b)
-		if isCBS(v) {
-			f.Next += " CBS CSI images before v2.3.2 detach without the instance check."
+		steps := []Step{
+			{Confirm, fmt.Sprintf("Check in the cloud console that the disk is still attached to %s, and the kubelet log on %s for device errors (these logs have none from %s).", b, b, b)},
+			{Fix, fmt.Sprintf("Make sure the driver's ControllerUnpublishVolume (driver %s) checks which instance holds the disk before detaching.", nodeOr(driverOf(v)))},
 		}
+		if isCBS(v) {
+			steps = append(steps, Step{Fix, "Tencent CBS CSI images before v2.3.2 detach without that check: upgrade the cbs-csi controller."})
+		}
+		f.SetNext(steps...)
 	}
 	f.Explanation = ex.String()
 	return f
 }
 
-// unpublishNext is the next-step text when a detach for A hit B.
-func unpublishNext(v *timeline.Volume, a, b string) string {
-	s := fmt.Sprintf("Check the CSI driver's ControllerUnpublishVolume (driver %s): it must compare the disk's current instance with the node being unpublished (%s) and do nothing when they differ. Confirm in the cloud console/audit log that the disk was detached from %s at the detach time. To recover, delete the pod on %s (or its VolumeAttachment) so the volume is attached again.", nodeOr(driverOf(v)), a, b, b)
-	if isCBS(v) {
-		s += " For Tencent Cloud CBS this is fixed in image v2.3.2 (commit db69d52, 2023-02-15: \"disk … is already attached to node …, assuming the disk is detached\"); upgrade the cbs-csi controller."
+// unpublishSteps are the next steps when a detach meant for A hit B.
+func unpublishSteps(v *timeline.Volume, a, b string) []Step {
+	steps := []Step{
+		{Recover, fmt.Sprintf("Delete the pod on %s (or its VolumeAttachment) so the controller attaches the volume again.", b)},
+		{Confirm, fmt.Sprintf("In the cloud audit log, confirm the disk was detached from %s at the time of the detach from %s.", b, a)},
+		{Fix, fmt.Sprintf("Fix the CSI driver's ControllerUnpublishVolume (driver %s): it must compare the disk's current instance with the node being unpublished (%s) and do nothing when they differ.", nodeOr(driverOf(v)), a)},
 	}
-	return s
+	if isCBS(v) {
+		steps = append(steps, Step{Fix, "Upgrade the cbs-csi controller to image v2.3.2 or later (commit db69d52, 2023-02-15: \"disk … is already attached to node …, assuming the disk is detached\")."})
+	}
+	return steps
 }
 
 // attachedElsewhereByBackend covers logs that show only the new node's side:

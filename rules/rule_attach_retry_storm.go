@@ -164,7 +164,7 @@ func stormFinding(v *timeline.Volume, node, code string, evs []parser.Event, n i
 		Code:        code,
 		Summary:     sum.String(),
 		Explanation: ex.String(),
-		Next:        classNext(code, v),
+		Steps:       classSteps(code, v),
 		Evidence:    series(evs, "attach failed"),
 	}
 }
@@ -187,20 +187,25 @@ func classMechanics(code string) string {
 	return ""
 }
 
-func classNext(code string, v *timeline.Volume) string {
+// classSteps are the next steps for a storm of one error class.
+func classSteps(code string, v *timeline.Volume) []Step {
 	switch code {
 	case parser.CodeZoneNotMatch:
-		s := "Compare the disk's zone with the node's (PV nodeAffinity / topology.kubernetes.io/zone labels); make the StorageClass use volumeBindingMode: WaitForFirstConsumer (or allowedTopologies) so disks are created in the pod's zone; to recover now, schedule the pod into the disk's zone."
+		confirm := "Compare the disk's zone with the node's (PV nodeAffinity, node label topology.kubernetes.io/zone)."
 		if isCBS(v) {
-			s += " CBS returns ResourceUnavailable.ZoneNotMatch from AttachDisks for this."
+			confirm = "Compare the disk's zone with the node's (PV nodeAffinity, node label topology.kubernetes.io/zone); CBS AttachDisks answers ResourceUnavailable.ZoneNotMatch for a disk in another zone."
 		}
-		return s
+		return []Step{
+			{Recover, "Schedule the pod into the disk's zone (node affinity, or cordon the nodes of other zones)."},
+			{Confirm, confirm},
+			{Prevent, "Make the StorageClass use volumeBindingMode: WaitForFirstConsumer (or allowedTopologies) so disks are created in the zone of the pod's node."},
+		}
 	case parser.CodeNotFound:
-		return "Check the disk still exists in the cloud console and that the PV's volumeHandle names it; check the node's instance ID."
+		return []Step{{Confirm, "Check that the disk still exists in the cloud console, that the PV's volumeHandle names it, and the node's instance ID."}}
 	case parser.CodeVolumeInUse:
-		return "Find the instance the disk is attached to (cloud console) and whether its detach is progressing; check the old node's VolumeAttachment and the detach lines for it."
+		return []Step{{Confirm, "Find the instance the disk is attached to (cloud console) and whether its detach is progressing; check the old node's VolumeAttachment and the detach lines for it."}}
 	case parser.CodeDeadlineExceeded:
-		return "Read the external-attacher and the CSI controller plugin logs for this VolumeAttachment; check the disk's state in the cloud (stuck attaching) and API rate limits."
+		return []Step{{Confirm, "Read the external-attacher and CSI controller plugin logs for this VolumeAttachment; check the disk's state in the cloud (stuck attaching) and API rate limits."}}
 	}
-	return "Read the error text on the evidence lines; check the external-attacher and the CSI controller plugin logs for the same VolumeAttachment."
+	return []Step{{Confirm, "Read the error text on the evidence lines; check the external-attacher and CSI controller plugin logs for the same VolumeAttachment."}}
 }

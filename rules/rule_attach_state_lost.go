@@ -101,7 +101,10 @@ func markedDetachedFinding(v *timeline.Volume, node string, evs []parser.Event) 
 		Count:       total(evs),
 		Summary:     fmt.Sprintf("controller marked %s detached from %s without a detach (VerifyVolumesAreAttached)", name(v), nodeOr(node)),
 		Explanation: ex,
-		Next:        "Find what detached the disk from " + nodeOr(node) + ": the cloud audit log, a detach of this volume meant for another node, another cluster using the same disk. Restart the pods on the node that use it.",
+		Steps: []Step{
+			{Recover, "Restart the pods on " + nodeOr(node) + " that use the volume."},
+			{Confirm, "Find what detached the disk from " + nodeOr(node) + ": the cloud audit log, a detach of this volume meant for another node, another cluster using the same disk."},
+		},
 		Evidence:    ev,
 	}
 }

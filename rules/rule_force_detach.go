@@ -134,9 +134,12 @@ func forceFinding(v *timeline.Volume, node string, evs []parser.Event) Finding {
 	if res != nil {
 		endT = res.Time
 	}
-	next := fmt.Sprintf("Check %s around %s: NotReady / shut down / kubelet stopped? Were the kubelet's UnmountDevice or TearDown failing? If it was alive, fsck the volume. ", nodeOr(node), clock(fe.Time))
+	next := []Step{
+		{Confirm, fmt.Sprintf("Check %s around %s: NotReady / shut down / kubelet stopped? Were the kubelet's UnmountDevice or TearDown failing?", nodeOr(node), clock(fe.Time))},
+		{Fix, fmt.Sprintf("If %s was alive when the volume was force-detached, fsck the volume before trusting its data.", nodeOr(node))},
+	}
 	if !taint {
-		next += "For planned shutdowns use graceful node shutdown; for dead nodes the out-of-service taint avoids the 6-minute wait."
+		next = append(next, Step{Prevent, "For planned shutdowns use graceful node shutdown; for dead nodes the out-of-service taint avoids the 6-minute wait."})
 	}
 	return Finding{
 		Volume:      key(v),
@@ -148,7 +151,7 @@ func forceFinding(v *timeline.Volume, node string, evs []parser.Event) Finding {
 		Count:       total(evs),
 		Summary:     sum.String(),
 		Explanation: ex.String(),
-		Next:        next,
+		Steps:       next,
 		Evidence:    ev,
 	}
 }

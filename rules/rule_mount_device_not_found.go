@@ -136,11 +136,13 @@ func deviceFinding(v *timeline.Volume, node string, evs []parser.Event) Finding 
 		ex.WriteString("Counted from kubectl describe rows (the API's aggregated count). ")
 	}
 	ex.WriteString("The kubelet retries with backoff up to 2m2s; VerifyVolumesAreAttached does not correct a CSI volume whose VolumeAttachment still says attached, so this does not heal by itself.")
-	next := fmt.Sprintf("On %s check whether the disk is present (lsblk, /dev/disk/by-id, /sys/block/*/serial); in the cloud console check which instance holds it now. ", nodeOr(node))
+	next := []Step{{Confirm, fmt.Sprintf("On %s check whether the disk is present (lsblk, /dev/disk/by-id, /sys/block/*/serial), and in the cloud console which instance holds it now.", nodeOr(node))}}
 	if det != nil && det.Node != node && det.Node != "" {
-		next += unpublishNext(v, det.Node, nodeOr(node))
+		next = append(next, unpublishSteps(v, det.Node, nodeOr(node))...)
 	} else {
-		next += "Read the CSI node plugin's NodeStageVolume log and the cloud audit log for a detach of this disk."
+		next = append(next,
+			Step{Recover, fmt.Sprintf("Once the disk is back on %s (re-attached by hand, or the pod deleted so the controller attaches it again), the kubelet's next retry mounts it.", nodeOr(node))},
+			Step{Confirm, "Read the CSI node plugin's NodeStageVolume log and the cloud audit log for a detach of this disk."})
 	}
 	f := Finding{
 		Volume:      key(v),
@@ -153,9 +155,9 @@ func deviceFinding(v *timeline.Volume, node string, evs []parser.Event) Finding 
 		Code:        code,
 		Summary:     sum,
 		Explanation: ex.String(),
-		Next:        next,
 		Evidence:    ev,
 	}
+	f.SetNext(next...)
 	if det != nil && det.Node != "" {
 		f.Nodes = append(f.Nodes, det.Node)
 	}

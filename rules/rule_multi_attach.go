@@ -176,9 +176,11 @@ func multiAttachFinding(v *timeline.Volume, b string, evs []parser.Event, grace 
 		f.End = det.Time
 	}
 	if sev == Info {
-		f.Next = "Nothing to fix if this matches a pod move; if it recurs, check how long the old node takes to unmount (kubelet logs on the old node)."
+		f.SetNext(Step{Confirm, "Nothing to fix if this matches a pod move; if it recurs, check how long the old node takes to unmount (kubelet logs on the old node)."})
 	} else {
-		f.Next = fmt.Sprintf("Check %s: Ready? kubelet running? Does node.status.volumesInUse still list %s? Is the old pod still present (Terminating/Unknown)? For a node that is gone, delete the old pod or apply the node.kubernetes.io/out-of-service taint so the controller detaches the volume.", orUnknown(blockers), name(v))
+		f.SetNext(
+			Step{Recover, fmt.Sprintf("If %s is gone, delete the old pod or apply the node.kubernetes.io/out-of-service taint so the controller detaches the volume.", orUnknown(blockers))},
+			Step{Confirm, fmt.Sprintf("Check %s: Ready? kubelet running? Does node.status.volumesInUse still list %s? Is the old pod still present (Terminating/Unknown)?", orUnknown(blockers), name(v))})
 	}
 	return f
 }

@@ -5,7 +5,7 @@
 #
 # usage: scripts/bench.sh [SIZE]            SIZE defaults to 1GiB; e.g. 128MiB for a quick run
 # env:   SEED=1 ERA=legacy|structured|json RUNS=3
-#        BENCH_DIR=${TMPDIR:-/tmp}/kcmtrace-bench   generated logs, reused (keyed by era+size+seed)
+#        BENCH_DIR=${TMPDIR:-/tmp}/kcmtrace-bench   generated logs, reused (keyed by era+size+seed+generator)
 #        KUBELET=1   also feed node B's kubelet log to both tools (0: the KCM log alone)
 #
 # Prints size, rg seconds and MiB/s, kcmtrace seconds and MiB/s, the ratio
@@ -25,9 +25,11 @@ DIR=${BENCH_DIR:-${TMPDIR:-/tmp}/kcmtrace-bench}
 
 say() { printf '%s\n' "$*" >&2; }
 
-install_pkg() { # command package
-	command -v "$1" >/dev/null 2>&1 && return 0
-	[ "$1" = time ] && [ -x /usr/bin/time ] && return 0
+install_pkg() { # program package
+	case $1 in
+	/*) [ -x "$1" ] && return 0 ;;
+	*) command -v "$1" >/dev/null 2>&1 && return 0 ;;
+	esac
 	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 		say "bench: installing $2 (apt-get)…"
 		if ! apt-get install -y -qq "$2" >/dev/null 2>&1; then
@@ -40,7 +42,7 @@ install_pkg() { # command package
 	fi
 }
 install_pkg rg ripgrep
-install_pkg time time
+install_pkg /usr/bin/time time
 TIME=/usr/bin/time
 
 mkdir -p "$DIR"
@@ -49,7 +51,10 @@ trap 'rm -rf "$tmp"' EXIT
 
 go build -o "$tmp/kcmgen" ./cmd/kcmgen
 
-base="$DIR/kcm-$ERA-$SIZE-seed$SEED"
+# the cache key includes a hash of the generator's sources: a changed
+# generator never reuses a stale file
+gen=$(find internal/loggen -name "*.go" ! -name "*_test.go" | sort | xargs cat | sha256sum | cut -c1-8)
+base="$DIR/kcm-$ERA-$SIZE-seed$SEED-$gen"
 log=$base.log kubelet=$base.kubelet.log manifest=$base.manifest.json
 if [ ! -s "$log" ] || [ ! -s "$kubelet" ] || [ ! -s "$manifest" ]; then
 	say "bench: generating $log …"

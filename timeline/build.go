@@ -69,21 +69,50 @@ func Build(results []parser.Result, opt Options) *Timeline {
 			items[k].ev.Time = items[k].ev.Time.Add(d)
 		}
 	}
+	for _, s := range anchorDescribes(items, results, opt.Skew) {
+		t.Skews = append(t.Skews, s)
+		for i := range results {
+			if results[i].Input.Path == s.Path {
+				offsets[i] += s.Offset
+				// a describe input's span is derived from its ages: move it too
+				if in := &t.Inputs[i]; !in.First.IsZero() {
+					in.First = in.First.Add(s.Offset)
+					in.Last = in.Last.Add(s.Offset)
+				}
+			}
+		}
+	}
 
 	// Merge order: time, input index, line. Zero times (unanchored describe
 	// rows) go last, in input order.
 	items = sortItems(items)
 	items = dedupe(items, &t.Dupes)
 
+	// The span covers every input's first and last timestamp (on the
+	// corrected clock), not only the lines that became events.
+	see := func(tm time.Time) {
+		if tm.IsZero() {
+			return
+		}
+		if t.Start.IsZero() || tm.Before(t.Start) {
+			t.Start = tm
+		}
+		if tm.After(t.End) {
+			t.End = tm
+		}
+	}
 	for _, it := range items {
-		if it.ev.Time.IsZero() {
-			continue
+		see(it.ev.Time)
+	}
+	for i, in := range t.Inputs {
+		d := offsets[i]
+		if results[i].Input.First != in.First {
+			d = 0 // already moved with its events
 		}
-		if t.Start.IsZero() || it.ev.Time.Before(t.Start) {
-			t.Start = it.ev.Time
-		}
-		if it.ev.Time.After(t.End) {
-			t.End = it.ev.Time
+		for _, tm := range []time.Time{in.First, in.Last} {
+			if !tm.IsZero() {
+				see(tm.Add(d))
+			}
 		}
 	}
 

@@ -61,7 +61,28 @@ func detectRestarts(items []item, comps []string) []Restart {
 			lastPID[in] = ev.PID
 		}
 	}
-	return out
+	return collapseRestarts(out)
+}
+
+// restartBurst is how close together restart signals of one component (and
+// node) are taken as one restart: a starting controller manager logs a
+// `Started "…"` line per controller, and a leader election, the attach/detach
+// controller's start and a new pid arrive within seconds of each other.
+const restartBurst = 2 * time.Minute
+
+// collapseRestarts keeps the first restart of each burst (out is in time order).
+func collapseRestarts(out []Restart) []Restart {
+	last := map[string]time.Time{}
+	kept := out[:0]
+	for _, r := range out {
+		key := r.Component + "/" + r.Node
+		if t, ok := last[key]; ok && r.Time.Sub(t) < restartBurst {
+			continue
+		}
+		last[key] = r.Time
+		kept = append(kept, r)
+	}
+	return kept
 }
 
 // skewEpsilon is added to a lower bound so the corrected kubelet fact lands
@@ -155,6 +176,90 @@ func estimateSkews(items []item, results []parser.Result, comps []string, flags 
 			s.From = "none"
 		}
 		out = append(out, s)
+	}
+	return out
+}
+
+// describeMaxOffset bounds a describe re-anchoring: a snapshot taken more
+// than a day away from the logs is not the same incident.
+const describeMaxOffset = 24 * time.Hour
+
+// anchorDescribes re-anchors `kubectl describe` / `kubectl get events`
+// inputs. The parser anchors their relative ages ("22m") to the newest
+// time of the other inputs, but the snapshot is usually taken later. A row
+// that repeats a direct log event (same kind, same volume: a
+// SuccessfulAttachVolume row and the controller's attach-succeeded line, a
+// FailedMount MountDevice row and the kubelet's mount-device-failed lines)
+// was last seen when that log event last happened, so the gap between the
+// row's last-seen time and the last matching log event is the capture
+// offset. Per input the offset is the upper median of the rows' gaps (ages
+// are rounded down to the minute, so each gap slightly under-estimates).
+// It shifts every event of the input and returns one Skew per re-anchored
+// input, From "matched-events". items must be skew-corrected already.
+func anchorDescribes(items []item, results []parser.Result, flags map[string]time.Duration) []Skew {
+	type ref struct {
+		kind parser.Kind
+		name string
+	}
+	last := map[ref]time.Time{} // direct log events: (kind, volume ref) → last time
+	describeInputs := map[int]bool{}
+	for k := range items {
+		ev := &items[k].ev
+		if ev.Time.IsZero() {
+			continue
+		}
+		if ev.Origin == parser.OriginDescribe {
+			describeInputs[items[k].input] = true
+			continue
+		}
+		if ev.Origin != "" {
+			continue
+		}
+		for _, r := range refs(ev) {
+			key := ref{ev.Kind, r}
+			if ev.Time.After(last[key]) {
+				last[key] = ev.Time
+			}
+		}
+	}
+	var out []Skew
+	for i := range results {
+		if _, given := flags[results[i].Input.Path]; !describeInputs[i] || given {
+			continue
+		}
+		var gaps []time.Duration
+		for k := range items {
+			ev := &items[k].ev
+			if items[k].input != i || ev.Origin != parser.OriginDescribe || ev.Time.IsZero() || ev.Relative {
+				continue
+			}
+			var best time.Time
+			for _, r := range refs(ev) {
+				if t := last[ref{ev.Kind, r}]; t.After(best) {
+					best = t
+				}
+			}
+			if best.IsZero() {
+				continue
+			}
+			if d := best.Sub(ev.Time); d > -describeMaxOffset && d < describeMaxOffset {
+				gaps = append(gaps, d)
+			}
+		}
+		if len(gaps) == 0 {
+			continue
+		}
+		slices.Sort(gaps)
+		off := gaps[len(gaps)/2].Round(time.Millisecond)
+		out = append(out, Skew{Path: results[i].Input.Path, Offset: off, Pairs: len(gaps), From: "matched-events"})
+		if off == 0 {
+			continue
+		}
+		for k := range items {
+			if items[k].input == i && !items[k].ev.Time.IsZero() {
+				items[k].ev.Time = items[k].ev.Time.Add(off)
+			}
+		}
 	}
 	return out
 }

@@ -190,6 +190,7 @@ func group(t *Timeline, items []item) {
 		}
 	}
 	for r, v := range byRoot {
+		mergePods(v)
 		describe(v, n.name[r], members[r])
 	}
 	slices.SortStableFunc(t.Volumes, func(a, b *Volume) int {
@@ -307,4 +308,32 @@ func describe(v *Volume, rootName string, linked []string) {
 		v.Pods = append(v.Pods, p)
 	}
 	slices.Sort(v.Pods)
+}
+
+// mergePods gives a bare pod name (kubelet sentences name the pod without
+// its namespace) its namespaced form, when exactly one namespaced pod of
+// that name appears on the volume, so one pod is not counted as two.
+func mergePods(v *Volume) {
+	full := map[string]string{} // name → ns/name; "" when ambiguous
+	for i := range v.Events {
+		p := v.Events[i].Pod
+		if !strings.Contains(p, "/") || isUID(p) {
+			continue
+		}
+		name := podName(p)
+		if f, ok := full[name]; ok && f != p {
+			full[name] = ""
+			continue
+		}
+		full[name] = p
+	}
+	for i := range v.Events {
+		ev := &v.Events[i]
+		if ev.Pod == "" || strings.Contains(ev.Pod, "/") {
+			continue
+		}
+		if f := full[ev.Pod]; f != "" {
+			ev.Pod = f
+		}
+	}
 }

@@ -6,6 +6,8 @@
 //	go test -run '^$' -bench Analyze -benchtime 5x ./internal/benchmark
 //	go test -run '^$' -bench Analyze -cpuprofile cpu.prof ./internal/benchmark
 //
-// The log (32 MiB by default, KCMTRACE_BENCH_SIZE to change) is generated
-// once per process into $TMPDIR/kcmtrace-bench and reused across runs.
+// The logs (32 MiB of KCM log per era by default, KCMTRACE_BENCH_SIZE=bytes
+// to change) are generated once per process into a temporary directory that
+// is removed at exit. TestHeapStages (skipped unless KCMTRACE_HEAP_INPUTS is
+// set) writes heap profiles after each pipeline stage.
 package benchmark

@@ -134,7 +134,8 @@ type gen struct {
 	era    Era
 	modern bool
 	json   bool
-	r      *rand.Rand
+	r      *rand.Rand // KCM randomness
+	kr     *rand.Rand // kubelet-only randomness: the KCM log is the same with or without -kubelet
 
 	kcm, kl    *stream
 	start, end int64
@@ -204,6 +205,7 @@ func Generate(kcm io.Writer, cfg Config) (*Manifest, error) {
 		modern: cfg.Era != Legacy,
 		json:   cfg.Era == JSON,
 		r:      rand.New(rand.NewPCG(cfg.Seed, 0x6b636d7472616365)), // "kcmtrace"
+		kr:     rand.New(rand.NewPCG(cfg.Seed, 0x6b7562656c657421)), // "kubelet!"
 		start:  cfg.Start.UnixNano(),
 		span:   int64(cfg.Span),
 	}
@@ -258,7 +260,7 @@ func (g *gen) run() {
 		g.flush(t)
 		g.maybeLifecycle(t)
 		if g.kl != nil && float64(g.kl.bytes) < g.cfg.KubeletShare*float64(g.kcm.bytes) {
-			g.kubeletNoise(t)
+			g.kub(func() { g.kubeletNoise(t) })
 		}
 		g.noise(t)
 	}
@@ -409,14 +411,16 @@ func (g *gen) maybeLifecycle(now int64) {
 	g.pendingVol += 2
 	onB := g.kl != nil && g.nodes[ni] == g.nodeB
 	if onB {
-		tv := ta + g.uniform(0, time.Duration(attach))
-		sched(tv, opKVerify)
-		tc := ts + g.uniform(200*time.Millisecond, 1500*time.Millisecond)
-		sched(tc, opKCtrlAttached)
-		sched(tc+g.uniform(time.Millisecond, 20*time.Millisecond), opKWaitOK)
-		tm := tc + g.uniform(300*time.Millisecond, 2*time.Second)
-		sched(tm, opKMountDevOK)
-		sched(tm+g.uniform(20*time.Millisecond, 200*time.Millisecond), opKSetupOK)
+		g.kub(func() {
+			tv := ta + g.uniform(0, time.Duration(attach))
+			sched(tv, opKVerify)
+			tc := ts + g.uniform(200*time.Millisecond, 1500*time.Millisecond)
+			sched(tc, opKCtrlAttached)
+			sched(tc+g.uniform(time.Millisecond, 20*time.Millisecond), opKWaitOK)
+			tm := tc + g.uniform(300*time.Millisecond, 2*time.Second)
+			sched(tm, opKMountDevOK)
+			sched(tm+g.uniform(20*time.Millisecond, 200*time.Millisecond), opKSetupOK)
+		})
 	}
 	// Pods live from minutes to many hours; some volumes stay attached past the end.
 	hold := dur(2*time.Minute) + int64(g.r.ExpFloat64()*float64(50*time.Minute))
@@ -425,12 +429,14 @@ func (g *gen) maybeLifecycle(now int64) {
 		return
 	}
 	if onB {
-		tu := td - g.uniform(15*time.Second, 60*time.Second)
-		sched(tu, opKUnmountVol)
-		sched(tu+g.uniform(50*time.Millisecond, 300*time.Millisecond), opKTeardownOK)
-		tud := tu + g.uniform(400*time.Millisecond, 900*time.Millisecond)
-		sched(tud, opKUnmountDevStart)
-		sched(tud+g.uniform(100*time.Millisecond, 800*time.Millisecond), opKUnmountDevOK)
+		g.kub(func() {
+			tu := td - g.uniform(15*time.Second, 60*time.Second)
+			sched(tu, opKUnmountVol)
+			sched(tu+g.uniform(50*time.Millisecond, 300*time.Millisecond), opKTeardownOK)
+			tud := tu + g.uniform(400*time.Millisecond, 900*time.Millisecond)
+			sched(tud, opKUnmountDevStart)
+			sched(tud+g.uniform(100*time.Millisecond, 800*time.Millisecond), opKUnmountDevOK)
+		})
 	}
 	tv := td + g.uniform(5*time.Millisecond, 30*time.Millisecond)
 	tok := td + g.uniform(1500*time.Millisecond, 12*time.Second)
@@ -439,7 +445,7 @@ func (g *gen) maybeLifecycle(now int64) {
 	sched(tok, opDetachOK)
 	g.pendingVol += 3
 	if onB {
-		sched(tok+g.uniform(500*time.Millisecond, 3*time.Second), opKVolDetached)
+		g.kub(func() { sched(tok+g.uniform(500*time.Millisecond, 3*time.Second), opKVolDetached) })
 	}
 }
 
@@ -490,6 +496,15 @@ func (g *gen) do(o op) {
 	case opKVolDetached:
 		g.kVolumeDetached(o.at, v, node)
 	}
+}
+
+// kub runs f with the kubelet's random source, so that the KCM log does not
+// depend on whether a kubelet log is written.
+func (g *gen) kub(f func()) {
+	r := g.r
+	g.r = g.kr
+	f()
+	g.r = r
 }
 
 func (g *gen) podUID(o op) string { return hashUUID(g.cfg.Seed, uint64(o.vol), o.cycle) }

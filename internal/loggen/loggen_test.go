@@ -39,6 +39,13 @@ func TestDeterministic(t *testing.T) {
 			if sha256.Sum256(a.kcm) != sha256.Sum256(b.kcm) || sha256.Sum256(a.kubelet) != sha256.Sum256(b.kubelet) {
 				t.Fatal("same seed produced different bytes")
 			}
+			var alone bytes.Buffer
+			if _, err := Generate(&alone, Config{Size: 2 << 20, Era: era, Seed: 7}); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(alone.Bytes(), a.kcm) {
+				t.Fatal("the KCM log depends on whether a kubelet log is written")
+			}
 			c := generate(t, 2<<20, era, 8)
 			if bytes.Equal(a.kcm, c.kcm) {
 				t.Fatal("different seeds produced the same bytes")

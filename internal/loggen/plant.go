@@ -130,36 +130,38 @@ func (g *gen) plantSeed(t0 int64) Incident {
 	rules := []string{RuleAttachRetryStorm, RuleAttachBeforeDetach}
 	if g.kl != nil {
 		rules = append(rules, RuleMountDeviceNotFound)
-		// Kubelet on B: waits for the controller, mounts, then (after the
-		// driver pulled the disk off B while "detaching from A") fails.
-		tV := tMove + g.uniform(1*time.Second, 2*time.Second)
-		g.at(tV, func(at int64) { g.kVerifyStarted(at, v, uidB) })
-		f, kb := tV+g.uniform(200*time.Microsecond, 600*time.Microsecond), 500*time.Millisecond
-		for f < tABok+dur(300*time.Millisecond) {
-			b := kb
-			g.at(f, func(at int64) { g.kNotAttached(at, v, uidB, b) })
-			f += int64(kb) + g.uniform(50*time.Millisecond, 100*time.Millisecond)
-			kb = nextBackoff(kb)
-		}
-		g.at(f, func(at int64) { g.kControllerAttached(at, v, uidB, nodeB) })
-		g.at(f+dur(100*time.Millisecond), func(at int64) { g.kMountStarted(at, v, uidB) })
-		g.at(f+dur(108*time.Millisecond), func(at int64) { g.kWaitForAttach(at, v, uidB, nodeB) })
-		g.at(f+dur(1484*time.Millisecond), func(at int64) { g.kMountDeviceOK(at, v, uidB) })
-		g.at(f+dur(1549*time.Millisecond), func(at int64) { g.kSetUpOK(at, v, uidB) })
-		tMF := tDAok + dur(7*time.Minute+14*time.Second)
-		g.at(tMF-dur(101*time.Millisecond), func(at int64) { g.kMountStarted(at, v, uidB) })
-		errText := g.serialErr(v.handle)
-		f, kb = tMF, 500*time.Millisecond
-		for i := 0; i < 12; i++ {
-			b := kb
-			g.at(f, func(at int64) { g.kMountDeviceFailed(at, v, uidB, b, errText) })
-			end = f
-			f += int64(kb) + g.uniform(90*time.Millisecond, 130*time.Millisecond)
-			kb = nextBackoff(kb)
-		}
-		for _, d := range []time.Duration{2*time.Minute + 3*time.Second, 4*time.Minute + 6*time.Second + 200*time.Millisecond} {
-			g.at(tMF+dur(d), func(at int64) { g.kUnableToMount(at, v, uidB) })
-		}
+		g.kub(func() {
+			// Kubelet on B: waits for the controller, mounts, then (after the
+			// driver pulled the disk off B while "detaching from A") fails.
+			tV := tMove + g.uniform(1*time.Second, 2*time.Second)
+			g.at(tV, func(at int64) { g.kub(func() { g.kVerifyStarted(at, v, uidB) }) })
+			f, kb := tV+g.uniform(200*time.Microsecond, 600*time.Microsecond), 500*time.Millisecond
+			for f < tABok+dur(300*time.Millisecond) {
+				b := kb
+				g.at(f, func(at int64) { g.kub(func() { g.kNotAttached(at, v, uidB, b) }) })
+				f += int64(kb) + g.uniform(50*time.Millisecond, 100*time.Millisecond)
+				kb = nextBackoff(kb)
+			}
+			g.at(f, func(at int64) { g.kControllerAttached(at, v, uidB, nodeB) })
+			g.at(f+dur(100*time.Millisecond), func(at int64) { g.kMountStarted(at, v, uidB) })
+			g.at(f+dur(108*time.Millisecond), func(at int64) { g.kWaitForAttach(at, v, uidB, nodeB) })
+			g.at(f+dur(1484*time.Millisecond), func(at int64) { g.kMountDeviceOK(at, v, uidB) })
+			g.at(f+dur(1549*time.Millisecond), func(at int64) { g.kSetUpOK(at, v, uidB) })
+			tMF := tDAok + dur(7*time.Minute+14*time.Second)
+			g.at(tMF-dur(101*time.Millisecond), func(at int64) { g.kMountStarted(at, v, uidB) })
+			errText := g.serialErr(v.handle)
+			f, kb = tMF, 500*time.Millisecond
+			for i := 0; i < 12; i++ {
+				b := kb
+				g.at(f, func(at int64) { g.kub(func() { g.kMountDeviceFailed(at, v, uidB, b, errText) }) })
+				end = f
+				f += int64(kb) + g.uniform(90*time.Millisecond, 130*time.Millisecond)
+				kb = nextBackoff(kb)
+			}
+			for _, d := range []time.Duration{2*time.Minute + 3*time.Second, 4*time.Minute + 6*time.Second + 200*time.Millisecond} {
+				g.at(tMF+dur(d), func(at int64) { g.kub(func() { g.kUnableToMount(at, v, uidB) }) })
+			}
+		})
 	}
 	return Incident{
 		Name: IncidentSeedChain, Volume: v.unique, PV: v.pv, Handle: v.handle, Pod: v.ns + "/" + v.pod,
