@@ -279,60 +279,27 @@ var mountFailKinds = map[parser.Kind]bool{
 var mountOKKinds = map[parser.Kind]bool{parser.SetupSucceeded: true, parser.MountDeviceSucceeded: true}
 
 // writeMDImpact says which pods could not mount, where, for how long.
+// Direct kubelet lines decide; a describe row or an Event echo of the same
+// failures adds no second entry for a node the logs already cover.
 func writeMDImpact(m *mdWriter, v *timeline.Volume, chain []rules.Finding) {
-	type stretch struct {
-		node, pod   string
-		first, last time.Time
-		count       int
-		kinds       []string
-		recovered   time.Time
-		relapsed    time.Time // mounted once, then failed again
-	}
-	var list []*stretch
-	byKey := map[string]*stretch{}
-	if v != nil {
-		for _, e := range v.Events {
-			if mountFailKinds[e.Kind] {
-				// kubelet lines name the pod with or without its namespace.
-				name := e.Pod
-				if _, n, ok := strings.Cut(e.Pod, "/"); ok {
-					name = n
-				}
-				k := e.Node + "\x00" + name
-				s := byKey[k]
-				if s == nil {
-					s = &stretch{node: e.Node, pod: e.Pod}
-					byKey[k] = s
-					list = append(list, s)
-				}
-				if strings.Contains(e.Pod, "/") {
-					s.pod = e.Pod
-				}
-				if !s.recovered.IsZero() && e.Time.After(s.recovered) && s.relapsed.IsZero() {
-					s.relapsed = s.recovered
-					s.recovered = time.Time{}
-				}
-				n := max(e.Count, 1)
-				s.count += n
-				t0, t1 := e.Time, e.Time
-				if e.Span > 0 && e.Origin == parser.OriginDescribe {
-					t0 = e.Time.Add(-e.Span)
-				}
-				if s.first.IsZero() || t0.Before(s.first) {
-					s.first = t0
-				}
-				if t1.After(s.last) {
-					s.last = t1
-				}
-				s.kinds = append(s.kinds, string(e.Kind))
+	list := impactStretches(v)
+	if len(list) == 0 && v == nil {
+		// no volume to read mount failures from: the findings say it
+		said := false
+		for _, f := range chain {
+			if len(f.Pods) == 0 {
+				continue
 			}
-			if mountOKKinds[e.Kind] {
-				for _, s := range list {
-					if s.node == e.Node && s.recovered.IsZero() && e.Time.After(s.last) {
-						s.recovered = e.Time
-					}
-				}
+			m.p("- Pod %s", codeList(f.Pods))
+			if len(f.Nodes) > 0 {
+				m.p(" on node %s", codeList(f.Nodes))
 			}
+			m.p(": %s.\n", mdText(strings.TrimSuffix(f.Summary, ".")))
+			said = true
+		}
+		if said {
+			m.p("\n")
+			return
 		}
 	}
 	if len(list) == 0 {
@@ -352,9 +319,19 @@ func writeMDImpact(m *mdWriter, v *timeline.Volume, chain []rules.Finding) {
 		if s.node != "" {
 			node = " on node " + mdCode(s.node)
 		}
-		kinds := uniq(s.kinds)
+		var kinds []string
+		for _, k := range s.kinds {
+			label := stepLabels[k]
+			if label == "" {
+				label = string(k)
+			}
+			kinds = append(kinds, fmt.Sprintf("%s ×%d", label, s.counts[k]))
+		}
 		m.p("- %s%s could not mount the volume from %s to %s", pod, node, clock(s.first, true), clock(s.last, !sameDay(s.first, s.last)))
-		m.p(" UTC: **%s**, %s (%s).", human(s.last.Sub(s.first)), plural(s.count, "failure"), mdText(strings.Join(kinds, ", ")))
+		m.p(" UTC: **%s**; %s.", human(s.last.Sub(s.first)), mdText(strings.Join(kinds, ", ")))
+		if s.fromDescribe {
+			m.p(" (From kubectl describe rows: no kubelet log lines for it.)")
+		}
 		if !s.relapsed.IsZero() {
 			m.p(" It mounted at %s, then failed again.", clock(s.relapsed, false))
 		}
@@ -366,6 +343,83 @@ func writeMDImpact(m *mdWriter, v *timeline.Volume, chain []rules.Finding) {
 		m.p("\n")
 	}
 	m.p("\n")
+}
+
+// stretch is one pod on one node failing to mount.
+type stretch struct {
+	node, pod    string
+	first, last  time.Time
+	kinds        []parser.Kind // in order of first appearance
+	counts       map[parser.Kind]int
+	recovered    time.Time
+	relapsed     time.Time // mounted once, then failed again
+	fromDescribe bool      // only describe rows / Event echoes say so
+}
+
+// impactStretches lists the mount outages of a volume per (node, pod).
+func impactStretches(v *timeline.Volume) []*stretch {
+	if v == nil {
+		return nil
+	}
+	var list []*stretch
+	byKey := map[string]*stretch{}
+	directNode := map[string]bool{} // nodes with direct failure lines
+	for _, e := range v.Events {
+		if mountFailKinds[e.Kind] && e.Origin == "" {
+			directNode[e.Node] = true
+		}
+	}
+	for _, e := range v.Events {
+		if mountFailKinds[e.Kind] {
+			if e.Origin != "" && (directNode[e.Node] || e.Node == "" && len(directNode) > 0) {
+				continue // the same outage, told again
+			}
+			k := e.Node + "\x00" + podName(e.Pod)
+			s := byKey[k]
+			if s == nil {
+				s = &stretch{node: e.Node, pod: e.Pod, counts: map[parser.Kind]int{}, fromDescribe: e.Origin != ""}
+				byKey[k] = s
+				list = append(list, s)
+			}
+			if strings.Contains(e.Pod, "/") {
+				s.pod = e.Pod
+			}
+			if !s.recovered.IsZero() && e.Time.After(s.recovered) && s.relapsed.IsZero() {
+				s.relapsed = s.recovered
+				s.recovered = time.Time{}
+			}
+			if s.counts[e.Kind] == 0 {
+				s.kinds = append(s.kinds, e.Kind)
+			}
+			s.counts[e.Kind] += max(e.Count, 1)
+			t0, t1 := e.Time, e.Time
+			if e.Span > 0 && e.Origin == parser.OriginDescribe {
+				t0 = e.Time.Add(-e.Span)
+			}
+			if !t0.IsZero() && (s.first.IsZero() || t0.Before(s.first)) {
+				s.first = t0
+			}
+			if t1.After(s.last) {
+				s.last = t1
+			}
+		}
+		if mountOKKinds[e.Kind] {
+			for _, s := range list {
+				if s.node == e.Node && s.recovered.IsZero() && e.Time.After(s.last) {
+					s.recovered = e.Time
+				}
+			}
+		}
+	}
+	return list
+}
+
+// podName is the name part of "ns/name".
+func podName(p string) string {
+	if _, n, ok := strings.Cut(p, "/"); ok {
+		return n
+	}
+	return p
 }
 
 // writeMDRows writes the collapsed event list as a table.

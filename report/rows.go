@@ -212,7 +212,7 @@ var stepLabels = map[parser.Kind]string{
 	parser.AttachStarted: "attach started", parser.AttachSucceeded: "attach succeeded", parser.AttachFailed: "attach failed",
 	parser.DetachStarted: "detach started", parser.DetachSucceeded: "detach succeeded", parser.DetachFailed: "detach failed",
 	parser.ForceDetach: "force detach", parser.MultiAttach: "Multi-Attach error", parser.MarkedDetached: "marked detached (verification)",
-	parser.DetachBlockedMounted: "detach blocked: still mounted",
+	parser.DetachBlockedMounted:    "detach blocked: still mounted",
 	parser.VerifyAttachedSucceeded: "kubelet: controller attach confirmed", parser.VerifyAttachedFailed: "kubelet: not attached yet",
 	parser.WaitForAttachSucceeded: "WaitForAttach succeeded", parser.WaitForAttachFailed: "WaitForAttach failed",
 	parser.MountDeviceSucceeded: "MountDevice succeeded", parser.MountDeviceFailed: "MountDevice failed",

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -382,8 +383,19 @@ func volumeHeader(a *Analysis, volume, pv string, pods []string, width int) stri
 		}
 		parts = append(parts, p)
 	}
+	parts = slices.DeleteFunc(parts, func(p string) bool { return p == "" })
 	for i := range parts {
-		parts[i] = shorten(oneLine(parts[i]), max(20, width/3))
+		parts[i] = oneLine(parts[i])
+	}
+	if ansi.StringWidth(strings.Join(parts, "  ")) > width {
+		for i := range parts {
+			parts[i] = reUUIDShort.ReplaceAllString(parts[i], "${1}…")
+		}
+	}
+	if ansi.StringWidth(strings.Join(parts, "  ")) > width {
+		for i := range parts {
+			parts[i] = shorten(parts[i], max(20, width/3))
+		}
 	}
 	return strings.Join(parts, "  ")
 }
@@ -408,7 +420,7 @@ func writeIncident(t *textWriter, st *styles, a *Analysis, in rules.Incident, wi
 			t.line("  ", l)
 		}
 	}
-	writeFindingRows(t, st, a, chain, width)
+	writeFindingRows(t, st, chain, oneLine(in.Summary), width)
 	if v := findVolume(a.Timeline, in.Volume, in.PV); v != nil {
 		writeKeyRows(t, st, v, width)
 	}
@@ -507,7 +519,15 @@ func ruleByName(rs []rules.Rule, name string) (rules.Rule, bool) {
 // writeFindingRows writes one row per finding: time, node, summary, rule.
 // The summary wraps under itself; when the line is too narrow for four
 // columns the rule moves up next to the node and the summary goes below.
-func writeFindingRows(t *textWriter, st *styles, a *Analysis, fs []rules.Finding, width int) {
+// A summary equal to said (the incident's, printed above) is not repeated.
+func writeFindingRows(t *textWriter, st *styles, fs []rules.Finding, said string, width int) {
+	summary := func(f rules.Finding) string {
+		s := oneLine(f.Summary)
+		if strings.EqualFold(strings.TrimSuffix(s, "."), strings.TrimSuffix(said, ".")) {
+			return ""
+		}
+		return reUUIDShort.ReplaceAllString(s, "${1}…")
+	}
 	if len(fs) == 0 {
 		return
 	}
@@ -522,21 +542,26 @@ func writeFindingRows(t *textWriter, st *styles, a *Analysis, fs []rules.Finding
 		nodeW = max(nodeW, ansi.StringWidth(nodeList(f.Nodes, 18)))
 		ruleW = max(ruleW, len(f.Rule))
 	}
-	timeW := len(clock(fs[0].Start, withDate))
+	timeW := 0
+	for _, f := range fs {
+		timeW = max(timeW, ansi.StringWidth(clock(f.Start, withDate)))
+	}
 	whatW := width - 2 - timeW - 2 - nodeW - 2 - 2 - ruleW
 	if whatW < 40 {
 		indent := strings.Repeat(" ", 2+timeW+2)
 		for _, f := range fs {
 			t.line("  ", padRight(clock(f.Start, withDate), timeW), "  ", padRight(nodeList(f.Nodes, 18), nodeW), "  ", st.Rule(f.Rule))
-			for _, l := range wrap(oneLine(f.Summary), width-len(indent)) {
-				t.line(indent, l)
+			if text := summary(f); text != "" {
+				for _, l := range wrap(text, width-len(indent)) {
+					t.line(indent, l)
+				}
 			}
 		}
 		return
 	}
 	indent := strings.Repeat(" ", 2+timeW+2+nodeW+2)
 	for _, f := range fs {
-		lines := wrap(oneLine(f.Summary), whatW)
+		lines := wrap(summary(f), whatW)
 		t.line("  ", padRight(clock(f.Start, withDate), timeW), "  ", padRight(nodeList(f.Nodes, 18), nodeW), "  ",
 			padRight(lines[0], whatW), "  ", st.Rule(f.Rule))
 		for _, l := range lines[1:] {
@@ -551,13 +576,13 @@ func nodeList(nodes []string, max int) string {
 	case 0:
 		return "-"
 	case 1:
-		return shorten(oneLine(nodes[0]), max)
+		return nodeShort(nodes[0], max)
 	case 2:
 		if both := oneLine(nodes[0]) + "," + oneLine(nodes[1]); ansi.StringWidth(both) <= max {
 			return both
 		}
 	}
-	return shorten(oneLine(nodes[0]), max-3) + fmt.Sprintf(" +%d", len(nodes)-1)
+	return nodeShort(nodes[0], max-3) + fmt.Sprintf(" +%d", len(nodes)-1)
 }
 
 // writeEvidence writes evidence lines, deduplicated and in time order, under a path:line gutter.

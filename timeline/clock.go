@@ -70,12 +70,14 @@ func detectRestarts(items []item, comps []string) []Restart {
 // controller's start and a new pid arrive within seconds of each other.
 const restartBurst = 2 * time.Minute
 
-// collapseRestarts keeps the first restart of each burst (out is in time order).
+// collapseRestarts keeps the first restart of each burst of one signal (out
+// is in time order); different signals (leader election, pid change, clock
+// reset) stay separate so each can be cited.
 func collapseRestarts(out []Restart) []Restart {
 	last := map[string]time.Time{}
 	kept := out[:0]
 	for _, r := range out {
-		key := r.Component + "/" + r.Node
+		key := r.Component + "/" + r.Node + "/" + r.Reason
 		if t, ok := last[key]; ok && r.Time.Sub(t) < restartBurst {
 			continue
 		}

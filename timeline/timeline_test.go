@@ -184,10 +184,11 @@ func TestRestarts(t *testing.T) {
 		e.PID = 1
 		return e
 	}
-	started := ev(99, parser.ControllerStarted, k, "")
+	// restarts less than restartBurst apart count once: space them out
+	started := ev(300, parser.ControllerStarted, k, "")
 	started.Volume, started.PV = "", ""
 	started.Detail = "successfully acquired lease kube-system/kube-controller-manager"
-	pid := ev(200, parser.AttachStarted, k, nodeA)
+	pid := ev(500, parser.AttachStarted, k, nodeA)
 	pid.PID = 7
 	tl := Build([]parser.Result{result("kcm.log", k,
 		retry(10, 5000.5),
