@@ -141,6 +141,13 @@ func findingLess(a, b *Finding) bool {
 	return a.Summary < b.Summary
 }
 
+// Validate reports what is wrong with cfg (unknown rule or key, bad value)
+// without running anything, so a CLI can reject flags before reading input.
+func (cfg Config) Validate() error {
+	_, _, err := resolve(cfg)
+	return err
+}
+
 // resolve validates cfg: it returns the rules to run (sorted by name) and
 // the per-rule settings.
 func resolve(cfg Config) ([]Rule, map[string]map[string]string, error) {

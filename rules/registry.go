@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"github.com/kcmtrace/kcmtrace/internal/textdist"
 	"regexp"
 	"slices"
 	"sort"
@@ -164,35 +165,19 @@ func parseParam(p Param, value string) (string, error) {
 	return value, nil
 }
 
+// Suggest returns the registered rule name closest to name, or "" when none
+// is close (for "did you mean" messages).
+func Suggest(name string) string { return suggest(name, Names()) }
+
 // suggest returns the candidate closest to s, or "" when none is close.
 func suggest(s string, candidates []string) string {
 	best, bestD := "", len(s)/2+2
 	for _, c := range candidates {
-		if d := editDistance(s, c); d < bestD || (strings.Contains(c, s) && len(s) >= 4 && best == "") {
+		if d := textdist.Levenshtein(s, c); d < bestD || (strings.Contains(c, s) && len(s) >= 4 && best == "") {
 			best, bestD = c, d
 		}
 	}
 	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func paramKeys(r Rule) []string {

@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"github.com/kcmtrace/kcmtrace/internal/textdist"
 	"slices"
 	"strings"
 
@@ -133,10 +134,10 @@ func suggest(q string, names []string) []string {
 		}
 		seen[n] = true
 		ln := strings.ToLower(n)
-		d := distance(lq, ln)
+		d := textdist.Levenshtein(lq, ln)
 		// compare with the best-aligned part of a long name, too
 		if len(ln) > len(lq)+2 {
-			if d2 := substringDistance(lq, ln); d2 < d {
+			if d2 := textdist.Substring(lq, ln); d2 < d {
 				d = d2
 			}
 		}
@@ -158,48 +159,6 @@ func suggest(q string, names []string) []string {
 		out = append(out, cs[i].name)
 	}
 	return out
-}
-
-// distance is the Levenshtein distance between a and b (runes).
-func distance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			c := prev[j-1]
-			if ra[i-1] != rb[j-1] {
-				c++
-			}
-			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
-}
-
-// substringDistance is the smallest edit distance between a and any
-// substring of b (approximate substring match).
-func substringDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1) // row 0: free start anywhere in b
-	cur := make([]int, len(rb)+1)
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			c := prev[j-1]
-			if ra[i-1] != rb[j-1] {
-				c++
-			}
-			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return slices.Min(prev)
 }
 
 // Stats are per-volume counters for the `volumes` table. Describe rows count

@@ -8,8 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/sahilm/fuzzy"
-
 	"github.com/kcmtrace/kcmtrace/parser"
 	"github.com/kcmtrace/kcmtrace/report"
 	"github.com/kcmtrace/kcmtrace/rules"
@@ -43,8 +41,8 @@ func (c *analyzeCmd) run(e env) error {
 		set[k] = v
 	}
 	cfg := rules.Config{Enable: splitList(c.Enable), Disable: splitList(c.Disable), Set: set}
-	if err := validateRuleNames(append(slices.Clone(cfg.Enable), cfg.Disable...)); err != nil {
-		return err
+	if err := cfg.Validate(); err != nil {
+		return usageErr("%v", err) // before reading input: a typo should not cost a 1 GiB parse
 	}
 	l, err := c.load(e)
 	if err != nil {
@@ -148,84 +146,13 @@ func splitList(vals []string) []string {
 	return out
 }
 
-// validateRuleNames rejects unknown rule names with a suggestion.
-func validateRuleNames(names []string) error {
-	for _, n := range names {
-		if _, ok := rules.Lookup(n); !ok {
-			return unknownRule(n)
-		}
-	}
-	return nil
-}
-
-func ruleNames() []string {
-	var names []string
-	for _, r := range rules.All() {
-		names = append(names, r.Name)
-	}
-	return names
-}
-
-// unknownRule is the usage error for a rule name that does not exist,
-// suggesting the closest names (sahilm/fuzzy, then a prefix/substring fallback).
+// unknownRule is the usage error for a rule name that does not exist.
 func unknownRule(name string) error {
-	names := ruleNames()
-	var sugg []string
-	for _, m := range fuzzy.Find(name, names) {
-		sugg = append(sugg, m.Str)
-		if len(sugg) == 3 {
-			break
-		}
-	}
-	if len(sugg) == 0 {
-		sugg = closestByEdits(name, names, 3)
-	}
 	msg := fmt.Sprintf("unknown rule %q", name)
-	if len(sugg) > 0 {
-		msg += "; did you mean " + oneOf(quoteAll(sugg)) + "?"
+	if s := rules.Suggest(name); s != "" {
+		msg += fmt.Sprintf("; did you mean %q?", s)
 	}
 	return usageErr("%s (kcmtrace rules lists them)", msg)
-}
-
-// closestByEdits ranks candidates by Levenshtein distance, for typos that a
-// subsequence matcher cannot see (transposed or wrong letters).
-func closestByEdits(q string, cands []string, n int) []string {
-	type scored struct {
-		s string
-		d int
-	}
-	var ss []scored
-	for _, c := range cands {
-		if d := editDistance(q, c); d <= max(3, len(q)/3) {
-			ss = append(ss, scored{c, d})
-		}
-	}
-	slices.SortStableFunc(ss, func(a, b scored) int { return a.d - b.d })
-	var out []string
-	for i := 0; i < len(ss) && i < n; i++ {
-		out = append(out, ss[i].s)
-	}
-	return out
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // selectedRules lists the rules a config runs.
