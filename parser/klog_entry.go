@@ -100,32 +100,84 @@ func newScanner(st *inputState, opt Options) *scanner {
 	return sc
 }
 
-// run reads r to the end.
+// run reads r to the end, block by block (see analyzeBlock).
 func (sc *scanner) run(r io.Reader) {
 	st := sc.st
-	lr := newLineReader(r, sc.max)
+	br := newBlockReader(r, sc.max, newBufPool(2))
 	if !sc.unw.forced {
-		sc.unw.prefer = sniffWrapper(lr.peek())
+		sc.unw.prefer = sniffWrapper(br.peek())
 	}
+	fast := !sc.unw.forced && !sc.opt.noPrefilter
+	var segs []seg
 	for {
-		line, ok := lr.next()
+		c, ok := br.next()
 		if !ok {
 			break
 		}
-		sc.physical(line, lr.tooLong)
+		if c.long {
+			sc.physical(c.data, c.tooLong)
+			continue
+		}
+		segs = analyzeBlock(c.data, sc.max, fast, segs)
+		sc.block(c.data, segs)
+		br.pool.put(c.buf)
 	}
 	sc.flushPartial()
 	sc.close()
-	st.in.Bytes = lr.bytes
-	if lr.err != nil {
+	st.in.Bytes = br.bytes
+	if br.err != nil {
 		st.in.Truncated = true
-		st.problem(0, "%s after %d lines; the lines read are kept", describeReadErr(lr.err, sc.comp), st.in.Lines)
+		st.problem(0, "%s after %d lines; the lines read are kept", describeReadErr(br.err, sc.comp), st.in.Lines)
 	}
-	if lr.noNewline && st.in.Lines > 0 {
+	if br.noNewline && st.in.Lines > 0 {
 		st.problem(st.in.Lines, "last line has no newline (half-written?); parsed as is")
 	}
-	if st.in.Lines == 0 && lr.err == nil {
+	if st.in.Lines == 0 && br.err == nil {
 		st.problem(0, "empty input")
+	}
+}
+
+// block handles one block of whole lines cut into segs by analyzeBlock.
+func (sc *scanner) block(data []byte, segs []seg) {
+	for i := range segs {
+		g := &segs[i]
+		if g.n > 0 && sc.partialLines == 0 {
+			sc.plainRun(g)
+			continue
+		}
+		sc.lines(data[g.off:g.end])
+	}
+}
+
+// plainRun accounts for a run of plain lines exactly as physical would, one
+// line at a time: each closes the open entry and opens an irrelevant klog
+// entry that the next one closes.
+func (sc *scanner) plainRun(g *seg) {
+	st := sc.st
+	sc.close()
+	st.in.Lines += g.n
+	st.wrapVotes[wrapNone] += g.n
+	st.formatVotes[fmtKlog] += g.n
+	st.in.Irrelevant += g.n
+	sc.entries += g.n
+	sc.trackWall(g.first)
+	if g.n > 1 {
+		sc.trackWall(g.last)
+	}
+}
+
+// lines hands each physical line of data to physical.
+func (sc *scanner) lines(data []byte) {
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		tooLong := len(line) > sc.max
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		sc.physical(line, tooLong)
 	}
 }
 

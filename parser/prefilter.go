@@ -96,3 +96,213 @@ func mayMatterSlow(line []byte) bool {
 	}
 	return false
 }
+
+// indexToken returns the index of the first prefilter token in b, or -1.
+// It runs over whole blocks of the input, so the work per byte is what
+// counts: it reads the 4 bytes at every even offset only. Every token is at
+// least 5 bytes long, so an occurrence at p has its first 4 bytes at p or
+// its bytes 1..4 at p+1, one of them even; tokenGrams holds both 4-byte
+// grams of every token (hashed into tokenBits), and only a sampled gram whose
+// bit is set is compared with the tokens it may start or continue.
+func indexToken(b []byte) int {
+	for i := 0; i+4 <= len(b); i += 2 {
+		k := le32(b, i)
+		h := prefilterHash(k)
+		if tokenBits[h/64]&(1<<(h%64)) == 0 {
+			continue
+		}
+		if p := tokenAt(b, i, k, h); p >= 0 {
+			return p
+		}
+	}
+	return -1
+}
+
+// tokenAt checks the tokens whose gram k may sit at b[i:]; it returns the
+// smallest start of a token found, or -1.
+func tokenAt(b []byte, i int, k, h uint32) int {
+	best := -1
+	for _, g := range tokenGrams[h] {
+		if g.k != k {
+			continue
+		}
+		p := i - g.off
+		if p < 0 || (best >= 0 && p >= best) {
+			continue
+		}
+		if bytes.HasPrefix(b[p:], g.tok) {
+			best = p
+		}
+	}
+	return best
+}
+
+// tokenGram is a 4-byte gram of a token at offset off (0 or 1).
+type tokenGram struct {
+	k   uint32
+	off int
+	tok []byte
+}
+
+var (
+	tokenBits  [1 << prefilterHashBits / 64]uint64
+	tokenGrams [1 << prefilterHashBits][]tokenGram
+)
+
+func init() {
+	for _, t := range prefilterTokens {
+		if len(t) < 5 {
+			panic("prefilter token shorter than 5 bytes: " + string(t))
+		}
+		for off := 0; off < 2; off++ {
+			k := le32(t, off)
+			h := prefilterHash(k)
+			tokenBits[h/64] |= 1 << (h % 64)
+			tokenGrams[h] = append(tokenGrams[h], tokenGram{k: k, off: off, tok: t})
+		}
+	}
+}
+
+// seg is a span of a block of whole lines: either a run of n "plain" lines
+// (see analyzeBlock) or, when n is 0, lines the scanner reads one by one.
+type seg struct {
+	off, end    int  // byte range in the block, newlines included
+	n           int  // plain lines in the run; 0 for a span read line by line
+	first, last wall // clock of the run's first and last line
+}
+
+// nbsp is the UTF-8 no-break space that physical normalises.
+var nbsp = []byte("\u00a0")
+
+// analyzeBlock splits a block of whole lines into segs. A line is plain
+// when it is a klog header line with a valid clock (parseKlogHeader accepts
+// it without badTime), no prefilter token, no NUL byte, no no-break space
+// and at most max bytes — the scanner would open an irrelevant entry for it
+// and nothing else. A plain line followed by another plain line of the same
+// block goes into a run (lines of one run share their month): nothing can be
+// attached to its entry, so the scanner only needs the run's line count and
+// the clocks of its ends. Every other line stays in a span the scanner
+// reads line by line. Tokens, NULs and no-break spaces are searched over
+// the whole block, so the lines between hits cost one newline search and a
+// header check each. With fast false, the block is one line-by-line span.
+func analyzeBlock(data []byte, max int, fast bool, segs []seg) []seg {
+	segs = segs[:0]
+	if !fast {
+		return append(segs, seg{off: 0, end: len(data)})
+	}
+	tok, nul, sp := -1, -1, -1 // next hit at or after the current line; len(data) when none
+	next := func(cur, s int, find func([]byte) int) int {
+		if cur >= s {
+			return cur
+		}
+		if i := find(data[s:]); i >= 0 {
+			return s + i
+		}
+		return len(data)
+	}
+	findNUL := func(b []byte) int { return bytes.IndexByte(b, 0) }
+	findSP := func(b []byte) int { return bytes.Index(b, nbsp) }
+	// the current segment; the previous line waits for the next one to be
+	// known plain (pend*)
+	var cur seg
+	curOpen := false
+	pendOK, pendS, pendE := false, 0, 0
+	var pendW wall
+	add := func(ok bool, s, e int, w wall) {
+		if curOpen {
+			if ok == (cur.n > 0) && (!ok || cur.last.mon == w.mon) {
+				cur.end = e
+				if ok {
+					cur.n++
+					cur.last = w
+				}
+				return
+			}
+			segs = append(segs, cur)
+		}
+		curOpen = true
+		cur = seg{off: s, end: e}
+		if ok {
+			cur.n, cur.first, cur.last = 1, w, w
+		}
+	}
+	for s := 0; s < len(data); {
+		e := len(data)
+		if i := bytes.IndexByte(data[s:], '\n'); i >= 0 {
+			e = s + i + 1
+		}
+		ce := e
+		if ce > s && data[ce-1] == '\n' {
+			ce--
+		}
+		ok := ce-s <= max
+		var w wall
+		if ok {
+			if ce > s && data[ce-1] == '\r' {
+				ce--
+			}
+			w, ok = plainKlogWall(data[s:ce])
+		}
+		if ok {
+			tok = next(tok, s, indexToken)
+			nul = next(nul, s, findNUL)
+			sp = next(sp, s, findSP)
+			ok = tok >= ce && nul >= ce && sp >= ce
+		}
+		if pendE > 0 {
+			add(pendOK && ok, pendS, pendE, pendW)
+		}
+		pendOK, pendS, pendE, pendW = ok, s, e, w
+		s = e
+	}
+	if pendE > 0 {
+		add(false, pendS, pendE, pendW)
+	}
+	if curOpen {
+		segs = append(segs, cur)
+	}
+	return segs
+}
+
+// plainKlogWall is parseKlogHeader's decision without the file:line part:
+// ok when parseKlogHeader(p) succeeds without badTime; w is the clock.
+func plainKlogWall(p []byte) (w wall, ok bool) {
+	if len(p) < 15 {
+		return w, false
+	}
+	switch p[0] {
+	case 'I', 'W', 'E', 'F':
+	default:
+		return w, false
+	}
+	if p[5] != ' ' || p[8] != ':' || p[11] != ':' {
+		return w, false
+	}
+	for _, i := range [...]int{1, 2, 3, 4, 6, 7, 9, 10, 12, 13} {
+		if !isDigit(p[i]) {
+			return w, false
+		}
+	}
+	w.mon = int(p[1]-'0')*10 + int(p[2]-'0')
+	w.day = int(p[3]-'0')*10 + int(p[4]-'0')
+	w.hour = int(p[6]-'0')*10 + int(p[7]-'0')
+	w.min = int(p[9]-'0')*10 + int(p[10]-'0')
+	w.sec = int(p[12]-'0')*10 + int(p[13]-'0')
+	if !w.valid() {
+		return w, false
+	}
+	i := 14
+	if i < len(p) && p[i] == '.' {
+		i++
+		scale := 100000000
+		for i < len(p) && isDigit(p[i]) {
+			w.nsec += int(p[i]-'0') * scale
+			scale /= 10
+			i++
+		}
+	}
+	for i < len(p) && p[i] == ' ' {
+		i++
+	}
+	return w, i < len(p) && isDigit(p[i])
+}

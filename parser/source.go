@@ -16,78 +16,164 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// readBufSize is the size of each read; lines up to this long are returned
-// without copying.
-const readBufSize = 1 << 20
+// readBufSize is how much of the input's start sniffWrapper sees; it is
+// at most blockSize. (Variables only so that tests can shrink them.)
+var readBufSize = 1 << 20
 
-// lineReader returns physical lines without their "\n" / "\r\n". A line
-// longer than max is consumed to its end but returned cut to max bytes with
-// tooLong set, so memory stays bounded whatever the input.
-type lineReader struct {
-	br        *bufio.Reader
+// blockSize is the size of each read: the input is handled in blocks of
+// whole lines, and lines up to this long are never copied.
+var blockSize = 4 << 20
+
+// chunk is what blockReader returns: either whole lines (data ends with
+// "\n" except for the input's last, half-written line) or, when long is set,
+// one physical line longer than blockSize (without its "\n" / "\r\n").
+type chunk struct {
+	data    []byte
+	buf     []byte // backing buffer, returned to the pool when done
+	long    bool
+	tooLong bool // long: the line exceeds MaxLineBytes (data is cut)
+	segs    []seg
+}
+
+// blockReader reads the input in blocks of whole lines. A line longer than
+// a block is consumed to its end but kept only up to max+1 bytes, so memory
+// stays bounded whatever the input.
+type blockReader struct {
+	r         io.Reader
 	max       int
-	long      []byte
-	tooLong   bool
-	eof       bool
+	cur       []byte // buffer being filled; cur[:n] is read, not yet returned
+	n         int
+	done      bool  // EOF or read error seen
 	noNewline bool  // the last line had no newline
 	err       error // first read error other than EOF
 	bytes     int64
+	pool      *bufPool
 }
 
-func newLineReader(r io.Reader, max int) *lineReader {
-	return &lineReader{br: bufio.NewReaderSize(r, readBufSize), max: max}
+// bufPool recycles block buffers (the pipeline keeps a few in flight).
+type bufPool struct{ ch chan []byte }
+
+func newBufPool(n int) *bufPool { return &bufPool{ch: make(chan []byte, n)} }
+
+func (p *bufPool) get() []byte {
+	select {
+	case b := <-p.ch:
+		return b
+	default:
+		return make([]byte, blockSize)
+	}
 }
 
-// peek returns the start of the input without consuming it (up to the
-// buffer size; less at the end of the input).
-func (lr *lineReader) peek() []byte {
-	b, _ := lr.br.Peek(readBufSize)
-	return b
+func (p *bufPool) put(b []byte) {
+	if cap(b) != blockSize {
+		return
+	}
+	select {
+	case p.ch <- b[:blockSize]:
+	default:
+	}
 }
 
-// next returns the next line; ok is false at the end of the input.
-func (lr *lineReader) next() (line []byte, ok bool) {
-	if lr.eof {
+func newBlockReader(r io.Reader, max int, pool *bufPool) *blockReader {
+	return &blockReader{r: r, max: max, pool: pool}
+}
+
+// fill reads until the buffer is full or the input ends.
+func (br *blockReader) fill() {
+	if br.done {
+		return
+	}
+	if br.cur == nil {
+		br.cur = br.pool.get()
+	}
+	empty := 0
+	for !br.done && br.n < len(br.cur) {
+		m, err := br.r.Read(br.cur[br.n:])
+		br.n += m
+		br.bytes += int64(m)
+		switch {
+		case err == io.EOF:
+			br.done = true
+		case err != nil:
+			br.done, br.err = true, err
+		case m == 0:
+			if empty++; empty >= 100 {
+				br.done, br.err = true, io.ErrNoProgress
+			}
+		default:
+			empty = 0
+		}
+	}
+}
+
+// peek returns the start of the input without consuming it (up to
+// readBufSize; less at the end of the input).
+func (br *blockReader) peek() []byte {
+	br.fill()
+	return br.cur[:min(br.n, readBufSize)]
+}
+
+// next returns the next chunk; ok is false at the end of the input.
+func (br *blockReader) next() (c *chunk, ok bool) {
+	br.fill()
+	if br.n == 0 {
 		return nil, false
 	}
-	line, err := lr.br.ReadSlice('\n')
-	total := len(line)
-	if err == bufio.ErrBufferFull {
-		lr.long = append(lr.long[:0], line[:min(len(line), lr.max+1)]...)
-		for err == bufio.ErrBufferFull {
-			line, err = lr.br.ReadSlice('\n')
-			total += len(line)
-			if room := lr.max + 1 - len(lr.long); room > 0 {
-				lr.long = append(lr.long, line[:min(len(line), room)]...)
-			}
+	if k := bytes.LastIndexByte(br.cur[:br.n], '\n'); k >= 0 {
+		c = &chunk{data: br.cur[:k+1], buf: br.cur}
+		rest := br.cur[k+1 : br.n]
+		if br.done && len(rest) == 0 {
+			br.cur, br.n = nil, 0
+			return c, true
 		}
-		line = lr.long
+		br.cur = br.pool.get()
+		br.n = copy(br.cur, rest)
+		return c, true
 	}
-	lr.bytes += int64(total)
+	if br.done {
+		// the last line, without newline
+		br.noNewline = true
+		c = &chunk{data: br.cur[:br.n], buf: br.cur}
+		br.cur, br.n = nil, 0
+		return c, true
+	}
+	return br.longLine(), true
+}
+
+// longLine consumes a line that does not fit in a block.
+func (br *blockReader) longLine() *chunk {
+	long := append([]byte(nil), br.cur[:min(br.n, br.max+1)]...)
+	total := br.n
+	br.n = 0
+	newline := false
+	for {
+		br.fill()
+		part := br.cur[:br.n]
+		if k := bytes.IndexByte(part, '\n'); k >= 0 {
+			part, newline = part[:k+1], true
+		}
+		total += len(part)
+		if room := br.max + 1 - len(long); room > 0 {
+			long = append(long, part[:min(len(part), room)]...)
+		}
+		if newline {
+			br.n = copy(br.cur, br.cur[len(part):br.n])
+			break
+		}
+		br.n = 0
+		if br.done {
+			break
+		}
+	}
 	content := total
-	if err == nil {
-		content-- // the newline does not count against the cap
+	if newline {
+		content--
+	} else {
+		br.noNewline = true
 	}
-	lr.tooLong = content > lr.max
-	switch {
-	case err == nil:
-	case err == io.EOF:
-		lr.eof = true
-		if len(line) == 0 {
-			return nil, false
-		}
-		lr.noNewline = true
-	default:
-		lr.eof = true
-		lr.err = err
-		if len(line) == 0 {
-			return nil, false
-		}
-		lr.noNewline = true
-	}
-	line = bytes.TrimSuffix(line, []byte("\n"))
-	line = bytes.TrimSuffix(line, []byte("\r"))
-	return line, true
+	long = bytes.TrimSuffix(long, []byte("\n"))
+	long = bytes.TrimSuffix(long, []byte("\r"))
+	return &chunk{data: long, long: true, tooLong: content > br.max}
 }
 
 // describeReadErr names a read error in user terms; comp is the

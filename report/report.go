@@ -130,12 +130,11 @@ func human(d time.Duration) string {
 	}
 	d = d.Round(time.Second)
 	s := d.String()
-	s = strings.TrimSuffix(s, "0s")
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
 	if strings.HasSuffix(s, "h0m") {
 		s = strings.TrimSuffix(s, "0m")
-	}
-	if s == "" {
-		s = "0s"
 	}
 	return s
 }

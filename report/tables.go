@@ -34,7 +34,7 @@ func EventsText(w io.Writer, evs []parser.Event, o Options) error {
 	t.line(st.Dim(strings.Join([]string{padRight("TIME", 24), padRight("KIND", kindW), padRight("NODE", nodeW),
 		padRight("VOLUME", volW), padRight("CODE", codeW), "SOURCE"}, "  ")))
 	for _, e := range evs {
-		tm := "?"
+		tm := ageText(e)
 		if !e.Time.IsZero() {
 			tm = e.Time.UTC().Format("2006-01-02T15:04:05.000Z")
 		}

@@ -116,7 +116,9 @@ func Text(w io.Writer, a *Analysis, o Options) error {
 		}
 	}
 	t.line()
-	t.line(summaryLine(a))
+	for _, l := range joinFit(strings.Split(summaryLine(a), " · "), " · ", width) {
+		t.line(l)
+	}
 	return t.flush()
 }
 
@@ -207,8 +209,10 @@ func writeCoverage(t *textWriter, st *styles, a *Analysis, width int) {
 		if in.Truncated {
 			det = append(det, "input ended early")
 		}
-		for _, l := range wrap(strings.Join(det, " · "), width-len(indent)) {
-			t.line(indent, st.Dim(l))
+		for _, l := range joinFit(det, " · ", width-len(indent)) {
+			for _, w := range wrap(l, width-len(indent)) {
+				t.line(indent, st.Dim(w))
+			}
 		}
 		for i, p := range in.Problems {
 			if i == 3 {
@@ -595,28 +599,26 @@ func writeEvidence(t *textWriter, st *styles, ev []rules.Evidence, width int, ke
 	if len(shown) > maxEvidence {
 		shown = shown[:maxEvidence]
 	}
-	// One file: name it once, whole, and give line numbers in the gutter.
-	oneFile := true
-	for _, e := range shown {
-		oneFile = oneFile && e.Path == shown[0].Path
-	}
-	if oneFile {
-		t.hanging("  ", "evidence · ", st.Label, oneLine(shown[0].Path), width)
-	} else {
-		t.line("  ", st.Label("evidence"))
-	}
+	t.line("  ", st.Label("evidence"))
 	locOf := evidenceLoc
-	if oneFile {
-		locOf = func(e rules.Evidence) string { return fmt.Sprintf("line %d", e.Line) }
-	}
 	locW := 0
 	for _, e := range shown {
 		locW = max(locW, ansi.StringWidth(locOf(e)))
+	}
+	// A long file name is never cut: it gets its own line and the message
+	// goes below it.
+	stacked := locW > width/3
+	if stacked {
+		locW = 2
 	}
 	avail := width - 4 - locW - 3
 	said := map[string]string{} // message without numbers → where it was shown
 	for _, e := range shown {
 		loc := locOf(e)
+		if stacked {
+			t.line("    ", st.Gutter(loc))
+			loc = ""
+		}
 		msg := evidenceMessage(oneLine(e.Text))
 		if first, ok := said[sameMessage(msg)]; ok {
 			t.line("    ", st.Gutter(padRight(loc, locW)+" │ "), st.Dim("same message as "+first))
@@ -665,13 +667,9 @@ func keyEvidence(ev []rules.Evidence, n int) []rules.Evidence {
 	return out
 }
 
-// evidenceLoc is "kcm.log:14" (the base name, to keep the gutter narrow).
+// evidenceLoc is "kcm.log:14": the base name, to keep the gutter narrow.
 func evidenceLoc(e rules.Evidence) string {
-	p := oneLine(e.Path)
-	if ansi.StringWidth(p) > 24 {
-		p = filepath.Base(p)
-	}
-	return shorten(p, 24) + fmt.Sprintf(":%d", e.Line)
+	return filepath.Base(oneLine(e.Path)) + fmt.Sprintf(":%d", e.Line)
 }
 
 func dedupEvidence(ev []rules.Evidence) []rules.Evidence {
@@ -771,4 +769,23 @@ func nodeShort(n string, max int) string {
 		return host + "…"
 	}
 	return shorten(n, max)
+}
+
+// joinFit joins parts with sep into lines of at most width cells, breaking
+// only between parts.
+func joinFit(parts []string, sep string, width int) []string {
+	var lines []string
+	cur := ""
+	for _, p := range parts {
+		switch {
+		case cur == "":
+			cur = p
+		case ansi.StringWidth(cur+sep+p) <= width:
+			cur += sep + p
+		default:
+			lines = append(lines, cur+strings.TrimRight(sep, " "))
+			cur = p
+		}
+	}
+	return append(lines, cur)
 }

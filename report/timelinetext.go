@@ -2,6 +2,7 @@ package report
 
 import (
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -251,27 +252,60 @@ func writeVolumeTimeline(t *textWriter, st *styles, tl *timeline.Timeline, v *ti
 			t.line("  ", strings.Repeat(" ", labelW), st.Dim(" kub │"), kl, st.Dim("│"))
 		}
 	}
-	for _, ov := range v.Overlaps {
+	for _, ov := range mergeOverlaps(v.Overlaps) {
 		var ns []string
-		for _, n := range ov.Nodes {
-			ns = append(ns, oneLine(n)+" "+string(ov.States[n]))
+		for _, n := range ov.nodes {
+			ns = append(ns, oneLine(n)+" "+strings.Join(ov.states[n], "→"))
 		}
 		end := "open"
-		if !ov.End.IsZero() {
-			end = clock(ov.End, false) + " (" + human(ov.End.Sub(ov.Start)) + ")"
+		if !ov.end.IsZero() {
+			end = clock(ov.end, false) + " (" + human(ov.end.Sub(ov.start)) + ")"
 		}
 		label := "two nodes at once "
 		if v.Multi {
 			label = "shared (RWX) "
 		}
-		t.hanging("  ", label, st.Warning, clock(ov.Start, false)+" → "+end+": "+strings.Join(ns, ", "), width)
+		t.hanging("  ", label, st.Warning, clock(ov.start, false)+" → "+end+": "+strings.Join(ns, ", "), width)
 	}
-	writeEventRows(t, st, v.Events, width)
+	writeEventRows(t, st, v.Events, len(v.Pods) > 1, width)
 	_ = tl
 }
 
-// writeEventRows writes the collapsed event list with absolute and relative times.
-func writeEventRows(t *textWriter, st *styles, evs []parser.Event, width int) {
+// overlapRun is consecutive overlaps of the same nodes, told as one: the
+// states each node went through.
+type overlapRun struct {
+	start, end time.Time
+	nodes      []string
+	states     map[string][]string
+}
+
+// mergeOverlaps joins overlaps that follow each other on the same nodes
+// (uncertain+attaching, then uncertain+attached, then detaching+attached).
+func mergeOverlaps(ovs []timeline.Overlap) []overlapRun {
+	var out []overlapRun
+	for _, ov := range ovs {
+		if n := len(out); n > 0 && out[n-1].end.Equal(ov.Start) && !ov.Start.IsZero() && slices.Equal(out[n-1].nodes, ov.Nodes) {
+			r := &out[n-1]
+			r.end = ov.End
+			for _, nd := range ov.Nodes {
+				if st := string(ov.States[nd]); r.states[nd][len(r.states[nd])-1] != st {
+					r.states[nd] = append(r.states[nd], st)
+				}
+			}
+			continue
+		}
+		r := overlapRun{start: ov.Start, end: ov.End, nodes: ov.Nodes, states: map[string][]string{}}
+		for _, nd := range ov.Nodes {
+			r.states[nd] = []string{string(ov.States[nd])}
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// writeEventRows writes the collapsed event list with absolute and relative
+// times; pods only when the volume has several (the header names one).
+func writeEventRows(t *textWriter, st *styles, evs []parser.Event, withPod bool, width int) {
 	rows := collapse(evs)
 	if len(rows) == 0 {
 		return
@@ -294,16 +328,30 @@ func writeEventRows(t *textWriter, st *styles, evs []parser.Event, width int) {
 	}
 	relW, nodeW, locW := 4, 4, 6
 	for _, r := range rows {
+		if r.Time.IsZero() {
+			timeW = max(timeW, ansi.StringWidth(r.when(false)))
+		}
 		relW = max(relW, len(rel(r.Time, base)))
 		nodeW = max(nodeW, ansi.StringWidth(shorten(oneLine(r.Node), 16)))
 		locW = max(locW, ansi.StringWidth(r.sourceLoc()))
 	}
 	locW = min(locW, 22)
 	whatW := width - 2 - timeW - 2 - relW - 2 - nodeW - 2 - 2 - locW
+	showRel := whatW >= 30 // at 80 columns the event text needs the room
+	if !showRel {
+		whatW += relW + 2
+		relW = 0
+	}
+	relCol := func(s string) string {
+		if !showRel {
+			return ""
+		}
+		return padRight(s, relW) + "  "
+	}
 	t.line()
-	t.line("  ", st.Dim(padRight("TIME (UTC)", timeW)+"  "+padRight("REL", relW)+"  "+padRight("NODE", nodeW)+"  "+padRight("EVENT", whatW)+"  SOURCE"))
+	t.line("  ", st.Dim(padRight("TIME (UTC)", timeW)+"  "+relCol("REL")+padRight("NODE", nodeW)+"  "+padRight("EVENT", whatW)+"  SOURCE"))
 	for _, r := range rows {
-		tm := "?"
+		tm := r.when(false)
 		if !r.Time.IsZero() {
 			if withDate {
 				tm = r.Time.UTC().Format("01-02 15:04:05.000")
@@ -315,12 +363,12 @@ func writeEventRows(t *textWriter, st *styles, evs []parser.Event, width int) {
 		if node == "" {
 			node = "-"
 		}
-		what := wrap(r.what(true), whatW)
-		t.line("  ", padRight(tm, timeW), "  ", padRight(rel(r.Time, base), relW), "  ",
+		what := wrap(r.what(withPod), whatW)
+		t.line("  ", padRight(tm, timeW), "  ", relCol(rel(r.Time, base)),
 			padRight(shorten(oneLine(node), 16), nodeW), "  ",
 			padRight(what[0], whatW), "  ", st.Dim(shorten(r.sourceLoc(), locW)))
 		for _, l := range what[1:] {
-			t.line(strings.Repeat(" ", 2+timeW+2+relW+2+nodeW+2), l)
+			t.line(strings.Repeat(" ", 2+timeW+2+len(relCol(""))+nodeW+2), l)
 		}
 	}
 }

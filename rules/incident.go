@@ -162,9 +162,11 @@ func buildIncident(fs []Finding, chain []int) Incident {
 
 	// Next steps: every finding's, ordered by phase, each said once. Once
 	// the pod has moved (attach-before-detach), the storm's "move the pod"
-	// recovery is history.
+	// recovery is history. Within a phase the symptom's steps come first
+	// (the last finding in causal order is what the on-call engineer sees).
 	var next []Step
-	for _, i := range chain {
+	for j := len(chain) - 1; j >= 0; j-- {
+		i := chain[j]
 		for _, st := range fs[i].Steps {
 			if abd != nil && fs[i].Rule == "attach-retry-storm" && st.Phase == Recover {
 				continue

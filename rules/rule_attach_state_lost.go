@@ -105,7 +105,7 @@ func markedDetachedFinding(v *timeline.Volume, node string, evs []parser.Event) 
 			{Recover, "Restart the pods on " + nodeOr(node) + " that use the volume."},
 			{Confirm, "Find what detached the disk from " + nodeOr(node) + ": the cloud audit log, a detach of this volume meant for another node, another cluster using the same disk."},
 		},
-		Evidence:    ev,
+		Evidence: ev,
 	}
 }
 

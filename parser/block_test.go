@@ -1,0 +1,299 @@
+package parser
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// refLineReader is the line-at-a-time reader the block reader replaced; it
+// is kept here as the reference the block path must agree with.
+type refLineReader struct {
+	br        *bufio.Reader
+	max       int
+	long      []byte
+	tooLong   bool
+	eof       bool
+	noNewline bool
+	err       error
+	bytes     int64
+}
+
+func (lr *refLineReader) next() (line []byte, ok bool) {
+	if lr.eof {
+		return nil, false
+	}
+	line, err := lr.br.ReadSlice('\n')
+	total := len(line)
+	if err == bufio.ErrBufferFull {
+		lr.long = append(lr.long[:0], line[:min(len(line), lr.max+1)]...)
+		for err == bufio.ErrBufferFull {
+			line, err = lr.br.ReadSlice('\n')
+			total += len(line)
+			if room := lr.max + 1 - len(lr.long); room > 0 {
+				lr.long = append(lr.long, line[:min(len(line), room)]...)
+			}
+		}
+		line = lr.long
+	}
+	lr.bytes += int64(total)
+	content := total
+	if err == nil {
+		content--
+	}
+	lr.tooLong = content > lr.max
+	switch {
+	case err == nil:
+	case err == io.EOF:
+		lr.eof = true
+		if len(line) == 0 {
+			return nil, false
+		}
+		lr.noNewline = true
+	default:
+		lr.eof = true
+		lr.err = err
+		if len(line) == 0 {
+			return nil, false
+		}
+		lr.noNewline = true
+	}
+	line = bytes.TrimSuffix(line, []byte("\n"))
+	line = bytes.TrimSuffix(line, []byte("\r"))
+	return line, true
+}
+
+// runReference is scanner.run as it was before the block reader: every
+// physical line through physical.
+func (sc *scanner) runReference(r io.Reader) {
+	st := sc.st
+	lr := &refLineReader{br: bufio.NewReaderSize(r, readBufSize), max: sc.max}
+	if !sc.unw.forced {
+		b, _ := lr.br.Peek(readBufSize)
+		sc.unw.prefer = sniffWrapper(b)
+	}
+	for {
+		line, ok := lr.next()
+		if !ok {
+			break
+		}
+		sc.physical(line, lr.tooLong)
+	}
+	sc.flushPartial()
+	sc.close()
+	st.in.Bytes = lr.bytes
+	if lr.err != nil {
+		st.in.Truncated = true
+		st.problem(0, "%s after %d lines; the lines read are kept", describeReadErr(lr.err, sc.comp), st.in.Lines)
+	}
+	if lr.noNewline && st.in.Lines > 0 {
+		st.problem(st.in.Lines, "last line has no newline (half-written?); parsed as is")
+	}
+	if st.in.Lines == 0 && lr.err == nil {
+		st.problem(0, "empty input")
+	}
+}
+
+// parseReference is ParseReader over runReference.
+func parseReference(r io.Reader, path string, opt Options) Result {
+	st := newInputState(path, 0)
+	sc := newScanner(st, opt)
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				st.problem(st.in.Lines, "internal error, rest of input not read: %v", p)
+				st.in.Truncated = true
+				st.in.Skipped["internal-error"] += st.in.Lines - st.accounted()
+			}
+		}()
+		r, comp, closeFn, err := decompress(r)
+		if err != nil {
+			st.problem(0, "%v", err)
+			st.in.Truncated = true
+			return
+		}
+		if closeFn != nil {
+			defer closeFn()
+		}
+		sc.comp = comp
+		sc.runReference(r)
+	}()
+	st.resolveOwn(opt)
+	st.fallback(opt)
+	st.convert()
+	anchorAll([]*inputState{st})
+	return st.result()
+}
+
+// withBlockSize runs f with smaller blocks (and sniff window).
+func withBlockSize(n int, f func()) {
+	ob, or := blockSize, readBufSize
+	blockSize, readBufSize = n, min(n, or)
+	defer func() { blockSize, readBufSize = ob, or }()
+	f()
+}
+
+// errReader fails after its data.
+type errReader struct {
+	r   io.Reader
+	err error
+}
+
+func (e *errReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err == io.EOF {
+		return n, e.err
+	}
+	return n, err
+}
+
+func compareBlockPath(t testing.TB, name string, data []byte, opt Options, readErr error) {
+	t.Helper()
+	opt.now = testNow
+	mk := func() io.Reader {
+		var r io.Reader = bytes.NewReader(data)
+		if readErr != nil {
+			r = &errReader{r: r, err: readErr}
+		}
+		return r
+	}
+	for _, bs := range []int{4 << 20, 1 << 16, 4096, 257, 64} {
+		withBlockSize(bs, func() {
+			got := ParseReader(mk(), "x.log", opt)
+			want := parseReference(mk(), "x.log", opt)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s (block %d, max %d): block path differs from line path:\n%s", name, bs, opt.MaxLineBytes, firstDiff(got, want))
+			}
+		})
+	}
+}
+
+func firstDiff(got, want Result) string {
+	if !reflect.DeepEqual(got.Input, want.Input) {
+		return fmt.Sprintf("input\n got  %+v\n want %+v", got.Input, want.Input)
+	}
+	if len(got.Events) != len(want.Events) {
+		return fmt.Sprintf("%d events, want %d", len(got.Events), len(want.Events))
+	}
+	for i := range got.Events {
+		if !reflect.DeepEqual(got.Events[i], want.Events[i]) {
+			return fmt.Sprintf("event %d\n got  %+v\n want %+v", i, got.Events[i], want.Events[i])
+		}
+	}
+	return "?"
+}
+
+// blockEdgeCases are inputs built to cross every rule of analyzeBlock.
+func blockEdgeCases() map[string]string {
+	plain := "I0812 03:10:00.000001       1 event.go:291] \"Event occurred\" object=\"ns/x\" kind=\"Pod\"\n"
+	vol := "I0812 03:10:01.000002       1 reconciler.go:219] attacherDetacher.AttachVolume started for volume \"pvc-1\" (UniqueName: \"kubernetes.io/csi/x^disk-1\") from node \"n1\"\n"
+	c := map[string]string{
+		"plain-only":   strings.Repeat(plain, 50),
+		"mixed":        strings.Repeat(plain+plain+vol, 20),
+		"continuation": strings.Repeat(plain+plain+"  goroutine 1 [running]: volume attach\n"+plain+"\tat x.go:12\n", 10),
+		"crlf":         strings.ReplaceAll(strings.Repeat(plain+vol+plain, 10), "\n", "\r\n"),
+		"nul":          strings.Repeat(plain, 5) + "I0812 03:10:00.000001 1 a.go:1] x\x00y\n" + strings.Repeat(plain, 5) + "\x00\x00\x00\n" + plain,
+		"nbsp":         strings.Repeat(plain, 5) + "I0812 03:10:00.000001\u00a0 1 a.go:1] No\u00a0retries permitted until 2024-08-12 03:10:10 +0000 UTC\n" + strings.Repeat(plain, 5) + "I0812 03:10:00.000001       1 a.go:1] µs text\n" + plain,
+		"no-newline":   strings.Repeat(plain, 5) + "I0812 03:10:00.000001       1 a.go:1] half",
+		"no-newline-2": strings.Repeat(plain, 5) + strings.TrimSuffix(plain, "\n"),
+		"rollover":     strings.Repeat(strings.Replace(plain, "0812", "1231", 1), 3) + strings.Repeat(strings.Replace(plain, "0812", "0101", 1), 3) + strings.Repeat(strings.Replace(plain, "0812", "1231", 1), 3) + vol,
+		"bad-time":     strings.Repeat(plain, 3) + strings.Replace(plain, "0812", "1312", 1) + strings.Replace(plain, "03:10", "25:10", 1) + plain + vol,
+		"no-pid":       strings.Repeat(plain, 3) + "I0812 03:10:00.000001 event.go:291] x\n" + plain + "I0812 03:10:00        x\n" + plain,
+		"blank":        strings.Repeat(plain+"\n"+plain+"\r\n", 10) + vol,
+		"long":         strings.Repeat(plain, 3) + "I0812 03:10:00.000001       1 a.go:1] " + strings.Repeat("volume ", 3000) + "\n" + strings.Repeat(plain, 3) + strings.Repeat("x", 70000) + "\n" + plain + vol,
+		"long-last":    strings.Repeat(plain, 3) + strings.Repeat("y", 70000),
+		"cri-partial":  strings.Repeat(plain, 3) + "2024-08-12T03:10:00.000000001Z stderr P I0812 03:10:00.000001       1 a.go:1] part \n" + plain + strings.Repeat(plain, 3) + vol,
+		"journald":     strings.Repeat("Aug 12 03:10:00 node-1 kubelet[123]: "+plain, 5) + strings.Repeat(plain, 5),
+		"prompt":       "[root@node ~]# journalctl -u kubelet\n" + strings.Repeat(plain, 3) + "# comment\n" + plain + "```\n" + plain + vol,
+		"json":         strings.Repeat(plain, 3) + `{"ts":1723432200.5,"caller":"reconciler.go:219","msg":"attacherDetacher.AttachVolume started","volumeName":"pvc-1"}` + "\n" + strings.Repeat(plain, 3),
+		"describe":     strings.Repeat(plain, 3) + "Events:\n  Type     Reason              Age   From                     Message\n  ----     ------              ----  ----                     -------\n  Warning  FailedAttachVolume  2m    attachdetach-controller  Multi-Attach error for volume \"pvc-1\"\n" + strings.Repeat(plain, 3),
+		"empty":        "",
+		"only-newline": "\n",
+	}
+	return c
+}
+
+// TestBlockPathMatchesLinePath: reading block by block with runs of plain
+// lines gives exactly the Result of reading every line through physical,
+// for every test input and edge case, at several block sizes.
+func TestBlockPathMatchesLinePath(t *testing.T) {
+	for _, f := range testInputs(t) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		compareBlockPath(t, f, data, Options{}, nil)
+	}
+	for name, in := range blockEdgeCases() {
+		compareBlockPath(t, name, []byte(in), Options{}, nil)
+		compareBlockPath(t, name+"/max100", []byte(in), Options{MaxLineBytes: 100}, nil)
+		compareBlockPath(t, name+"/klog", []byte(in), Options{Format: "klog"}, nil)
+		compareBlockPath(t, name+"/readerr", []byte(in), Options{}, io.ErrUnexpectedEOF)
+	}
+	compareBlockPath(t, "synthetic", syntheticKCM(3000), Options{}, nil)
+}
+
+func FuzzBlockPath(f *testing.F) {
+	for _, in := range blockEdgeCases() {
+		f.Add([]byte(in))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		compareBlockPath(t, "fuzz", b, Options{MaxLineBytes: 200}, nil)
+	})
+}
+
+func FuzzPlainKlogWall(f *testing.F) {
+	f.Add([]byte("I0812 03:10:00.000001       1 event.go:291] x"))
+	f.Add([]byte("I1312 03:10:00 1 x"))
+	f.Fuzz(func(t *testing.T, p []byte) {
+		w, ok := plainKlogWall(p)
+		h, hok := parseKlogHeader(p)
+		if ok != (hok && !h.badTime) || ok && w != h.w {
+			t.Fatalf("%q: plain %v %+v, header %v %+v", p, ok, w, hok, h)
+		}
+	})
+}
+
+// indexTokenSlow is the reference of indexToken.
+func indexTokenSlow(b []byte) int {
+	best := -1
+	for _, t := range prefilterTokens {
+		if i := bytes.Index(b, t); i >= 0 && (best < 0 || i < best) {
+			best = i
+		}
+	}
+	return best
+}
+
+func TestIndexTokenAgreesWithReference(t *testing.T) {
+	ins := []string{"", "olume", "xolume", "xxolume", "ab No retries", "Mount", "xMount", "evic", "diskIdd", "ZoneNotMatc", "ZoneNotMatch"}
+	for _, f := range testInputs(t) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ins = append(ins, strings.Split(string(data), "\n")...)
+		for i := 0; i < len(data); i += 997 {
+			ins = append(ins, string(data[i:]))
+		}
+	}
+	for _, in := range ins {
+		if got, want := indexToken([]byte(in)), indexTokenSlow([]byte(in)); got != want {
+			t.Errorf("indexToken(%.80q) = %d, reference %d", in, got, want)
+		}
+	}
+}
+
+func FuzzIndexToken(f *testing.F) {
+	f.Add([]byte("x No retries"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := indexToken(b), indexTokenSlow(b); got != want {
+			t.Fatalf("indexToken(%q) = %d, reference %d", b, got, want)
+		}
+	})
+}

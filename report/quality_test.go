@@ -1,0 +1,126 @@
+package report
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kcmtrace/kcmtrace/parser"
+	"github.com/kcmtrace/kcmtrace/rules"
+	"github.com/kcmtrace/kcmtrace/timeline"
+)
+
+var q0 = time.Date(2021, 1, 13, 9, 51, 0, 0, time.UTC)
+
+func qev(sec int, kind parser.Kind, node, code, origin string) parser.Event {
+	return parser.Event{Time: q0.Add(time.Duration(sec) * time.Second), Kind: kind, Node: node, Code: code,
+		Origin: origin, Component: parser.ComponentKubelet, Source: parser.Source{Path: "kubelet.log", Line: sec + 1}}
+}
+
+// A kubelet MountDevice loop (mount started, bookkeeping, WaitForAttach
+// succeeded, MountDevice failed, with mount timeouts in between) folds into
+// one row per (kind, node, code); a success ends the run.
+func TestKeyRowsFoldLoop(t *testing.T) {
+	const b = "172.28.1.72"
+	var evs []parser.Event
+	for i := range 35 {
+		s := i * 100
+		evs = append(evs,
+			qev(s, parser.MountStarted, b, "", ""),
+			qev(s, parser.Bookkeeping, b, "", ""),
+			qev(s+1, parser.WaitForAttachSucceeded, b, "", ""),
+			qev(s+2, parser.MountDeviceFailed, b, parser.CodeSerialNotFound, ""),
+			qev(s+2, parser.MountDeviceFailed, b, parser.CodeSerialNotFound, parser.OriginEvent), // Event echo
+		)
+		if i%2 == 1 {
+			evs = append(evs, qev(s+50, parser.MountTimeout, b, parser.CodeDeadlineExceeded, ""))
+		}
+	}
+	evs = append(evs, qev(4000, parser.WaitForAttachSucceeded, b, "", ""), qev(4001, parser.MountDeviceSucceeded, b, "", ""),
+		qev(4100, parser.MountDeviceFailed, b, parser.CodeSerialNotFound, ""))
+	rows := keyRows(evs)
+	var got []string
+	for _, r := range rows {
+		got = append(got, r.step())
+	}
+	want := []string{
+		"MountDevice failed ×35 SerialNotFound until 10:47:42 (56m40s)",
+		"mount timed out ×17 DeadlineExceeded until 10:46:50 (53m20s)",
+		"MountDevice succeeded",
+		"MountDevice failed SerialNotFound",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("key rows:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// the full view keeps every kind
+	if n := len(collapse(evs)); n <= len(rows) {
+		t.Errorf("collapse gave %d rows, key view %d", n, len(rows))
+	}
+}
+
+// A describe row repeating the kubelet's failures adds no second impact
+// entry; without kubelet lines it is the impact.
+func TestImpactDescribeDedupe(t *testing.T) {
+	const b = "172.28.1.72"
+	fail := func(sec int) parser.Event {
+		e := qev(sec, parser.MountDeviceFailed, b, parser.CodeSerialNotFound, "")
+		e.Pod = "db/redis-master-0"
+		return e
+	}
+	row := qev(3000, parser.MountDeviceFailed, "", parser.CodeSerialNotFound, parser.OriginDescribe)
+	row.Count, row.Span = 35, 77*time.Minute
+	v := &timeline.Volume{Key: "v", Events: []parser.Event{fail(0), fail(100), fail(3000), row}}
+	if got := impactStretches(v); len(got) != 1 || got[0].counts[parser.MountDeviceFailed] != 3 {
+		t.Errorf("with kubelet lines: %d stretches %+v, want one of 3 failures", len(got), got)
+	}
+	v = &timeline.Volume{Key: "v", Events: []parser.Event{row}}
+	if got := impactStretches(v); len(got) != 1 || !got[0].fromDescribe || got[0].counts[parser.MountDeviceFailed] != 35 {
+		t.Errorf("describe only: %+v", got)
+	}
+}
+
+// At 80 columns no input file name is cut in the middle, and evidence keeps
+// the node and the error code.
+func TestNoMidNameElision(t *testing.T) {
+	files, _ := filepath.Glob("../testdata/incidents/seed-legacy/*.log")
+	files = append(files, "../testdata/real-logs/017-aws-ebs-v1.4-old-events-volumeinuse-retry.log")
+	res, errs := parser.ParseAll(files, parser.Options{})
+	for _, err := range errs {
+		t.Fatal(err)
+	}
+	tl := timeline.Build(res, timeline.Options{})
+	r, err := rules.Run(tl, rules.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := Text(&out, &Analysis{Timeline: tl, Result: r, Events: 1}, Options{Width: 80}); err != nil {
+		t.Fatal(err)
+	}
+	s := out.String()
+	for _, f := range files {
+		base := filepath.Base(f)
+		if !strings.Contains(s, base) {
+			t.Errorf("file name %s not shown whole:\n%s", base, s)
+		}
+	}
+	for _, l := range strings.Split(s, "\n") {
+		if w := len([]rune(l)); w > 80 {
+			t.Errorf("line of %d cells: %q", w, l)
+		}
+	}
+	for _, want := range []string{`from node "10.0.3.27"`, `on node "10.0.3.15"`, "ZoneNotMatch", "by serial"} {
+		if !strings.Contains(strings.Join(strings.Fields(strings.ReplaceAll(s, "│", "")), " "), want) {
+			t.Errorf("evidence lost %q", want)
+		}
+	}
+	if strings.Contains(s, " ? ") {
+		t.Errorf("unknown time shown as ?")
+	}
+	// next steps: numbered, none repeated
+	if strings.Count(s, "ControllerUnpublishVolume (driver") > 1 {
+		t.Errorf("ControllerUnpublishVolume step repeated:\n%s", s)
+	}
+}

@@ -1,0 +1,73 @@
+package rules
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestMergeSteps(t *testing.T) {
+	in := []Step{
+		{Prevent, "Use WaitForFirstConsumer."},
+		{Fix, "Fix ControllerUnpublishVolume. Upgrade the driver."},
+		{Recover, "Delete the pod on B."},
+		{Confirm, "Check the audit log."},
+		{Fix, "Fix ControllerUnpublishVolume. Upgrade the driver."}, // same step again
+		{Recover, "delete the  pod on B."},                          // case and spacing aside
+		{Confirm, "Check the disk. Check the audit log."},           // one new sentence
+	}
+	got := MergeSteps(in)
+	var b strings.Builder
+	for _, s := range got {
+		b.WriteString(s.Phase.String() + ": " + s.Text + "\n")
+	}
+	want := "recover: Delete the pod on B.\n" +
+		"confirm: Check the audit log.\n" +
+		"confirm: Check the disk.\n" +
+		"fix: Fix ControllerUnpublishVolume. Upgrade the driver.\n" +
+		"prevent: Use WaitForFirstConsumer.\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+// The seed incident's next steps: recovery first, each step once, none of
+// the findings' texts repeated (the CBS ControllerUnpublish step was given
+// by two findings).
+func TestSeedIncidentNextDistinct(t *testing.T) {
+	files, _ := filepath.Glob("../testdata/incidents/seed-legacy/*.log")
+	res, _ := analyze(t, files...)
+	if len(res.Incidents) != 1 {
+		t.Fatalf("%d incidents", len(res.Incidents))
+	}
+	next := res.Incidents[0].Next
+	if len(next) < 3 || next[0].Phase != Recover {
+		t.Fatalf("next %+v: want a recovery step first", next)
+	}
+	seen := map[string]bool{}
+	last := Phase(0)
+	for _, s := range next {
+		if s.Phase < last {
+			t.Errorf("step %q out of phase order", s.Text)
+		}
+		last = s.Phase
+		for _, sent := range sentences(s.Text) {
+			if seen[sent] {
+				t.Errorf("sentence said twice: %q", sent)
+			}
+			seen[sent] = true
+		}
+	}
+	n := 0
+	for _, s := range next {
+		n += strings.Count(s.Text, "ControllerUnpublishVolume")
+	}
+	if n != 1 {
+		t.Errorf("ControllerUnpublishVolume named in %d steps, want 1: %+v", n, next)
+	}
+	for _, s := range next {
+		if s.Phase == Recover && strings.Contains(s.Text, "zone") {
+			t.Errorf("the pod already moved: no zone recovery step wanted, got %q", s.Text)
+		}
+	}
+}
