@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -100,28 +101,45 @@ func newScanner(st *inputState, opt Options) *scanner {
 	return sc
 }
 
-// run reads r to the end, block by block (see analyzeBlock).
+// run reads r to the end, block by block. A reader goroutine cuts the input
+// into blocks of whole lines and has each analysed (analyzeBlock: token,
+// NUL and header search) by a goroutine of its own, so that the search uses
+// every core; run applies the blocks in input order, one at a time, so the
+// scanner itself stays single-goroutine.
 func (sc *scanner) run(r io.Reader) {
 	st := sc.st
-	br := newBlockReader(r, sc.max, newBufPool(2))
+	br := newBlockReader(r, sc.max, newBufPool(pipeDepth+2))
 	if !sc.unw.forced {
 		sc.unw.prefer = sniffWrapper(br.peek())
 	}
 	fast := !sc.unw.forced && !sc.opt.noPrefilter
-	var segs []seg
-	for {
-		c, ok := br.next()
-		if !ok {
-			break
+	chunks := make(chan *chunk, pipeDepth)
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(chunks)
+		br.produce(chunks, quit, fast)
+	}()
+	stop := func() {
+		if quit != nil {
+			close(quit)
+			wg.Wait() // the reader no longer touches r or br
+			quit = nil
 		}
+	}
+	defer stop() // a panic below: let the reader go before r is closed
+	for c := range chunks {
+		<-c.ready
 		if c.long {
 			sc.physical(c.data, c.tooLong)
 			continue
 		}
-		segs = analyzeBlock(c.data, sc.max, fast, segs)
-		sc.block(c.data, segs)
+		sc.block(c.data, c.segs)
 		br.pool.put(c.buf)
 	}
+	stop()
 	sc.flushPartial()
 	sc.close()
 	st.in.Bytes = br.bytes

@@ -22,7 +22,10 @@ var readBufSize = 1 << 20
 
 // blockSize is the size of each read: the input is handled in blocks of
 // whole lines, and lines up to this long are never copied.
-var blockSize = 4 << 20
+var blockSize = 2 << 20
+
+// pipeDepth is how many blocks may wait, read and analysed, for the scanner.
+const pipeDepth = 4
 
 // chunk is what blockReader returns: either whole lines (data ends with
 // "\n" except for the input's last, half-written line) or, when long is set,
@@ -33,6 +36,7 @@ type chunk struct {
 	long    bool
 	tooLong bool // long: the line exceeds MaxLineBytes (data is cut)
 	segs    []seg
+	ready   chan struct{} // closed when segs is set
 }
 
 // blockReader reads the input in blocks of whole lines. A line longer than
@@ -138,6 +142,40 @@ func (br *blockReader) next() (c *chunk, ok bool) {
 		return c, true
 	}
 	return br.longLine(), true
+}
+
+// produce reads the input into out, starting the analysis of each block
+// on a goroutine of its own; it stops early when quit is closed.
+func (br *blockReader) produce(out chan<- *chunk, quit <-chan struct{}, fast bool) {
+	for {
+		c, ok := br.next()
+		if !ok {
+			return
+		}
+		c.ready = make(chan struct{})
+		if c.long {
+			close(c.ready)
+		} else {
+			go c.analyze(br.max, fast)
+		}
+		select {
+		case out <- c:
+		case <-quit:
+			return
+		}
+	}
+}
+
+// analyze sets c.segs; should analyzeBlock ever panic, the block is read
+// line by line instead.
+func (c *chunk) analyze(max int, fast bool) {
+	defer close(c.ready)
+	defer func() {
+		if recover() != nil {
+			c.segs = []seg{{off: 0, end: len(c.data)}}
+		}
+	}()
+	c.segs = analyzeBlock(c.data, max, fast, nil)
 }
 
 // longLine consumes a line that does not fit in a block.

@@ -590,3 +590,16 @@ func plural(n int, s string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, s)
 }
+
+// groupByNode splits events by node, keeping the order in which nodes first
+// appear.
+func groupByNode(evs []parser.Event) (nodes []string, groups map[string][]parser.Event) {
+	groups = map[string][]parser.Event{}
+	for _, e := range evs {
+		if groups[e.Node] == nil {
+			nodes = append(nodes, e.Node)
+		}
+		groups[e.Node] = append(groups[e.Node], e)
+	}
+	return nodes, groups
+}

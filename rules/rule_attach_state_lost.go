@@ -51,14 +51,7 @@ func checkAttachStateLost(c *Context) []Finding {
 	var out []Finding
 	for _, v := range c.Timeline.Volumes {
 		marked := counted(filter(v, func(e parser.Event) bool { return e.Kind == parser.MarkedDetached }))
-		byNode := map[string][]parser.Event{}
-		var nodes []string
-		for _, e := range marked {
-			if byNode[e.Node] == nil {
-				nodes = append(nodes, e.Node)
-			}
-			byNode[e.Node] = append(byNode[e.Node], e)
-		}
+		nodes, byNode := groupByNode(marked)
 		for _, n := range nodes {
 			out = append(out, markedDetachedFinding(v, n, byNode[n]))
 		}

@@ -40,14 +40,7 @@ func checkForceDetach(c *Context) []Finding {
 	var out []Finding
 	for _, v := range c.Timeline.Volumes {
 		forced := counted(filter(v, func(e parser.Event) bool { return e.Kind == parser.ForceDetach }))
-		groups := map[string][]parser.Event{}
-		var nodes []string
-		for _, e := range forced {
-			if groups[e.Node] == nil {
-				nodes = append(nodes, e.Node)
-			}
-			groups[e.Node] = append(groups[e.Node], e)
-		}
+		nodes, groups := groupByNode(forced)
 		for _, n := range nodes {
 			evs := groups[n]
 			byTime(evs)

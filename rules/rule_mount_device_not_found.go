@@ -42,14 +42,7 @@ func checkMountDeviceNotFound(c *Context) []Finding {
 	var out []Finding
 	for _, v := range c.Timeline.Volumes {
 		all := filter(v, isDeviceNotFound)
-		groups := map[string][]parser.Event{}
-		var nodes []string
-		for _, e := range all {
-			if groups[e.Node] == nil {
-				nodes = append(nodes, e.Node)
-			}
-			groups[e.Node] = append(groups[e.Node], e)
-		}
+		nodes, groups := groupByNode(all)
 		// Node-less rows (describe/event echoes) join the only named node.
 		if len(groups) == 2 && groups[""] != nil {
 			for _, n := range nodes {

@@ -49,14 +49,7 @@ func checkMultiAttach(c *Context) []Finding {
 		if len(all) == 0 {
 			continue
 		}
-		groups := map[string][]parser.Event{}
-		var nodes []string
-		for _, e := range all {
-			if groups[e.Node] == nil {
-				nodes = append(nodes, e.Node)
-			}
-			groups[e.Node] = append(groups[e.Node], e)
-		}
+		nodes, groups := groupByNode(all)
 		for _, n := range nodes {
 			evs := groups[n]
 			byTime(evs)

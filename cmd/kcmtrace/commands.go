@@ -44,11 +44,7 @@ func (c *analyzeCmd) run(e env) error {
 	if err := cfg.Validate(); err != nil {
 		return usageErr("%v", err) // before reading input: a typo should not cost a 1 GiB parse
 	}
-	l, err := c.load(e)
-	if err != nil {
-		return err
-	}
-	vols, err := c.selectVolumes(l.timeline, "")
+	l, vols, err := c.loadSelected(e, "")
 	if err != nil {
 		return err
 	}
@@ -187,11 +183,7 @@ type timelineCmd struct {
 }
 
 func (c *timelineCmd) run(e env) error {
-	l, err := c.load(e)
-	if err != nil {
-		return err
-	}
-	vols, err := c.selectVolumes(l.timeline, "")
+	l, vols, err := c.loadSelected(e, "")
 	if err != nil {
 		return err
 	}
@@ -237,15 +229,11 @@ func (c *eventsCmd) run(e env) error {
 			return usageErr("--kind %s: unknown kind; one of %s", k, strings.Join(names, ", "))
 		}
 	}
-	l, err := c.load(e)
+	l, vols, err := c.loadSelected(e, "")
 	if err != nil {
 		return err
 	}
 	filtered := c.Volume != "" || c.Node != "" || c.Pod != ""
-	vols, err := c.selectVolumes(l.timeline, "")
-	if err != nil {
-		return err
-	}
 	evs := allEvents(l.timeline, vols, !filtered)
 	if len(kinds) > 0 {
 		evs = slices.DeleteFunc(evs, func(ev parser.Event) bool { return !slices.Contains(kinds, string(ev.Kind)) })
@@ -278,11 +266,7 @@ func (c *volumesCmd) run(e env) error {
 			c.Query, c.Paths = c.Paths[n-1], c.Paths[:n-1]
 		}
 	}
-	l, err := c.load(e)
-	if err != nil {
-		return err
-	}
-	vols, err := c.selectVolumes(l.timeline, c.Query)
+	l, vols, err := c.loadSelected(e, c.Query)
 	if err != nil {
 		return err
 	}

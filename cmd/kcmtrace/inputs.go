@@ -232,6 +232,19 @@ func parseSkews(flags []string) (map[string]time.Duration, error) {
 	return m, nil
 }
 
+// loadSelected loads the inputs and applies the volume filters.
+func (f *inputFlags) loadSelected(e env, query string) (*loaded, []*timeline.Volume, error) {
+	l, err := f.load(e)
+	if err != nil {
+		return nil, nil, err
+	}
+	vols, err := f.selectVolumes(l.timeline, query)
+	if err != nil {
+		return nil, nil, err
+	}
+	return l, vols, nil
+}
+
 // selectVolumes applies --volume/--node/--pod (fuzzy) and an optional extra
 // query. No match is a usage error that suggests the closest names.
 func (f *inputFlags) selectVolumes(tl *timeline.Timeline, query string) ([]*timeline.Volume, error) {

@@ -7,45 +7,37 @@ import "slices"
 
 // Levenshtein is the edit distance between a and b, counted in runes.
 func Levenshtein(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			c := prev[j-1]
-			if ra[i-1] != rb[j-1] {
-				c++
-			}
-			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
+	row := lastRow([]rune(a), []rune(b), false)
+	return row[len(row)-1]
 }
 
 // Substring is the smallest edit distance between a and any substring of b
 // (an approximate substring match: a typo inside part of a long name).
 func Substring(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1) // row 0: a match may start anywhere in b
-	cur := make([]int, len(rb)+1)
-	for i := 1; i <= len(ra); i++ {
+	return slices.Min(lastRow([]rune(a), []rune(b), true))
+}
+
+// lastRow runs the Wagner–Fischer table for a against b and returns its last
+// row. With anywhere set, row 0 costs nothing, so a match of a may start at
+// any position of b.
+func lastRow(a, b []rune, anywhere bool) []int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	if !anywhere {
+		for j := range prev {
+			prev[j] = j
+		}
+	}
+	for i := 1; i <= len(a); i++ {
 		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
+		for j := 1; j <= len(b); j++ {
 			c := prev[j-1]
-			if ra[i-1] != rb[j-1] {
+			if a[i-1] != b[j-1] {
 				c++
 			}
 			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
 		}
 		prev, cur = cur, prev
 	}
-	if len(ra) == 0 {
-		return 0
-	}
-	return slices.Min(prev)
+	return prev
 }
