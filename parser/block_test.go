@@ -297,3 +297,16 @@ func FuzzIndexToken(f *testing.F) {
 		}
 	})
 }
+
+func FuzzPlainKlog(f *testing.F) {
+	f.Add([]byte("I0812 03:10:00.000001       1 event.go:291] x"))
+	f.Add([]byte("I1312 03:10:00 1 x"))
+	f.Add([]byte("W0101 23:59:60 1 x"))
+	f.Fuzz(func(t *testing.T, p []byte) {
+		mon, ok := plainKlog(p)
+		h, hok := parseKlogHeader(p)
+		if ok != (hok && !h.badTime) || ok && mon != h.w.mon {
+			t.Fatalf("%q: plain %v %d, header %v %+v", p, ok, mon, hok, h)
+		}
+	})
+}

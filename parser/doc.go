@@ -128,9 +128,16 @@
 //
 // # Prefilter and accounting
 //
-// Before any decoding, a line is tested for the tokens in prefilterTokens
-// (one pass over the line, see prefilter.go); entries with no token are
-// counted as irrelevant and never reach the message side. Every physical
+// Before any decoding, the input is tested for the tokens in
+// prefilterTokens (see prefilter.go); entries with no token are counted as
+// irrelevant and never reach the message side. The input is read in blocks
+// of whole lines; each block is searched as a whole for tokens, NUL bytes
+// and no-break spaces, on a goroutine of its own (analyzeBlock), and the
+// lines between hits get only a newline search and a check of the klog
+// header's fixed positions. Runs of such plain klog lines are counted in one
+// step (lines, irrelevant entries, wrapper and format votes, first/last
+// clock); every other line goes through the scanner one by one, so results
+// are exactly those of reading line by line (TestBlockPathMatchesLinePath). Every physical
 // line lands in exactly one bucket: Lines == EventLines + Irrelevant +
 // sum(Skipped) ([Input.Unaccounted] is 0).
 //

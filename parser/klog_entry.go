@@ -160,7 +160,7 @@ func (sc *scanner) block(data []byte, segs []seg) {
 	for i := range segs {
 		g := &segs[i]
 		if g.n > 0 && sc.partialLines == 0 {
-			sc.plainRun(g)
+			sc.plainRun(data, g)
 			continue
 		}
 		sc.lines(data[g.off:g.end])
@@ -170,7 +170,7 @@ func (sc *scanner) block(data []byte, segs []seg) {
 // plainRun accounts for a run of plain lines exactly as physical would, one
 // line at a time: each closes the open entry and opens an irrelevant klog
 // entry that the next one closes.
-func (sc *scanner) plainRun(g *seg) {
+func (sc *scanner) plainRun(data []byte, g *seg) {
 	st := sc.st
 	sc.close()
 	st.in.Lines += g.n
@@ -178,10 +178,20 @@ func (sc *scanner) plainRun(g *seg) {
 	st.formatVotes[fmtKlog] += g.n
 	st.in.Irrelevant += g.n
 	sc.entries += g.n
-	sc.trackWall(g.first)
+	sc.trackWall(wallAt(data, g.off))
 	if g.n > 1 {
-		sc.trackWall(g.last)
+		sc.trackWall(wallAt(data, g.lastOff))
 	}
+}
+
+// wallAt is the clock of the plain line at data[off:].
+func wallAt(data []byte, off int) wall {
+	line := data[off:]
+	if i := bytes.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i]
+	}
+	h, _ := parseKlogHeader(bytes.TrimSuffix(line, []byte("\r")))
+	return h.w
 }
 
 // lines hands each physical line of data to physical.

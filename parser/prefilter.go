@@ -1,6 +1,9 @@
 package parser
 
-import "bytes"
+import (
+	"bytes"
+	"encoding/binary"
+)
 
 // prefilterTokens is the one list of byte strings that make a line worth
 // parsing. A line (header line or continuation line of an entry) that contains
@@ -102,13 +105,34 @@ func mayMatterSlow(line []byte) bool {
 // counts: it reads the 4 bytes at every even offset only. Every token is at
 // least 5 bytes long, so an occurrence at p has its first 4 bytes at p or
 // its bytes 1..4 at p+1, one of them even; tokenGrams holds both 4-byte
-// grams of every token (hashed into tokenBits), and only a sampled gram whose
+// grams of every token (hashed into tokenHit), and only a sampled gram whose
 // bit is set is compared with the tokens it may start or continue.
 func indexToken(b []byte) int {
-	for i := 0; i+4 <= len(b); i += 2 {
+	i := 0
+	// two grams (offsets i and i+2) per 8-byte load
+	for ; i+8 <= len(b); i += 4 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		k0, k1 := uint32(x), uint32(x>>16)
+		h0, h1 := prefilterHash(k0), prefilterHash(k1)
+		t0, t1 := tokenHit[h0], tokenHit[h1]
+		if t0|t1 == 0 {
+			continue
+		}
+		if t0 != 0 {
+			if p := tokenAt(b, i, k0, h0); p >= 0 {
+				return p
+			}
+		}
+		if t1 != 0 {
+			if p := tokenAt(b, i+2, k1, h1); p >= 0 {
+				return p
+			}
+		}
+	}
+	for ; i+4 <= len(b); i += 2 {
 		k := le32(b, i)
 		h := prefilterHash(k)
-		if tokenBits[h/64]&(1<<(h%64)) == 0 {
+		if tokenHit[h] == 0 {
 			continue
 		}
 		if p := tokenAt(b, i, k, h); p >= 0 {
@@ -145,7 +169,7 @@ type tokenGram struct {
 }
 
 var (
-	tokenBits  [1 << prefilterHashBits / 64]uint64
+	tokenHit   [1 << prefilterHashBits]uint8
 	tokenGrams [1 << prefilterHashBits][]tokenGram
 )
 
@@ -157,7 +181,7 @@ func init() {
 		for off := 0; off < 2; off++ {
 			k := le32(t, off)
 			h := prefilterHash(k)
-			tokenBits[h/64] |= 1 << (h % 64)
+			tokenHit[h] = 1
 			tokenGrams[h] = append(tokenGrams[h], tokenGram{k: k, off: off, tok: t})
 		}
 	}
@@ -166,9 +190,10 @@ func init() {
 // seg is a span of a block of whole lines: either a run of n "plain" lines
 // (see analyzeBlock) or, when n is 0, lines the scanner reads one by one.
 type seg struct {
-	off, end    int  // byte range in the block, newlines included
-	n           int  // plain lines in the run; 0 for a span read line by line
-	first, last wall // clock of the run's first and last line
+	off, end int // byte range in the block, newlines included
+	n        int // plain lines in the run; 0 for a span read line by line
+	lastOff  int // start of the run's last line
+	mon      int // month of the run's lines
 }
 
 // nbsp is the UTF-8 no-break space that physical normalises.
@@ -206,15 +231,14 @@ func analyzeBlock(data []byte, max int, fast bool, segs []seg) []seg {
 	// known plain (pend*)
 	var cur seg
 	curOpen := false
-	pendOK, pendS, pendE := false, 0, 0
-	var pendW wall
-	add := func(ok bool, s, e int, w wall) {
+	pendOK, pendS, pendE, pendMon := false, 0, 0, 0
+	add := func(ok bool, s, e, mon int) {
 		if curOpen {
-			if ok == (cur.n > 0) && (!ok || cur.last.mon == w.mon) {
+			if ok == (cur.n > 0) && (!ok || cur.mon == mon) {
 				cur.end = e
 				if ok {
 					cur.n++
-					cur.last = w
+					cur.lastOff = s
 				}
 				return
 			}
@@ -223,7 +247,7 @@ func analyzeBlock(data []byte, max int, fast bool, segs []seg) []seg {
 		curOpen = true
 		cur = seg{off: s, end: e}
 		if ok {
-			cur.n, cur.first, cur.last = 1, w, w
+			cur.n, cur.lastOff, cur.mon = 1, s, mon
 		}
 	}
 	for s := 0; s < len(data); {
@@ -236,12 +260,12 @@ func analyzeBlock(data []byte, max int, fast bool, segs []seg) []seg {
 			ce--
 		}
 		ok := ce-s <= max
-		var w wall
+		mon := 0
 		if ok {
 			if ce > s && data[ce-1] == '\r' {
 				ce--
 			}
-			w, ok = plainKlogWall(data[s:ce])
+			mon, ok = plainKlog(data[s:ce])
 		}
 		if ok {
 			tok = next(tok, s, indexToken)
@@ -250,18 +274,60 @@ func analyzeBlock(data []byte, max int, fast bool, segs []seg) []seg {
 			ok = tok >= ce && nul >= ce && sp >= ce
 		}
 		if pendE > 0 {
-			add(pendOK && ok, pendS, pendE, pendW)
+			add(pendOK && ok, pendS, pendE, pendMon)
 		}
-		pendOK, pendS, pendE, pendW = ok, s, e, w
+		pendOK, pendS, pendE, pendMon = ok, s, e, mon
 		s = e
 	}
 	if pendE > 0 {
-		add(false, pendS, pendE, pendW)
+		add(false, pendS, pendE, pendMon)
 	}
 	if curOpen {
 		segs = append(segs, cur)
 	}
 	return segs
+}
+
+// plainKlog is plainKlogWall for the month only, checking the fixed
+// positions of the header 8 bytes at a time.
+func plainKlog(p []byte) (mon int, ok bool) {
+	if len(p) < 16 {
+		w, ok := plainKlogWall(p)
+		return w.mon, ok
+	}
+	switch p[0] {
+	case 'I', 'W', 'E', 'F':
+	default:
+		return 0, false
+	}
+	if p[5] != ' ' || p[8] != ':' || p[11] != ':' {
+		return 0, false
+	}
+	// digits at 1-4, 6-7 (first word) and 9-10, 12-13 (second word): a
+	// byte c is a digit when c^'0' <= 9, i.e. neither it nor it+0x76 has
+	// the top bit set (a carry can only reject, never accept)
+	const zeros, add = 0x3030303030303030, 0x7676767676767676
+	x := binary.LittleEndian.Uint64(p) ^ zeros
+	y := binary.LittleEndian.Uint64(p[8:]) ^ zeros
+	if ((x+add)|x)&0x8080008080808000 != 0 || ((y+add)|y)&0x0000808000808000 != 0 {
+		return 0, false
+	}
+	d := func(i int) int { return int(p[i]-'0')*10 + int(p[i+1]-'0') }
+	mon, day, hour, mi, sec := d(1), d(3), d(6), d(9), d(12)
+	if mon < 1 || mon > 12 || day < 1 || day > 31 || hour >= 24 || mi >= 60 || sec > 60 {
+		return 0, false
+	}
+	i := 14
+	if p[i] == '.' {
+		i++
+		for i < len(p) && isDigit(p[i]) {
+			i++
+		}
+	}
+	for i < len(p) && p[i] == ' ' {
+		i++
+	}
+	return mon, i < len(p) && isDigit(p[i])
 }
 
 // plainKlogWall is parseKlogHeader's decision without the file:line part:

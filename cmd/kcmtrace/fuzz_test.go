@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -33,12 +34,19 @@ import (
 //
 // Seeds: every line and every whole file of testdata/catalog, real-logs and
 // seed, plus hostile inputs. Crashers live in testdata/fuzz/FuzzPipeline.
+// With -short (as under -race in CI) the seed run skips seeds over
+// shortSeedMax bytes and renders each output once (width 100, redacted only
+// for Text, Markdown and JSON); fuzzing always checks everything.
 //
 //	go test ./cmd/kcmtrace -run '^$' -fuzz '^FuzzPipeline$' -fuzztime 3m
 func FuzzPipeline(f *testing.F) {
 	for _, data := range fuzzSeeds(f) {
+		if testing.Short() && len(data) > shortSeedMax {
+			continue
+		}
 		f.Add(data)
 	}
+	full := !testing.Short()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		type outcome struct {
 			err   error
@@ -52,7 +60,7 @@ func FuzzPipeline(f *testing.F) {
 					done <- outcome{panic: p, stack: debug.Stack()}
 				}
 			}()
-			done <- outcome{err: checkPipeline(data)}
+			done <- outcome{err: checkPipeline(data, full)}
 		}()
 		select {
 		case o := <-done:
@@ -71,9 +79,13 @@ func FuzzPipeline(f *testing.F) {
 // pipelineTimeout bounds one fuzz input; inputs are at most a few hundred KiB.
 const pipelineTimeout = 10 * time.Second
 
+// shortSeedMax is the largest seed run with -short.
+const shortSeedMax = 8 << 10
+
 // checkPipeline runs data through everything and returns the first broken
-// invariant.
-func checkPipeline(data []byte) error {
+// invariant. Without full, each output is rendered once (width 100) and only
+// Text, Markdown and JSON also redacted.
+func checkPipeline(data []byte, full bool) error {
 	res := parser.ParseReader(bytes.NewReader(data), "fuzz.log", parser.Options{})
 	in := res.Input
 	// The parser's accounting (parser/fuzz_test.go FuzzParse).
@@ -98,7 +110,11 @@ func checkPipeline(data []byte) error {
 		kind   outputKind
 	}
 	var outs []output
-	for _, width := range []int{80, 100} {
+	widths := []int{80, 100}
+	if !full {
+		widths = widths[1:]
+	}
+	for _, width := range widths {
 		for _, color := range []bool{false, true} {
 			kind := plainOutput
 			if color {
@@ -124,6 +140,9 @@ func checkPipeline(data []byte) error {
 	var buf bytes.Buffer
 	for _, redact := range []bool{false, true} {
 		for _, out := range outs {
+			if redact && !full && !slices.Contains([]string{"Text(color=false,width=100)", "Markdown", "JSON"}, out.name) {
+				continue
+			}
 			buf.Reset()
 			o := report.Options{Redact: redact, Width: 100, Color: out.kind == colorOutput}
 			if n := out.name; strings.Contains(n, "width=80") {
