@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/lipgloss/table"
@@ -133,6 +134,11 @@ func VolumesTable(w io.Writer, vols []*timeline.Volume, o Options) error {
 	}
 	name := func(v *timeline.Volume) string {
 		if v.Handle != "" {
+			// Path-like handles (Azure disk URIs, vSphere datastore paths):
+			// the last segment is the disk's own name.
+			if i := strings.LastIndexByte(v.Handle, '/'); i >= 0 && i < len(v.Handle)-1 {
+				return v.Handle[i+1:]
+			}
 			return v.Handle
 		}
 		return volumeLabel(v)
@@ -153,36 +159,64 @@ func VolumesTable(w io.Writer, vols []*timeline.Volume, o Options) error {
 		}
 		return renderTable(w, tb)
 	}
-	// Narrow: VOLUME DRIVER NODES PODS SEEN A/D/M✗ within width.
-	short := width < 100
-	if short {
-		seen = func(v *timeline.Volume) (string, string) {
-			f := "15:04"
-			if withDate {
-				f = "01-02 15:04"
-			}
-			return v.First.UTC().Format(f), v.Last.UTC().Format(f)
+	// Narrow: VOLUME DRIVER NODES PODS SEEN A/D/M✗ within width. The volume
+	// name is what people scan for, so it gets the room; SEEN is the first
+	// time plus how long the volume was seen, not two full dates.
+	seenText := func(v *timeline.Volume) string {
+		if v.First.IsZero() {
+			return unknownTime
 		}
+		f, unit := "15:04:05", time.Second
+		switch {
+		case withDate && width < 100:
+			f, unit = "01-02 15:04", time.Minute
+		case withDate:
+			f = "2006-01-02 15:04"
+		case width < 100:
+			f, unit = "15:04", time.Minute
+		}
+		s := v.First.UTC().Format(f)
+		if d := v.Last.Sub(v.First).Round(unit); !v.Last.IsZero() && d >= unit {
+			s += " +" + human(d)
+		}
+		return s
 	}
-	first, last := seen(vols[0])
-	timeW := len(first) + len(last) + 1
-	driverW := 14
-	if short {
-		driverW = 10
+	// Natural widths first; when they do not fit, shrink the driver, pods
+	// and nodes (node lists never cut an IP, so measure what they become)
+	// and give the volume column what is left.
+	// Start from the header widths: a column is never narrower than its title.
+	seenW, volN, drvN, nodeN, podN := len("SEEN (UTC)"), len("VOLUME"), len("DRIVER"), len("NODES"), len("PODS")
+	for _, v := range vols {
+		seenW = max(seenW, ansi.StringWidth(seenText(v)))
+		volN = max(volN, ansi.StringWidth(dash(name(v))))
+		drvN = max(drvN, ansi.StringWidth(dash(driverLabel(v.Driver))))
+		nodeN = max(nodeN, ansi.StringWidth(nodeList(v.Nodes, width)))
+		podN = max(podN, ansi.StringWidth(pods(v, width)))
 	}
-	budget := width - 5*2 - timeW - 6 - driverW
-	volW, nodeW := budget*2/5, budget*3/10
-	podW := budget - volW - nodeW
+	const countsW, gaps = 6, 5 * 2 // "A/D/M✗", two cells between columns
+	avail := width - gaps - seenW - countsW
+	driverW, nodeW, podW, volW := drvN, nodeN, podN, volN
+	if volN+drvN+nodeN+podN > avail {
+		// Priority: volume, then nodes, then pods, then the driver.
+		volW = min(volN, max(16, avail*2/5))
+		driverW = min(drvN, 16)
+		if width < 100 {
+			driverW = min(drvN, 10)
+		}
+		nodeW = min(nodeN, max(12, (avail-volW-driverW)/2))
+		real := 0
+		for _, v := range vols {
+			real = max(real, ansi.StringWidth(nodeList(v.Nodes, nodeW)))
+		}
+		nodeW = real
+		podW = min(podN, max(avail-volW-driverW-nodeW, 6))
+		volW = min(volN, max(avail-driverW-nodeW-podW, volW))
+	}
 	tb := newTable(st, 6).Headers("VOLUME", "DRIVER", "NODES", "PODS", "SEEN (UTC)", "A/D/M✗")
 	for _, v := range vols {
 		f := failures(v)
-		first, last := seen(v)
-		label := name(v)
-		if v.PV != "" && v.PV != label {
-			label = shorten(oneLine(label), volW)
-		}
-		tb.Row(shorten(dash(label), volW), shorten(dash(v.Driver), driverW), nodeList(v.Nodes, nodeW), pods(v, podW),
-			first+"–"+last, fmt.Sprintf("%d/%d/%d", f.Attach, f.Detach, f.Mount))
+		tb.Row(shorten(dash(name(v)), volW), shorten(dash(driverLabel(v.Driver)), driverW), nodeList(v.Nodes, nodeW), pods(v, podW),
+			seenText(v), fmt.Sprintf("%d/%d/%d", f.Attach, f.Detach, f.Mount))
 	}
 	return renderTable(w, tb)
 }
@@ -244,4 +278,10 @@ func podShort(p string, w int) string {
 		return "…/" + name
 	}
 	return shorten(p, w)
+}
+
+// driverLabel drops the "kubernetes.io/" prefix of in-tree plugin names
+// ("aws-ebs", "cinder"); CSI driver names are shown as they are.
+func driverLabel(d string) string {
+	return strings.TrimPrefix(d, "kubernetes.io/")
 }
