@@ -26,7 +26,9 @@ type redactor struct {
 	names   map[string]string // original → pseudonym
 	used    map[string]bool   // pseudonyms handed out, and originals (never reuse one as a pseudonym)
 	counter map[string]int    // class → last number
-	known   *regexp.Regexp    // alternation of known names, longest first
+	known   map[string]string // the names known before rendering (a snapshot of names)
+	lengths []int             // distinct lengths of known names, longest first
+	memo    map[string]string // input → redacted, for the many repeated strings
 }
 
 type tokenClass struct {
@@ -86,23 +88,17 @@ func newRedactor(toks []tokenClass) *redactor {
 		}
 		r.names[t] = nn + "/" + pn
 	}
-	var list []string
-	for k := range r.names {
-		list = append(list, k)
-	}
-	sort.Slice(list, func(i, j int) bool {
-		if len(list[i]) != len(list[j]) {
-			return len(list[i]) > len(list[j])
+	r.known = make(map[string]string, len(r.names))
+	seen := map[int]bool{}
+	for k, v := range r.names {
+		r.known[k] = v
+		if !seen[len(k)] {
+			seen[len(k)] = true
+			r.lengths = append(r.lengths, len(k))
 		}
-		return list[i] < list[j]
-	})
-	if len(list) > 0 {
-		q := make([]string, len(list))
-		for i, s := range list {
-			q[i] = regexp.QuoteMeta(s)
-		}
-		r.known = regexp.MustCompile(strings.Join(q, "|"))
 	}
+	sort.Sort(sort.Reverse(sort.IntSlice(r.lengths)))
+	r.memo = map[string]string{}
 	return r
 }
 
@@ -148,24 +144,10 @@ func (r *redactor) s(in string) string {
 	if in == "" {
 		return in
 	}
-	out := in
-	if r.known != nil {
-		var b strings.Builder
-		last := 0
-		for _, m := range r.known.FindAllStringIndex(out, -1) {
-			if m[0] > 0 && isWordByte(out[m[0]-1]) && isWordByte(out[m[0]]) ||
-				m[1] < len(out) && isWordByte(out[m[1]]) && isWordByte(out[m[1]-1]) {
-				continue
-			}
-			b.WriteString(out[last:m[0]])
-			b.WriteString(r.names[out[m[0]:m[1]]])
-			last = m[1]
-		}
-		if last > 0 {
-			b.WriteString(out[last:])
-			out = b.String()
-		}
+	if out, ok := r.memo[in]; ok {
+		return out
 	}
+	out := r.replaceKnown(in)
 	out = reVA.ReplaceAllStringFunc(out, func(m string) string { return r.lookup("va", m) })
 	out = reUUID.ReplaceAllStringFunc(out, func(m string) string { return r.lookup("uid", strings.ToLower(m)) })
 	out = reIPHost.ReplaceAllStringFunc(out, func(m string) string { return r.lookup("host", m) })
@@ -191,7 +173,53 @@ func (r *redactor) s(in string) string {
 		sm := reAzureDsk.FindStringSubmatch(m)
 		return sm[1] + r.lookup("disk", sm[2])
 	})
+	r.memo[in] = out
 	return out
+}
+
+// replaceKnown replaces every known name in s, longest first at each
+// position. A name must not start or end inside a word ("node-1" inside
+// "node-12" is left alone). Known names are looked up by length in a map, so
+// the cost grows with the text and the number of distinct name lengths, not
+// with the number of names.
+func (r *redactor) replaceKnown(s string) string {
+	if len(r.known) == 0 {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(s); {
+		if i > 0 && isWordByte(s[i-1]) && isWordByte(s[i]) {
+			i++
+			continue
+		}
+		matched := 0
+		for _, n := range r.lengths {
+			if i+n > len(s) {
+				continue
+			}
+			if end := i + n; end < len(s) && isWordByte(s[end]) && isWordByte(s[end-1]) {
+				continue
+			}
+			if p, ok := r.known[s[i:i+n]]; ok {
+				b.WriteString(s[last:i])
+				b.WriteString(p)
+				matched = n
+				break
+			}
+		}
+		if matched == 0 {
+			i++
+			continue
+		}
+		i += matched
+		last = i
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }
 
 func (r *redactor) list(in []string) []string {

@@ -50,6 +50,8 @@ type wireInput struct {
 	Bytes      int64          `json:"bytes"`
 	Lines      int            `json:"lines"`
 	Relevant   int            `json:"relevant"`
+	EventLines int            `json:"event_lines"`
+	Irrelevant int            `json:"irrelevant"`
 	Events     int            `json:"events"`
 	Unknown    int            `json:"unknown"`
 	Skipped    map[string]int `json:"skipped"`
@@ -233,7 +235,7 @@ func strs(ss []string) []string {
 func toWireInput(in parser.Input) wireInput {
 	w := wireInput{
 		Path: in.Path, Component: in.Component, Wrapper: in.Wrapper, Format: in.Format,
-		Bytes: in.Bytes, Lines: in.Lines, Relevant: in.Relevant, Events: in.Events, Unknown: in.Unknown,
+		Bytes: in.Bytes, Lines: in.Lines, Relevant: in.Relevant, EventLines: in.EventLines, Irrelevant: in.Irrelevant, Events: in.Events, Unknown: in.Unknown,
 		Skipped: map[string]int{}, First: ts(in.First), Last: ts(in.Last),
 		Year: in.Year, YearSource: in.YearFrom, Zone: in.Zone, ZoneSource: in.ZoneFrom,
 		Truncated: in.Truncated, Problems: []wireProblem{},

@@ -432,7 +432,6 @@ func TestBadInputNULPadding(t *testing.T) {
 // sum(skipped), as parser.Input.Unaccounted does (names as in parser's
 // golden summaries, parser/parse_test.go).
 func TestBadInputJSONAccountingCloses(t *testing.T) {
-	knownBug(t, "owner report: the JSON inputs block has lines, relevant (entries, not lines), events, unknown and skipped, but not event_lines / irrelevant, so its line accounting does not close")
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string][]byte{"random.bin": randomBytes(6, 16<<10)}, nil)
 	code, stdout, stderr := runWithStdin(t, []string{"analyze", "--format", "json", filepath.Join(dir, "random.bin"), absFixture(t, "incidents", "seed-legacy")}, nil)
