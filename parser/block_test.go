@@ -212,6 +212,9 @@ func blockEdgeCases() map[string]string {
 		"prompt":       "[root@node ~]# journalctl -u kubelet\n" + strings.Repeat(plain, 3) + "# comment\n" + plain + "```\n" + plain + vol,
 		"json":         strings.Repeat(plain, 3) + `{"ts":1723432200.5,"caller":"reconciler.go:219","msg":"attacherDetacher.AttachVolume started","volumeName":"pvc-1"}` + "\n" + strings.Repeat(plain, 3),
 		"describe":     strings.Repeat(plain, 3) + "Events:\n  Type     Reason              Age   From                     Message\n  ----     ------              ----  ----                     -------\n  Warning  FailedAttachVolume  2m    attachdetach-controller  Multi-Attach error for volume \"pvc-1\"\n" + strings.Repeat(plain, 3),
+		"spec-cont":    strings.Repeat(plain+vol+"  continued volume text\n\tat x.go:12\n"+vol+"Output: mount failed\n"+plain, 8),
+		"spec-utf8":    strings.Repeat(plain+strings.Replace(vol, "started", "st\xff\xfe\xfdarted", 1)+vol+plain, 6),
+		"spec-header":  strings.Repeat(plain+"I0812 03:10:01.000002       1 reconciler.go:219]\n  volume\n"+plain, 6),
 		"empty":        "",
 		"only-newline": "\n",
 	}
@@ -309,4 +312,23 @@ func FuzzPlainKlog(f *testing.F) {
 			t.Fatalf("%q: plain %v %d, header %v %+v", p, ok, mon, hok, h)
 		}
 	})
+}
+
+// TestSpecsDecodeAhead: the analysis goroutines decode relevant klog entries
+// ahead (buildSpecs), and each spec is the entry starting at its offset.
+func TestSpecsDecodeAhead(t *testing.T) {
+	data := syntheticKCM(3000)
+	data = data[:bytes.LastIndexByte(data, '\n')+1]
+	specs := buildSpecs(data, analyzeBlock(data, DefaultMaxLineBytes, true, nil), DefaultMaxLineBytes)
+	if len(specs) == 0 {
+		t.Fatal("no specs")
+	}
+	for _, s := range specs {
+		if !bytes.HasPrefix(data[s.off:], s.buf[:s.len0]) || s.rel0 != mayMatter(s.buf[:s.len0]) {
+			t.Fatalf("spec at %d: %q", s.off, s.buf)
+		}
+		if !reflect.DeepEqual(s.res, klogEmit(s.buf)) {
+			t.Fatalf("spec at %d: result differs", s.off)
+		}
+	}
 }

@@ -10,7 +10,9 @@
 // skipped; *.log, *.log.N, *.gz, *.txt, *.out, must-gather current.log /
 // previous.log, sosreport journal dumps; manifests are left out; a directory
 // without any is an error), or "-" for stdin. [ParseReader] parses one
-// stream. Lines are read with a 1 MiB buffer; a line longer than
+// stream; ParseAll parses its inputs concurrently (up to GOMAXPROCS at a
+// time) and returns them in command-line order. Input is read in 2 MiB
+// blocks of whole lines; a line longer than
 // [Options].MaxLineBytes (default 16 MiB) is consumed but skipped and
 // noted, so memory stays bounded. A trailing "\r" is removed (CRLF).
 //
@@ -136,8 +138,14 @@
 // lines between hits get only a newline search and a check of the klog
 // header's fixed positions. Runs of such plain klog lines are counted in one
 // step (lines, irrelevant entries, wrapper and format votes, first/last
-// clock); every other line goes through the scanner one by one, so results
-// are exactly those of reading line by line (TestBlockPathMatchesLinePath). Every physical
+// clock); every other line goes through the scanner one by one. The same
+// goroutine also decodes ahead the relevant klog entries that lie inside
+// its block (buildSpecs: a header line and the indented lines after it),
+// running the message side on them; the scanner, which applies blocks in
+// input order, uses such a result only when the entry it assembled has
+// exactly the same text, and decodes the entry itself otherwise (entries
+// that cross a block boundary, other shapes). So results are exactly those
+// of reading line by line (TestBlockPathMatchesLinePath). Every physical
 // line lands in exactly one bucket: Lines == EventLines + Irrelevant +
 // sum(Skipped) ([Input.Unaccounted] is 0).
 //

@@ -96,9 +96,15 @@ type Source struct {
 }
 
 // Event is one typed fact read from one log entry.
+//
+// Memory: a 1 GiB log yields tens of thousands of events, all kept until the
+// report is written, so the fields are ordered to leave no padding (the two
+// one-byte fields sit together) and the strings should share memory: Text is
+// a fresh copy of the entry (never a window of a read block), and the names
+// cut from the entry are best windows of Text (timeline.Build re-points
+// them there when they are not).
 type Event struct {
 	Time       time.Time // UTC; zero when unknown
-	Relative   bool      // Time derived from a relative age (describe) that could not be anchored
 	Kind       Kind
 	Volume     string // UniqueName when known
 	PV         string // PV / volume display name ("pvc-…"); never "nil"
@@ -113,7 +119,6 @@ type Event struct {
 	Span       time.Duration
 	Component  string // Component* constants
 	Origin     string // Origin* constants or ""
-	Level      byte   // 'I','W','E','F' or 0
 	Detail     string // kind-specific extra: multi-attach blockers, force-detach cause, device path…
 	Reason     string // for Unknown: why it was not understood; for events: the event reason
 	Retry      *Retry // present on retry lines
@@ -124,6 +129,9 @@ type Event struct {
 	// Age is, for describe / get-events rows, how long before the snapshot the
 	// event was last seen; Time = anchor - Age once anchored.
 	Age time.Duration
+
+	Level    byte // 'I','W','E','F' or 0
+	Relative bool // Time derived from a relative age (describe) that could not be anchored
 }
 
 // Problem is a one-line complaint about an input, at a line when Line > 0.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // entryKind is the payload format of an entry.
@@ -51,6 +52,7 @@ type entry struct {
 	wts      []byte // wrapper timestamp text (copied)
 	abs      time.Time
 	rows     []tableRowParse
+	spec     *spec // klogEmit's result computed ahead for this entry, if any
 }
 
 // scanner reads one input: lines → wrappers → entries → records → events.
@@ -69,6 +71,13 @@ type scanner struct {
 	nbsp    []byte
 	comp    string // compression of the input, for messages
 
+	// the specs of the block being applied (sorted by off), the next one
+	// that may match, and the block offset of the current physical line
+	// (-1 when it is not in that block)
+	specs   []spec
+	specAt  int
+	lineOff int
+
 	// CRI "P" / docker partial records waiting for their final part
 	partial      []byte
 	partialLines int
@@ -77,7 +86,7 @@ type scanner struct {
 }
 
 func newScanner(st *inputState, opt Options) *scanner {
-	sc := &scanner{st: st, opt: opt, max: opt.MaxLineBytes}
+	sc := &scanner{st: st, opt: opt, max: opt.MaxLineBytes, lineOff: -1}
 	if sc.max <= 0 {
 		sc.max = DefaultMaxLineBytes
 	}
@@ -104,8 +113,11 @@ func newScanner(st *inputState, opt Options) *scanner {
 // run reads r to the end, block by block. A reader goroutine cuts the input
 // into blocks of whole lines and has each analysed (analyzeBlock: token,
 // NUL and header search) by a goroutine of its own, so that the search uses
-// every core; run applies the blocks in input order, one at a time, so the
-// scanner itself stays single-goroutine.
+// every core; the same goroutine decodes ahead the relevant klog entries
+// that lie inside the block (buildSpecs), so classification also runs on
+// every core. run applies the blocks in input order, one at a time, so the
+// scanner itself stays single-goroutine; it uses an entry's spec only when
+// the texts are identical (emitKlog).
 func (sc *scanner) run(r io.Reader) {
 	st := sc.st
 	br := newBlockReader(r, sc.max, newBufPool(pipeDepth+2))
@@ -136,7 +148,9 @@ func (sc *scanner) run(r io.Reader) {
 			sc.physical(c.data, c.tooLong)
 			continue
 		}
+		sc.specs, sc.specAt = c.specs, 0
 		sc.block(c.data, c.segs)
+		sc.specs, sc.lineOff = nil, -1
 		br.pool.put(c.buf)
 	}
 	stop()
@@ -163,7 +177,7 @@ func (sc *scanner) block(data []byte, segs []seg) {
 			sc.plainRun(data, g)
 			continue
 		}
-		sc.lines(data[g.off:g.end])
+		sc.lines(data[g.off:g.end], g.off)
 	}
 }
 
@@ -194,19 +208,33 @@ func wallAt(data []byte, off int) wall {
 	return h.w
 }
 
-// lines hands each physical line of data to physical.
-func (sc *scanner) lines(data []byte) {
+// lines hands each physical line of data, at offset off of its block, to
+// physical.
+func (sc *scanner) lines(data []byte, off int) {
 	for len(data) > 0 {
 		line := data
+		n := len(data)
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
 			line, data = data[:i], data[i+1:]
+			n = i + 1
 		} else {
 			data = nil
 		}
 		tooLong := len(line) > sc.max
 		line = bytes.TrimSuffix(line, []byte("\r"))
+		sc.lineOff = off
 		sc.physical(line, tooLong)
+		off += n
 	}
+}
+
+// leadingNULs counts the NUL bytes at the start of line.
+func leadingNULs(line []byte) int {
+	n := 0
+	for n < len(line) && line[n] == 0 {
+		n++
+	}
+	return n
 }
 
 // skip counts one physical line as skipped for reason.
@@ -224,6 +252,13 @@ func (sc *scanner) physical(line []byte, tooLong bool) {
 		sc.skip(SkipTooLong)
 		st.problem(n, "line longer than %d bytes skipped", sc.max)
 		return
+	}
+	if pad := leadingNULs(line); pad > 0 && pad < len(line) && bytes.IndexByte(line[pad:], 0) < 0 {
+		// Crash padding: a node that lost power leaves a run of NUL bytes
+		// (allocated, never written) right before the first line the
+		// restarted process wrote. The line itself is good.
+		st.problem(n, "%d NUL bytes of padding (crash?) before the line skipped; the line is parsed", pad)
+		line = line[pad:]
 	}
 	if bytes.IndexByte(line, 0) >= 0 {
 		sc.close()
@@ -479,12 +514,29 @@ func (sc *scanner) open(k entryKind, p []byte, u unwrapped, line, nlines int) {
 	e.kind, e.line, e.nlines = k, line, nlines
 	e.buf = append(e.buf[:0], p[:min(len(p), maxEntryBytes)]...)
 	e.full = len(p) > maxEntryBytes
-	e.relevant = sc.opt.noPrefilter || mayMatter(p)
 	e.w, e.yoff, e.hasWall, e.badTime = wall{}, sc.yoff, false, false
 	e.wk = u.kind
 	e.wts = append(e.wts[:0], u.ts...)
 	e.abs = time.Time{}
 	e.rows = nil
+	e.spec = nil
+	if k == entKlog && sc.lineOff >= 0 {
+		for sc.specAt < len(sc.specs) && sc.specs[sc.specAt].off < sc.lineOff {
+			sc.specAt++
+		}
+		if sc.specAt < len(sc.specs) && sc.specs[sc.specAt].off == sc.lineOff {
+			e.spec = &sc.specs[sc.specAt]
+			sc.specAt++ // used at most once
+		}
+	}
+	switch s := e.spec; {
+	case sc.opt.noPrefilter:
+		e.relevant = true
+	case s != nil && len(p) == s.len0 && bytes.Equal(p, s.buf[:s.len0]):
+		e.relevant = s.rel0 // the spec's first line is this line
+	default:
+		e.relevant = mayMatter(p)
+	}
 	sc.entries++
 }
 
@@ -553,6 +605,10 @@ func (sc *scanner) close() {
 				produced++
 			}
 		}
+	case entKlog:
+		if sc.emitKlog(e) {
+			produced++
+		}
 	default:
 		if sc.emit(e, kind) {
 			produced++
@@ -592,19 +648,115 @@ func (sc *scanner) classifySafe(rec *record, line int) (ev Event, ok bool) {
 	return classifyFn(rec)
 }
 
-// emit turns a klog / JSON / other entry into at most one event.
+// klogResult is everything emit derives from the text of a klog entry
+// alone (classification, text cleanup, the retry deadline). It is a pure
+// function of the entry's bytes (klogEmit), so the analysis goroutines
+// compute it ahead for entries that lie within their block (spec); the
+// scanner uses it when the entry it closes has exactly those bytes.
+type klogResult struct {
+	ev      Event
+	ok      bool
+	panicV  any // classify panicked with this value
+	text    string
+	until   time.Time
+	backoff time.Duration
+	okU     bool
+}
+
+// klogEmit decodes and classifies the klog entry buf.
+func klogEmit(buf []byte) (r klogResult) {
+	var rec record
+	h, _ := parseKlogHeader(buf)
+	rec.Level, rec.PID, rec.File = h.level, h.pid, string(h.file)
+	// the text, and the message as its tail when no byte was replaced
+	if t := bytes.TrimRight(buf, "\n"); h.rest <= len(t) && utf8.Valid(t) {
+		r.text = string(t)
+		rec.Rest = r.text[h.rest:]
+	} else {
+		r.text = sanitizeText(buf)
+		rec.Rest = sanitizeText(buf[h.rest:])
+	}
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				r.panicV = p
+				r.ev, r.ok = Event{}, false
+			}
+		}()
+		r.ev, r.ok = classifyFn(&rec)
+	}()
+	if !r.ok {
+		r.text = ""
+		return r
+	}
+	if rec.Level != 0 {
+		r.ev.Level = rec.Level
+	}
+	if r.ev.PID == 0 {
+		r.ev.PID = rec.PID
+	}
+	if r.ev.Retry != nil && r.ev.Retry.Until != "" {
+		r.until, r.okU = parseRetryUntil(r.ev.Retry.Until)
+		r.backoff = r.ev.Retry.Backoff
+	}
+	if !r.okU {
+		r.until, r.backoff, r.okU = retryFromText(r.text)
+	}
+	return r
+}
+
+// spec is a klog entry found complete inside one block by an analysis
+// goroutine, with its klogEmit result.
+type spec struct {
+	off  int    // block offset of the entry's header line
+	buf  []byte // the entry text as the scanner assembles it
+	len0 int    // length of its header line (buf[:len0])
+	rel0 bool   // whether the header line has a prefilter token
+	res  klogResult
+}
+
+// emitKlog is emit for a klog entry: it uses the entry's spec when the
+// spec's text is exactly the entry's.
+func (sc *scanner) emitKlog(e *entry) bool {
+	var r klogResult
+	if s := e.spec; s != nil && !e.full && bytes.Equal(s.buf, e.buf) {
+		r = s.res
+	} else {
+		r = klogEmit(e.buf)
+	}
+	st := sc.st
+	if r.panicV != nil {
+		st.problem(e.line, "internal error classifying entry: %v", r.panicV)
+		return false
+	}
+	if !r.ok {
+		return false
+	}
+	ev := r.ev
+	var m evMeta
+	if e.hasWall {
+		m.w, m.yoff, m.hasWall = e.w, e.yoff, true
+	}
+	sc.finishEvent(&ev, e, r.text)
+	// in-band year/zone evidence
+	if e.hasWall && r.okU {
+		if !plausibleYear(r.until.Year()) {
+			st.problem(e.line, "implausible year %d in retry deadline ignored", r.until.Year())
+		} else if y, off, ok := matchWall(e.w, r.until.Add(-r.backoff)); ok {
+			st.evid = append(st.evid, evidence{from: FromRetry, year: y - e.yoff, off: off, hasOff: true, hasYear: true})
+		}
+	}
+	st.events = append(st.events, ev)
+	st.metas = append(st.metas, m)
+	return true
+}
+
+// emit turns a JSON / other entry into at most one event.
 func (sc *scanner) emit(e *entry, kind entryKind) bool {
 	st := sc.st
 	var rec record
 	var m evMeta
 	switch kind {
-	case entKlog:
-		h, _ := parseKlogHeader(e.buf)
-		rec.Level, rec.PID, rec.File = h.level, h.pid, string(h.file)
-		rec.Rest = sanitizeText(e.buf[h.rest:])
-		if e.hasWall {
-			m.w, m.yoff, m.hasWall = e.w, e.yoff, true
-		}
 	case entJSON:
 		if err := decodeJSONLog(e.buf, &rec); err != nil {
 			st.problem(e.line, "bad JSON log line: %v", err)
@@ -632,37 +784,13 @@ func (sc *scanner) emit(e *entry, kind entryKind) bool {
 		return false
 	}
 	text := sanitizeText(e.buf)
-	if kind == entKlog && rec.Level != 0 {
-		ev.Level = rec.Level
-	} else if ev.Level == 0 {
+	if ev.Level == 0 {
 		ev.Level = rec.Level
 	}
 	if ev.PID == 0 {
 		ev.PID = rec.PID
 	}
 	sc.finishEvent(&ev, e, text)
-	// in-band year/zone evidence
-	if kind == entKlog && e.hasWall {
-		var until time.Time
-		var backoff time.Duration
-		okU := false
-		if ev.Retry != nil && ev.Retry.Until != "" {
-			until, okU = parseRetryUntil(ev.Retry.Until)
-			backoff = ev.Retry.Backoff
-		}
-		if !okU {
-			until, backoff, okU = retryFromText(text)
-		}
-		if okU && !plausibleYear(until.Year()) {
-			st.problem(e.line, "implausible year %d in retry deadline ignored", until.Year())
-			okU = false
-		}
-		if okU {
-			if y, off, ok := matchWall(e.w, until.Add(-backoff)); ok {
-				st.evid = append(st.evid, evidence{from: FromRetry, year: y - e.yoff, off: off, hasOff: true, hasYear: true})
-			}
-		}
-	}
 	st.events = append(st.events, ev)
 	st.metas = append(st.metas, m)
 	return true

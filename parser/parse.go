@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // Options control how inputs are read. The zero value resolves everything
@@ -28,6 +31,8 @@ type Options struct {
 	// Progress, when set, is called with the number of input bytes (as stored
 	// on disk, i.e. compressed for .gz) consumed since the previous call.
 	Progress func(n int64)
+	// Stdin is what the path "-" reads; nil means os.Stdin.
+	Stdin io.Reader
 
 	noPrefilter bool      // tests: classify every entry, to check the prefilter's token list
 	now         time.Time // tests: the "current" time for the assumed year
@@ -69,22 +74,57 @@ const maxEntryBytes = 4 << 20
 // on); relative describe ages are anchored to the newest time of the other
 // inputs.
 func ParseAll(paths []string, opt Options) ([]Result, []error) {
-	var errs []error
-	var states []*inputState
+	// every source in command-line order; they are parsed concurrently
+	// (up to GOMAXPROCS at a time) and collected in that order
+	type job struct {
+		src source
+		err error
+		st  *inputState
+	}
+	var jobs []*job
 	for _, p := range paths {
 		srcs, err := expand(p)
 		if err != nil {
-			errs = append(errs, err)
+			jobs = append(jobs, &job{err: err})
 			continue
 		}
 		for _, src := range srcs {
-			st, err := parseSource(src, opt, len(states))
-			if err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			states = append(states, st)
+			jobs = append(jobs, &job{src: src})
 		}
+	}
+	if opt.Progress != nil {
+		var mu sync.Mutex
+		progress := opt.Progress
+		opt.Progress = func(n int64) {
+			mu.Lock()
+			defer mu.Unlock()
+			progress(n)
+		}
+	}
+	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
+	var wg sync.WaitGroup
+	for _, j := range jobs {
+		if j.err != nil {
+			continue
+		}
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			j.st, j.err = parseSource(j.src, opt, 0)
+		}()
+	}
+	wg.Wait()
+	var errs []error
+	var states []*inputState
+	for _, j := range jobs {
+		if j.err != nil {
+			errs = append(errs, j.err)
+			continue
+		}
+		j.st.setIndex(len(states))
+		states = append(states, j.st)
 	}
 	for _, st := range states {
 		st.resolveOwn(opt)
@@ -100,6 +140,14 @@ func ParseAll(paths []string, opt Options) ([]Result, []error) {
 		out[i] = st.result()
 	}
 	return out, errs
+}
+
+// setIndex sets the input's position among the results (Source.Input).
+func (st *inputState) setIndex(i int) {
+	st.index = i
+	for k := range st.events {
+		st.events[k].Source.Input = i
+	}
 }
 
 // ParseReader parses one stream. It never panics; problems go to
@@ -545,7 +593,11 @@ func componentFromProcs(procs map[string]int) string {
 	return "unknown"
 }
 
-// sanitizeText makes text valid UTF-8.
+// sanitizeText makes text valid UTF-8 (trailing newlines removed).
 func sanitizeText(b []byte) string {
-	return strings.ToValidUTF8(string(bytes.TrimRight(b, "\n")), "\uFFFD")
+	b = bytes.TrimRight(b, "\n")
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	return strings.ToValidUTF8(string(b), "\uFFFD")
 }

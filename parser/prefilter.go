@@ -42,28 +42,8 @@ var prefilterTokens = [][]byte{
 	[]byte("evice"),
 }
 
-// The matcher: every token is at least 4 bytes long; its first 4 bytes,
-// hashed, set a bit in prefilterBits. mayMatter slides over the line reading
-// 4 bytes at a time and only compares whole tokens where the bit is set, so
-// one pass over the line tests all tokens at once.
+// prefilterHashBits sizes the gram table of indexToken.
 const prefilterHashBits = 12
-
-var (
-	prefilterBits    [1 << prefilterHashBits / 64]uint64
-	prefilterBuckets = map[uint32][][]byte{}
-)
-
-func init() {
-	for _, t := range prefilterTokens {
-		if len(t) < 4 {
-			panic("prefilter token shorter than 4 bytes: " + string(t))
-		}
-		k := le32(t, 0)
-		h := prefilterHash(k)
-		prefilterBits[h/64] |= 1 << (h % 64)
-		prefilterBuckets[k] = append(prefilterBuckets[k], t)
-	}
-}
 
 func le32(b []byte, i int) uint32 {
 	_ = b[i+3]
@@ -72,23 +52,8 @@ func le32(b []byte, i int) uint32 {
 
 func prefilterHash(k uint32) uint32 { return (k * 0x9E3779B1) >> (32 - prefilterHashBits) }
 
-// mayMatter reports whether line contains one of the prefilter tokens. It is
-// the only work done on most lines of a large log.
-func mayMatter(line []byte) bool {
-	for i := 0; i+4 <= len(line); i++ {
-		k := le32(line, i)
-		h := prefilterHash(k)
-		if prefilterBits[h/64]&(1<<(h%64)) == 0 {
-			continue
-		}
-		for _, t := range prefilterBuckets[k] {
-			if bytes.HasPrefix(line[i:], t) {
-				return true
-			}
-		}
-	}
-	return false
-}
+// mayMatter reports whether line contains one of the prefilter tokens.
+func mayMatter(line []byte) bool { return indexToken(line) >= 0 }
 
 // mayMatterSlow is the reference implementation of mayMatter.
 func mayMatterSlow(line []byte) bool {
@@ -109,22 +74,23 @@ func mayMatterSlow(line []byte) bool {
 // bit is set is compared with the tokens it may start or continue.
 func indexToken(b []byte) int {
 	i := 0
-	// two grams (offsets i and i+2) per 8-byte load
-	for ; i+8 <= len(b); i += 4 {
+	// six grams (offsets i, i+2, …, i+10) per two 8-byte loads; one branch
+	// for all of them
+	for ; i+14 <= len(b); i += 12 {
 		x := binary.LittleEndian.Uint64(b[i:])
-		k0, k1 := uint32(x), uint32(x>>16)
-		h0, h1 := prefilterHash(k0), prefilterHash(k1)
-		t0, t1 := tokenHit[h0], tokenHit[h1]
-		if t0|t1 == 0 {
+		y := binary.LittleEndian.Uint64(b[i+6:])
+		if tokenHit[prefilterHash(uint32(x))]|tokenHit[prefilterHash(uint32(x>>16))]|
+			tokenHit[prefilterHash(uint32(x>>32))]|tokenHit[prefilterHash(uint32(y))]|
+			tokenHit[prefilterHash(uint32(y>>16))]|tokenHit[prefilterHash(uint32(y>>32))] == 0 {
 			continue
 		}
-		if t0 != 0 {
-			if p := tokenAt(b, i, k0, h0); p >= 0 {
-				return p
+		for j := i; j < i+12; j += 2 {
+			k := le32(b, j)
+			h := prefilterHash(k)
+			if tokenHit[h] == 0 {
+				continue
 			}
-		}
-		if t1 != 0 {
-			if p := tokenAt(b, i+2, k1, h1); p >= 0 {
+			if p := tokenAt(b, j, k, h); p >= 0 {
 				return p
 			}
 		}
@@ -371,4 +337,86 @@ func plainKlogWall(p []byte) (w wall, ok bool) {
 		i++
 	}
 	return w, i < len(p) && isDigit(p[i])
+}
+
+// maxSpecBytes caps the text of an entry decoded ahead; longer entries are
+// left to the scanner.
+const maxSpecBytes = 64 << 10
+
+// buildSpecs decodes ahead the relevant klog entries that lie inside the
+// line-by-line spans of a block: a klog header line and the blank-indented
+// lines after it, up to the next line of another shape. It guesses the
+// entry the scanner will assemble; the scanner uses a spec only when its
+// text is exactly the entry's (emitKlog), so a wrong guess costs time only.
+func buildSpecs(data []byte, segs []seg, max int) []spec {
+	specs := make([]spec, 0, len(segs)/2+1)
+	// the specs' texts share one allocation: at most the spans' bytes
+	spans := 0
+	for _, g := range segs {
+		if g.n == 0 {
+			spans += g.end - g.off
+		}
+	}
+	var arena []byte // allocated with the first spec
+	var buf []byte
+	start, len0, rel0, relevant, open := 0, 0, false, false, false
+	finish := func() {
+		if open && relevant && len(buf) <= maxSpecBytes {
+			var b []byte
+			if arena == nil {
+				arena = make([]byte, 0, spans) // spans >= len(buf): buf is made of span lines
+			}
+			if len(buf) <= cap(arena)-len(arena) {
+				a := len(arena)
+				arena = append(arena, buf...)
+				b = arena[a:len(arena):len(arena)]
+			} else {
+				b = append([]byte(nil), buf...)
+			}
+			specs = append(specs, spec{off: start, buf: b, len0: len0, rel0: rel0, res: klogEmit(b)})
+		}
+		open, relevant, buf = false, false, buf[:0]
+	}
+	for _, g := range segs {
+		if g.n > 0 {
+			continue
+		}
+		for s := g.off; s < g.end; {
+			e := g.end
+			if i := bytes.IndexByte(data[s:g.end], '\n'); i >= 0 {
+				e = s + i + 1
+			}
+			line := data[s:e]
+			tooLong := len(line) > max
+			line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
+			switch {
+			case tooLong || len(line) == 0 || bytes.IndexByte(line, 0) >= 0 || bytes.IndexByte(line, 0xc2) >= 0:
+				finish()
+			case looksKlog(line):
+				finish()
+				if _, ok := parseKlogHeader(line); ok {
+					open, start, len0 = true, s, len(line)
+					buf = append(buf, line...)
+					relevant = mayMatter(line)
+					rel0 = relevant
+				}
+			case open && (line[0] == ' ' || line[0] == '\t'):
+				t := bytes.TrimLeft(line, " ")
+				if bytes.HasPrefix(t, []byte("Normal")) || bytes.HasPrefix(t, []byte("Warning")) {
+					finish()
+					break
+				}
+				buf = append(buf, '\n')
+				buf = append(buf, line...)
+				if !relevant {
+					relevant = mayMatter(line)
+				}
+			default:
+				finish()
+			}
+			s = e
+		}
+		finish()
+	}
+	return specs
 }

@@ -36,7 +36,8 @@ type chunk struct {
 	long    bool
 	tooLong bool // long: the line exceeds MaxLineBytes (data is cut)
 	segs    []seg
-	ready   chan struct{} // closed when segs is set
+	specs   []spec        // klog entries of the block decoded ahead (buildSpecs)
+	ready   chan struct{} // closed when segs and specs are set
 }
 
 // blockReader reads the input in blocks of whole lines. A line longer than
@@ -166,16 +167,20 @@ func (br *blockReader) produce(out chan<- *chunk, quit <-chan struct{}, fast boo
 	}
 }
 
-// analyze sets c.segs; should analyzeBlock ever panic, the block is read
-// line by line instead.
+// analyze sets c.segs and c.specs; should analyzeBlock or buildSpecs ever
+// panic, the block is read line by line without specs instead.
 func (c *chunk) analyze(max int, fast bool) {
 	defer close(c.ready)
 	defer func() {
 		if recover() != nil {
 			c.segs = []seg{{off: 0, end: len(c.data)}}
+			c.specs = nil
 		}
 	}()
 	c.segs = analyzeBlock(c.data, max, fast, nil)
+	if fast {
+		c.specs = buildSpecs(c.data, c.segs, max)
+	}
 }
 
 // longLine consumes a line that does not fit in a block.
@@ -348,7 +353,10 @@ func parseSource(src source, opt Options, index int) (*inputState, error) {
 	st := newInputState(src.path, index)
 	var r io.Reader
 	if src.stdin {
-		r = os.Stdin
+		r = opt.Stdin
+		if r == nil {
+			r = os.Stdin
+		}
 	} else {
 		f, err := os.Open(src.path)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/kcmtrace/kcmtrace/parser"
 )
@@ -14,16 +15,24 @@ type Options struct {
 	// Skew maps an input path to a clock offset (from --skew FILE=DURATION).
 	// The offset is added to that input's times; it replaces the estimate.
 	Skew map[string]time.Duration
-}
 
-// item is one event in the merge, with the bookkeeping Build needs.
-type item struct {
-	ev    parser.Event
-	input int // index into results
+	// Consume hands the results' events over to Build instead of having it
+	// copy them: Build edits and reorders them in place (in the first
+	// input's array when it has room), the volumes' Events become windows of
+	// that one array, and every results[i].Events is nil on return. The
+	// parse results and the timeline then never hold two copies of the
+	// events. Without it the caller's results are left untouched and Build
+	// works on a single copy.
+	Consume bool
 }
 
 // Build merges parsed inputs into one Timeline: skew-corrected, sorted,
 // de-duplicated, grouped per volume, with per-node state intervals.
+//
+// Memory: the events are held once, in one array (see Options.Consume);
+// sorting, de-duplication and grouping work on int32 indexes into it, and
+// one in-place permutation at the end lays it out volume by volume (each in
+// time order), then Other, so Volume.Events and Other are sub-slices of it.
 func Build(results []parser.Result, opt Options) *Timeline {
 	t := &Timeline{}
 	comps := make([]string, len(results))
@@ -32,30 +41,39 @@ func Build(results []parser.Result, opt Options) *Timeline {
 		comps[i] = inputComponent(&results[i])
 	}
 
-	// Events in one slice, input order kept.
-	total := 0
+	// Events in one array, input order kept; bounds[i]:bounds[i+1] is input i.
+	evs, bounds := gather(results, opt.Consume)
+	in := make([]int32, len(evs))
 	for i := range results {
-		total += len(results[i].Events)
-	}
-	items := make([]item, 0, total)
-	for i := range results {
-		for _, ev := range results[i].Events {
-			if ev.Component == "" {
-				ev.Component = comps[i]
-			}
-			if ev.Volume != "" && !strings.Contains(ev.Volume, "/") {
-				// not a UniqueName (a bare PV name in a volumeName= key)
-				if ev.PV == "" {
-					ev.PV = ev.Volume
-				}
-				ev.Volume = ""
-			}
-			items = append(items, item{ev: ev, input: i})
+		for k := bounds[i]; k < bounds[i+1]; k++ {
+			in[k] = int32(i)
 		}
 	}
+	// rawVol keeps a bare PV name moved out of Volume when PV was set too:
+	// the kubelet node vote reads the events as the parser gave them.
+	var rawVol map[int32]string
+	for k := range evs {
+		ev := &evs[k]
+		if ev.Component == "" {
+			ev.Component = comps[in[k]]
+		}
+		if ev.Volume != "" && !strings.Contains(ev.Volume, "/") {
+			// not a UniqueName (a bare PV name in a volumeName= key)
+			if ev.PV == "" {
+				ev.PV = ev.Volume
+			} else if ev.PV != ev.Volume {
+				if rawVol == nil {
+					rawVol = map[int32]string{}
+				}
+				rawVol[int32(k)] = ev.Volume
+			}
+			ev.Volume = ""
+		}
+		shareText(ev)
+	}
 
-	fillKubeletNodes(items, results, comps)
-	t.Skews = estimateSkews(items, results, comps, opt.Skew)
+	fillKubeletNodes(evs, in, bounds, comps, rawVol)
+	t.Skews = estimateSkews(evs, in, bounds, t.Inputs, comps, opt.Skew)
 	offsets := make([]time.Duration, len(results))
 	for _, s := range t.Skews {
 		for i := range results {
@@ -64,12 +82,12 @@ func Build(results []parser.Result, opt Options) *Timeline {
 			}
 		}
 	}
-	for k := range items {
-		if d := offsets[items[k].input]; d != 0 && !items[k].ev.Time.IsZero() {
-			items[k].ev.Time = items[k].ev.Time.Add(d)
+	for k := range evs {
+		if d := offsets[in[k]]; d != 0 && !evs[k].Time.IsZero() {
+			evs[k].Time = evs[k].Time.Add(d)
 		}
 	}
-	for _, s := range anchorDescribes(items, results, opt.Skew) {
+	for _, s := range anchorDescribes(evs, in, bounds, t.Inputs, opt.Skew) {
 		t.Skews = append(t.Skews, s)
 		for i := range results {
 			if results[i].Input.Path == s.Path {
@@ -85,8 +103,8 @@ func Build(results []parser.Result, opt Options) *Timeline {
 
 	// Merge order: time, input index, line. Zero times (unanchored describe
 	// rows) go last, in input order.
-	items = sortItems(items)
-	items = dedupe(items, &t.Dupes)
+	ord := sortOrder(evs, in)
+	ord = dedupe(evs, in, ord, &t.Dupes)
 
 	// The span covers every input's first and last timestamp (on the
 	// corrected clock), not only the lines that became events.
@@ -101,8 +119,8 @@ func Build(results []parser.Result, opt Options) *Timeline {
 			t.End = tm
 		}
 	}
-	for _, it := range items {
-		see(it.ev.Time)
+	for _, k := range ord {
+		see(evs[k].Time)
 	}
 	for i, in := range t.Inputs {
 		d := offsets[i]
@@ -116,47 +134,111 @@ func Build(results []parser.Result, opt Options) *Timeline {
 		}
 	}
 
-	t.Restarts = detectRestarts(items, comps)
-	group(t, items)
+	t.Restarts = detectRestarts(evs, in, ord, comps)
+	in = nil
+	group(t, evs, ord)
 	for _, v := range t.Volumes {
 		reconstruct(v)
 	}
 	return t
 }
 
-// sortItems orders events by (time, input, line, position); zero times
-// (unanchored describe rows) go last. It sorts indexes, not the large
-// events, then permutes once.
-func sortItems(items []item) []item {
-	idx := make([]int32, len(items))
+// gather puts every input's events into one array, input after input, and
+// returns it with the start of each input's run (bounds has len(results)+1
+// entries). With consume the first input's array is reused when it has room
+// and each input's slice is dropped from results once copied, so at most
+// one input's events exist twice.
+func gather(results []parser.Result, consume bool) ([]parser.Event, []int) {
+	bounds := make([]int, len(results)+1)
+	total := 0
+	for i := range results {
+		bounds[i] = total
+		total += len(results[i].Events)
+	}
+	bounds[len(results)] = total
+	var evs []parser.Event
+	if consume && len(results) > 0 {
+		evs = slices.Grow(results[0].Events, total-len(results[0].Events))
+		results[0].Events = nil
+		for i := 1; i < len(results); i++ {
+			evs = append(evs, results[i].Events...)
+			clear(results[i].Events) // the copy is the only one: let the strings go with it
+			results[i].Events = nil
+		}
+		return evs, bounds
+	}
+	evs = make([]parser.Event, 0, total)
+	for i := range results {
+		evs = append(evs, results[i].Events...)
+	}
+	return evs, bounds
+}
+
+// shareText points the event's names at the same bytes inside ev.Text when
+// they occur there. The parser cuts them out of a separate copy of the
+// message; once none refers to it, that copy is freed and only Text, which
+// evidence needs anyway, stays. The values are unchanged.
+func shareText(ev *parser.Event) {
+	if ev.Text == "" {
+		return
+	}
+	for _, f := range [...]*string{&ev.Volume, &ev.PV, &ev.Handle, &ev.Attachment, &ev.Node, &ev.Pod, &ev.PodUID, &ev.Error, &ev.Detail, &ev.Reason} {
+		*f = within(ev.Text, *f)
+	}
+	if ev.Retry != nil && ev.Retry.Until != "" {
+		if u := within(ev.Text, ev.Retry.Until); !sameData(u, ev.Retry.Until) {
+			r := *ev.Retry // the parser's Retry may be shared with a caller's event: never write through it
+			r.Until = u
+			ev.Retry = &r
+		}
+	}
+}
+
+// within returns s as a substring of text when text contains it, else s.
+func within(text, s string) string {
+	if s == "" || len(s) > len(text) {
+		return s
+	}
+	if i := strings.Index(text, s); i >= 0 {
+		return text[i : i+len(s)]
+	}
+	return s
+}
+
+// sameData reports whether a and b are the same bytes in memory.
+func sameData(a, b string) bool {
+	return len(a) == len(b) && (len(a) == 0 || unsafe.StringData(a) == unsafe.StringData(b))
+}
+
+// sortOrder returns the event indexes ordered by (time, input, line,
+// position); zero times (unanchored describe rows) go last. It sorts
+// indexes, not the large events.
+func sortOrder(evs []parser.Event, in []int32) []int32 {
+	idx := make([]int32, len(evs))
 	for i := range idx {
 		idx[i] = int32(i)
 	}
 	slices.SortFunc(idx, func(x, y int32) int {
-		a, b := &items[x], &items[y]
-		az, bz := a.ev.Time.IsZero(), b.ev.Time.IsZero()
+		a, b := &evs[x], &evs[y]
+		az, bz := a.Time.IsZero(), b.Time.IsZero()
 		if az != bz {
 			if az {
 				return 1
 			}
 			return -1
 		}
-		if c := a.ev.Time.Compare(b.ev.Time); c != 0 {
+		if c := a.Time.Compare(b.Time); c != 0 {
 			return c
 		}
-		if c := cmp.Compare(a.input, b.input); c != 0 {
+		if c := cmp.Compare(in[x], in[y]); c != 0 {
 			return c
 		}
-		if c := cmp.Compare(a.ev.Source.Line, b.ev.Source.Line); c != 0 {
+		if c := cmp.Compare(a.Source.Line, b.Source.Line); c != 0 {
 			return c
 		}
 		return cmp.Compare(x, y)
 	})
-	out := make([]item, len(items))
-	for i, j := range idx {
-		out[i] = items[j]
-	}
-	return out
+	return idx
 }
 
 // inputComponent is the input's component, or the most common event component.
@@ -179,35 +261,38 @@ func inputComponent(r *parser.Result) string {
 }
 
 // dedupe drops an event whose time and text equal an event already kept from
-// another input (a file given twice, overlapping rotated files). Items are
-// sorted, so identical lines are adjacent within their timestamp.
-func dedupe(items []item, dupes *int) []item {
+// another input (a file given twice, overlapping rotated files). ord is
+// sorted, so identical lines are adjacent within their timestamp. It
+// returns the kept indexes (reusing ord).
+func dedupe(evs []parser.Event, in []int32, ord []int32, dupes *int) []int32 {
 	type key struct {
 		t    int64
 		text string
+		kind parser.Kind
 	}
-	out := items[:0]
-	var seen map[key]int // key → input of the kept event; only for the current timestamp
+	out := ord[:0]
+	var seen map[key]int32 // key → input of the kept event; only for the current timestamp
 	var cur time.Time
-	for _, it := range items {
-		if it.ev.Text == "" || it.ev.Time.IsZero() {
-			out = append(out, it)
+	for _, k := range ord {
+		ev := &evs[k]
+		if ev.Text == "" || ev.Time.IsZero() {
+			out = append(out, k)
 			continue
 		}
-		if !it.ev.Time.Equal(cur) {
-			cur = it.ev.Time
+		if !ev.Time.Equal(cur) {
+			cur = ev.Time
 			clear(seen)
 		}
 		if seen == nil {
-			seen = map[key]int{}
+			seen = map[key]int32{}
 		}
-		k := key{it.ev.Time.UnixNano(), it.ev.Text + "\x00" + string(it.ev.Kind)}
-		if in, ok := seen[k]; ok && in != it.input {
+		kk := key{ev.Time.UnixNano(), ev.Text, ev.Kind}
+		if i, ok := seen[kk]; ok && i != in[k] {
 			*dupes++
 			continue
 		}
-		seen[k] = it.input
-		out = append(out, it)
+		seen[kk] = in[k]
+		out = append(out, k)
 	}
 	return out
 }
@@ -229,22 +314,22 @@ func volumeRef(ev *parser.Event) string {
 // fillKubeletNodes gives kubelet events without a node the node of their
 // input: the single node named by the input's own events, or else the node
 // the controller attached the input's volumes to (majority vote).
-func fillKubeletNodes(items []item, results []parser.Result, comps []string) {
-	nodes := make([]map[string]int, len(results))
-	for k := range items {
-		ev := &items[k].ev
+func fillKubeletNodes(evs []parser.Event, in []int32, bounds []int, comps []string, rawVol map[int32]string) {
+	nodes := make([]map[string]int, len(comps))
+	for k := range evs {
+		ev := &evs[k]
 		if ev.Component != parser.ComponentKubelet || ev.Node == "" {
 			continue
 		}
-		if nodes[items[k].input] == nil {
-			nodes[items[k].input] = map[string]int{}
+		if nodes[in[k]] == nil {
+			nodes[in[k]] = map[string]int{}
 		}
-		nodes[items[k].input][ev.Node]++
+		nodes[in[k]][ev.Node]++
 	}
 	// Controller attach successes per volume reference, in time order.
 	attaches := map[string][]stamp{}
-	for k := range items {
-		ev := &items[k].ev
+	for k := range evs {
+		ev := &evs[k]
 		if ev.Component == parser.ComponentKCM && ev.Kind == parser.AttachSucceeded && ev.Origin == "" && ev.Node != "" && !ev.Time.IsZero() {
 			for _, r := range refs(ev) {
 				attaches[r] = append(attaches[r], stamp{ev.Time, ev.Node})
@@ -254,8 +339,8 @@ func fillKubeletNodes(items []item, results []parser.Result, comps []string) {
 	for _, a := range attaches {
 		slices.SortFunc(a, func(x, y stamp) int { return x.t.Compare(y.t) })
 	}
-	node := make([]string, len(results))
-	for i := range results {
+	node := make([]string, len(comps))
+	for i := range comps {
 		if comps[i] != parser.ComponentKubelet {
 			continue
 		}
@@ -269,8 +354,8 @@ func fillKubeletNodes(items []item, results []parser.Result, comps []string) {
 			continue // a mixed input: leave events as they are
 		}
 		votes := map[string]int{}
-		for k := range results[i].Events {
-			ev := &results[i].Events[k]
+		for k := bounds[i]; k < bounds[i+1]; k++ {
+			ev := &evs[k]
 			switch ev.Kind {
 			case parser.VerifyAttachedSucceeded, parser.WaitForAttachSucceeded, parser.MountDeviceSucceeded, parser.SetupSucceeded:
 			default:
@@ -279,7 +364,11 @@ func fillKubeletNodes(items []item, results []parser.Result, comps []string) {
 			if ev.Time.IsZero() {
 				continue
 			}
-			for _, r := range refs(ev) {
+			rs := refs(ev)
+			if v, ok := rawVol[int32(k)]; ok {
+				rs = append([]string{v}, rs...) // as the parser gave it
+			}
+			for _, r := range rs {
 				a := attaches[r]
 				// latest controller attach before the kubelet fact (+2 min of clock slack)
 				j, _ := slices.BinarySearchFunc(a, ev.Time.Add(2*time.Minute), func(s stamp, t time.Time) int { return s.t.Compare(t) })
@@ -300,10 +389,10 @@ func fillKubeletNodes(items []item, results []parser.Result, comps []string) {
 			node[i] = best
 		}
 	}
-	for k := range items {
-		ev := &items[k].ev
-		if ev.Node == "" && ev.Component == parser.ComponentKubelet && node[items[k].input] != "" {
-			ev.Node = node[items[k].input]
+	for k := range evs {
+		ev := &evs[k]
+		if ev.Node == "" && ev.Component == parser.ComponentKubelet && node[in[k]] != "" {
+			ev.Node = node[in[k]]
 		}
 	}
 }

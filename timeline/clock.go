@@ -16,12 +16,12 @@ const restartTolerance = 2 * time.Second
 // events: controller-started events, the process start implied by m=+
 // moving forward (m=+ went down) per component, and a PID change within one
 // KCM input.
-func detectRestarts(items []item, comps []string) []Restart {
+func detectRestarts(evs []parser.Event, in []int32, ord []int32, comps []string) []Restart {
 	var out []Restart
 	starts := map[string]time.Time{} // component (+node for kubelets) → estimated process start
-	lastPID := map[int]int{}         // KCM input → pid
-	for k := range items {
-		ev := &items[k].ev
+	lastPID := map[int32]int{}       // KCM input → pid
+	for _, k := range ord {
+		ev := &evs[k]
 		if ev.Time.IsZero() {
 			continue
 		}
@@ -53,8 +53,8 @@ func detectRestarts(items []item, comps []string) []Restart {
 				starts[key] = start
 			}
 		}
-		if comps[items[k].input] == parser.ComponentKCM && ev.PID > 0 {
-			in := items[k].input
+		if comps[in[k]] == parser.ComponentKCM && ev.PID > 0 {
+			in := in[k]
 			if p, ok := lastPID[in]; ok && p != ev.PID {
 				out = append(out, Restart{Time: ev.Time, Source: ev.Source, Reason: "pid-changed", Component: parser.ComponentKCM})
 			}
@@ -105,13 +105,13 @@ const skewWindow = 10 * time.Minute
 // such lower bound (+1 ms), or 0 when every pair is already in order: the
 // pairs only bound the offset from below, so a kubelet clock that runs ahead
 // is not corrected.
-func estimateSkews(items []item, results []parser.Result, comps []string, flags map[string]time.Duration) []Skew {
+func estimateSkews(evs []parser.Event, in []int32, bounds []int, inputs []parser.Input, comps []string, flags map[string]time.Duration) []Skew {
 	type pairKey struct{ ref, node string }
 	attaches := map[pairKey][]time.Time{}
 	hasKCM := false
-	for k := range items {
-		ev := &items[k].ev
-		if comps[items[k].input] != parser.ComponentKCM {
+	for k := range evs {
+		ev := &evs[k]
+		if comps[in[k]] != parser.ComponentKCM {
 			continue
 		}
 		hasKCM = true
@@ -124,13 +124,9 @@ func estimateSkews(items []item, results []parser.Result, comps []string, flags 
 	for _, a := range attaches {
 		slices.SortFunc(a, func(x, y time.Time) int { return x.Compare(y) })
 	}
-	byInput := make([][]int, len(results))
-	for k := range items {
-		byInput[items[k].input] = append(byInput[items[k].input], k)
-	}
 	var out []Skew
-	for i := range results {
-		path := results[i].Input.Path
+	for i := range inputs {
+		path := inputs[i].Path
 		if d, ok := flags[path]; ok {
 			out = append(out, Skew{Path: path, Offset: d, From: "flag"})
 			continue
@@ -143,8 +139,8 @@ func estimateSkews(items []item, results []parser.Result, comps []string, flags 
 		}
 		var best time.Duration
 		pairs := 0
-		for _, k := range byInput[i] {
-			ev := &items[k].ev
+		for k := bounds[i]; k < bounds[i+1]; k++ {
+			ev := &evs[k]
 			if ev.Kind != parser.VerifyAttachedSucceeded && ev.Kind != parser.WaitForAttachSucceeded {
 				continue
 			}
@@ -197,21 +193,21 @@ const describeMaxOffset = 24 * time.Hour
 // offset. Per input the offset is the upper median of the rows' gaps (ages
 // are rounded down to the minute, so each gap slightly under-estimates).
 // It shifts every event of the input and returns one Skew per re-anchored
-// input, From "matched-events". items must be skew-corrected already.
-func anchorDescribes(items []item, results []parser.Result, flags map[string]time.Duration) []Skew {
+// input, From "matched-events". evs must be skew-corrected already.
+func anchorDescribes(evs []parser.Event, in []int32, bounds []int, inputs []parser.Input, flags map[string]time.Duration) []Skew {
 	type ref struct {
 		kind parser.Kind
 		name string
 	}
 	last := map[ref]time.Time{} // direct log events: (kind, volume ref) → last time
 	describeInputs := map[int]bool{}
-	for k := range items {
-		ev := &items[k].ev
+	for k := range evs {
+		ev := &evs[k]
 		if ev.Time.IsZero() {
 			continue
 		}
 		if ev.Origin == parser.OriginDescribe {
-			describeInputs[items[k].input] = true
+			describeInputs[int(in[k])] = true
 			continue
 		}
 		if ev.Origin != "" {
@@ -225,14 +221,14 @@ func anchorDescribes(items []item, results []parser.Result, flags map[string]tim
 		}
 	}
 	var out []Skew
-	for i := range results {
-		if _, given := flags[results[i].Input.Path]; !describeInputs[i] || given {
+	for i := range inputs {
+		if _, given := flags[inputs[i].Path]; !describeInputs[i] || given {
 			continue
 		}
 		var gaps []time.Duration
-		for k := range items {
-			ev := &items[k].ev
-			if items[k].input != i || ev.Origin != parser.OriginDescribe || ev.Time.IsZero() || ev.Relative {
+		for k := bounds[i]; k < bounds[i+1]; k++ {
+			ev := &evs[k]
+			if ev.Origin != parser.OriginDescribe || ev.Time.IsZero() || ev.Relative {
 				continue
 			}
 			var best time.Time
@@ -253,13 +249,13 @@ func anchorDescribes(items []item, results []parser.Result, flags map[string]tim
 		}
 		slices.Sort(gaps)
 		off := gaps[len(gaps)/2].Round(time.Millisecond)
-		out = append(out, Skew{Path: results[i].Input.Path, Offset: off, Pairs: len(gaps), From: "matched-events"})
+		out = append(out, Skew{Path: inputs[i].Path, Offset: off, Pairs: len(gaps), From: "matched-events"})
 		if off == 0 {
 			continue
 		}
-		for k := range items {
-			if items[k].input == i && !items[k].ev.Time.IsZero() {
-				items[k].ev.Time = items[k].ev.Time.Add(off)
+		for k := bounds[i]; k < bounds[i+1]; k++ {
+			if !evs[k].Time.IsZero() {
+				evs[k].Time = evs[k].Time.Add(off)
 			}
 		}
 	}

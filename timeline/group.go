@@ -8,12 +8,17 @@ import (
 )
 
 // group links every event to a volume (or to Other) and fills t.Volumes.
-func group(t *Timeline, items []item) {
+// ord lists the kept events of evs in merge order. evs is permuted in place
+// so that each volume's events (in merge order) are one window of it,
+// followed by Other; Volume.Events and Other are those windows, capped so
+// that an append never runs into a neighbour.
+func group(t *Timeline, evs []parser.Event, ord []int32) {
 	n := newNames()
 	// aliases that are not safe to union on (static PV names, pod volume
 	// names): alias → the UniqueNames seen with it.
 	alias := map[string][]string{}
-	csiNodes := map[string]map[string]bool{} // CSI UniqueName → nodes seen
+	type volNode struct{ vol, node string }
+	csiNodes := map[volNode]bool{} // (CSI UniqueName, node) seen
 
 	addAlias := func(a, u string) {
 		if !slices.Contains(alias[a], u) {
@@ -21,8 +26,8 @@ func group(t *Timeline, items []item) {
 		}
 	}
 	// Pass 1: events that carry a UniqueName.
-	for k := range items {
-		ev := &items[k].ev
+	for _, k := range ord {
+		ev := &evs[k]
 		if ev.Volume == "" || Ignored(ev.Volume) {
 			continue
 		}
@@ -45,13 +50,8 @@ func group(t *Timeline, items []item) {
 			}
 		}
 		if ok && strings.HasPrefix(ev.Volume, "kubernetes.io/csi/") && ev.Node != "" {
-			m := csiNodes[ev.Volume]
-			if m == nil {
-				m = map[string]bool{}
-				csiNodes[ev.Volume] = m
-			}
-			if !m[ev.Node] {
-				m[ev.Node] = true
+			if key := (volNode{ev.Volume, ev.Node}); !csiNodes[key] {
+				csiNodes[key] = true
 				n.union(u, n.add(AttachmentName(handle, driver, ev.Node), false))
 			}
 		}
@@ -72,31 +72,32 @@ func group(t *Timeline, items []item) {
 	}
 
 	// Pass 2: assign each event a root, or -1 for Other.
-	root := make([]int, len(items))
-	for k := range items {
-		ev := &items[k].ev
-		root[k] = -1
+	root := make([]int32, len(ord))
+	for p, k := range ord {
+		ev := &evs[k]
+		root[p] = -1
 		switch {
 		case ev.Volume != "" && Ignored(ev.Volume):
 			t.Ignored++
 			continue
 		case ev.Volume != "":
-			root[k], _ = n.lookup(ev.Volume)
+			r, _ := n.lookup(ev.Volume)
+			root[p] = int32(r)
 			continue
 		case ev.Kind == parser.ControllerStarted:
 			continue
 		}
 		found := false
-		for _, s := range []string{ev.Attachment, ev.Handle, ev.PV} {
+		for _, s := range [...]string{ev.Attachment, ev.Handle, ev.PV} {
 			if s == "" || s == "nil" {
 				continue
 			}
 			if r, ok := n.lookup(s); ok {
-				root[k], found = r, true
+				root[p], found = int32(r), true
 				break
 			}
 			if r, ok := resolveAlias(s); ok {
-				root[k], found = r, true
+				root[p], found = int32(r), true
 				break
 			}
 		}
@@ -105,7 +106,7 @@ func group(t *Timeline, items []item) {
 		}
 		// An unjoinable event forms its own volume under its own names.
 		first := -1
-		for _, s := range []string{ev.PV, ev.Handle, ev.Attachment} {
+		for _, s := range [...]string{ev.PV, ev.Handle, ev.Attachment} {
 			if s == "" || s == "nil" {
 				continue
 			}
@@ -117,55 +118,122 @@ func group(t *Timeline, items []item) {
 			}
 		}
 		if first >= 0 {
-			root[k] = n.find(first)
+			root[p] = int32(n.find(first))
 		}
 	}
 
-	// Volumes, in order of first event (items are sorted).
-	byRoot := map[int]*Volume{}
-	podVols := map[string][]*Volume{} // pod (ns/name and name) → volumes
-	var pending []int                 // mount-timeouts to place by pod
-	for k := range items {
-		ev := &items[k].ev
-		r := root[k]
+	// Volumes, in order of first event (ord is sorted). vol[p] is the
+	// volume of ord[p], or toOther / toPending.
+	const toOther, toPending = -1, -2
+	vol := root // reused: root[p] is read before vol[p] is written
+	byRoot := map[int]int32{}
+	var vols []*Volume
+	var volRoot []int
+	var count []int
+	podVols := map[string][]int32{} // pod (ns/name and name) → volumes
+	var pending []int32             // positions of mount-timeouts to place by pod
+	nOther := 0
+	for p, k := range ord {
+		ev := &evs[k]
+		r := int(root[p])
 		if r >= 0 {
 			r = n.find(r)
 		}
 		if r < 0 {
 			if ev.Kind == parser.MountTimeout && ev.Pod != "" {
-				pending = append(pending, k)
+				vol[p] = toPending
+				pending = append(pending, int32(p))
 				continue
 			}
-			t.Other = append(t.Other, *ev)
+			vol[p] = toOther
+			nOther++
 			continue
 		}
-		v := byRoot[r]
-		if v == nil {
-			v = &Volume{}
-			byRoot[r] = v
-			t.Volumes = append(t.Volumes, v)
+		vi, ok := byRoot[r]
+		if !ok {
+			vi = int32(len(vols))
+			byRoot[r] = vi
+			vols = append(vols, &Volume{})
+			volRoot = append(volRoot, r)
+			count = append(count, 0)
 		}
-		v.Events = append(v.Events, *ev)
+		vol[p] = vi
+		count[vi]++
 		if ev.Pod != "" && !isUID(ev.Pod) {
-			for _, p := range []string{ev.Pod, podName(ev.Pod)} {
-				if l := podVols[p]; len(l) == 0 || l[len(l)-1] != v {
-					podVols[p] = append(l, v)
+			for _, pd := range [...]string{ev.Pod, podName(ev.Pod)} {
+				if l := podVols[pd]; len(l) == 0 || l[len(l)-1] != vi {
+					podVols[pd] = append(l, vi)
 				}
 			}
 		}
 	}
-	// A mount timeout names only the pod's volume names: put it on every
-	// volume of that pod (merged back in time order below).
-	touched := map[*Volume]bool{}
-	for _, k := range pending {
-		ev := &items[k].ev
-		vs := podVols[ev.Pod]
-		if len(vs) == 0 {
-			t.Other = append(t.Other, *ev)
-			continue
+	// A mount timeout names only the pod's volume names: it goes on every
+	// volume of that pod (merged back in time order below), else to Other.
+	var unplaced, placed []int32
+	for _, p := range pending {
+		if len(podVols[evs[ord[p]].Pod]) == 0 {
+			unplaced = append(unplaced, p)
+		} else {
+			placed = append(placed, p)
 		}
-		for _, v := range vs {
-			v.Events = append(v.Events, *ev)
+	}
+
+	// Lay evs out: each volume's events, then Other (its own events, then
+	// the unplaced mount timeouts), then the placed mount timeouts (copied
+	// onto their volumes below), then the duplicates dropped by dedupe.
+	start := make([]int, len(vols)+1)
+	for i, c := range count {
+		start[i+1] = start[i] + c
+	}
+	otherStart := start[len(vols)]
+	dest := make([]int32, len(evs))
+	for i := range dest {
+		dest[i] = -1
+	}
+	next := slices.Clone(start[:len(vols)])
+	o := otherStart
+	for p, k := range ord {
+		switch vi := vol[p]; vi {
+		case toOther:
+			dest[k] = int32(o)
+			o++
+		case toPending:
+		default:
+			dest[k] = int32(next[vi])
+			next[vi]++
+		}
+	}
+	for _, p := range unplaced {
+		dest[ord[p]] = int32(o)
+		o++
+	}
+	otherEnd := o
+	for _, p := range placed {
+		dest[ord[p]] = int32(o)
+		o++
+	}
+	placedStart, kept := otherEnd, o
+	for k := range dest {
+		if dest[k] < 0 {
+			dest[k] = int32(o)
+			o++
+		}
+	}
+	permute(evs, dest)
+	clear(evs[kept:]) // duplicates: drop their strings
+
+	for i, v := range vols {
+		v.Events = evs[start[i]:start[i+1]:start[i+1]]
+	}
+	if otherEnd > otherStart {
+		t.Other = evs[otherStart:otherEnd:otherEnd]
+	}
+	touched := map[*Volume]bool{}
+	for j := range placed {
+		ev := &evs[placedStart+j]
+		for _, vi := range podVols[ev.Pod] {
+			v := vols[vi]
+			v.Events = append(v.Events, *ev) // beyond the window's cap: a copy of its own
 			touched[v] = true
 		}
 	}
@@ -181,17 +249,19 @@ func group(t *Timeline, items []item) {
 			return a.Time.Compare(b.Time)
 		})
 	}
+	t.Volumes = vols
 
 	// Names and derived fields.
-	members := map[int][]string{}
+	members := make([][]string, len(vols))
 	for i, s := range n.name {
-		if r := n.find(i); byRoot[r] != nil {
-			members[r] = append(members[r], s)
+		if vi, ok := byRoot[n.find(i)]; ok {
+			members[vi] = append(members[vi], s)
 		}
 	}
-	for r, v := range byRoot {
+	var sc scratch
+	for i, v := range vols {
 		mergePods(v)
-		describe(v, n.name[r], members[r])
+		sc.describe(v, n.name[volRoot[i]], members[i])
 	}
 	slices.SortStableFunc(t.Volumes, func(a, b *Volume) int {
 		if c := a.First.Compare(b.First); c != 0 {
@@ -201,15 +271,30 @@ func group(t *Timeline, items []item) {
 	})
 }
 
+// permute moves evs[k] to evs[dest[k]] for every k, in place (dest is a
+// permutation of 0..len-1; it is used up).
+func permute(evs []parser.Event, dest []int32) {
+	for i := range dest {
+		for int(dest[i]) != i {
+			j := dest[i]
+			evs[i], evs[j] = evs[j], evs[i]
+			dest[i], dest[j] = dest[j], dest[i]
+		}
+	}
+}
+
+// scratch is reused by describe across volumes, so that a volume of a few
+// events costs a few sorts of short slices rather than a handful of maps.
+type scratch struct {
+	names, nodes, pods, pvs []string
+}
+
 // describe fills a volume's names, nodes, pods and span from its events.
-func describe(v *Volume, rootName string, linked []string) {
-	set := map[string]bool{}
-	nodes := map[string]bool{}
-	pods := map[string]bool{}
-	pvCount := map[string]int{}
+func (sc *scratch) describe(v *Volume, rootName string, linked []string) {
+	names, nodes, pods, pvs := sc.names[:0], sc.nodes[:0], sc.pods[:0], sc.pvs[:0]
 	add := func(s string) {
 		if s != "" && s != "nil" {
-			set[s] = true
+			names = append(names, s)
 		}
 	}
 	for i := range v.Events {
@@ -222,16 +307,16 @@ func describe(v *Volume, rootName string, linked []string) {
 		add(ev.Handle)
 		add(ev.Attachment)
 		if ev.PV != "" && ev.PV != "nil" {
-			pvCount[ev.PV]++
+			pvs = append(pvs, ev.PV)
 		}
 		if ev.Handle != "" && v.Handle == "" {
 			v.Handle = ev.Handle
 		}
 		if ev.Node != "" {
-			nodes[ev.Node] = true
+			nodes = append(nodes, ev.Node)
 		}
 		if ev.Pod != "" && !isUID(ev.Pod) {
-			pods[ev.Pod] = true
+			pods = append(pods, ev.Pod)
 		}
 		if !ev.Time.IsZero() {
 			if v.First.IsZero() || ev.Time.Before(v.First) {
@@ -243,9 +328,7 @@ func describe(v *Volume, rootName string, linked []string) {
 		}
 	}
 	// every name linked into this volume (computed VA names included)
-	for _, s := range linked {
-		set[s] = true
-	}
+	names = append(names, linked...)
 	if v.UniqueName != "" {
 		if d, h, ok := ParseUniqueName(v.UniqueName); ok {
 			v.Driver = d
@@ -256,8 +339,15 @@ func describe(v *Volume, rootName string, linked []string) {
 	}
 	// PV: prefer a dynamic pvc-… name, then the most frequent display name
 	// that is not the UniqueName itself.
+	slices.Sort(pvs)
 	best, bestN := "", 0
-	for pv, c := range pvCount {
+	for i := 0; i < len(pvs); {
+		pv, j := pvs[i], i+1
+		for j < len(pvs) && pvs[j] == pv {
+			j++
+		}
+		c := j - i
+		i = j
 		if pv == v.UniqueName {
 			continue
 		}
@@ -280,40 +370,56 @@ func describe(v *Volume, rootName string, linked []string) {
 	default:
 		v.Key = rootName
 	}
-	for s := range set {
-		v.Names = append(v.Names, s)
+	slices.Sort(names)
+	names = slices.Compact(names)
+	if len(names) > 0 {
+		v.Names = slices.Clone(names)
+	}
+	for _, s := range v.Names {
 		if strings.HasPrefix(s, "csi-") && len(s) == 68 {
 			v.Attachments = append(v.Attachments, s)
 		}
 	}
-	slices.Sort(v.Names)
-	slices.Sort(v.Attachments)
-	for nd := range nodes {
-		v.Nodes = append(v.Nodes, nd)
+	slices.Sort(nodes)
+	nodes = slices.Compact(nodes)
+	if len(nodes) > 0 {
+		v.Nodes = slices.Clone(nodes)
 	}
-	slices.Sort(v.Nodes)
 	// drop a bare pod name when its namespaced form is present
-	namespaced := map[string]bool{}
-	for p := range pods {
+	slices.Sort(pods)
+	pods = slices.Compact(pods)
+	var namespaced map[string]bool
+	for _, p := range pods {
 		if strings.Contains(p, "/") {
+			if namespaced == nil {
+				namespaced = map[string]bool{}
+			}
 			namespaced[podName(p)] = true
 		}
 	}
-	for p := range pods {
+	for _, p := range pods {
 		if !strings.Contains(p, "/") && namespaced[p] {
-			delete(pods, p)
+			continue
 		}
-	}
-	for p := range pods {
 		v.Pods = append(v.Pods, p)
 	}
-	slices.Sort(v.Pods)
+	sc.names, sc.nodes, sc.pods, sc.pvs = names[:0], nodes[:0], pods[:0], pvs[:0]
 }
 
 // mergePods gives a bare pod name (kubelet sentences name the pod without
 // its namespace) its namespaced form, when exactly one namespaced pod of
 // that name appears on the volume, so one pod is not counted as two.
 func mergePods(v *Volume) {
+	bare := false
+	for i := range v.Events {
+		if p := v.Events[i].Pod; p != "" && !strings.Contains(p, "/") {
+			bare = true
+			break
+		}
+	}
+	if !bare {
+		return // nothing to merge
+	}
 	full := map[string]string{} // name → ns/name; "" when ambiguous
 	for i := range v.Events {
 		p := v.Events[i].Pod

@@ -21,7 +21,8 @@ type lane struct {
 // controller and kubelet intervals, overlaps and the Multi flag.
 func reconstruct(v *Volume) {
 	// Which nodes have direct controller log lines; echoes (events in logs,
-	// describe rows) only speak for nodes without them.
+	// describe rows) only speak for nodes without them. Only echoes read
+	// these, so a volume without echoes skips them.
 	direct := map[string]bool{}
 	podNodes := map[string]map[string]bool{} // pod name or UID → nodes (from direct lines)
 	addPod := func(p, node string) {
@@ -33,7 +34,17 @@ func reconstruct(v *Volume) {
 		}
 		podNodes[p][node] = true
 	}
+	echoes := false
 	for i := range v.Events {
+		if v.Events[i].Origin != "" {
+			echoes = true
+			break
+		}
+	}
+	for i := range v.Events {
+		if !echoes {
+			break
+		}
 		ev := &v.Events[i]
 		if ev.Origin != "" {
 			continue
@@ -73,20 +84,17 @@ func reconstruct(v *Volume) {
 		return ""
 	}
 
-	ctl := map[string]*lane{}
-	kl := map[string]*lane{}
+	// one lane per node, in a short slice (a volume sees few nodes); the
+	// intervals are sorted afterwards, so lane order does not matter
+	var ctl, kl lanes
 	closeLane := func(out *[]Interval, node string, l *lane, at time.Time, to int) {
 		if l.state != "" {
 			*out = append(*out, Interval{Node: node, State: l.state, Start: l.start, End: at, From: l.from, To: to})
 		}
 		l.state = ""
 	}
-	set := func(out *[]Interval, lanes map[string]*lane, node string, s State, at time.Time, idx int) {
-		l := lanes[node]
-		if l == nil {
-			l = &lane{}
-			lanes[node] = l
-		}
+	set := func(out *[]Interval, lanes *lanes, node string, s State, at time.Time, idx int) {
+		l := lanes.get(node)
 		if l.state == s {
 			return
 		}
@@ -112,12 +120,8 @@ func reconstruct(v *Volume) {
 			if node == "" {
 				continue
 			}
-			cur := State("")
-			if l := ctl[node]; l != nil {
-				cur = l.state
-			}
-			if s, ok := controllerNext(cur, ev); ok {
-				set(&v.Intervals, ctl, node, s, ev.Time, i)
+			if s, ok := controllerNext(ctl.state(node), ev); ok {
+				set(&v.Intervals, &ctl, node, s, ev.Time, i)
 			}
 		case kubeletKind(ev.Kind):
 			node := ev.Node
@@ -127,27 +131,51 @@ func reconstruct(v *Volume) {
 			if node == "" {
 				continue
 			}
-			cur := State("")
-			if l := kl[node]; l != nil {
-				cur = l.state
-			}
-			if s, ok := kubeletNext(cur, ev.Kind); ok {
-				set(&v.Kubelet, kl, node, s, ev.Time, i)
+			if s, ok := kubeletNext(kl.state(node), ev.Kind); ok {
+				set(&v.Kubelet, &kl, node, s, ev.Time, i)
 			}
 		}
 	}
-	for _, lanes := range []struct {
-		m   map[string]*lane
-		out *[]Interval
-	}{{ctl, &v.Intervals}, {kl, &v.Kubelet}} {
-		for node, l := range lanes.m {
-			closeLane(lanes.out, node, l, time.Time{}, -1)
-		}
+	for i := range ctl {
+		closeLane(&v.Intervals, ctl[i].node, &ctl[i].lane, time.Time{}, -1)
+	}
+	for i := range kl {
+		closeLane(&v.Kubelet, kl[i].node, &kl[i].lane, time.Time{}, -1)
 	}
 	sortIntervals(v.Intervals)
 	sortIntervals(v.Kubelet)
 	v.Overlaps = overlaps(v.Intervals)
 	v.Multi = multi(v)
+}
+
+// lanes holds one lane per node.
+type lanes []struct {
+	node string
+	lane
+}
+
+// get returns the node's lane, adding an empty one.
+func (ls *lanes) get(node string) *lane {
+	for i := range *ls {
+		if (*ls)[i].node == node {
+			return &(*ls)[i].lane
+		}
+	}
+	*ls = append(*ls, struct {
+		node string
+		lane
+	}{node: node})
+	return &(*ls)[len(*ls)-1].lane
+}
+
+// state is the node's current state, "" when it has no lane.
+func (ls lanes) state(node string) State {
+	for i := range ls {
+		if ls[i].node == node {
+			return ls[i].state
+		}
+	}
+	return ""
 }
 
 func sortIntervals(iv []Interval) {
@@ -234,7 +262,7 @@ func overlaps(iv []Interval) []Overlap {
 		state State
 		order int
 	}
-	var edges []edge
+	edges := make([]edge, 0, 2*len(iv))
 	for k, in := range iv {
 		if !attachedLike(in.State) {
 			continue
@@ -257,7 +285,12 @@ func overlaps(iv []Interval) []Overlap {
 		}
 		return cmp.Compare(a.order, b.order)
 	})
-	active := map[string]State{}
+	// the nodes holding the volume now (few: a short slice, not a map)
+	type held struct {
+		node  string
+		state State
+	}
+	var active []held
 	var out []Overlap
 	var cur *Overlap
 	flush := func(at time.Time) {
@@ -273,18 +306,22 @@ func overlaps(iv []Interval) []Overlap {
 		at := edges[i].t
 		for ; i < len(edges) && edges[i].t.Equal(at); i++ {
 			e := edges[i]
-			if e.open {
-				active[e.node] = e.state
-			} else if active[e.node] == e.state {
-				delete(active, e.node)
+			j := slices.IndexFunc(active, func(h held) bool { return h.node == e.node })
+			switch {
+			case e.open && j >= 0:
+				active[j].state = e.state
+			case e.open:
+				active = append(active, held{e.node, e.state})
+			case j >= 0 && active[j].state == e.state:
+				active = slices.Delete(active, j, j+1)
 			}
 		}
 		flush(at)
 		if len(active) > 1 {
-			o := Overlap{Start: at, States: map[string]State{}}
-			for n, s := range active {
-				o.Nodes = append(o.Nodes, n)
-				o.States[n] = s
+			o := Overlap{Start: at, States: make(map[string]State, len(active)), Nodes: make([]string, 0, len(active))}
+			for _, h := range active {
+				o.Nodes = append(o.Nodes, h.node)
+				o.States[h.node] = h.state
 			}
 			slices.Sort(o.Nodes)
 			cur = &o

@@ -39,7 +39,7 @@ type badInputCase struct {
 	name  string
 	files map[string][]byte // relative to $D; a name ending in "/" is a directory
 	mode  map[string]os.FileMode
-	stdin []byte // when set, os.Stdin is this content ("-" reads os.Stdin)
+	stdin []byte // what "-" reads
 	skip  func() string
 
 	args       []string
@@ -374,7 +374,7 @@ func TestBadInput(t *testing.T) {
 
 			paths := inputPaths(args)
 			var results []parser.Result
-			withStdin(t, tc.stdin, func() { results, _ = parser.ParseAll(paths, parser.Options{}) })
+			results, _ = parser.ParseAll(paths, parser.Options{Stdin: bytes.NewReader(tc.stdin)})
 			for _, r := range results {
 				checkAccounting(t, r)
 			}
@@ -420,7 +420,6 @@ func TestBadInputDuplicatedLines(t *testing.T) {
 // next line the restarted process wrote. That line is good and must not be
 // skipped with the padding.
 func TestBadInputNULPadding(t *testing.T) {
-	knownBug(t, "owner parser: a physical line with any NUL byte is skipped whole as binary, so the klog line after crash padding (\"\\x00\"×4096 + a real line) is lost")
 	attachOK := firstLine(t, readFixture(t, "incidents", "seed-legacy", "kcm.log"), "AttachVolume.Attach succeeded")
 	res := parser.ParseReader(strings.NewReader(attachOK+strings.Repeat("\x00", 4096)+attachOK+attachOK), "padded.log", parser.Options{})
 	checkAccounting(t, res)
@@ -703,36 +702,13 @@ func inputPaths(args []string) []string {
 	return out
 }
 
-// runWithStdin runs the CLI in-process. The parser reads "-" from os.Stdin
-// (not from env.stdin), so stdin content is installed as os.Stdin for the run.
+// runWithStdin runs the CLI in-process with stdin as the content of "-"
+// (an empty reader when nil, so a stray "-" never waits on a terminal).
 func runWithStdin(t *testing.T, args []string, stdin []byte) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	withStdin(t, stdin, func() {
-		code = runEnv(args, env{stdin: bytes.NewReader(stdin), stdout: &out, stderr: &errb, getenv: func(string) string { return "" }})
-	})
+	code = runEnv(args, env{stdin: bytes.NewReader(stdin), stdout: &out, stderr: &errb, getenv: func(string) string { return "" }})
 	return code, out.String(), errb.String()
-}
-
-// withStdin runs fn with os.Stdin reading data (an empty file when data is
-// nil, so a stray "-" never waits on the terminal).
-func withStdin(t *testing.T, data []byte, fn func()) {
-	t.Helper()
-	cwdMu.Lock()
-	defer cwdMu.Unlock()
-	path := filepath.Join(t.TempDir(), "stdin")
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	old := os.Stdin
-	os.Stdin = f
-	defer func() { os.Stdin = old }()
-	fn()
 }
 
 // assertTerminalSafe fails on bytes that would act on a terminal: C0

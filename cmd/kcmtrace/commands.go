@@ -56,7 +56,7 @@ func (c *analyzeCmd) run(e env) error {
 	for _, msg := range res.Errors {
 		fmt.Fprintf(e.stderr, "kcmtrace: %s\n", oneLine(msg))
 	}
-	a := &report.Analysis{Timeline: tl, Result: res, Rules: selectedRules(cfg), Events: countEvents(l.results)}
+	a := &report.Analysis{Timeline: tl, Result: res, Rules: selectedRules(cfg), Events: l.events}
 	err = c.write(e, func(w io.Writer, o report.Options) error {
 		o.Redact = c.Redact
 		switch format {
@@ -164,14 +164,6 @@ func selectedRules(cfg rules.Config) []rules.Rule {
 		out = append(out, r)
 	}
 	return out
-}
-
-func countEvents(results []parser.Result) int {
-	n := 0
-	for _, r := range results {
-		n += len(r.Events)
-	}
-	return n
 }
 
 // timelineCmd is `kcmtrace timeline`.

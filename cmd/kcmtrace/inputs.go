@@ -30,9 +30,11 @@ type inputFlags struct {
 	Color       string   `help:"Colour: auto (only on a terminal, and never with NO_COLOR set), always or never." enum:"auto,always,never" default:"auto"`
 }
 
-// loaded is everything read from the inputs.
+// loaded is everything read from the inputs. The parse results themselves
+// are not kept: timeline.Build takes their events (Options.Consume), so the
+// events exist once, in the timeline.
 type loaded struct {
-	results  []parser.Result
+	events   int // events within --since/--until, before de-duplication
 	timeline *timeline.Timeline
 	readErrs int // inputs that could not be read, or only in part (exit 3)
 }
@@ -40,7 +42,7 @@ type loaded struct {
 // load parses the inputs, reports unreadable inputs and input problems on
 // stderr (one line each), applies --since/--until and builds the timeline.
 func (f *inputFlags) load(e env) (*loaded, error) {
-	opt := parser.Options{Year: f.Year}
+	opt := parser.Options{Year: f.Year, Stdin: e.stdin}
 	if f.InputFormat != "auto" && f.InputFormat != "" {
 		if !slices.Contains(parser.InputFormats, f.InputFormat) {
 			return nil, usageErr("--input-format %s: want auto or one of %s", f.InputFormat, strings.Join(parser.InputFormats, ", "))
@@ -58,6 +60,7 @@ func (f *inputFlags) load(e env) (*loaded, error) {
 	if err != nil {
 		return nil, err
 	}
+	setMemoryLimit(f.Paths, e.getenv)
 	bar := newProgress(e, f.Paths, f.NoProgress)
 	if bar != nil {
 		opt.Progress = bar.add
@@ -84,8 +87,10 @@ func (f *inputFlags) load(e env) (*loaded, error) {
 	if err := f.applyWindow(results); err != nil {
 		return nil, err
 	}
-	l.results = results
-	l.timeline = timeline.Build(results, timeline.Options{Skew: skews})
+	for _, r := range results {
+		l.events += len(r.Events)
+	}
+	l.timeline = timeline.Build(results, timeline.Options{Skew: skews, Consume: true})
 	return l, nil
 }
 

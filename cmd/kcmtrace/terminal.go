@@ -4,7 +4,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mattn/go-isatty"
@@ -94,6 +96,47 @@ func (p *progress) add(n int64) {
 func (p *progress) finish() {
 	if p != nil {
 		_ = p.bar.Finish()
+	}
+}
+
+// Soft memory limit: the live heap grows with the relevant events, which
+// grow with the input (about 60 MiB per GiB of KCM log with 1% volume
+// lines, at the largest moment: parse end, report). GOGC=100 lets the heap
+// reach twice that before collecting; a soft limit of memBase + memPerGiB
+// per GiB of input keeps it near the live size for large inputs, and is
+// never reached by small ones. It is soft: when the live heap is larger the
+// runtime collects more often (at most about half the CPU), it never fails.
+// Below memMinInput the default is kept: the heap is small anyway.
+const (
+	memBase     = 40 << 20
+	memPerGiB   = 64 << 20
+	memMinInput = 256 << 20
+)
+
+// setMemoryLimit sets the soft limit from the sizes of the regular files
+// among paths (compressed ones counted 8x). It does nothing when GOMEMLIMIT
+// is set, or when a path is a directory or stdin (size unknown).
+func setMemoryLimit(paths []string, getenv func(string) string) {
+	if getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	var total float64
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			continue // reported when parsing
+		}
+		if !st.Mode().IsRegular() {
+			return
+		}
+		n := float64(st.Size())
+		if strings.HasSuffix(p, ".gz") || strings.HasSuffix(p, ".zst") {
+			n *= 8
+		}
+		total += n
+	}
+	if total >= memMinInput {
+		debug.SetMemoryLimit(memBase + int64(total/(1<<30)*memPerGiB))
 	}
 }
 

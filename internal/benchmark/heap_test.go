@@ -2,6 +2,7 @@ package benchmark
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/kcmtrace/kcmtrace/parser"
+	"github.com/kcmtrace/kcmtrace/report"
 	"github.com/kcmtrace/kcmtrace/rules"
 	"github.com/kcmtrace/kcmtrace/timeline"
 )
@@ -52,13 +54,18 @@ func TestHeapStages(t *testing.T) {
 	}
 	t.Logf("%d events", n)
 	snap("parse")
-	tl := timeline.Build(results, timeline.Options{})
+	tl := timeline.Build(results, timeline.Options{Consume: true}) // as the CLI does
 	snap("timeline")
 	res, err := rules.Run(tl, rules.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	snap("rules")
+	// the CLI's analyze --format json: the wire form of every volume
+	if err := report.JSON(io.Discard, &report.Analysis{Timeline: tl, Result: res, Rules: rules.All(), Events: n}, report.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	snap("report")
 	t.Logf("%d volumes, %d findings", len(tl.Volumes), len(res.Findings))
 	runtime.KeepAlive(results)
 	runtime.KeepAlive(tl)
