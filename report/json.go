@@ -35,46 +35,43 @@ func incidentOf(res rules.Result) map[int]int {
 // as [], no ANSI codes.
 func JSON(w io.Writer, a *Analysis, o Options) error {
 	a = prepare(a, o)
-	out := wireAnalyze{
-		Schema: SchemaAnalyze, Inputs: []wireInput{}, Volumes: []wireVolume{}, Findings: []wireFinding{},
-		Incidents: []wireIncident{}, Restarts: []wireRestart{}, Skews: []wireSkew{},
-		Errors: strs(a.Result.Errors),
-		Summary: wireSummary{
-			Incidents: len(a.Result.Incidents), Findings: len(a.Result.Findings), Events: a.Events,
-			Severities: map[string]int{"critical": 0, "warning": 0, "info": 0},
-		},
+	summary := wireSummary{
+		Incidents: len(a.Result.Incidents), Findings: len(a.Result.Findings), Events: a.Events,
+		Severities: map[string]int{"critical": 0, "warning": 0, "info": 0},
 	}
-	for i, e := range out.Errors {
-		out.Errors[i] = Sanitize(e)
+	errs := strs(a.Result.Errors)
+	for i, e := range errs {
+		errs[i] = Sanitize(e)
 	}
-	if tl := a.Timeline; tl != nil {
-		for _, in := range tl.Inputs {
-			out.Inputs = append(out.Inputs, toWireInput(in))
-			out.Summary.Unknown += in.Unknown
+	tl := a.Timeline
+	if tl == nil {
+		tl = &timeline.Timeline{}
+	}
+	for _, in := range tl.Inputs {
+		summary.Unknown += in.Unknown
+	}
+	summary.Start, summary.End = ts(tl.Start), ts(tl.End)
+	summary.Duplicates = tl.Dupes
+	for _, f := range a.Result.Findings {
+		if f.Severity > rules.None {
+			summary.Severities[SeverityName(f.Severity)]++
 		}
-		for _, v := range tl.Volumes {
-			out.Volumes = append(out.Volumes, toWireVolume(v))
-		}
-		for _, r := range tl.Restarts {
-			out.Restarts = append(out.Restarts, toWireRestart(r))
-		}
-		for _, s := range tl.Skews {
-			out.Skews = append(out.Skews, toWireSkew(s))
-		}
-		out.Summary.Start, out.Summary.End = ts(tl.Start), ts(tl.End)
-		out.Summary.Duplicates = tl.Dupes
 	}
 	inc := incidentOf(a.Result)
-	for i, f := range a.Result.Findings {
-		out.Findings = append(out.Findings, toWireFinding(i, f, inc))
-		if f.Severity > rules.None {
-			out.Summary.Severities[SeverityName(f.Severity)]++
-		}
-	}
-	for _, in := range a.Result.Incidents {
-		out.Incidents = append(out.Incidents, toWireIncident(in, a.Result.Findings))
-	}
-	return encodeJSON(w, out)
+
+	// The same fields, in the same order, as wireAnalyze; volumes, findings
+	// and incidents are encoded one at a time.
+	out := newObjectWriter(w)
+	out.field("schema", SchemaAnalyze)
+	out.array("inputs", len(tl.Inputs), func(i int) any { return toWireInput(tl.Inputs[i]) })
+	out.array("volumes", len(tl.Volumes), func(i int) any { return toWireVolume(tl.Volumes[i]) })
+	out.array("findings", len(a.Result.Findings), func(i int) any { return toWireFinding(i, a.Result.Findings[i], inc) })
+	out.array("incidents", len(a.Result.Incidents), func(i int) any { return toWireIncident(a.Result.Incidents[i], a.Result.Findings) })
+	out.array("restarts", len(tl.Restarts), func(i int) any { return toWireRestart(tl.Restarts[i]) })
+	out.array("skews", len(tl.Skews), func(i int) any { return toWireSkew(tl.Skews[i]) })
+	out.field("summary", summary)
+	out.field("errors", errs)
+	return out.close()
 }
 
 // EventsJSONL writes one JSON object per event per line (schema
@@ -98,30 +95,31 @@ func EventsJSONL(w io.Writer, evs []parser.Event, o Options) error {
 // vols nil means every volume of tl.
 func TimelineJSON(w io.Writer, tl *timeline.Timeline, vols []*timeline.Volume, o Options) error {
 	tl, vols = prepareTimeline(tl, vols, o)
-	out := wireTimeline{Schema: SchemaTimeline, Restarts: []wireRestart{}, Skews: []wireSkew{}, Volumes: []wireTimelineVol{}}
-	if tl != nil {
-		out.Start, out.End = ts(tl.Start), ts(tl.End)
-		for _, r := range tl.Restarts {
-			out.Restarts = append(out.Restarts, toWireRestart(r))
-		}
-		for _, s := range tl.Skews {
-			out.Skews = append(out.Skews, toWireSkew(s))
-		}
+	if tl == nil {
+		tl = &timeline.Timeline{}
 	}
-	for _, v := range vols {
-		out.Volumes = append(out.Volumes, toWireTimelineVol(v))
+	// The fields of wireTimeline, in order; volumes (with every event) one at a time.
+	out := newObjectWriter(w)
+	out.field("schema", SchemaTimeline)
+	if s := ts(tl.Start); s != "" {
+		out.field("start", s)
 	}
-	return encodeJSON(w, out)
+	if e := ts(tl.End); e != "" {
+		out.field("end", e)
+	}
+	out.array("restarts", len(tl.Restarts), func(i int) any { return toWireRestart(tl.Restarts[i]) })
+	out.array("skews", len(tl.Skews), func(i int) any { return toWireSkew(tl.Skews[i]) })
+	out.array("volumes", len(vols), func(i int) any { return toWireTimelineVol(vols[i]) })
+	return out.close()
 }
 
 // VolumesJSON writes the volumes (schema kcmtrace/volumes/v1).
 func VolumesJSON(w io.Writer, vols []*timeline.Volume, o Options) error {
 	_, vols = prepareTimeline(nil, vols, o)
-	out := wireVolumes{Schema: SchemaVolumes, Volumes: []wireVolume{}}
-	for _, v := range vols {
-		out.Volumes = append(out.Volumes, toWireVolume(v))
-	}
-	return encodeJSON(w, out)
+	out := newObjectWriter(w)
+	out.field("schema", SchemaVolumes)
+	out.array("volumes", len(vols), func(i int) any { return toWireVolume(vols[i]) })
+	return out.close()
 }
 
 // prepare returns the analysis to render: never nil, redacted when asked.

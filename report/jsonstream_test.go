@@ -1,0 +1,98 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestStreamedJSONMatchesWholeValue: JSON writes the analyze document field
+// by field; decoding it into wireAnalyze (the documented shape) and encoding
+// that in one piece must give the same bytes, so streaming changes nothing a
+// reader can see.
+func TestStreamedJSONMatchesWholeValue(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "*", "analyze*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no analyze goldens: %v", err)
+	}
+	for _, f := range files {
+		streamed, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc wireAnalyze
+		dec := json.NewDecoder(bytes.NewReader(streamed))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&doc); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		var whole bytes.Buffer
+		if err := encodeJSON(&whole, doc); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(whole.Bytes(), streamed) {
+			t.Errorf("%s: streamed output differs from encoding the whole value", f)
+		}
+	}
+}
+
+// TestStreamedTimelineAndVolumesJSON: the same check for the timeline and
+// volumes documents.
+func TestStreamedTimelineAndVolumesJSON(t *testing.T) {
+	for _, c := range []struct {
+		glob string
+		doc  func() any
+	}{
+		{glob: "timeline*.json", doc: func() any { return new(wireTimeline) }},
+		{glob: "volumes*.json", doc: func() any { return new(wireVolumes) }},
+	} {
+		files, _ := filepath.Glob(filepath.Join("testdata", "*", c.glob))
+		if len(files) == 0 {
+			t.Fatalf("no %s goldens", c.glob)
+		}
+		for _, f := range files {
+			streamed, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc := c.doc()
+			dec := json.NewDecoder(bytes.NewReader(streamed))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(doc); err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			var whole bytes.Buffer
+			if err := encodeJSON(&whole, doc); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(whole.Bytes(), streamed) {
+				t.Errorf("%s: streamed output differs from encoding the whole value", f)
+			}
+		}
+	}
+}
+
+func TestObjectWriterEmptyAndNested(t *testing.T) {
+	var got bytes.Buffer
+	o := newObjectWriter(&got)
+	o.field("a", "x<y>")
+	o.array("empty", 0, nil)
+	o.array("list", 2, func(i int) any { return map[string][]int{"k": {i, i}} })
+	if err := o.close(); err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	type doc struct {
+		A     string             `json:"a"`
+		Empty []int              `json:"empty"`
+		List  []map[string][]int `json:"list"`
+	}
+	if err := encodeJSON(&want, doc{A: "x<y>", Empty: []int{}, List: []map[string][]int{{"k": {0, 0}}, {"k": {1, 1}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != want.String() {
+		t.Errorf("got\n%s\nwant\n%s", got.String(), want.String())
+	}
+}
