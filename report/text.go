@@ -195,9 +195,9 @@ func writeCoverage(t *textWriter, st *styles, a *Analysis, width int) {
 		if columns {
 			t.line("  " + padRight(paths[i], pathW) + "  " + padRight(comp, 8) + " " + padRight(formatText(in), fmtW) + "  " + countsText(in))
 		} else {
-			for _, l := range wrap(paths[i], width-2) {
-				t.line("  ", l)
-			}
+			// A path is one token: a path wider than the terminal is left
+			// whole (the terminal folds it) so it can still be copied.
+			t.line("  ", paths[i])
 			det = append(det, comp, formatText(in), countsText(in))
 		}
 		det = append(det, spanText(in.First, in.Last))
