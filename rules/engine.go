@@ -111,7 +111,9 @@ func uniqSorted(s []string) []string {
 			out = append(out, v)
 		}
 	}
-	slices.Sort(out)
+	if len(out) > 1 {
+		slices.Sort(out)
+	}
 	return slices.Compact(out)
 }
 

@@ -159,11 +159,11 @@ func byTime(evs []parser.Event) {
 }
 
 // filter returns v's events that satisfy keep, in timeline order.
-func filter(v *timeline.Volume, keep func(parser.Event) bool) []parser.Event {
+func filter(v *timeline.Volume, keep func(*parser.Event) bool) []parser.Event {
 	var out []parser.Event
-	for _, e := range v.Events {
-		if keep(e) {
-			out = append(out, e)
+	for i := range v.Events {
+		if keep(&v.Events[i]) {
+			out = append(out, v.Events[i])
 		}
 	}
 	return out
@@ -233,13 +233,20 @@ func holds(s timeline.State) bool {
 
 // nodesOf returns the nodes named by v's controller intervals and events.
 func nodesOf(v *timeline.Volume) []string {
-	var out []string
+	out := make([]string, 0, len(v.Nodes)+4)
 	out = append(out, v.Nodes...)
-	for _, iv := range v.Intervals {
-		out = append(out, iv.Node)
+	last := "" // a volume's events mostly repeat the previous node: skip the repeats (the result is deduplicated anyway)
+	for i := range v.Intervals {
+		if n := v.Intervals[i].Node; n != last {
+			out = append(out, n)
+			last = n
+		}
 	}
-	for _, e := range v.Events {
-		out = append(out, e.Node)
+	for i := range v.Events {
+		if n := v.Events[i].Node; n != last {
+			out = append(out, n)
+			last = n
+		}
 	}
 	return uniqSorted(out)
 }
@@ -247,8 +254,8 @@ func nodesOf(v *timeline.Volume) []string {
 // podsOf returns the pods named by evs.
 func podsOf(evs []parser.Event) []string {
 	var out []string
-	for _, e := range evs {
-		out = append(out, e.Pod)
+	for i := range evs {
+		out = append(out, evs[i].Pod)
 	}
 	return uniqSorted(out)
 }
@@ -321,7 +328,10 @@ var deviceNotFoundMarkers = []string{
 
 // isDeviceNotFound reports a kubelet/CSI mount-side failure that says the
 // device is missing on the node.
-func isDeviceNotFound(e parser.Event) bool {
+func isDeviceNotFound(e parser.Event) bool { return isDeviceNotFoundP(&e) }
+
+// isDeviceNotFoundP is isDeviceNotFound without copying the event.
+func isDeviceNotFoundP(e *parser.Event) bool {
 	if !kindIn(e.Kind, parser.MountDeviceFailed, parser.WaitForAttachFailed, parser.SetupFailed, parser.CSIError) {
 		return false
 	}
@@ -511,17 +521,18 @@ func restarts(tl *timeline.Timeline) []restart {
 	for _, r := range tl.Restarts {
 		out = append(out, restart{Time: r.Time, Reason: r.Reason, Event: findLine(tl, r.Source)})
 	}
-	add := func(e parser.Event) {
+	add := func(e *parser.Event) {
 		if e.Kind == parser.ControllerStarted && e.Origin == "" {
-			out = append(out, restart{Time: e.Time, Reason: "controller-started", Event: &e})
+			c := *e // a copy of its own, as before: only the few kept events are copied
+			out = append(out, restart{Time: c.Time, Reason: "controller-started", Event: &c})
 		}
 	}
-	for _, e := range tl.Other {
-		add(e)
+	for i := range tl.Other {
+		add(&tl.Other[i])
 	}
 	for _, v := range tl.Volumes {
-		for _, e := range v.Events {
-			add(e)
+		for i := range v.Events {
+			add(&v.Events[i])
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.Before(out[j].Time) })

@@ -251,7 +251,7 @@ func unpublishSteps(v *timeline.Volume, a, b string) []Step {
 // the cloud refused the attach because the disk is still on another instance
 // (VolumeInUse), so the attach to this node was tried before the detach.
 func attachedElsewhereByBackend(v *timeline.Volume) []Finding {
-	fails := counted(filter(v, func(e parser.Event) bool {
+	fails := counted(filter(v, func(e *parser.Event) bool {
 		return e.Kind == parser.AttachFailed && e.Code == parser.CodeVolumeInUse
 	}))
 	if len(fails) == 0 {

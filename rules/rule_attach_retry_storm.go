@@ -58,7 +58,7 @@ func checkAttachRetryStorm(c *Context) []Finding {
 	criticalAfter := c.Duration("critical-after")
 	var out []Finding
 	for _, v := range c.Timeline.Volumes {
-		all := filter(v, func(e parser.Event) bool { return e.Kind == parser.AttachFailed })
+		all := filter(v, func(e *parser.Event) bool { return e.Kind == parser.AttachFailed })
 		fails := counted(all)
 		type key struct{ node, code string }
 		groups := map[key][]parser.Event{}
@@ -91,7 +91,7 @@ func checkAttachRetryStorm(c *Context) []Finding {
 					f.Pods = append(f.Pods, e.Pod)
 				}
 			}
-			for _, e := range filter(v, func(e parser.Event) bool { return e.Kind == parser.AttachStarted && e.Node == k.node }) {
+			for _, e := range filter(v, func(e *parser.Event) bool { return e.Kind == parser.AttachStarted && e.Node == k.node }) {
 				f.Pods = append(f.Pods, e.Pod)
 			}
 			if c, sp := apiCount(all); c > n {

@@ -50,7 +50,7 @@ func checkAttachStateLost(c *Context) []Finding {
 	minVols := max(c.Int("burst-min"), 1)
 	var out []Finding
 	for _, v := range c.Timeline.Volumes {
-		marked := counted(filter(v, func(e parser.Event) bool { return e.Kind == parser.MarkedDetached }))
+		marked := counted(filter(v, func(e *parser.Event) bool { return e.Kind == parser.MarkedDetached }))
 		nodes, byNode := groupByNode(marked)
 		for _, n := range nodes {
 			out = append(out, markedDetachedFinding(v, n, byNode[n]))

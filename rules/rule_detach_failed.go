@@ -49,7 +49,7 @@ func checkDetachFailed(c *Context) []Finding {
 	var out []Finding
 	for _, v := range c.Timeline.Volumes {
 		// 1. Explicit failures, per (node, class).
-		fails := counted(filter(v, func(e parser.Event) bool { return e.Kind == parser.DetachFailed }))
+		fails := counted(filter(v, func(e *parser.Event) bool { return e.Kind == parser.DetachFailed }))
 		type key struct{ node, code string }
 		groups := map[key][]parser.Event{}
 		var keys []key

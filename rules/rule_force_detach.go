@@ -39,7 +39,7 @@ shutdowns use graceful node shutdown or the out-of-service taint.`,
 func checkForceDetach(c *Context) []Finding {
 	var out []Finding
 	for _, v := range c.Timeline.Volumes {
-		forced := counted(filter(v, func(e parser.Event) bool { return e.Kind == parser.ForceDetach }))
+		forced := counted(filter(v, func(e *parser.Event) bool { return e.Kind == parser.ForceDetach }))
 		nodes, groups := groupByNode(forced)
 		for _, n := range nodes {
 			evs := groups[n]

@@ -41,7 +41,7 @@ before the first failure; read the CSI node plugin's NodeStageVolume log.`,
 func checkMountDeviceNotFound(c *Context) []Finding {
 	var out []Finding
 	for _, v := range c.Timeline.Volumes {
-		all := filter(v, isDeviceNotFound)
+		all := filter(v, isDeviceNotFoundP)
 		nodes, groups := groupByNode(all)
 		// Node-less rows (describe/event echoes) join the only named node.
 		if len(groups) == 2 && groups[""] != nil {

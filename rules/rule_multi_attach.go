@@ -45,7 +45,7 @@ func checkMultiAttach(c *Context) []Finding {
 	logEnd := end(c.Timeline)
 	var out []Finding
 	for _, v := range c.Timeline.Volumes {
-		all := counted(filter(v, func(e parser.Event) bool { return e.Kind == parser.MultiAttach }))
+		all := counted(filter(v, func(e *parser.Event) bool { return e.Kind == parser.MultiAttach }))
 		if len(all) == 0 {
 			continue
 		}

@@ -112,8 +112,8 @@ func slowRunFinding(v *timeline.Volume, r attachRun, th time.Duration, logEnd ti
 // (VerifyControllerAttachedVolume / WaitForAttach failing) for longer than th,
 // measured from the lines or implied by the backoff they carry.
 func kubeletWaitFinding(v *timeline.Volume, th time.Duration) (Finding, bool) {
-	waits := counted(filter(v, func(e parser.Event) bool {
-		if !kindIn(e.Kind, parser.VerifyAttachedFailed, parser.WaitForAttachFailed) || isDeviceNotFound(e) {
+	waits := counted(filter(v, func(e *parser.Event) bool {
+		if !kindIn(e.Kind, parser.VerifyAttachedFailed, parser.WaitForAttachFailed) || isDeviceNotFoundP(e) {
 			return false
 		}
 		return e.Kind == parser.VerifyAttachedFailed || slices.Contains([]string{parser.CodeNotAttached, parser.CodeNotInUse, parser.CodeDeadlineExceeded}, e.Code)

@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -195,9 +196,13 @@ func shareText(ev *parser.Event) {
 }
 
 // within returns s as a substring of text when text contains it, else s.
+// A name the parser already cut out of text is returned as it is.
 func within(text, s string) string {
 	if s == "" || len(s) > len(text) {
 		return s
+	}
+	if p, t := uintptr(unsafe.Pointer(unsafe.StringData(s))), uintptr(unsafe.Pointer(unsafe.StringData(text))); p >= t && p+uintptr(len(s)) <= t+uintptr(len(text)) {
+		return s // already a window of text
 	}
 	if i := strings.Index(text, s); i >= 0 {
 		return text[i : i+len(s)]
@@ -211,33 +216,45 @@ func sameData(a, b string) bool {
 }
 
 // sortOrder returns the event indexes ordered by (time, input, line,
-// position); zero times (unanchored describe rows) go last. It sorts
-// indexes, not the large events.
+// position); zero times (unanchored describe rows) go last. It sorts small
+// keys copied out of the events once, not the large events (nor indexes
+// into them, which would compare through a cache miss each time).
 func sortOrder(evs []parser.Event, in []int32) []int32 {
-	idx := make([]int32, len(evs))
-	for i := range idx {
-		idx[i] = int32(i)
+	type key struct {
+		sec  int64 // Unix seconds; math.MaxInt64 for a zero time (last)
+		line int
+		nsec int32
+		in   int32
+		k    int32
 	}
-	slices.SortFunc(idx, func(x, y int32) int {
-		a, b := &evs[x], &evs[y]
-		az, bz := a.Time.IsZero(), b.Time.IsZero()
-		if az != bz {
-			if az {
-				return 1
-			}
-			return -1
+	keys := make([]key, len(evs))
+	for i := range evs {
+		ev := &evs[i]
+		kk := key{sec: math.MaxInt64, line: ev.Source.Line, in: in[i], k: int32(i)}
+		if !ev.Time.IsZero() {
+			kk.sec, kk.nsec = ev.Time.Unix(), int32(ev.Time.Nanosecond())
 		}
-		if c := a.Time.Compare(b.Time); c != 0 {
-			return c
+		keys[i] = kk
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		if a.sec != b.sec {
+			return cmp.Compare(a.sec, b.sec)
 		}
-		if c := cmp.Compare(in[x], in[y]); c != 0 {
-			return c
+		if a.nsec != b.nsec {
+			return cmp.Compare(a.nsec, b.nsec)
 		}
-		if c := cmp.Compare(a.Source.Line, b.Source.Line); c != 0 {
-			return c
+		if a.in != b.in {
+			return cmp.Compare(a.in, b.in)
 		}
-		return cmp.Compare(x, y)
+		if a.line != b.line {
+			return cmp.Compare(a.line, b.line)
+		}
+		return cmp.Compare(a.k, b.k)
 	})
+	idx := make([]int32, len(evs))
+	for i := range keys {
+		idx[i] = keys[i].k
+	}
 	return idx
 }
 
@@ -326,12 +343,23 @@ func fillKubeletNodes(evs []parser.Event, in []int32, bounds []int, comps []stri
 		}
 		nodes[in[k]][ev.Node]++
 	}
-	// Controller attach successes per volume reference, in time order.
-	attaches := map[string][]stamp{}
+	// Controller attach successes per volume reference, in time order; only
+	// a kubelet input that names no node of its own reads them.
+	var attaches map[string][]stamp
+	for i := range comps {
+		if comps[i] == parser.ComponentKubelet && len(nodes[i]) == 0 {
+			attaches = map[string][]stamp{}
+			break
+		}
+	}
 	for k := range evs {
+		if attaches == nil {
+			break
+		}
 		ev := &evs[k]
 		if ev.Component == parser.ComponentKCM && ev.Kind == parser.AttachSucceeded && ev.Origin == "" && ev.Node != "" && !ev.Time.IsZero() {
-			for _, r := range refs(ev) {
+			var buf [4]string
+			for _, r := range refs(ev, &buf) {
 				attaches[r] = append(attaches[r], stamp{ev.Time, ev.Node})
 			}
 		}
@@ -364,9 +392,12 @@ func fillKubeletNodes(evs []parser.Event, in []int32, bounds []int, comps []stri
 			if ev.Time.IsZero() {
 				continue
 			}
-			rs := refs(ev)
+			var buf [4]string
+			rs := refs(ev, &buf)
 			if v, ok := rawVol[int32(k)]; ok {
-				rs = append([]string{v}, rs...) // as the parser gave it
+				rs = append(rs, "") // as the parser gave it: v first
+				copy(rs[1:], rs)
+				rs[0] = v
 			}
 			for _, r := range rs {
 				a := attaches[r]
@@ -402,13 +433,18 @@ type stamp struct {
 	node string
 }
 
-// refs lists the names an event can be matched on before linking.
-func refs(ev *parser.Event) []string {
-	var out []string
-	for _, s := range []string{ev.Volume, ev.PV, ev.Handle} {
-		if s != "" {
-			out = append(out, s)
-		}
+// refs lists the names an event can be matched on before linking, in buf
+// (no allocation; buf has room for one more name in front).
+func refs(ev *parser.Event, buf *[4]string) []string {
+	out := buf[:0]
+	if ev.Volume != "" {
+		out = append(out, ev.Volume)
+	}
+	if ev.PV != "" {
+		out = append(out, ev.PV)
+	}
+	if ev.Handle != "" {
+		out = append(out, ev.Handle)
 	}
 	return out
 }

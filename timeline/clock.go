@@ -109,6 +109,28 @@ func estimateSkews(evs []parser.Event, in []int32, bounds []int, inputs []parser
 	type pairKey struct{ ref, node string }
 	attaches := map[pairKey][]time.Time{}
 	hasKCM := false
+	var buf [4]string
+	// Only the nodes named by the kubelet facts read below are looked up:
+	// a controller attach to another node is never paired.
+	var nodes []string
+	for i := range inputs {
+		if _, ok := flags[inputs[i].Path]; ok || comps[i] != parser.ComponentKubelet {
+			continue
+		}
+		for k := bounds[i]; k < bounds[i+1]; k++ {
+			ev := &evs[k]
+			if (ev.Kind == parser.VerifyAttachedSucceeded || ev.Kind == parser.WaitForAttachSucceeded) && ev.Node != "" && !slices.Contains(nodes, ev.Node) {
+				nodes = append(nodes, ev.Node)
+			}
+		}
+	}
+	var wanted map[string]bool
+	if len(nodes) > 8 {
+		wanted = make(map[string]bool, len(nodes))
+		for _, n := range nodes {
+			wanted[n] = true
+		}
+	}
 	for k := range evs {
 		ev := &evs[k]
 		if comps[in[k]] != parser.ComponentKCM {
@@ -116,7 +138,10 @@ func estimateSkews(evs []parser.Event, in []int32, bounds []int, inputs []parser
 		}
 		hasKCM = true
 		if ev.Kind == parser.AttachSucceeded && ev.Origin == "" && ev.Node != "" && !ev.Time.IsZero() {
-			for _, r := range refs(ev) {
+			if wanted != nil && !wanted[ev.Node] || wanted == nil && !slices.Contains(nodes, ev.Node) {
+				continue
+			}
+			for _, r := range refs(ev, &buf) {
 				attaches[pairKey{r, ev.Node}] = append(attaches[pairKey{r, ev.Node}], ev.Time)
 			}
 		}
@@ -147,7 +172,7 @@ func estimateSkews(evs []parser.Event, in []int32, bounds []int, inputs []parser
 			if ev.Node == "" || ev.Time.IsZero() || ev.Origin != "" {
 				continue
 			}
-			for _, r := range refs(ev) {
+			for _, r := range refs(ev, &buf) {
 				a := attaches[pairKey{r, ev.Node}]
 				if len(a) == 0 {
 					continue
@@ -199,21 +224,33 @@ func anchorDescribes(evs []parser.Event, in []int32, bounds []int, inputs []pars
 		kind parser.Kind
 		name string
 	}
-	last := map[ref]time.Time{} // direct log events: (kind, volume ref) → last time
-	describeInputs := map[int]bool{}
+	// Inputs with a dated describe row and no --skew flag; most runs have
+	// none, and then nothing else is computed.
+	var describeInputs map[int]bool
 	for k := range evs {
 		ev := &evs[k]
-		if ev.Time.IsZero() {
+		if ev.Origin != parser.OriginDescribe || ev.Time.IsZero() {
 			continue
 		}
-		if ev.Origin == parser.OriginDescribe {
-			describeInputs[int(in[k])] = true
+		if _, given := flags[inputs[in[k]].Path]; given {
 			continue
 		}
-		if ev.Origin != "" {
+		if describeInputs == nil {
+			describeInputs = map[int]bool{}
+		}
+		describeInputs[int(in[k])] = true
+	}
+	if len(describeInputs) == 0 {
+		return nil
+	}
+	var buf [4]string
+	last := map[ref]time.Time{} // direct log events: (kind, volume ref) → last time
+	for k := range evs {
+		ev := &evs[k]
+		if ev.Time.IsZero() || ev.Origin != "" {
 			continue
 		}
-		for _, r := range refs(ev) {
+		for _, r := range refs(ev, &buf) {
 			key := ref{ev.Kind, r}
 			if ev.Time.After(last[key]) {
 				last[key] = ev.Time
@@ -232,7 +269,7 @@ func anchorDescribes(evs []parser.Event, in []int32, bounds []int, inputs []pars
 				continue
 			}
 			var best time.Time
-			for _, r := range refs(ev) {
+			for _, r := range refs(ev, &buf) {
 				if t := last[ref{ev.Kind, r}]; t.After(best) {
 					best = t
 				}

@@ -17,45 +17,78 @@ func group(t *Timeline, evs []parser.Event, ord []int32) {
 	// aliases that are not safe to union on (static PV names, pod volume
 	// names): alias → the UniqueNames seen with it.
 	alias := map[string][]string{}
-	type volNode struct{ vol, node string }
-	csiNodes := map[volNode]bool{} // (CSI UniqueName, node) seen
-
 	addAlias := func(a, u string) {
 		if !slices.Contains(alias[a], u) {
 			alias[a] = append(alias[a], u)
 		}
 	}
-	// Pass 1: events that carry a UniqueName.
-	for _, k := range ord {
+	// What pass 1 already linked for a UniqueName (by name id): a volume's
+	// events repeat the same handle, PV, attachment and nodes, and a repeat
+	// only re-does unions and alias entries that are already there.
+	type seenVol struct {
+		done                 bool // the UniqueName's own handle is linked
+		handle, pv, attach   string
+		csiNodes             []string // nodes whose VolumeAttachment name is linked
+		driver, uniqueHandle string
+		csi                  bool
+	}
+	var seen []seenVol // one per UniqueName, in order of first event
+	var slot []int32   // name id → index into seen + 1 (0: none yet)
+	// Pass 1: events that carry a UniqueName. root[p] keeps the name id of
+	// ord[p]'s UniqueName (noVolume, ignoredVolume) for pass 2.
+	const noVolume, ignoredVolume = -1, -2
+	root := make([]int32, len(ord))
+	for p, k := range ord {
 		ev := &evs[k]
-		if ev.Volume == "" || Ignored(ev.Volume) {
+		if ev.Volume == "" {
+			root[p] = noVolume
+			continue
+		}
+		if Ignored(ev.Volume) {
+			root[p] = ignoredVolume
 			continue
 		}
 		u := n.add(ev.Volume, true)
-		driver, handle, ok := ParseUniqueName(ev.Volume)
-		if ok && handle != "" {
-			n.union(u, n.add(handle, false))
+		root[p] = int32(u)
+		for u >= len(slot) {
+			slot = append(slot, 0)
 		}
-		if ev.Handle != "" {
+		if slot[u] == 0 {
+			seen = append(seen, seenVol{})
+			slot[u] = int32(len(seen))
+		}
+		sv := &seen[slot[u]-1]
+		if !sv.done {
+			sv.done = true
+			driver, handle, ok := ParseUniqueName(ev.Volume)
+			if ok && handle != "" {
+				n.union(u, n.add(handle, false))
+			}
+			sv.driver, sv.uniqueHandle = driver, handle
+			sv.csi = ok && strings.HasPrefix(ev.Volume, "kubernetes.io/csi/")
+		}
+		if ev.Handle != "" && ev.Handle != sv.handle {
+			sv.handle = ev.Handle
 			n.union(u, n.add(ev.Handle, false))
 		}
-		if ev.Attachment != "" {
+		if ev.Attachment != "" && ev.Attachment != sv.attach {
+			sv.attach = ev.Attachment
 			n.union(u, n.add(ev.Attachment, false))
 		}
-		if ev.PV != "" && ev.PV != "nil" {
-			if dynamicPV.MatchString(ev.PV) {
+		if ev.PV != "" && ev.PV != "nil" && ev.PV != sv.pv {
+			sv.pv = ev.PV
+			if isDynamicPV(ev.PV) {
 				n.union(u, n.add(ev.PV, false))
 			} else {
 				addAlias(ev.PV, ev.Volume)
 			}
 		}
-		if ok && strings.HasPrefix(ev.Volume, "kubernetes.io/csi/") && ev.Node != "" {
-			if key := (volNode{ev.Volume, ev.Node}); !csiNodes[key] {
-				csiNodes[key] = true
-				n.union(u, n.add(AttachmentName(handle, driver, ev.Node), false))
-			}
+		if sv.csi && ev.Node != "" && !slices.Contains(sv.csiNodes, ev.Node) {
+			sv.csiNodes = append(sv.csiNodes, ev.Node)
+			n.union(u, n.add(AttachmentName(sv.uniqueHandle, sv.driver, ev.Node), false))
 		}
 	}
+	seen, slot = nil, nil
 	// resolveAlias returns the root of an alias that names one volume only.
 	resolveAlias := func(a string) (int, bool) {
 		us := alias[a]
@@ -72,19 +105,19 @@ func group(t *Timeline, evs []parser.Event, ord []int32) {
 	}
 
 	// Pass 2: assign each event a root, or -1 for Other.
-	root := make([]int32, len(ord))
 	for p, k := range ord {
 		ev := &evs[k]
-		root[p] = -1
-		switch {
-		case ev.Volume != "" && Ignored(ev.Volume):
+		switch id := root[p]; {
+		case id == ignoredVolume:
+			root[p] = -1
 			t.Ignored++
 			continue
-		case ev.Volume != "":
-			r, _ := n.lookup(ev.Volume)
-			root[p] = int32(r)
+		case id >= 0:
+			root[p] = int32(n.find(int(id)))
 			continue
-		case ev.Kind == parser.ControllerStarted:
+		}
+		root[p] = -1
+		if ev.Kind == parser.ControllerStarted {
 			continue
 		}
 		found := false
@@ -125,22 +158,20 @@ func group(t *Timeline, evs []parser.Event, ord []int32) {
 	// Volumes, in order of first event (ord is sorted). vol[p] is the
 	// volume of ord[p], or toOther / toPending.
 	const toOther, toPending = -1, -2
-	vol := root // reused: root[p] is read before vol[p] is written
-	byRoot := map[int]int32{}
+	vol := root                            // reused: root[p] is read before vol[p] is written
+	byRoot := make([]int32, len(n.parent)) // name id of a root → volume + 1 (0: none)
 	var vols []*Volume
 	var volRoot []int
 	var count []int
-	podVols := map[string][]int32{} // pod (ns/name and name) → volumes
-	var pending []int32             // positions of mount-timeouts to place by pod
+	var pending []int32 // positions of mount-timeouts to place by pod
 	nOther := 0
 	for p, k := range ord {
-		ev := &evs[k]
 		r := int(root[p])
 		if r >= 0 {
 			r = n.find(r)
 		}
 		if r < 0 {
-			if ev.Kind == parser.MountTimeout && ev.Pod != "" {
+			if ev := &evs[k]; ev.Kind == parser.MountTimeout && ev.Pod != "" {
 				vol[p] = toPending
 				pending = append(pending, int32(p))
 				continue
@@ -149,20 +180,32 @@ func group(t *Timeline, evs []parser.Event, ord []int32) {
 			nOther++
 			continue
 		}
-		vi, ok := byRoot[r]
-		if !ok {
+		vi := byRoot[r] - 1
+		if vi < 0 {
 			vi = int32(len(vols))
-			byRoot[r] = vi
+			byRoot[r] = vi + 1
 			vols = append(vols, &Volume{})
 			volRoot = append(volRoot, r)
 			count = append(count, 0)
 		}
 		vol[p] = vi
 		count[vi]++
-		if ev.Pod != "" && !isUID(ev.Pod) {
-			for _, pd := range [...]string{ev.Pod, podName(ev.Pod)} {
-				if l := podVols[pd]; len(l) == 0 || l[len(l)-1] != vi {
-					podVols[pd] = append(l, vi)
+	}
+	// pod (ns/name and name) → volumes, in order of first event; only
+	// mount timeouts to place read it.
+	var podVols map[string][]int32
+	if len(pending) > 0 {
+		podVols = map[string][]int32{}
+		for p, k := range ord {
+			vi := vol[p]
+			if vi < 0 {
+				continue
+			}
+			if ev := &evs[k]; ev.Pod != "" && !isUID(ev.Pod) {
+				for _, pd := range [...]string{ev.Pod, podName(ev.Pod)} {
+					if l := podVols[pd]; len(l) == 0 || l[len(l)-1] != vi {
+						podVols[pd] = append(l, vi)
+					}
 				}
 			}
 		}
@@ -254,7 +297,7 @@ func group(t *Timeline, evs []parser.Event, ord []int32) {
 	// Names and derived fields.
 	members := make([][]string, len(vols))
 	for i, s := range n.name {
-		if vi, ok := byRoot[n.find(i)]; ok {
+		if vi := byRoot[n.find(i)] - 1; vi >= 0 {
 			members[vi] = append(members[vi], s)
 		}
 	}
@@ -272,13 +315,29 @@ func group(t *Timeline, evs []parser.Event, ord []int32) {
 }
 
 // permute moves evs[k] to evs[dest[k]] for every k, in place (dest is a
-// permutation of 0..len-1; it is used up).
+// permutation of 0..len-1; it is used up). It walks each cycle of the
+// inverse permutation with one spare event, so every event is copied once
+// (swapping would copy each one three times).
 func permute(evs []parser.Event, dest []int32) {
-	for i := range dest {
-		for int(dest[i]) != i {
-			j := dest[i]
-			evs[i], evs[j] = evs[j], evs[i]
-			dest[i], dest[j] = dest[j], dest[i]
+	src := make([]int32, len(dest)) // src[j]: the event that goes to j
+	for k, d := range dest {
+		src[d] = int32(k)
+	}
+	for i := range src {
+		if int(src[i]) == i {
+			continue
+		}
+		tmp := evs[i]
+		j := i
+		for {
+			s := int(src[j])
+			src[j] = int32(j)
+			if s == i {
+				evs[j] = tmp
+				break
+			}
+			evs[j] = evs[s]
+			j = s
 		}
 	}
 }
@@ -286,15 +345,27 @@ func permute(evs []parser.Event, dest []int32) {
 // scratch is reused by describe across volumes, so that a volume of a few
 // events costs a few sorts of short slices rather than a handful of maps.
 type scratch struct {
-	names, nodes, pods, pvs []string
+	names, nodes, pods []string
+	pvs                []pvCount
+}
+
+// pvCount is a run of events naming one PV.
+type pvCount struct {
+	pv string
+	n  int
 }
 
 // describe fills a volume's names, nodes, pods and span from its events.
 func (sc *scratch) describe(v *Volume, rootName string, linked []string) {
 	names, nodes, pods, pvs := sc.names[:0], sc.nodes[:0], sc.pods[:0], sc.pvs[:0]
-	add := func(s string) {
-		if s != "" && s != "nil" {
+	// A volume's events mostly repeat the previous event's names: a value
+	// equal to the last one added from the same field is not added again
+	// (the lists are sorted and compacted below; pvs keeps counts).
+	var lastVol, lastPV, lastHandle, lastAtt, lastNode, lastPod string
+	add := func(s string, last *string) {
+		if s != "" && s != "nil" && s != *last {
 			names = append(names, s)
+			*last = s
 		}
 	}
 	for i := range v.Events {
@@ -302,21 +373,27 @@ func (sc *scratch) describe(v *Volume, rootName string, linked []string) {
 		if ev.Volume != "" && v.UniqueName == "" {
 			v.UniqueName = ev.Volume
 		}
-		add(ev.Volume)
-		add(ev.PV)
-		add(ev.Handle)
-		add(ev.Attachment)
+		add(ev.Volume, &lastVol)
+		add(ev.Handle, &lastHandle)
+		add(ev.Attachment, &lastAtt)
 		if ev.PV != "" && ev.PV != "nil" {
-			pvs = append(pvs, ev.PV)
+			if n := len(pvs); n > 0 && pvs[n-1].pv == ev.PV {
+				pvs[n-1].n++
+			} else {
+				pvs = append(pvs, pvCount{ev.PV, 1})
+			}
+			add(ev.PV, &lastPV)
 		}
 		if ev.Handle != "" && v.Handle == "" {
 			v.Handle = ev.Handle
 		}
-		if ev.Node != "" {
+		if ev.Node != "" && ev.Node != lastNode {
 			nodes = append(nodes, ev.Node)
+			lastNode = ev.Node
 		}
-		if ev.Pod != "" && !isUID(ev.Pod) {
+		if ev.Pod != "" && ev.Pod != lastPod && !isUID(ev.Pod) {
 			pods = append(pods, ev.Pod)
+			lastPod = ev.Pod
 		}
 		if !ev.Time.IsZero() {
 			if v.First.IsZero() || ev.Time.Before(v.First) {
@@ -339,20 +416,22 @@ func (sc *scratch) describe(v *Volume, rootName string, linked []string) {
 	}
 	// PV: prefer a dynamic pvc-… name, then the most frequent display name
 	// that is not the UniqueName itself.
-	slices.Sort(pvs)
+	if len(pvs) > 1 {
+		slices.SortFunc(pvs, func(a, b pvCount) int { return strings.Compare(a.pv, b.pv) })
+	}
 	best, bestN := "", 0
 	for i := 0; i < len(pvs); {
-		pv, j := pvs[i], i+1
-		for j < len(pvs) && pvs[j] == pv {
+		pv, c, j := pvs[i].pv, pvs[i].n, i+1
+		for j < len(pvs) && pvs[j].pv == pv {
+			c += pvs[j].n
 			j++
 		}
-		c := j - i
 		i = j
 		if pv == v.UniqueName {
 			continue
 		}
 		score := c
-		if dynamicPV.MatchString(pv) {
+		if isDynamicPV(pv) {
 			score += 1 << 30
 		}
 		if score > bestN || score == bestN && pv < best {

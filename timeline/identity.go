@@ -3,15 +3,18 @@ package timeline
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"regexp"
 	"strings"
 )
 
 // AttachmentName returns the VolumeAttachment name Kubernetes gives a CSI
 // volume on a node: "csi-" + hex(sha256(handle + driver + node)).
 func AttachmentName(handle, driver, node string) string {
-	sum := sha256.Sum256([]byte(handle + driver + node))
-	return "csi-" + hex.EncodeToString(sum[:])
+	var in [256]byte
+	sum := sha256.Sum256(append(append(append(in[:0], handle...), driver...), node...))
+	var out [4 + 2*sha256.Size]byte
+	copy(out[:], "csi-")
+	hex.Encode(out[4:], sum[:])
+	return string(out[:])
 }
 
 // ParseUniqueName splits a volume UniqueName into its driver (CSI driver name
@@ -69,10 +72,31 @@ func Ignored(uniqueName string) bool {
 	return false
 }
 
-// dynamicPV matches a dynamically provisioned PV name (pvc-<uid>), which is
-// unique in a cluster and therefore safe to link different UniqueNames on
-// (in-tree and CSI-migrated names of one volume).
-var dynamicPV = regexp.MustCompile(`^pvc-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+// isDynamicPV reports whether s is a dynamically provisioned PV name
+// (pvc-<uid>, lower-case hex: the regexp
+// ^pvc-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$), which
+// is unique in a cluster and therefore safe to link different UniqueNames on
+// (in-tree and CSI-migrated names of one volume). It runs once per event,
+// so it is a byte loop, not a regexp.
+func isDynamicPV(s string) bool {
+	if len(s) != 40 || s[:4] != "pvc-" {
+		return false
+	}
+	for i := 4; i < 40; i++ {
+		c := s[i]
+		switch i {
+		case 12, 17, 22, 27:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+				return false
+			}
+		}
+	}
+	return true
+}
 
 // names is a union-find over volume names.
 type names struct {

@@ -2,7 +2,6 @@ package timeline
 
 import (
 	"cmp"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -23,8 +22,8 @@ func reconstruct(v *Volume) {
 	// Which nodes have direct controller log lines; echoes (events in logs,
 	// describe rows) only speak for nodes without them. Only echoes read
 	// these, so a volume without echoes skips them.
-	direct := map[string]bool{}
-	podNodes := map[string]map[string]bool{} // pod name or UID → nodes (from direct lines)
+	var direct map[string]bool
+	var podNodes map[string]map[string]bool // pod name or UID → nodes (from direct lines)
 	addPod := func(p, node string) {
 		if p == "" || node == "" {
 			return
@@ -38,6 +37,7 @@ func reconstruct(v *Volume) {
 	for i := range v.Events {
 		if v.Events[i].Origin != "" {
 			echoes = true
+			direct, podNodes = map[string]bool{}, map[string]map[string]bool{}
 			break
 		}
 	}
@@ -334,9 +334,51 @@ func overlaps(iv []Interval) []Overlap {
 	return out
 }
 
-// rwxKey matches a nestedpendingoperations key that carries a node: the ADC
-// uses nodeName only for volumes that may attach to many nodes (RWX/ROX).
-var rwxKey = regexp.MustCompile(`Operation for "\{volumeName:\S+ podName:\S* nodeName:[^}\s]`)
+// hasRWXKey reports whether text has a nestedpendingoperations key that
+// carries a node (the ADC uses nodeName only for volumes that may attach to
+// many nodes, RWX/ROX): the regexp
+//
+//	Operation for "\{volumeName:\S+ podName:\S* nodeName:[^}\s]
+//
+// matched by hand, once per event:
+// \S+ and \S* cannot cross a blank, so after each `Operation for
+// "{volumeName:` the first whitespace byte must be the blank before
+// "podName:", the next one the blank before "nodeName:", and the byte after
+// that must be neither "}" nor whitespace.
+func hasRWXKey(text string) bool {
+	const lead = `Operation for "{volumeName:`
+	for {
+		i := strings.Index(text, lead)
+		if i < 0 {
+			return false
+		}
+		text = text[i+len(lead):]
+		if rest, ok := afterWord(text, " podName:", true); ok {
+			if rest, ok = afterWord(rest, " nodeName:", false); ok && rest != "" && rest[0] != '}' && !isSpace(rest[0]) {
+				return true
+			}
+		}
+	}
+}
+
+// afterWord skips a run of non-whitespace bytes (at least one when
+// nonEmpty) and returns what follows word, which must come right after the
+// run.
+func afterWord(s, word string, nonEmpty bool) (string, bool) {
+	j := 0
+	for j < len(s) && !isSpace(s[j]) {
+		j++
+	}
+	if nonEmpty && j == 0 || !strings.HasPrefix(s[j:], word) {
+		return "", false
+	}
+	return s[j+len(word):], true
+}
+
+// isSpace is RE2's \s: [\t\n\f\r ].
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
+}
 
 // multi decides whether the volume is legitimately attached to many nodes.
 //
@@ -351,7 +393,7 @@ var rwxKey = regexp.MustCompile(`Operation for "\{volumeName:\S+ podName:\S* nod
 func multi(v *Volume) bool {
 	for i := range v.Events {
 		ev := &v.Events[i]
-		if ev.Component == parser.ComponentKCM && ev.Origin == "" && strings.Contains(ev.Text, "nodeName:") && rwxKey.MatchString(ev.Text) {
+		if ev.Component == parser.ComponentKCM && ev.Origin == "" && hasRWXKey(ev.Text) {
 			return true
 		}
 	}

@@ -1,7 +1,9 @@
 package timeline
 
 import (
+	"regexp"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -354,4 +356,63 @@ func TestFind(t *testing.T) {
 	if m, _ := tl.FilterPod("mysql-0"); len(m) != 1 || m[0].Key != vU {
 		t.Errorf("FilterPod: %d", len(m))
 	}
+}
+
+func TestIsDynamicPVMatchesRegexp(t *testing.T) {
+	re := regexp.MustCompile(`^pvc-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+	good := "pvc-0123abcd-4567-89ef-abcd-0123456789ab"
+	cases := []string{"", "pvc-", good, good + "\n", good + "0", "x" + good[1:], strings.ToUpper(good), "pv-static", "pvc-0123abcd-4567-89ef-abcd-0123456789ag", "pvc-0123abcd_4567-89ef-abcd-0123456789ab"}
+	for i := range good {
+		for _, c := range []byte{'-', 'g', '0', 'A', '\n'} {
+			b := []byte(good)
+			b[i] = c
+			cases = append(cases, string(b))
+		}
+	}
+	for _, c := range cases {
+		if got, want := isDynamicPV(c), re.MatchString(c); got != want {
+			t.Errorf("isDynamicPV(%q) = %v, regexp says %v", c, got, want)
+		}
+	}
+}
+
+var rwxKeyRE = regexp.MustCompile(`Operation for "\{volumeName:\S+ podName:\S* nodeName:[^}\s]`)
+
+func rwxCases() []string {
+	lead := `Operation for "{volumeName:`
+	cases := []string{"", lead, lead + "kubernetes.io/csi/x^v podName: nodeName:}",
+		lead + "kubernetes.io/csi/x^v podName: nodeName:node-1}",
+		"x " + lead + "v podName:p nodeName:n} y",
+		lead + " podName: nodeName:n}",
+		lead + "v\tpodName: nodeName:n}",
+		lead + "v podName:\tnodeName:n}",
+		lead + "v podName: nodeName:\f",
+		lead + "v podName: nodeName:",
+		lead + "v podName: nodeName:\xff",
+		lead + "v\xff podName:\xfe nodeName:é}",
+		lead + "v podName: nodeName:} " + lead + "w podName: nodeName:n2}",
+		lead + lead + "v podName: nodeName:n}",
+		lead + "v podName:a b nodeName:n}",
+		lead + "v  podName: nodeName:n}",
+	}
+	return cases
+}
+
+func TestHasRWXKeyMatchesRegexp(t *testing.T) {
+	for _, c := range rwxCases() {
+		if got, want := hasRWXKey(c), rwxKeyRE.MatchString(c); got != want {
+			t.Errorf("hasRWXKey(%q) = %v, regexp says %v", c, got, want)
+		}
+	}
+}
+
+func FuzzHasRWXKey(f *testing.F) {
+	for _, c := range rwxCases() {
+		f.Add(c)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := hasRWXKey(s), rwxKeyRE.MatchString(s); got != want {
+			t.Errorf("hasRWXKey(%q) = %v, regexp says %v", s, got, want)
+		}
+	})
 }
