@@ -142,6 +142,10 @@ func (sc *scanner) run(r io.Reader) {
 		}
 	}
 	defer stop() // a panic below: let the reader go before r is closed
+	// A block's buffer goes back to the pool one block late: its last entry
+	// is only closed (and compared with its spec, which points into the
+	// buffer) when the next block's first line arrives.
+	var held []byte
 	for c := range chunks {
 		<-c.ready
 		if c.long {
@@ -151,7 +155,10 @@ func (sc *scanner) run(r io.Reader) {
 		sc.specs, sc.specAt = c.specs, 0
 		sc.block(c.data, c.segs)
 		sc.specs, sc.lineOff = nil, -1
-		br.pool.put(c.buf)
+		if held != nil {
+			br.pool.put(held)
+		}
+		held = c.buf
 	}
 	stop()
 	sc.flushPartial()
@@ -712,7 +719,19 @@ type spec struct {
 	buf  []byte // the entry text as the scanner assembles it
 	len0 int    // length of its header line (buf[:len0])
 	rel0 bool   // whether the header line has a prefilter token
-	res  klogResult
+	// res is the klogEmit result when the entry became an event (or its
+	// classification panicked); nil means the entry is not an event. Most
+	// candidate entries are not, so they carry no Event.
+	res *klogResult
+}
+
+// specFor classifies buf ahead of the scanner.
+func specFor(off int, buf []byte, len0 int, rel0 bool) spec {
+	s := spec{off: off, buf: buf, len0: len0, rel0: rel0}
+	if r := klogEmit(buf); r.ok || r.panicV != nil {
+		s.res = &r
+	}
+	return s
 }
 
 // emitKlog is emit for a klog entry: it uses the entry's spec when the
@@ -720,7 +739,10 @@ type spec struct {
 func (sc *scanner) emitKlog(e *entry) bool {
 	var r klogResult
 	if s := e.spec; s != nil && !e.full && bytes.Equal(s.buf, e.buf) {
-		r = s.res
+		if s.res == nil {
+			return false // classified ahead: not an event
+		}
+		r = *s.res
 	} else {
 		r = klogEmit(e.buf)
 	}

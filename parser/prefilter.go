@@ -350,30 +350,20 @@ const maxSpecBytes = 64 << 10
 // text is exactly the entry's (emitKlog), so a wrong guess costs time only.
 func buildSpecs(data []byte, segs []seg, max int) []spec {
 	specs := make([]spec, 0, len(segs)/2+1)
-	// the specs' texts share one allocation: at most the spans' bytes
-	spans := 0
-	for _, g := range segs {
-		if g.n == 0 {
-			spans += g.end - g.off
-		}
-	}
-	var arena []byte // allocated with the first spec
 	var buf []byte
 	start, len0, rel0, relevant, open := 0, 0, false, false, false
 	finish := func() {
 		if open && relevant && len(buf) <= maxSpecBytes {
+			// Most entries stand in the block exactly as joined (LF line
+			// ends): point at the block, which the scanner keeps until the
+			// entry is applied. Otherwise (CRLF) copy.
 			var b []byte
-			if arena == nil {
-				arena = make([]byte, 0, spans) // spans >= len(buf): buf is made of span lines
-			}
-			if len(buf) <= cap(arena)-len(arena) {
-				a := len(arena)
-				arena = append(arena, buf...)
-				b = arena[a:len(arena):len(arena)]
+			if end := start + len(buf); end <= len(data) && bytes.Equal(data[start:end], buf) {
+				b = data[start:end:end]
 			} else {
 				b = append([]byte(nil), buf...)
 			}
-			specs = append(specs, spec{off: start, buf: b, len0: len0, rel0: rel0, res: klogEmit(b)})
+			specs = append(specs, specFor(start, b, len0, rel0))
 		}
 		open, relevant, buf = false, false, buf[:0]
 	}

@@ -100,16 +100,16 @@ func (p *progress) finish() {
 }
 
 // Soft memory limit: the live heap grows with the relevant events, which
-// grow with the input (about 60 MiB per GiB of KCM log with 1% volume
-// lines, at the largest moment: parse end, report). GOGC=100 lets the heap
+// grow with the input (about 45–55 MiB per GiB of KCM log with 1% volume
+// lines at its largest; measured with internal/benchmark TestHeapStages). GOGC=100 lets the heap
 // reach twice that before collecting; a soft limit of memBase + memPerGiB
 // per GiB of input keeps it near the live size for large inputs, and is
 // never reached by small ones. It is soft: when the live heap is larger the
 // runtime collects more often (at most about half the CPU), it never fails.
 // Below memMinInput the default is kept: the heap is small anyway.
 const (
-	memBase     = 40 << 20
-	memPerGiB   = 64 << 20
+	memBase     = 32 << 20
+	memPerGiB   = 48 << 20
 	memMinInput = 256 << 20
 )
 
