@@ -287,8 +287,9 @@ func dedupe(evs []parser.Event, in []int32, ord []int32, dupes *int) []int32 {
 		text string
 		kind parser.Kind
 	}
+	type where struct{ input, line int32 }
 	out := ord[:0]
-	var seen map[key]int32 // key → input of the kept event; only for the current timestamp
+	var seen map[key]where // key → where the kept event was read; only for the current timestamp
 	var cur time.Time
 	for _, k := range ord {
 		ev := &evs[k]
@@ -301,14 +302,21 @@ func dedupe(evs []parser.Event, in []int32, ord []int32, dupes *int) []int32 {
 			clear(seen)
 		}
 		if seen == nil {
-			seen = map[key]int32{}
+			seen = map[key]where{}
 		}
 		kk := key{ev.Time.UnixNano(), ev.Text, ev.Kind}
-		if i, ok := seen[kk]; ok && i != in[k] {
+		at := where{in[k], int32(ev.Source.Line)}
+		// The same entry read again: from another input (a file given
+		// twice, overlapping rotated files), or from another line of the
+		// same input (a log pasted twice into one file; klog's microsecond
+		// timestamps make a real repeat practically impossible). Several
+		// describe rows collapsed onto one physical line share a line and
+		// are kept.
+		if prev, ok := seen[kk]; ok && (prev.input != at.input || prev.line != at.line && ev.Origin != parser.OriginDescribe) {
 			*dupes++
 			continue
 		}
-		seen[kk] = in[k]
+		seen[kk] = at
 		out = append(out, k)
 	}
 	return out

@@ -402,7 +402,6 @@ func TestBadInputSameFileTwice(t *testing.T) {
 // TestBadInputDuplicatedLines: a log pasted twice into one file (a common
 // ticket attachment) should not double the failure counts.
 func TestBadInputDuplicatedLines(t *testing.T) {
-	knownBug(t, "(design question), owner timeline: timeline.dedupe drops identical lines only across inputs, so a log pasted twice into one file doubles every count of that file (seed-legacy: 339 volume events instead of 228, the retry storm's failures twice over)")
 	seed := absFixture(t, "incidents", "seed-legacy")
 	kcm := readFixture(t, "incidents", "seed-legacy", "kcm.log")
 	dir := t.TempDir()
@@ -777,14 +776,6 @@ func writeFiles(t *testing.T, dir string, files map[string][]byte, modes map[str
 	}
 }
 
-// knownBug skips a regression test for a bug in another package until its
-// owner fixes it; KCMTRACE_KNOWN_BUGS=1 runs it anyway (it should fail).
-func knownBug(t *testing.T, why string) {
-	t.Helper()
-	if os.Getenv("KCMTRACE_KNOWN_BUGS") == "" {
-		t.Skip("known bug: " + why + " (KCMTRACE_KNOWN_BUGS=1 runs it)")
-	}
-}
 
 func skipAsRoot() string {
 	if os.Geteuid() == 0 {
