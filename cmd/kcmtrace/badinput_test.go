@@ -776,7 +776,6 @@ func writeFiles(t *testing.T, dir string, files map[string][]byte, modes map[str
 	}
 }
 
-
 func skipAsRoot() string {
 	if os.Geteuid() == 0 {
 		return "running as root: chmod 000 does not stop root from reading (the read error case covers exit 3)"
