@@ -142,3 +142,31 @@ func TestDescribeAnchoredToOtherInput(t *testing.T) {
 		t.Errorf("component %q origin %q", ev.Component, ev.Origin)
 	}
 }
+
+// TestDescribeHeaderNamesPodAndNode: describe rows carry no pod and no node;
+// the `kubectl describe pod` header above the Events table does.
+func TestDescribeHeaderNamesPodAndNode(t *testing.T) {
+	in := "Name:         redis-master-0\n" +
+		"Namespace:    db\n" +
+		"Node:         172.28.1.72/172.28.1.72\n" +
+		"Events:\n" +
+		"  Type     Reason       Age                 From     Message\n" +
+		"  ----     ------       ----                ----     -------\n" +
+		"  Warning  FailedMount  22m (x35 over 77m)  kubelet  MountVolume.MountDevice failed for volume \"pvc-2708bf81-6678-4999-9ca2-9a8d2eae3c36\" : rpc error: code = Internal desc = can not find diskId disk-rhtsqync by serial\n" +
+		"Name:         pvc-2708bf81-6678-4999-9ca2-9a8d2eae3c36\n" +
+		"Events:\n" +
+		"  Type     Reason              Age  From                     Message\n" +
+		"  ----     ------              ---- ----                     -------\n" +
+		"  Warning  FailedAttachVolume  5m   attachdetach-controller  AttachVolume.Attach failed for volume \"pvc-2708bf81-6678-4999-9ca2-9a8d2eae3c36\" : rpc error: code = Internal desc = Code=ResourceUnavailable.ZoneNotMatch\n"
+	res := ParseReader(strings.NewReader(in), "describe.txt", Options{})
+	if len(res.Events) != 2 {
+		t.Fatalf("%d events, want 2: %+v", len(res.Events), res.Input)
+	}
+	if ev := res.Events[0]; ev.Pod != "db/redis-master-0" || ev.Node != "172.28.1.72" {
+		t.Errorf("row under the pod's header: pod %q node %q, want db/redis-master-0 on 172.28.1.72", ev.Pod, ev.Node)
+	}
+	// A PV's describe has no Node: line, so its rows name no pod or node.
+	if ev := res.Events[1]; ev.Pod != "" || ev.Node != "" {
+		t.Errorf("row under a PV's header: pod %q node %q, want neither", ev.Pod, ev.Node)
+	}
+}

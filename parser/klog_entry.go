@@ -65,11 +65,14 @@ type scanner struct {
 	forceJS bool
 	ent     entry
 	table   tableState
-	prevMon int
-	yoff    int
-	entries int // entries opened, for sampling wrapper evidence
-	nbsp    []byte
-	comp    string // compression of the input, for messages
+	// described is the object of the `kubectl describe pod` output being
+	// read (from its Name:, Namespace: and Node: lines).
+	described describedPod
+	prevMon   int
+	yoff      int
+	entries   int // entries opened, for sampling wrapper evidence
+	nbsp      []byte
+	comp      string // compression of the input, for messages
 
 	// the specs of the block being applied (sorted by off), the next one
 	// that may match, and the block offset of the current physical line
@@ -475,6 +478,14 @@ func (sc *scanner) payload(p []byte, u unwrapped, line, nlines int) {
 		}
 		return
 	}
+	if sc.ent.kind == entNone || sc.ent.kind == entRow {
+		if key, val, ok := describeField(p); ok {
+			sc.close() // the rows above belong to the previous object
+			sc.described.set(key, val)
+			st.in.Irrelevant += nlines
+			return
+		}
+	}
 	if sc.ent.kind != entNone && sc.ent.kind != entJSON {
 		sc.cont(p, nlines)
 		return
@@ -486,6 +497,48 @@ func (sc *scanner) payload(p []byte, u unwrapped, line, nlines int) {
 		return
 	}
 	st.in.Irrelevant += nlines
+}
+
+// describedPod is the pod a `kubectl describe pod` header names.
+type describedPod struct {
+	name, ns string
+	pod      string // "ns/name" once the Node: line confirms a pod
+	node     string
+}
+
+// describeField reads a Name:, Namespace: or Node: line of `kubectl
+// describe pod` output (at column 0).
+func describeField(p []byte) (key, val string, ok bool) {
+	k, v, found := bytes.Cut(p, []byte(":"))
+	if !found {
+		return "", "", false
+	}
+	switch key = string(k); key {
+	case "Name", "Namespace", "Node":
+		return key, string(bytes.TrimSpace(v)), true
+	}
+	return "", "", false
+}
+
+// set records one header field. A new Name: starts a new object; only an
+// object with a Node: line (a pod) names the rows' pod and node.
+func (d *describedPod) set(key, val string) {
+	switch key {
+	case "Name":
+		*d = describedPod{name: val}
+	case "Namespace":
+		d.ns = val
+	case "Node":
+		if d.name == "" || val == "" || val == "<none>" {
+			return
+		}
+		node, _, _ := strings.Cut(val, "/") // "10.0.3.27/10.0.3.27": node name / node IP
+		d.node = node
+		d.pod = d.name
+		if d.ns != "" {
+			d.pod = d.ns + "/" + d.name
+		}
+	}
 }
 
 // tableRows decodes p as one or more table rows of the current (or an
@@ -846,6 +899,16 @@ func (sc *scanner) emitRow(e *entry, r *tableRowParse) bool {
 	}
 	if ev.Node == "" {
 		ev.Node = r.node
+	}
+	// `kubectl describe pod` names the pod and its node above the Events
+	// table; the rows themselves carry neither.
+	if d := sc.described; d.pod != "" {
+		if ev.Pod == "" || ev.Pod == d.pod[strings.IndexByte(d.pod, '/')+1:] {
+			ev.Pod = d.pod
+		}
+		if ev.Node == "" {
+			ev.Node = d.node
+		}
 	}
 	if ev.Origin == "" {
 		ev.Origin = OriginDescribe
