@@ -118,7 +118,7 @@ func detachBurst(tl *timeline.Timeline, r restart, window time.Duration, minVols
 			if !e.Time.After(r.Time) || e.Time.Sub(r.Time) > window {
 				continue
 			}
-			if unmountedBefore(v, e) {
+			if unmountedBefore(v, e) || attachedSince(v, e, r.Time) {
 				break
 			}
 			hits = append(hits, hit{v, e})
@@ -163,6 +163,22 @@ func detachBurst(tl *timeline.Timeline, r restart, window time.Duration, minVols
 		})
 	}
 	return out
+}
+
+// attachedSince reports an attach of v to e.Node logged after since and
+// before e: this controller instance attached it itself, so its detach is
+// ordinary bookkeeping of a pod that went away, not state lost in a rebuild
+// (which can only drop attachments made before the restart).
+func attachedSince(v *timeline.Volume, e parser.Event, since time.Time) bool {
+	for _, x := range v.Events {
+		if x.Time.After(e.Time) {
+			break
+		}
+		if x.Time.After(since) && x.Node == e.Node && x.Origin == "" && kindIn(x.Kind, parser.AttachStarted, parser.AttachSucceeded) {
+			return true
+		}
+	}
+	return false
 }
 
 // unmountedBefore reports kubelet unmount evidence for (v, e.Node) before e.
