@@ -192,6 +192,11 @@ func firstDiff(got, want Result) string {
 func blockEdgeCases() map[string]string {
 	plain := "I0812 03:10:00.000001       1 event.go:291] \"Event occurred\" object=\"ns/x\" kind=\"Pod\"\n"
 	vol := "I0812 03:10:01.000002       1 reconciler.go:219] attacherDetacher.AttachVolume started for volume \"pvc-1\" (UniqueName: \"kubernetes.io/csi/x^disk-1\") from node \"n1\"\n"
+	// js is an irrelevant --logging-format=json line; its "ts" grows with i
+	js := func(i int) string {
+		return fmt.Sprintf(`{"ts":17234322006%02d.388,"caller":"prober/prober.go:107","msg":"Probe failed","v":0,"probeType":"Readiness","pod":{"name":"cart-%d","namespace":"orders"},"probeResult":"failure"}`, i, i) + "\n"
+	}
+	jsVol := `{"ts":1723432200650.5,"logger":"persistentvolume-attach-detach-controller","caller":"reconciler/reconciler.go:264","msg":"attacherDetacher.DetachVolume started","v":0,"node":{"name":"10.0.3.15"},"volumeName":"kubernetes.io/csi/x^disk-1"}` + "\n"
 	c := map[string]string{
 		"plain-only":   strings.Repeat(plain, 50),
 		"mixed":        strings.Repeat(plain+plain+vol, 20),
@@ -215,6 +220,13 @@ func blockEdgeCases() map[string]string {
 		"spec-cont":    strings.Repeat(plain+vol+"  continued volume text\n\tat x.go:12\n"+vol+"Output: mount failed\n"+plain, 8),
 		"spec-utf8":    strings.Repeat(plain+strings.Replace(vol, "started", "st\xff\xfe\xfdarted", 1)+vol+plain, 6),
 		"spec-header":  strings.Repeat(plain+"I0812 03:10:01.000002       1 reconciler.go:219]\n  volume\n"+plain, 6),
+		"json-runs":    strings.Repeat(js(1)+js(2)+js(3), 30) + jsVol + strings.Repeat(js(5)+js(4), 30) + jsVol + js(9),
+		"json-order":   strings.Repeat(js(7)+js(2)+js(9)+js(1), 20) + plain + plain + js(3) + plain + jsVol + js(8) + plain,
+		"json-bad":     strings.Repeat(js(1), 5) + "{\"ts\":1723432200612.5,\"msg\":\"x\"\n" + `{"ts":1723432200612.5, "msg":"x" , "v":0}` + "\n" + `{"ts":"x","msg":"y"}` + "\n" + `{"ts":99,"msg":"old"}` + "\n" + `{"msg":"no ts here","v":0}` + "\n" + `{"log":"I0812 x\n","time":"2024-08-12T03:10:00Z"}` + "\n" + `{"ts":1723432200612.5,"msg":"x","v":0` + "\n" + strings.Repeat(js(2), 5),
+		"json-string":  strings.Repeat(js(1), 5) + `{"ts":1723432200613.5,"msg":"Event occurred","v":0,"object":"ns/pod","reason":"SuccessfulAttachVolume","message":"AttachVolume.Attach succeeded for volume \"pvc-1\""}` + "\n" + strings.Repeat(js(2), 5),
+		"json-crlf":    strings.ReplaceAll(strings.Repeat(js(1)+js(3)+jsVol+js(2), 10), "\n", "\r\n"),
+		"json-escapes": strings.Repeat(js(1), 3) + `{"ts":1723432200614.5,"caller":"x/y.go:1","msg":"AttachVolume \u00e9 \"q\"","v":0}` + "\n" + "{\"ts\":1723432200614.5,\"msg\":\"MountVolume \xff\",\"v\":0}\n" + `{"ts":1723432200614.5,"msg":"MountVolume","v":0,"x":[1,{"a":null}]}` + "\n" + strings.Repeat(js(2), 3),
+		"json-cri":     strings.Repeat("2024-08-12T03:10:00.000000001Z stderr F "+js(1), 5) + strings.Repeat(js(2), 5) + "2024-08-12T03:10:00.000000001Z stderr P " + strings.TrimSuffix(js(3), "\n") + "\n" + js(4) + js(5),
 		"empty":        "",
 		"only-newline": "\n",
 	}
@@ -326,6 +338,9 @@ func TestSpecsDecodeAhead(t *testing.T) {
 	for _, s := range specs {
 		if !bytes.HasPrefix(data[s.off:], s.buf[:s.len0]) || s.rel0 != mayMatter(s.buf[:s.len0]) {
 			t.Fatalf("spec at %d: %q", s.off, s.buf)
+		}
+		if s.json {
+			t.Fatalf("spec at %d: a JSON spec in klog text", s.off)
 		}
 		want := klogEmit(s.buf)
 		if want.ok || want.panicV != nil {

@@ -136,12 +136,15 @@
 // of whole lines; each block is searched as a whole for tokens, NUL bytes
 // and no-break spaces, on a goroutine of its own (analyzeBlock), and the
 // lines between hits get only a newline search and a check of the klog
-// header's fixed positions. Runs of such plain klog lines are counted in one
-// step (lines, irrelevant entries, wrapper and format votes, first/last
-// clock); every other line goes through the scanner one by one. The same
-// goroutine also decodes ahead the relevant klog entries that lie inside
-// its block (buildSpecs: a header line and the indented lines after it),
-// running the message side on them; the scanner, which applies blocks in
+// header's fixed positions (or, for a line starting with "{", of the JSON
+// log shape). Runs of such plain klog lines are counted in one step (lines,
+// irrelevant entries, wrapper and format votes, first/last clock), and so
+// are runs of plain JSON log lines (the same counts, and the earliest and
+// latest "ts", which the analysing goroutine reads); every other line goes
+// through the scanner one by one. The same goroutine also decodes ahead the
+// relevant entries that lie inside its block (buildSpecs: a klog header line
+// and the indented lines after it, or one JSON log line), running the
+// message side on them; the scanner, which applies blocks in
 // input order, uses such a result only when the entry it assembled has
 // exactly the same text, and decodes the entry itself otherwise (entries
 // that cross a block boundary, other shapes). So results are exactly those

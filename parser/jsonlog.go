@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // looksJSONLog reports whether payload is a --logging-format=json line: an
@@ -28,18 +29,26 @@ func jsonTS(p []byte) (time.Time, bool) {
 	}
 	v := p[i+5:]
 	j := 0
-	for j < len(v) && (isDigit(v[j]) || v[j] == '.' || v[j] == 'e' || v[j] == 'E' || v[j] == '+' || v[j] == '-') {
-		j++
+	other := false // the number has an exponent or a sign
+	for ; j < len(v); j++ {
+		c := v[j]
+		if isDigit(c) || c == '.' {
+			continue
+		}
+		if c != 'e' && c != 'E' && c != '+' && c != '-' {
+			break
+		}
+		other = true
 	}
 	num := v[:j]
 	// exact decimal decoding: float64 cannot hold 13 digits of ms plus 6 of ns
-	if dot := bytes.IndexByte(num, '.'); bytes.IndexAny(num, "eE+-") < 0 && (dot < 0 || dot > 0) {
+	if dot := bytes.IndexByte(num, '.'); !other && (dot < 0 || dot > 0) {
 		intPart, frac := num, []byte(nil)
 		if dot > 0 {
 			intPart, frac = num[:dot], num[dot+1:]
 		}
-		ms, err := strconv.ParseInt(string(intPart), 10, 64)
-		if err == nil && ms <= 1e15 {
+		ms, ok := parseMillis(intPart)
+		if ok && ms <= 1e15 {
 			ns := int64(0)
 			for i := 0; i < 6; i++ {
 				ns *= 10
@@ -60,10 +69,33 @@ func jsonTS(p []byte) (time.Time, bool) {
 	return t, plausibleYear(t.Year())
 }
 
+// parseMillis is strconv.ParseInt(string(d), 10, 64) for a run of ASCII
+// digits d, without the conversion for the common short case.
+func parseMillis(d []byte) (int64, bool) {
+	if len(d) == 0 || len(d) > 18 {
+		n, err := strconv.ParseInt(string(d), 10, 64)
+		return n, err == nil
+	}
+	n := int64(0)
+	for _, c := range d {
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
+}
+
 // decodeJSONLog fills rec from one JSON log line: Msg, KV (in order, duplicate
 // keys kept, strings unquoted, other values as raw JSON), Level ('I' when "v"
 // is present, 'E' otherwise: Error lines carry no "v"), File (caller basename).
 func decodeJSONLog(p []byte, rec *record) error {
+	if decodeJSONLogFast(p, rec) {
+		return nil
+	}
+	return decodeJSONLogSlow(p, rec)
+}
+
+// decodeJSONLogSlow is decodeJSONLog with encoding/json's Decoder: the
+// definition of its result (and of its errors).
+func decodeJSONLogSlow(p []byte, rec *record) error {
 	dec := json.NewDecoder(bytes.NewReader(p))
 	dec.UseNumber()
 	t, err := dec.Token()
@@ -125,3 +157,264 @@ type jsonError string
 func (e jsonError) Error() string { return string(e) }
 
 const errNotObject = jsonError("not a JSON object")
+
+// decodeJSONLogFast is decodeJSONLogSlow for the common shape of a
+// --logging-format=json line: a compact object (no blanks between tokens),
+// keys and top-level string values with valid UTF-8 and only the short
+// escapes (\" \\ \/ \b \f \n \r \t), strict JSON numbers and literals, nested
+// values up to a small depth. For such a line it fills rec exactly as
+// decodeJSONLogSlow would (which then returns nil) and reports true; for
+// any other line it leaves rec untouched and reports false.
+func decodeJSONLogFast(p []byte, rec *record) bool {
+	if len(p) < 2 || p[0] != '{' || p[1] != '"' {
+		return false
+	}
+	var msg, file string
+	msgSet, fileSet, hasV := false, false, false
+	kvs := rec.KV
+	i := 1
+	for {
+		key, ni, ok := jsonFastString(p, i)
+		if !ok || ni >= len(p) || p[ni] != ':' {
+			return false
+		}
+		vs := ni + 1
+		ve, ok := jsonSkipValue(p, vs, 0)
+		if !ok || ve >= len(p) {
+			return false
+		}
+		var val string
+		if p[vs] == '"' {
+			if val, _, ok = jsonFastString(p, vs); !ok {
+				return false
+			}
+		} else {
+			val = string(p[vs:ve])
+		}
+		switch key {
+		case "msg":
+			msg, msgSet = strings.TrimSpace(val), true
+		case "ts":
+		case "caller":
+			f := val
+			if c := strings.LastIndexByte(f, ':'); c >= 0 {
+				f = f[:c]
+			}
+			if s := strings.LastIndexByte(f, '/'); s >= 0 {
+				f = f[s+1:]
+			}
+			file, fileSet = f, true
+		default:
+			if key == "v" {
+				hasV = true
+			}
+			kvs = append(kvs, kv{Key: key, Value: val})
+		}
+		i = ve
+		if p[i] == '}' {
+			break
+		}
+		if p[i] != ',' || i+1 >= len(p) || p[i+1] != '"' {
+			return false
+		}
+		i++
+	}
+	if msgSet {
+		rec.Msg = msg
+	}
+	if fileSet {
+		rec.File = file
+	}
+	rec.KV = kvs
+	if hasV {
+		rec.Level = 'I'
+	} else {
+		rec.Level = 'E'
+	}
+	return true
+}
+
+// jsonFastString decodes the JSON string whose opening quote is at p[i]
+// when it is valid UTF-8 with only short escapes; it returns the string
+// and the offset after the closing quote.
+func jsonFastString(p []byte, i int) (string, int, bool) {
+	if i >= len(p) || p[i] != '"' {
+		return "", 0, false
+	}
+	start := i + 1
+	esc := false
+	j := start
+	for ; j < len(p); j++ {
+		c := p[j]
+		if c == '"' {
+			break
+		}
+		if c < 0x20 {
+			return "", 0, false
+		}
+		if c == '\\' {
+			esc = true
+			j++
+			if j >= len(p) {
+				return "", 0, false
+			}
+			switch p[j] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			default:
+				return "", 0, false // \u or invalid
+			}
+		}
+	}
+	if j >= len(p) || !utf8.Valid(p[start:j]) {
+		return "", 0, false
+	}
+	if !esc {
+		return string(p[start:j]), j + 1, true
+	}
+	b := make([]byte, 0, j-start)
+	for k := start; k < j; k++ {
+		c := p[k]
+		if c != '\\' {
+			b = append(b, c)
+			continue
+		}
+		k++
+		switch p[k] {
+		case 'b':
+			c = '\b'
+		case 'f':
+			c = '\f'
+		case 'n':
+			c = '\n'
+		case 'r':
+			c = '\r'
+		case 't':
+			c = '\t'
+		default:
+			c = p[k]
+		}
+		b = append(b, c)
+	}
+	return string(b), j + 1, true
+}
+
+// jsonSkipValue returns the end of the compact, valid JSON value at p[i]
+// (see decodeJSONLogFast); ok is false for anything else.
+func jsonSkipValue(p []byte, i, depth int) (int, bool) {
+	if i >= len(p) || depth > 32 {
+		return 0, false
+	}
+	switch c := p[i]; {
+	case c == '"':
+		for j := i + 1; j < len(p); j++ {
+			switch c := p[j]; {
+			case c == '"':
+				return j + 1, true
+			case c < 0x20:
+				return 0, false
+			case c == '\\':
+				j++
+				if j >= len(p) {
+					return 0, false
+				}
+				switch p[j] {
+				case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				case 'u':
+					if j+4 >= len(p) || !isHex(p[j+1]) || !isHex(p[j+2]) || !isHex(p[j+3]) || !isHex(p[j+4]) {
+						return 0, false
+					}
+					j += 4
+				default:
+					return 0, false
+				}
+			}
+		}
+		return 0, false
+	case c == '{' || c == '[':
+		end := byte('}')
+		if c == '[' {
+			end = ']'
+		}
+		i++
+		if i < len(p) && p[i] == end {
+			return i + 1, true
+		}
+		for {
+			if c == '{' {
+				if i >= len(p) || p[i] != '"' {
+					return 0, false
+				}
+				k, ok := jsonSkipValue(p, i, depth+1)
+				if !ok || k >= len(p) || p[k] != ':' {
+					return 0, false
+				}
+				i = k + 1
+			}
+			k, ok := jsonSkipValue(p, i, depth+1)
+			if !ok || k >= len(p) {
+				return 0, false
+			}
+			switch p[k] {
+			case end:
+				return k + 1, true
+			case ',':
+				i = k + 1
+			default:
+				return 0, false
+			}
+		}
+	case c == 't':
+		return literalEnd(p, i, "true")
+	case c == 'f':
+		return literalEnd(p, i, "false")
+	case c == 'n':
+		return literalEnd(p, i, "null")
+	case c == '-' || isDigit(c):
+		j := i
+		if p[j] == '-' {
+			j++
+		}
+		switch {
+		case j < len(p) && p[j] == '0':
+			j++
+		case j < len(p) && p[j] >= '1' && p[j] <= '9':
+			for j < len(p) && isDigit(p[j]) {
+				j++
+			}
+		default:
+			return 0, false
+		}
+		if j < len(p) && p[j] == '.' {
+			j++
+			if j >= len(p) || !isDigit(p[j]) {
+				return 0, false
+			}
+			for j < len(p) && isDigit(p[j]) {
+				j++
+			}
+		}
+		if j < len(p) && (p[j] == 'e' || p[j] == 'E') {
+			j++
+			if j < len(p) && (p[j] == '+' || p[j] == '-') {
+				j++
+			}
+			if j >= len(p) || !isDigit(p[j]) {
+				return 0, false
+			}
+			for j < len(p) && isDigit(p[j]) {
+				j++
+			}
+		}
+		return j, true
+	}
+	return 0, false
+}
+
+func literalEnd(p []byte, i int, lit string) (int, bool) {
+	if len(p)-i >= len(lit) && string(p[i:i+len(lit)]) == lit {
+		return i + len(lit), true
+	}
+	return 0, false
+}
+
+func isHex(c byte) bool { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }

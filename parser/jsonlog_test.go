@@ -1,6 +1,11 @@
 package parser
 
 import (
+	"bytes"
+	"math"
+	"os"
+	"reflect"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -73,4 +78,126 @@ func TestJSONTS(t *testing.T) {
 			t.Errorf("jsonTS(%s) = %s %v, want %s %v", tt.line, got.Format(time.RFC3339Nano), ok, tt.want, tt.ok)
 		}
 	}
+}
+
+// jsonTSReference is jsonTS as it was before parseMillis, kept as the
+// reference jsonTS must agree with.
+func jsonTSReference(p []byte) (time.Time, bool) {
+	i := bytes.Index(p, []byte(`"ts":`))
+	if i < 0 {
+		return time.Time{}, false
+	}
+	v := p[i+5:]
+	j := 0
+	for j < len(v) && (isDigit(v[j]) || v[j] == '.' || v[j] == 'e' || v[j] == 'E' || v[j] == '+' || v[j] == '-') {
+		j++
+	}
+	num := v[:j]
+	// exact decimal decoding: float64 cannot hold 13 digits of ms plus 6 of ns
+	if dot := bytes.IndexByte(num, '.'); bytes.IndexAny(num, "eE+-") < 0 && (dot < 0 || dot > 0) {
+		intPart, frac := num, []byte(nil)
+		if dot > 0 {
+			intPart, frac = num[:dot], num[dot+1:]
+		}
+		ms, err := strconv.ParseInt(string(intPart), 10, 64)
+		if err == nil && ms <= 1e15 {
+			ns := int64(0)
+			for i := 0; i < 6; i++ {
+				ns *= 10
+				if i < len(frac) && isDigit(frac[i]) {
+					ns += int64(frac[i] - '0')
+				}
+			}
+			t := time.UnixMilli(ms).Add(time.Duration(ns)).UTC()
+			return t, plausibleYear(t.Year())
+		}
+	}
+	f, err := strconv.ParseFloat(string(num), 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 || f > 1e15 {
+		return time.Time{}, false
+	}
+	sec, frac := math.Modf(f / 1000)
+	t := time.Unix(int64(sec), int64(math.Round(frac*1e9))).UTC()
+	return t, plausibleYear(t.Year())
+}
+
+var jsonTSSeeds = []string{
+	`{"ts":1723432200612.388,"msg":"x"}`, `{"ts":1723432200612,"msg":"x"}`, `{"ts":1723432200612.3881234}`,
+	`{"ts":.5}`, `{"ts":1.5e12}`, `{"ts":-1723432200612}`, `{"ts":+1723432200612}`, `{"ts":}`, `{"ts":"1"}`,
+	`{"ts":1723432200612.3.8}`, `{"ts":99999999999999999999999}`, `{"ts":999999999999999999}`, `{"ts":1000000000000000}`,
+	`{"ts":1000000000000001}`, `{"ts":0001723432200612.5}`, `{"ts":1723432200612.}`, `{"ts":1723432200612.38e}`, `{"msg":"no ts"}`,
+	`{"ts":4102444800000.5}`, `{"ts":7258118400000}`, `{"ts":1723432200612.388-`,
+}
+
+func TestJSONTSMatchesReference(t *testing.T) {
+	for _, s := range jsonTSSeeds {
+		gt, gok := jsonTS([]byte(s))
+		wt, wok := jsonTSReference([]byte(s))
+		if gok != wok || !gt.Equal(wt) || gt.Location() != wt.Location() {
+			t.Errorf("jsonTS(%s) = %v %v, reference %v %v", s, gt, gok, wt, wok)
+		}
+	}
+}
+
+func FuzzJSONTS(f *testing.F) {
+	for _, s := range jsonTSSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, p []byte) {
+		gt, gok := jsonTS(p)
+		wt, wok := jsonTSReference(p)
+		if gok != wok || gt != wt {
+			t.Fatalf("jsonTS(%q) = %v %v, reference %v %v", p, gt, gok, wt, wok)
+		}
+	})
+}
+
+var jsonLogSeeds = []string{
+	`{"ts":1723432460318.201,"logger":"persistentvolume-attach-detach-controller","caller":"reconciler/reconciler.go:264","msg":"attacherDetacher.DetachVolume started","v":0,"node":{"name":"10.0.3.15"},"volumeName":"v"}`,
+	`{"ts":1723433024121.915,"caller":"kubelet/kubelet.go:2049","msg":"Unable to attach\n","pod":{"name":"mysql-0","namespace":"default"},"err":"timed out"}`,
+	`{"ts":1,"msg":"m","v":2,"duration":"1h0m0s","duration":"1m0s"}`,
+	`{"ts":1,"msg":"a \"q\" \\ \/ \b\f\n\r\t","v":0,"x":[1,-2.5e+3,true,false,null,{},[],{"a":[{"b":"\u00e9"}]}]}`,
+	`{"ts":1,"msg":"\u00e9","v":0}`, `{"ts":1,"msg":"é µs","v":0}`, "{\"ts\":1,\"msg\":\"\xff\",\"v\":0}",
+	`{"ts":1, "msg":"x"}`, `{"ts":1,"msg":"x"} trailing`, `{"ts":1,"msg":"x"`, `{"ts":1,"msg":"x",}`, `{}`, `{"a":01}`,
+	`{"a":1.}`, `{"a":-}`, `{"a":tru}`, `{"a":"\x"}`, `{"a":{"b" :1}}`, `{"a":[1,]}`, `{"caller":"x/y.go:12","caller":"z.go"}`,
+	`{"msg":" padded ","v":null}`, `{"a":1e5}`, `{"a":"x"}garbage`, `{"a":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}`,
+}
+
+func checkJSONLogFast(t *testing.T, p []byte) {
+	var fast, slow record
+	handled := decodeJSONLogFast(p, &fast)
+	err := decodeJSONLogSlow(p, &slow)
+	if !handled {
+		if !reflect.DeepEqual(fast, record{}) {
+			t.Fatalf("%q: not handled but rec set: %+v", p, fast)
+		}
+		return
+	}
+	if err != nil || !reflect.DeepEqual(fast, slow) {
+		t.Fatalf("%q: fast %+v, slow %+v (%v)", p, fast, slow, err)
+	}
+}
+
+func TestDecodeJSONLogFastMatchesSlow(t *testing.T) {
+	for _, s := range jsonLogSeeds {
+		checkJSONLogFast(t, []byte(s))
+	}
+	for _, f := range testInputs(t) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			if len(line) > 0 && line[0] == '{' {
+				checkJSONLogFast(t, bytes.TrimSuffix(line, []byte("\r")))
+			}
+		}
+	}
+}
+
+func FuzzDecodeJSONLogFast(f *testing.F) {
+	for _, s := range jsonLogSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(checkJSONLogFast)
 }

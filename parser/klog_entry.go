@@ -184,7 +184,11 @@ func (sc *scanner) block(data []byte, segs []seg) {
 	for i := range segs {
 		g := &segs[i]
 		if g.n > 0 && sc.partialLines == 0 {
-			sc.plainRun(data, g)
+			if g.json {
+				sc.jsonRun(g)
+			} else {
+				sc.plainRun(data, g)
+			}
 			continue
 		}
 		sc.lines(data[g.off:g.end], g.off)
@@ -206,6 +210,22 @@ func (sc *scanner) plainRun(data []byte, g *seg) {
 	if g.n > 1 {
 		sc.trackWall(wallAt(data, g.lastOff))
 	}
+}
+
+// jsonRun accounts for a run of plain JSON lines exactly as physical would,
+// one line at a time: each closes the open entry, opens an irrelevant JSON
+// entry, tracks its "ts" (trackAbs: only the range counts, which
+// analyzeBlock computed) and closes it.
+func (sc *scanner) jsonRun(g *seg) {
+	st := sc.st
+	sc.close()
+	st.in.Lines += g.n
+	st.wrapVotes[wrapNone] += g.n
+	st.formatVotes[fmtJSON] += g.n
+	st.in.Irrelevant += g.n
+	sc.entries += g.n
+	st.trackAbs(g.minAbs)
+	st.trackAbs(g.maxAbs)
 }
 
 // wallAt is the clock of the plain line at data[off:].
@@ -580,11 +600,11 @@ func (sc *scanner) open(k entryKind, p []byte, u unwrapped, line, nlines int) {
 	e.abs = time.Time{}
 	e.rows = nil
 	e.spec = nil
-	if k == entKlog && sc.lineOff >= 0 {
+	if (k == entKlog || k == entJSON) && sc.lineOff >= 0 {
 		for sc.specAt < len(sc.specs) && sc.specs[sc.specAt].off < sc.lineOff {
 			sc.specAt++
 		}
-		if sc.specAt < len(sc.specs) && sc.specs[sc.specAt].off == sc.lineOff {
+		if sc.specAt < len(sc.specs) && sc.specs[sc.specAt].off == sc.lineOff && sc.specs[sc.specAt].json == (k == entJSON) {
 			e.spec = &sc.specs[sc.specAt]
 			sc.specAt++ // used at most once
 		}
@@ -667,6 +687,10 @@ func (sc *scanner) close() {
 		}
 	case entKlog:
 		if sc.emitKlog(e) {
+			produced++
+		}
+	case entJSON:
+		if sc.emitJSON(e) {
 			produced++
 		}
 	default:
@@ -776,6 +800,10 @@ type spec struct {
 	// classification panicked); nil means the entry is not an event. Most
 	// candidate entries are not, so they carry no Event.
 	res *klogResult
+	// json marks the spec of a JSON log line (one line, one entry); jres is
+	// its jsonEmit result when it is an event, a decoding error or a panic
+	json bool
+	jres *jsonResult
 }
 
 // specFor classifies buf ahead of the scanner.
@@ -785,6 +813,86 @@ func specFor(off int, buf []byte, len0 int, rel0 bool) spec {
 		s.res = &r
 	}
 	return s
+}
+
+// jsonResult is everything emit derives from the text of a JSON entry
+// alone (decoding, classification, text cleanup); like klogResult it is a
+// pure function of the entry's bytes (jsonEmit).
+type jsonResult struct {
+	err    error // decodeJSONLog failed
+	ev     Event
+	ok     bool
+	panicV any
+	text   string
+}
+
+// jsonEmit decodes and classifies the JSON entry buf.
+func jsonEmit(buf []byte) (r jsonResult) {
+	var rec record
+	if err := decodeJSONLog(buf, &rec); err != nil {
+		r.err = err
+		return r
+	}
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				r.panicV = p
+				r.ev, r.ok = Event{}, false
+			}
+		}()
+		r.ev, r.ok = classifyFn(&rec)
+	}()
+	if !r.ok {
+		return r
+	}
+	r.text = sanitizeText(buf)
+	if r.ev.Level == 0 {
+		r.ev.Level = rec.Level
+	}
+	if r.ev.PID == 0 {
+		r.ev.PID = rec.PID
+	}
+	return r
+}
+
+// jsonSpecFor decodes the JSON log line buf ahead of the scanner.
+func jsonSpecFor(off int, buf []byte) spec {
+	s := spec{off: off, buf: buf, len0: len(buf), rel0: true, json: true}
+	if r := jsonEmit(buf); r.ok || r.err != nil || r.panicV != nil {
+		s.jres = &r
+	}
+	return s
+}
+
+// emitJSON is emit for a JSON entry: it uses the entry's spec when the
+// spec's text is exactly the entry's.
+func (sc *scanner) emitJSON(e *entry) bool {
+	var r jsonResult
+	if s := e.spec; s != nil && !e.full && bytes.Equal(s.buf, e.buf) {
+		if s.jres == nil {
+			return false // decoded ahead: not an event
+		}
+		r = *s.jres
+	} else {
+		r = jsonEmit(e.buf)
+	}
+	st := sc.st
+	if r.err != nil {
+		st.problem(e.line, "bad JSON log line: %v", r.err)
+		return false
+	}
+	if r.panicV != nil {
+		st.problem(e.line, "internal error classifying entry: %v", r.panicV)
+		return false
+	}
+	if !r.ok {
+		return false
+	}
+	ev := r.ev
+	sc.finishEvent(&ev, e, r.text)
+	st.events = append(st.events, ev)
+	st.metas = append(st.metas, evMeta{abs: e.abs})
+	return true
 }
 
 // emitKlog is emit for a klog entry: it uses the entry's spec when the
@@ -826,18 +934,12 @@ func (sc *scanner) emitKlog(e *entry) bool {
 	return true
 }
 
-// emit turns a JSON / other entry into at most one event.
+// emit turns an other entry into at most one event.
 func (sc *scanner) emit(e *entry, kind entryKind) bool {
 	st := sc.st
 	var rec record
 	var m evMeta
 	switch kind {
-	case entJSON:
-		if err := decodeJSONLog(e.buf, &rec); err != nil {
-			st.problem(e.line, "bad JSON log line: %v", err)
-			return false
-		}
-		m.abs = e.abs
 	case entOther:
 		rec.Rest = sanitizeText(e.buf)
 		if bytes.HasPrefix(e.buf, []byte(`time="`)) {

@@ -3,6 +3,7 @@ package parser
 import (
 	"bytes"
 	"encoding/binary"
+	"time"
 )
 
 // prefilterTokens is the one list of byte strings that make a line worth
@@ -156,26 +157,52 @@ func init() {
 // seg is a span of a block of whole lines: either a run of n "plain" lines
 // (see analyzeBlock) or, when n is 0, lines the scanner reads one by one.
 type seg struct {
-	off, end int // byte range in the block, newlines included
-	n        int // plain lines in the run; 0 for a span read line by line
-	lastOff  int // start of the run's last line
-	mon      int // month of the run's lines
+	off, end int  // byte range in the block, newlines included
+	n        int  // plain lines in the run; 0 for a span read line by line
+	lastOff  int  // start of the run's last line
+	mon      int  // month of the run's lines (klog runs)
+	json     bool // the run's lines are JSON log lines (plainJSON), not klog
+	// the earliest and latest "ts" (jsonTS) of a JSON run's lines; zero
+	// when none has a usable one
+	minAbs, maxAbs time.Time
+}
+
+// trackAbs folds t into the run's time range exactly as
+// inputState.trackAbs would.
+func (g *seg) trackAbs(t time.Time) {
+	if t.IsZero() {
+		return
+	}
+	if g.minAbs.IsZero() || t.Before(g.minAbs) {
+		g.minAbs = t
+	}
+	if t.After(g.maxAbs) {
+		g.maxAbs = t
+	}
 }
 
 // nbsp is the UTF-8 no-break space that physical normalises.
 var nbsp = []byte("\u00a0")
 
 // analyzeBlock splits a block of whole lines into segs. A line is plain
-// when it is a klog header line with a valid clock (parseKlogHeader accepts
-// it without badTime), no prefilter token, no NUL byte, no no-break space
-// and at most max bytes — the scanner would open an irrelevant entry for it
-// and nothing else. A plain line followed by another plain line of the same
-// block goes into a run (lines of one run share their month): nothing can be
-// attached to its entry, so the scanner only needs the run's line count and
-// the clocks of its ends. Every other line stays in a span the scanner
-// reads line by line. Tokens, NULs and no-break spaces are searched over
-// the whole block, so the lines between hits cost one newline search and a
-// header check each. With fast false, the block is one line-by-line span.
+// when it has no prefilter token, no NUL byte, no no-break space, at most
+// max bytes, and is either
+//
+//   - a klog header line with a valid clock (parseKlogHeader accepts it
+//     without badTime): the scanner would open an irrelevant entry for it
+//     and nothing else; or
+//   - a JSON log line (plainJSON): the scanner would open an irrelevant
+//     entry for it, track its "ts" and close the entry at once.
+//
+// A plain JSON line, and a plain klog line followed by another plain line
+// of the same block, go into a run; runs hold lines of one kind, and klog
+// runs lines of one month. Nothing can be attached to the entries of a
+// run, so the scanner only needs the run's line count and the clocks of
+// its ends (klog) or the range of its "ts" values (JSON; computed here).
+// Every other line stays in a span the scanner reads line by line. Tokens,
+// NULs and no-break spaces are searched over the whole block, so the lines
+// between hits cost one newline search and a header check each. With fast
+// false, the block is one line-by-line span.
 func analyzeBlock(data []byte, max int, fast bool, segs []seg) []seg {
 	segs = segs[:0]
 	if !fast {
@@ -197,23 +224,33 @@ func analyzeBlock(data []byte, max int, fast bool, segs []seg) []seg {
 	// known plain (pend*)
 	var cur seg
 	curOpen := false
-	pendOK, pendS, pendE, pendMon := false, 0, 0, 0
-	add := func(ok bool, s, e, mon int) {
-		if curOpen {
-			if ok == (cur.n > 0) && (!ok || cur.mon == mon) {
-				cur.end = e
-				if ok {
-					cur.n++
-					cur.lastOff = s
-				}
-				return
+	const (
+		notPlain = iota
+		plainK   // klog header line
+		plainJ   // JSON log line
+	)
+	pendKind, pendS, pendE, pendCE, pendMon := notPlain, 0, 0, 0, 0
+	add := func(kind, s, e, ce, mon int) {
+		ok, js := kind != notPlain, kind == plainJ
+		if !curOpen || ok != (cur.n > 0) || ok && (js != cur.json || !js && cur.mon != mon) {
+			if curOpen {
+				segs = append(segs, cur)
 			}
-			segs = append(segs, cur)
+			curOpen = true
+			cur = seg{off: s, end: e}
+			if ok {
+				cur.lastOff, cur.mon, cur.json = s, mon, js
+			}
 		}
-		curOpen = true
-		cur = seg{off: s, end: e}
+		cur.end = e
 		if ok {
-			cur.n, cur.lastOff, cur.mon = 1, s, mon
+			cur.n++
+			cur.lastOff = s
+			if js {
+				if t, ok := jsonTS(data[s:ce]); ok {
+					cur.trackAbs(t)
+				}
+			}
 		}
 	}
 	for s := 0; s < len(data); {
@@ -225,33 +262,61 @@ func analyzeBlock(data []byte, max int, fast bool, segs []seg) []seg {
 		if ce > s && data[ce-1] == '\n' {
 			ce--
 		}
-		ok := ce-s <= max
+		kind := notPlain
 		mon := 0
-		if ok {
+		if ce-s <= max {
 			if ce > s && data[ce-1] == '\r' {
 				ce--
 			}
-			mon, ok = plainKlog(data[s:ce])
+			if ce > s && data[s] == '{' {
+				if plainJSON(data[s:ce]) {
+					kind = plainJ
+				}
+			} else if m, ok := plainKlog(data[s:ce]); ok {
+				kind, mon = plainK, m
+			}
 		}
-		if ok {
+		if kind != notPlain {
 			tok = next(tok, s, indexToken)
 			nul = next(nul, s, findNUL)
 			sp = next(sp, s, findSP)
-			ok = tok >= ce && nul >= ce && sp >= ce
+			if tok < ce || nul < ce || sp < ce {
+				kind = notPlain
+			}
 		}
 		if pendE > 0 {
-			add(pendOK && ok, pendS, pendE, pendMon)
+			// a klog line joins a run only when the next line (which
+			// closes its entry) is plain too
+			pk := pendKind
+			if pk == plainK && kind == notPlain {
+				pk = notPlain
+			}
+			add(pk, pendS, pendE, pendCE, pendMon)
 		}
-		pendOK, pendS, pendE, pendMon = ok, s, e, mon
+		pendKind, pendS, pendE, pendCE, pendMon = kind, s, e, ce, mon
 		s = e
 	}
 	if pendE > 0 {
-		add(false, pendS, pendE, pendMon)
+		pk := pendKind
+		if pk == plainK {
+			pk = notPlain
+		}
+		add(pk, pendS, pendE, pendCE, pendMon)
 	}
 	if curOpen {
 		segs = append(segs, cur)
 	}
 	return segs
+}
+
+// plainJSON reports whether the scanner reads p (a whole physical line
+// without its line end, starting with "{") as a --logging-format=json
+// entry with nothing else to do: no wrapper applies to it (only the
+// docker-json wrapper takes a line starting with "{", and only with
+// `{"log":"`; a grep prefix cannot contain "{") and payload sees a JSON
+// log line (looksJSONLog).
+func plainJSON(p []byte) bool {
+	return !bytes.HasPrefix(p, []byte(`{"log":"`)) && looksJSONLog(p)
 }
 
 // plainKlog is plainKlogWall for the month only, checking the fixed
@@ -343,11 +408,12 @@ func plainKlogWall(p []byte) (w wall, ok bool) {
 // left to the scanner.
 const maxSpecBytes = 64 << 10
 
-// buildSpecs decodes ahead the relevant klog entries that lie inside the
-// line-by-line spans of a block: a klog header line and the blank-indented
-// lines after it, up to the next line of another shape. It guesses the
-// entry the scanner will assemble; the scanner uses a spec only when its
-// text is exactly the entry's (emitKlog), so a wrong guess costs time only.
+// buildSpecs decodes ahead the relevant entries that lie inside the
+// line-by-line spans of a block: klog entries (a klog header line and the
+// blank-indented lines after it, up to the next line of another shape) and
+// JSON log lines. It guesses the entry the scanner will assemble; the
+// scanner uses a spec only when its text is exactly the entry's (emitKlog,
+// emitJSON), so a wrong guess costs time only.
 func buildSpecs(data []byte, segs []seg, max int) []spec {
 	specs := make([]spec, 0, len(segs)/2+1)
 	var buf []byte
@@ -382,6 +448,12 @@ func buildSpecs(data []byte, segs []seg, max int) []spec {
 			switch {
 			case tooLong || len(line) == 0 || bytes.IndexByte(line, 0) >= 0 || bytes.IndexByte(line, 0xc2) >= 0:
 				finish()
+			case line[0] == '{':
+				// a JSON log line is an entry of its own
+				finish()
+				if len(line) <= maxSpecBytes && plainJSON(line) && mayMatter(line) {
+					specs = append(specs, jsonSpecFor(s, line[:len(line):len(line)]))
+				}
 			case looksKlog(line):
 				finish()
 				if _, ok := parseKlogHeader(line); ok {
