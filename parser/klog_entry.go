@@ -722,33 +722,49 @@ func (sc *scanner) wrapperEvidence(e *entry) {
 }
 
 // classifySafe runs classify, turning a panic into a problem.
-func (sc *scanner) classifySafe(rec *record, line int) (ev Event, ok bool) {
-	defer func() {
-		if p := recover(); p != nil {
-			sc.st.problem(line, "internal error classifying entry: %v", p)
-			ev, ok = Event{}, false
-		}
-	}()
-	return classifyFn(rec)
+func (sc *scanner) classifySafe(rec *record, line int) (Event, bool) {
+	ev, ok, panicV := classifyGuarded(rec)
+	if panicV != nil {
+		sc.st.problem(line, "internal error classifying entry: %v", panicV)
+	}
+	return ev, ok
 }
 
-// klogResult is everything emit derives from the text of a klog entry
-// alone (classification, text cleanup, the retry deadline). It is a pure
-// function of the entry's bytes (klogEmit), so the analysis goroutines
-// compute it ahead for entries that lie within their block (spec); the
-// scanner uses it when the entry it closes has exactly those bytes.
-type klogResult struct {
+// classifyGuarded runs classify; a panic comes back as panicV (and no event)
+// so that one bad line cannot stop the input.
+func classifyGuarded(rec *record) (ev Event, ok bool, panicV any) {
+	defer func() {
+		if p := recover(); p != nil {
+			ev, ok, panicV = Event{}, false, p
+		}
+	}()
+	ev, ok = classifyFn(rec)
+	return ev, ok, nil
+}
+
+// emitResult is everything emit derives from the text of one entry alone
+// (decoding, classification, text cleanup, the retry deadline). It is a pure
+// function of the entry's bytes (klogEmit, jsonEmit), so the analysis
+// goroutines compute it ahead for entries that lie within their block
+// (spec); the scanner uses it when the entry it closes has exactly those
+// bytes.
+type emitResult struct {
 	ev      Event
 	ok      bool
-	panicV  any // classify panicked with this value
+	err     error // the entry could not be decoded (JSON)
+	panicV  any   // classify panicked with this value
 	text    string
-	until   time.Time
+	until   time.Time // retry deadline, for year/zone evidence (klog)
 	backoff time.Duration
 	okU     bool
 }
 
+// worthKeeping reports whether a result computed ahead must be kept: an
+// event, a decoding error or a panic (each needs the scanner's attention).
+func (r *emitResult) worthKeeping() bool { return r.ok || r.err != nil || r.panicV != nil }
+
 // klogEmit decodes and classifies the klog entry buf.
-func klogEmit(buf []byte) (r klogResult) {
+func klogEmit(buf []byte) (r emitResult) {
 	var rec record
 	h, _ := parseKlogHeader(buf)
 	rec.Level, rec.PID, rec.File = h.level, h.pid, string(h.file)
@@ -760,15 +776,7 @@ func klogEmit(buf []byte) (r klogResult) {
 		r.text = sanitizeText(buf)
 		rec.Rest = sanitizeText(buf[h.rest:])
 	}
-	func() {
-		defer func() {
-			if p := recover(); p != nil {
-				r.panicV = p
-				r.ev, r.ok = Event{}, false
-			}
-		}()
-		r.ev, r.ok = classifyFn(&rec)
-	}()
+	r.ev, r.ok, r.panicV = classifyGuarded(&rec)
 	if !r.ok {
 		r.text = ""
 		return r
@@ -789,59 +797,70 @@ func klogEmit(buf []byte) (r klogResult) {
 	return r
 }
 
-// spec is a klog entry found complete inside one block by an analysis
-// goroutine, with its klogEmit result.
+// spec is an entry found complete inside one block by an analysis
+// goroutine, with its result computed ahead.
 type spec struct {
 	off  int    // block offset of the entry's header line
 	buf  []byte // the entry text as the scanner assembles it
 	len0 int    // length of its header line (buf[:len0])
 	rel0 bool   // whether the header line has a prefilter token
-	// res is the klogEmit result when the entry became an event (or its
-	// classification panicked); nil means the entry is not an event. Most
-	// candidate entries are not, so they carry no Event.
-	res *klogResult
-	// json marks the spec of a JSON log line (one line, one entry); jres is
-	// its jsonEmit result when it is an event, a decoding error or a panic
-	json bool
-	jres *jsonResult
+	json bool   // a JSON log line (one line, one entry) rather than klog
+	// res is the result when it is worth keeping (worthKeeping); nil means
+	// the entry is not an event. Most candidate entries are not, so they
+	// carry no Event.
+	res *emitResult
 }
 
-// specFor classifies buf ahead of the scanner.
+// specFor decodes and classifies a klog entry ahead of the scanner.
 func specFor(off int, buf []byte, len0 int, rel0 bool) spec {
-	s := spec{off: off, buf: buf, len0: len0, rel0: rel0}
-	if r := klogEmit(buf); r.ok || r.panicV != nil {
+	return aheadSpec(spec{off: off, buf: buf, len0: len0, rel0: rel0}, klogEmit)
+}
+
+// jsonSpecFor decodes and classifies a JSON log line ahead of the scanner.
+func jsonSpecFor(off int, buf []byte) spec {
+	return aheadSpec(spec{off: off, buf: buf, len0: len(buf), rel0: true, json: true}, jsonEmit)
+}
+
+func aheadSpec(s spec, emit func([]byte) emitResult) spec {
+	if r := emit(s.buf); r.worthKeeping() {
 		s.res = &r
 	}
 	return s
 }
 
-// jsonResult is everything emit derives from the text of a JSON entry
-// alone (decoding, classification, text cleanup); like klogResult it is a
-// pure function of the entry's bytes (jsonEmit).
-type jsonResult struct {
-	err    error // decodeJSONLog failed
-	ev     Event
-	ok     bool
-	panicV any
-	text   string
+// result is emit's common first step: the spec's result when the spec was
+// built from exactly this entry's bytes, else emit run now. event is false
+// when the entry is known not to be an event.
+func (e *entry) result(emit func([]byte) emitResult) (r emitResult, event bool) {
+	if s := e.spec; s != nil && !e.full && bytes.Equal(s.buf, e.buf) {
+		if s.res == nil {
+			return r, false // decoded ahead: not an event
+		}
+		return *s.res, true
+	}
+	return emit(e.buf), true
+}
+
+// failed reports a result that is no event, recording why when the scanner
+// must say so (a decoding error, a panic).
+func (sc *scanner) failed(r *emitResult, line int) bool {
+	switch {
+	case r.err != nil:
+		sc.st.problem(line, "bad JSON log line: %v", r.err)
+	case r.panicV != nil:
+		sc.st.problem(line, "internal error classifying entry: %v", r.panicV)
+	}
+	return r.err != nil || r.panicV != nil || !r.ok
 }
 
 // jsonEmit decodes and classifies the JSON entry buf.
-func jsonEmit(buf []byte) (r jsonResult) {
+func jsonEmit(buf []byte) (r emitResult) {
 	var rec record
 	if err := decodeJSONLog(buf, &rec); err != nil {
 		r.err = err
 		return r
 	}
-	func() {
-		defer func() {
-			if p := recover(); p != nil {
-				r.panicV = p
-				r.ev, r.ok = Event{}, false
-			}
-		}()
-		r.ev, r.ok = classifyFn(&rec)
-	}()
+	r.ev, r.ok, r.panicV = classifyGuarded(&rec)
 	if !r.ok {
 		return r
 	}
@@ -855,39 +874,14 @@ func jsonEmit(buf []byte) (r jsonResult) {
 	return r
 }
 
-// jsonSpecFor decodes the JSON log line buf ahead of the scanner.
-func jsonSpecFor(off int, buf []byte) spec {
-	s := spec{off: off, buf: buf, len0: len(buf), rel0: true, json: true}
-	if r := jsonEmit(buf); r.ok || r.err != nil || r.panicV != nil {
-		s.jres = &r
-	}
-	return s
-}
-
 // emitJSON is emit for a JSON entry: it uses the entry's spec when the
 // spec's text is exactly the entry's.
 func (sc *scanner) emitJSON(e *entry) bool {
-	var r jsonResult
-	if s := e.spec; s != nil && !e.full && bytes.Equal(s.buf, e.buf) {
-		if s.jres == nil {
-			return false // decoded ahead: not an event
-		}
-		r = *s.jres
-	} else {
-		r = jsonEmit(e.buf)
+	r, event := e.result(jsonEmit)
+	if !event || sc.failed(&r, e.line) {
+		return false
 	}
 	st := sc.st
-	if r.err != nil {
-		st.problem(e.line, "bad JSON log line: %v", r.err)
-		return false
-	}
-	if r.panicV != nil {
-		st.problem(e.line, "internal error classifying entry: %v", r.panicV)
-		return false
-	}
-	if !r.ok {
-		return false
-	}
 	ev := r.ev
 	sc.finishEvent(&ev, e, r.text)
 	st.events = append(st.events, ev)
@@ -898,23 +892,11 @@ func (sc *scanner) emitJSON(e *entry) bool {
 // emitKlog is emit for a klog entry: it uses the entry's spec when the
 // spec's text is exactly the entry's.
 func (sc *scanner) emitKlog(e *entry) bool {
-	var r klogResult
-	if s := e.spec; s != nil && !e.full && bytes.Equal(s.buf, e.buf) {
-		if s.res == nil {
-			return false // classified ahead: not an event
-		}
-		r = *s.res
-	} else {
-		r = klogEmit(e.buf)
+	r, event := e.result(klogEmit)
+	if !event || sc.failed(&r, e.line) {
+		return false
 	}
 	st := sc.st
-	if r.panicV != nil {
-		st.problem(e.line, "internal error classifying entry: %v", r.panicV)
-		return false
-	}
-	if !r.ok {
-		return false
-	}
 	ev := r.ev
 	var m evMeta
 	if e.hasWall {
