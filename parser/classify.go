@@ -128,6 +128,12 @@ func finish(ev Event) (Event, bool) {
 	if ev.Code == "" && ev.Error != "" {
 		ev.Code = classifyCode(ev.Error)
 	}
+	if ev.Handle == "" && ev.Code == CodeSerialNotFound {
+		// "can not find diskId disk-… by serial": the error names the disk,
+		// which joins an event that carries only a (possibly redacted) PV
+		// name — a describe row, an Event echo — to its volume.
+		ev.Handle = backendID(ev.Error)
+	}
 	return ev, true
 }
 

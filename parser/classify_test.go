@@ -133,7 +133,7 @@ func TestClassifyCases(t *testing.T) {
 			ignore: true},
 		{name: "JSON event with KObj object", file: "event.go", msg: "Event occurred",
 			kvs:  []kv{{"object", `{"name":"mysql-0","namespace":"default"}`}, {"kind", "Pod"}, {"type", "Warning"}, {"reason", "FailedMount"}, {"message", `MountVolume.MountDevice failed for volume "` + cbsPV + `" : rpc error: code = Internal desc = can not find diskId disk-7x9qk2mz by serial`}},
-			want: want{kind: MountDeviceFailed, pv: cbsPV, pod: "default/mysql-0", code: CodeSerialNotFound, component: ComponentKubelet, origin: OriginEvent, reason: "FailedMount", errPrefix: "rpc error"}},
+			want: want{kind: MountDeviceFailed, pv: cbsPV, handle: cbsH, pod: "default/mysql-0", code: CodeSerialNotFound, component: ComponentKubelet, origin: OriginEvent, reason: "FailedMount", errPrefix: "rpc error"}},
 
 		// ---- 1.24–1.27 InfoS with %+v dumps
 		{name: "1.27 detach started struct dump", file: "reconciler.go",
@@ -230,7 +230,7 @@ func TestClassifyCases(t *testing.T) {
 		// ---- describe rows
 		{name: "describe kubelet, node row", table: &tableRow{Type: "Warning", Reason: "FailedMount", From: "kubelet, 10.0.3.27", Count: 4,
 			Message: `MountVolume.MountDevice failed for volume "` + cbsPV + `" : rpc error: code = Internal desc = can not find diskId disk-7x9qk2mz by serial`},
-			want: want{kind: MountDeviceFailed, pv: cbsPV, node: "10.0.3.27", code: CodeSerialNotFound, component: ComponentEvents, origin: OriginDescribe, reason: "FailedMount", errPrefix: "rpc error"}},
+			want: want{kind: MountDeviceFailed, pv: cbsPV, handle: cbsH, node: "10.0.3.27", code: CodeSerialNotFound, component: ComponentEvents, origin: OriginDescribe, reason: "FailedMount", errPrefix: "rpc error"}},
 		{name: "describe Scheduled row is not a volume event", table: &tableRow{Type: "Normal", Reason: "Scheduled", From: "default-scheduler", Message: "Successfully assigned default/app to ip-172-18-26-100.ec2.internal"},
 			ignore: true},
 

@@ -43,11 +43,12 @@ VolumeAttachment objects, and the kubelet on B for device errors.`,
 
 func checkAttachBeforeDetach(c *Context) []Finding {
 	var out []Finding
+	rs := restarts(c.Timeline)
 	for _, v := range c.Timeline.Volumes {
 		if v.Multi {
 			continue // RWX/ROX: many nodes at once is legitimate
 		}
-		fs := attachBeforeDetach(v)
+		fs := attachBeforeDetach(v, rs)
 		if len(fs) == 0 {
 			fs = attachedElsewhereByBackend(v)
 		}
@@ -56,7 +57,7 @@ func checkAttachBeforeDetach(c *Context) []Finding {
 	return out
 }
 
-func attachBeforeDetach(v *timeline.Volume) []Finding {
+func attachBeforeDetach(v *timeline.Volume, rs []restart) []Finding {
 	var out []Finding
 	seen := map[string]bool{}
 	nodes := nodesOf(v)
@@ -69,14 +70,18 @@ func attachBeforeDetach(v *timeline.Volume) []Finding {
 			if a == b {
 				continue
 			}
-			st, ok := stateAt(v, a, eb.Time)
-			if !ok || !holds(st) {
-				continue
-			}
 			det := firstAfter(v, i, func(e parser.Event) bool {
 				return e.Node == a && e.Origin == "" && isDetach(e.Kind) && e.Kind != parser.CSIDetached
 			})
 			if det < 0 {
+				continue
+			}
+			st, ok := stateAt(v, a, eb.Time)
+			inferred := false
+			if !ok && heldUnseen(v, a, i, det, rs) {
+				st, ok, inferred = timeline.Uncertain, true, true
+			}
+			if !ok || !holds(st) {
 				continue
 			}
 			k := a + "\x00" + b + "\x00" + fmt.Sprint(det)
@@ -84,10 +89,43 @@ func attachBeforeDetach(v *timeline.Volume) []Finding {
 				continue
 			}
 			seen[k] = true
-			out = append(out, abdFinding(v, a, b, st, i, det))
+			out = append(out, abdFinding(v, a, b, st, inferred, i, det))
 		}
 	}
 	return out
+}
+
+// heldUnseen reports whether (v, a) must have been in the controller's
+// actual state of world at event bi although the logs show none of a's
+// history: a detach from a follows (the detach loop only visits entries of
+// that state), nothing about a precedes bi, and no controller restart in
+// between could have added the entry. With no Multi-Attach error for the
+// attach at bi, such an entry was not attach-confirmed: uncertain.
+//
+// The detach must also be the first thing seen for a after bi (an attach to
+// a in between is a later, ordinary move back), and the node of bi must still
+// hold the volume when it comes (no detach from it in between).
+func heldUnseen(v *timeline.Volume, a string, bi, det int, rs []restart) bool {
+	if lastBefore(v, bi, func(e parser.Event) bool { return e.Node == a && e.Origin == "" }) >= 0 {
+		return false
+	}
+	b := v.Events[bi].Node
+	for j := bi + 1; j < det; j++ {
+		e := v.Events[j]
+		if e.Origin != "" {
+			continue
+		}
+		if e.Node == a || (e.Node == b && isDetach(e.Kind)) {
+			return false
+		}
+	}
+	from, to := v.Events[bi].Time, v.Events[det].Time
+	for _, r := range rs {
+		if !r.Time.Before(from) && !r.Time.After(to) {
+			return false
+		}
+	}
+	return true
 }
 
 // firstAfter returns the index of the first event after i satisfying ok, or -1.
@@ -110,7 +148,7 @@ func lastBefore(v *timeline.Volume, i int, ok func(parser.Event) bool) int {
 	return -1
 }
 
-func abdFinding(v *timeline.Volume, a, b string, st timeline.State, bi, di int) Finding {
+func abdFinding(v *timeline.Volume, a, b string, st timeline.State, inferred bool, bi, di int) Finding {
 	eb, ed := v.Events[bi], v.Events[di]
 	// The attach to B that matters is its success when there is one.
 	succ := -1
@@ -145,6 +183,9 @@ func abdFinding(v *timeline.Volume, a, b string, st timeline.State, bi, di int) 
 		timeline.Attaching: "still attaching",
 		timeline.Attached:  "still attached",
 	}[st]
+	if inferred {
+		stateWord = "still held by the controller (uncertain: no Multi-Attach error, and a detach followed)"
+	}
 	code := ""
 	if ai >= 0 && v.Events[ai].Kind == parser.AttachFailed {
 		code = v.Events[ai].Code
@@ -179,8 +220,12 @@ func abdFinding(v *timeline.Volume, a, b string, st timeline.State, bi, di int) 
 		ev = append(ev, evidence(missing[0], "kubelet on "+b+" cannot find the device afterwards"))
 	}
 
+	sev := Critical
+	if inferred && len(missing) == 0 {
+		sev = Warning // a's state is inferred and nothing shows harm on b
+	}
 	f := Finding{
-		Severity: Critical,
+		Severity: sev,
 		Volume:   key(v),
 		PV:       v.PV,
 		Nodes:    []string{a, b},
@@ -199,14 +244,16 @@ func abdFinding(v *timeline.Volume, a, b string, st timeline.State, bi, di int) 
 		b, map[bool]string{true: "succeeded", false: "started"}[bOK.Kind == parser.AttachSucceeded], clock(bOK.Time), a, stateWord, a, dur(gap))
 
 	var ex strings.Builder
-	switch st {
-	case timeline.Uncertain:
+	switch {
+	case inferred:
+		fmt.Fprintf(&ex, "These logs do not show how (volume, %s) entered the attach/detach controller's actual state of world, but the controller detached %s from %s %s after the attach to %s, and the detach loop only visits entries of that state: (volume, %s) was held when the attach to %s went through. No Multi-Attach error stopped that attach, so the entry was not attach-confirmed — the usual cause is a failed attach to %s, which leaves the entry uncertain: ignored by the multi-attach check, detached later. ", a, name(v), a, dur(ed.Time.Sub(eb.Time)), b, a, b, a)
+	case st == timeline.Uncertain:
 		fmt.Fprintf(&ex, "The last attach of %s to %s failed", name(v), a)
 		if code != "" {
 			fmt.Fprintf(&ex, " (%s)", code)
 		}
 		fmt.Fprintf(&ex, ", so the attach/detach controller kept (volume, %s) as an uncertain attachment. Uncertain entries are ignored by the multi-attach check, so when the pod moved to %s the attach there went ahead with no Multi-Attach error; the detach loop, which does include uncertain entries, detached %s only afterwards (%s after the attach to %s). ", a, b, a, dur(gap), b)
-	case timeline.Attaching:
+	case st == timeline.Attaching:
 		fmt.Fprintf(&ex, "The attach of %s to %s had not completed when the attach to %s started; the multi-attach check only counts attach-confirmed nodes. ", name(v), a, b)
 	default:
 		fmt.Fprintf(&ex, "%s was attach-confirmed on %s, yet the attach to %s started without a Multi-Attach error — the controller's state for %s was likely rebuilt (restart) or the volume's access mode was read as multi-node. ", name(v), a, b, a)
