@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // refLineReader is the line-at-a-time reader the block reader replaced; it
@@ -168,8 +169,59 @@ func compareBlockPath(t testing.TB, name string, data []byte, opt Options, readE
 			want := parseReference(mk(), "x.log", opt)
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("%s (block %d, max %d): block path differs from line path:\n%s", name, bs, opt.MaxLineBytes, firstDiff(got, want))
+				return
+			}
+			// what the Result does not show: journald host and process
+			// counts, clock extent, year steps, wrapper evidence, votes,
+			// the unwrapper's preference
+			gs, ws := readState(mk(), opt, false), readState(mk(), opt, true)
+			if !reflect.DeepEqual(gs, ws) {
+				t.Errorf("%s (block %d, max %d): block path state differs from line path:\n got  %+v\n want %+v", name, bs, opt.MaxLineBytes, gs, ws)
 			}
 		})
+	}
+}
+
+// scanState is the state of a scanner and its input after reading.
+type scanState struct {
+	Host                string
+	Procs               map[string]int
+	Evid                []evidence
+	WrapVotes           [numWraps]int
+	GrepVotes           int
+	FormatVotes         [numFormats]int
+	FirstW, LastW       wall
+	FirstYoff, LastYoff int
+	HaveWall            bool
+	MinAbs, MaxAbs      time.Time
+	Entries             int
+	PrevMon, Yoff       int
+	Prefer              wrapKind
+}
+
+// readState reads r with the block path or (ref) the line path.
+func readState(r io.Reader, opt Options, ref bool) scanState {
+	st := newInputState("x.log", 0)
+	sc := newScanner(st, opt)
+	func() {
+		defer func() { _ = recover() }()
+		r, _, closeFn, err := decompress(r)
+		if err != nil {
+			return
+		}
+		if closeFn != nil {
+			defer closeFn()
+		}
+		if ref {
+			sc.runReference(r)
+		} else {
+			sc.run(r)
+		}
+	}()
+	return scanState{
+		Host: st.host, Procs: st.procs, Evid: st.evid, WrapVotes: st.wrapVotes, GrepVotes: st.grepVotes, FormatVotes: st.formatVotes,
+		FirstW: st.firstW, LastW: st.lastW, FirstYoff: st.firstYoff, LastYoff: st.lastYoff, HaveWall: st.haveWall,
+		MinAbs: st.minAbs, MaxAbs: st.maxAbs, Entries: sc.entries, PrevMon: sc.prevMon, Yoff: sc.yoff, Prefer: sc.unw.prefer,
 	}
 }
 
@@ -230,7 +282,75 @@ func blockEdgeCases() map[string]string {
 		"empty":        "",
 		"only-newline": "\n",
 	}
+	for k, v := range wrappedEdgeCases(plain, vol) {
+		c[k] = v
+	}
 	return c
+}
+
+// wrappedEdgeCases cross the rules of the journald and CRI runs (plainWrapped,
+// plainRun). The first evidenceEntries entries of an input are read line by
+// line, so most cases start with that many lines of another kind.
+func wrappedEdgeCases(plain, vol string) map[string]string {
+	jd := func(stamp, host, proc, payload string) string {
+		return stamp + " " + host + " " + proc + ": " + payload
+	}
+	j := func(payload string) string { return jd("Aug 12 03:10:00", "node-1", "kubelet[123]", payload) }
+	cri := func(payload string) string { return "2024-08-12T03:10:00.301223000Z stderr F " + payload }
+	mon := func(line, mmdd string) string { return strings.Replace(line, "0812", mmdd, 1) }
+	head := strings.Repeat(plain, 20)
+	var procs strings.Builder
+	for i := 0; i < 70; i++ {
+		procs.WriteString(jd("Aug 12 03:10:00", "node-1", fmt.Sprintf("proc%d[1]", i), plain))
+	}
+	var hosts strings.Builder
+	for i := 0; i < 40; i++ {
+		hosts.WriteString(jd("Aug 12 03:10:00", fmt.Sprintf("host-%d", i%3), "kubelet[123]", plain))
+	}
+	var reversed strings.Builder
+	for _, mmdd := range []string{"0102", "0101", "1231", "1230"} {
+		for i := 0; i < 12; i++ {
+			reversed.WriteString(jd("Jan  2 00:00:01", "node-1", "kube-controller-manager[9]", mon(plain, mmdd)))
+		}
+		reversed.WriteString(jd("Jan  2 00:00:01", "node-1", "kube-controller-manager[9]", mon(vol, mmdd)))
+	}
+	// runs whose last clock is the input's last one (JSON lines after them
+	// have no clock)
+	var clocks strings.Builder
+	for i := 0; i < 40; i++ {
+		clocks.WriteString(j(strings.Replace(plain, "03:10:00", fmt.Sprintf("03:10:%02d", i), 1)))
+	}
+	clocks.WriteString(`{"ts":1723432200612.5,"msg":"x","v":0}` + "\n")
+	for i := 0; i < 40; i++ {
+		clocks.WriteString(cri(strings.Replace(plain, "03:10:00", fmt.Sprintf("03:11:%02d", i), 1)))
+	}
+	clocks.WriteString(`{"ts":1723432200612.5,"msg":"x","v":0}` + "\n")
+	return map[string]string{
+		"wrapped-clocks":    head + clocks.String(),
+		"journald-runs":     strings.Repeat(j(plain), 60) + j(vol) + strings.Repeat(j(plain), 60) + j(vol) + strings.Repeat(j(plain), 3),
+		"journald-late":     head + strings.Repeat(j(plain), 80) + plain + strings.Repeat(j(plain), 40),
+		"journald-procs":    head + strings.Repeat(jd("Aug 12 03:10:00", "n", "kubenswrapper[1]", plain), 20) + strings.Repeat(jd("Aug 12 03:10:00", "n", "hyperkube[2]", plain), 20) + strings.Repeat(jd("Aug 12 03:10:00", "n", "k3s", plain), 20) + jd("Aug 12 03:10:00", "n", "kubelet[3]", vol),
+		"journald-procs-64": head + procs.String() + strings.Repeat(jd("Aug 12 03:10:00", "node-1", "late[1]", plain), 30) + strings.Repeat(jd("Aug 12 03:10:00", "node-1", "proc3[1]", plain), 30) + strings.Repeat(jd("Aug 12 03:10:00", "node-1", "kubelet", plain), 30),
+		"journald-hosts":    head + hosts.String() + strings.Repeat(jd("Aug 12 03:10:00", "node-2", "kubelet[123]", plain)+jd("Aug 12 03:10:00", "node-2", "kubelet[124]", plain)+jd("Aug 12 03:10:00", "node-2", "kube-controller-manager[5]", plain), 20),
+		"journald-first":    strings.Repeat(jd("Feb  3 03:10:00", "node-9", "kube-controller-manager[77]", mon(plain, "0203")), 100) + j(vol),
+		"journald-reversed": reversed.String() + strings.Repeat(jd("Dec 30 23:59:59", "node-1", "kube-controller-manager[9]", mon(plain, "1230")), 10),
+		"journald-rollover": strings.Repeat(j(mon(plain, "1231")), 30) + strings.Repeat(j(mon(plain, "0101")), 30) + strings.Repeat(j(mon(plain, "1231")), 30) + j(mon(vol, "0101")),
+		"journald-odd":      head + strings.Repeat(j(plain), 10) + "Aug 12 03:10:00 node-1 kubelet[123]:\n" + strings.Repeat(j(plain), 10) + "Aug 12 03:10:00 node-1 kube let[1]: " + plain + strings.Repeat(j(plain), 10) + "Aug 12 03:10:00 node-1 kubelet[1: " + plain + strings.Repeat(j(plain), 10) + "Aug 12 03:10:00 root@node-1 $ kubelet[1]: " + plain + strings.Repeat(j(plain), 10) + j(mon(plain, "1312")) + j("I0812 03:10:00.000001 x\n") + strings.Repeat(j(plain), 10) + j("  "+plain) + strings.Repeat(j(plain), 10) + "Aug 12 03:10:00 node-1 kubelet[123]: `" + plain + strings.Repeat(j(plain), 10),
+		"journald-cont":     head + strings.Repeat(j(plain)+j(plain)+j("  goroutine 1 [running]:\n")+j(plain)+"  raw continuation\n", 20),
+		"journald-iso":      head + strings.Repeat("2024-08-12T03:10:00+0000 node-1 kubelet[123]: "+plain, 30) + strings.Repeat(j(plain), 30),
+		"journald-crlf":     strings.ReplaceAll(head+strings.Repeat(j(plain)+j(plain)+j(vol), 20), "\n", "\r\n"),
+		"cri-runs":          strings.Repeat(cri(plain), 60) + cri(vol) + strings.Repeat(cri(plain), 60) + cri(vol) + strings.Repeat(cri(plain), 3),
+		"cri-late":          head + strings.Repeat(cri(plain), 80) + "2024-08-12T03:10:00.301223000Z stdout F " + plain + strings.Repeat(cri(plain), 40),
+		"cri-partials":      head + strings.Repeat(cri(plain), 30) + "2024-08-12T03:10:00.301223000Z stderr P I0812 03:10:00.000001       1 a.go:1] part \n" + strings.Repeat(cri(plain), 30) + "2024-08-12T03:10:00.301223000Z stderr P " + plain + "2024-08-12T03:10:00.301223000Z stderr P x\n" + "\n" + strings.Repeat(cri(plain), 30),
+		"cri-crlf":          strings.ReplaceAll(head+strings.Repeat(cri(plain)+cri(plain)+cri(vol)+cri(plain), 20), "\n", "\r\n"),
+		"cri-rollover":      strings.Repeat(cri(mon(plain, "1231")), 30) + strings.Repeat(cri(mon(plain, "0101")), 30) + cri(mon(vol, "0101")) + strings.Repeat(cri(mon(plain, "1231")), 30),
+		"cri-odd":           head + strings.Repeat(cri(plain), 10) + "2024-08-12T03:10:00.301223000Z stderr F\n" + strings.Repeat(cri(plain), 10) + "2024-08-12T03:10:00.301223000Z " + plain + strings.Repeat(cri(plain), 10) + "2024-08-12 03:10:00.301223000Z stderr F " + plain + strings.Repeat(cri(plain), 10) + "2024-08-12T03:10:00.301223000+02:00 stderr F " + plain + strings.Repeat(cri(plain), 10) + "2/24-08-12T03:10:00.301223000Z stderr F " + plain + strings.Repeat(cri(plain), 10) + "2024-08-12T03:10:00Z stderr F " + plain + strings.Repeat(cri(plain), 10) + "2024-08-12T03:10:00.3Z stderr F root@n:~$ " + plain + strings.Repeat(cri(plain), 10),
+		"cri-kubectl":       head + strings.Repeat("2024-08-12T03:10:00.301223000Z "+plain, 30) + strings.Repeat(cri(plain), 30) + strings.Repeat("2024-08-12T03:10:00.301223000Z "+plain, 30) + "7/29/2016 7:38:17 PM" + plain + strings.Repeat(cri(plain), 30),
+		// "1/34-…T 2:4 AM Z …" is read by unwrapUI and by unwrapRFC3339: the
+		// unwrapper's preference decides
+		"prefer-ui":      strings.Repeat("7/29/2016 7:38:17 PM"+plain, 20) + strings.Repeat(cri(plain), 20) + plain + "1/34-67-90T 2:4 AM Z stderr F " + plain + strings.Repeat("7/29/2016 7:38:17 PM"+plain, 20) + strings.Repeat(j(plain), 20) + plain + "1/34-67-90T 2:4 AM Z stderr F " + plain + strings.Repeat(cri(plain), 3),
+		"mixed-wrappers": strings.Repeat(strings.Repeat(j(plain), 7)+strings.Repeat(cri(plain), 7)+strings.Repeat(plain, 7)+cri(vol)+strings.Repeat(cri(plain), 5)+`{"log":"`+strings.TrimSuffix(plain, "\n")+`\n","stream":"stderr","time":"2024-08-12T03:10:00Z"}`+"\n"+strings.Repeat(j(plain), 5)+j(vol), 6),
+	}
 }
 
 // TestBlockPathMatchesLinePath: reading block by block with runs of plain
@@ -351,4 +471,77 @@ func TestSpecsDecodeAhead(t *testing.T) {
 			t.Fatalf("spec at %d: a non-event carries a result", s.off)
 		}
 	}
+}
+
+// TestWrappedRuns: journald and CRI "F" lines carrying irrelevant klog
+// lines are read as runs (plainWrapped), with their host and process;
+// CRI "P" lines and lines some other rule applies to are not.
+func TestWrappedRuns(t *testing.T) {
+	plain := "I0812 03:10:00.000001       1 event.go:291] x\n"
+	for _, tc := range []struct {
+		line string
+		kind wrapKind
+		host string
+		proc string
+	}{
+		{"Aug 12 03:10:00 node-1 kubelet[123]: " + plain, wrapJournald, "node-1", "kubelet"},
+		{"Feb  3 03:10:00 n k3s: " + plain, wrapJournald, "n", "k3s"},
+		{"2024-08-12T03:10:00.301223000Z stderr F " + plain, wrapCRI, "", ""},
+		{"2024-08-12T03:10:00.3+02:00 stdout F " + plain, wrapCRI, "", ""},
+		{"2024-08-12T03:10:00.301223000Z stderr P " + plain, wrapNone, "", ""},
+		{"2024-08-12T03:10:00.301223000Z " + plain, wrapNone, "", ""},
+		{"2024-08-12T03:10:00+0000 node-1 kubelet[1]: " + plain, wrapNone, "", ""},
+		{"Aug 12 03:10:00 node-1 kubelet[123]: I1312 03:10:00.000001 1 x.go:1] x\n", wrapNone, "", ""},
+		{"Aug 12 03:10:00 node-1 kubelet[123]: I0812 03:10:00.000001 1 x.go:1] volume\n", wrapNone, "", ""},
+	} {
+		data := []byte(strings.Repeat(tc.line, 3))
+		segs := analyzeBlock(data, DefaultMaxLineBytes, true, nil)
+		if tc.kind == wrapNone {
+			for _, g := range segs {
+				if g.n > 0 {
+					t.Errorf("%q: a run of %d lines", tc.line, g.n)
+				}
+			}
+			continue
+		}
+		if len(segs) != 2 || segs[0].n != 2 || segs[0].wk != tc.kind || string(segs[0].host) != tc.host || string(segs[0].proc) != tc.proc ||
+			!bytes.HasPrefix(data[segs[0].pay0:], []byte(plain)) || !bytes.HasPrefix(data[segs[0].payL:], []byte(plain)) || segs[0].payL <= segs[0].pay0 {
+			t.Errorf("%q: segs %+v", tc.line, segs)
+		}
+	}
+}
+
+// FuzzPlainWrapped: a line plainWrapped accepts is unwrapped by physical to
+// the same wrapper, payload, host and process whatever wrapper the
+// unwrapper prefers, is not skipped, and carries a klog header with a valid
+// clock of the month found.
+func FuzzPlainWrapped(f *testing.F) {
+	for _, in := range blockEdgeCases() {
+		for _, l := range strings.Split(in, "\n") {
+			f.Add([]byte(strings.TrimSuffix(l, "\r")))
+		}
+	}
+	f.Add([]byte("2024-08-12T03:10:0"))
+	f.Add([]byte("2024-08-12T03:10:00"))
+	f.Fuzz(func(t *testing.T, p []byte) {
+		w, ok := plainWrapped(p)
+		if !ok {
+			return
+		}
+		if len(p) == 0 || bytes.ContainsAny(p[:1], "#[$`-") || isPromptLoose(p) {
+			t.Fatalf("%q: physical skips it", p)
+		}
+		for k := wrapNone; k < numWraps; k++ {
+			u := unwrapper{prefer: k}
+			out := u.unwrap(p)
+			if out.kind != w.kind || out.grep || out.partial || out.broken || !bytes.Equal(out.payload, p[w.pay:]) ||
+				!bytes.Equal(out.host, w.host) || !bytes.Equal(out.proc, w.proc) {
+				t.Fatalf("%q (prefer %s): unwrap %+v, plainWrapped %+v", p, wrapNames[k], out, w)
+			}
+		}
+		h, hok := parseKlogHeader(p[w.pay:])
+		if !hok || h.badTime || h.w.mon != w.mon {
+			t.Fatalf("%q: header %v %+v, plainWrapped %+v", p, hok, h, w)
+		}
+	})
 }

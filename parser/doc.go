@@ -140,8 +140,12 @@
 // log shape). Runs of such plain klog lines are counted in one step (lines,
 // irrelevant entries, wrapper and format votes, first/last clock), and so
 // are runs of plain JSON log lines (the same counts, and the earliest and
-// latest "ts", which the analysing goroutine reads); every other line goes
-// through the scanner one by one. The same goroutine also decodes ahead the
+// latest "ts", which the analysing goroutine reads). Plain klog lines may
+// also be wrapped by journald or CRI ("F" records only; plainWrapped): a run
+// then has one wrapper and, for journald, one process name, and also
+// carries the journald host and process bookkeeping; such runs start only
+// after the first 16 entries, whose wrapper clocks are compared with the
+// klog clock. Every other line goes through the scanner one by one. The same goroutine also decodes ahead the
 // relevant entries that lie inside its block (buildSpecs: a klog header line
 // and the indented lines after it, or one JSON log line), running the
 // message side on them; the scanner, which applies blocks in

@@ -183,7 +183,9 @@ func (sc *scanner) run(r io.Reader) {
 func (sc *scanner) block(data []byte, segs []seg) {
 	for i := range segs {
 		g := &segs[i]
-		if g.n > 0 && sc.partialLines == 0 {
+		// a wrapped run must not hold entries that gather wrapper clock
+		// evidence (close: the first evidenceEntries entries)
+		if g.n > 0 && sc.partialLines == 0 && (g.wk == wrapNone || sc.entries >= evidenceEntries) {
 			if g.json {
 				sc.jsonRun(g)
 			} else {
@@ -197,18 +199,40 @@ func (sc *scanner) block(data []byte, segs []seg) {
 
 // plainRun accounts for a run of plain lines exactly as physical would, one
 // line at a time: each closes the open entry and opens an irrelevant klog
-// entry that the next one closes.
+// entry that the next one closes. For journald and CRI lines (plainWrapped)
+// it also does what physical does with the wrapper: the wrapper vote, the
+// journald host (the first line's, when none is known yet) and process
+// count (one process per run, so the cap on distinct names is decided by
+// the first line), and the unwrapper's preference. The wrapper clock is
+// only compared with the klog clock for relevant entries and the first
+// evidenceEntries ones, which block leaves to physical.
 func (sc *scanner) plainRun(data []byte, g *seg) {
 	st := sc.st
 	sc.close()
 	st.in.Lines += g.n
-	st.wrapVotes[wrapNone] += g.n
+	st.wrapVotes[g.wk] += g.n
+	switch g.wk {
+	case wrapJournald:
+		if st.host == "" {
+			st.host = string(g.host)
+		}
+		if len(st.procs) < 64 || st.procs[string(g.proc)] > 0 {
+			st.procs[string(g.proc)] += g.n
+		}
+		sc.unw.prefer = wrapJournald
+	case wrapCRI:
+		// unwrap tries the preferred wrapper first; kubectl --timestamps
+		// shares the CRI decoder
+		if p := sc.unw.prefer; p != wrapCRI && p != wrapKubectlTS {
+			sc.unw.prefer = wrapCRI
+		}
+	}
 	st.formatVotes[fmtKlog] += g.n
 	st.in.Irrelevant += g.n
 	sc.entries += g.n
-	sc.trackWall(wallAt(data, g.off))
+	sc.trackWall(wallAt(data, g.pay0))
 	if g.n > 1 {
-		sc.trackWall(wallAt(data, g.lastOff))
+		sc.trackWall(wallAt(data, g.payL))
 	}
 }
 
@@ -669,7 +693,7 @@ func (sc *scanner) close() {
 		st.formatVotes[entryFormat[kind]]++
 	}
 	// wrapper clock evidence from the first entries and from every relevant one
-	if e.hasWall && len(e.wts) > 0 && (sc.entries <= 16 || e.relevant) {
+	if e.hasWall && len(e.wts) > 0 && (sc.entries <= evidenceEntries || e.relevant) {
 		sc.wrapperEvidence(e)
 	}
 	if !e.relevant {
@@ -704,6 +728,10 @@ func (sc *scanner) close() {
 		st.in.Irrelevant += e.nlines
 	}
 }
+
+// evidenceEntries is how many entries from the start of an input compare
+// their wrapper clock with the klog clock even when irrelevant.
+const evidenceEntries = 16
 
 // wrapperEvidence compares the klog header clock with the wrapper's clock.
 func (sc *scanner) wrapperEvidence(e *entry) {

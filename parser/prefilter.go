@@ -162,6 +162,13 @@ type seg struct {
 	lastOff  int  // start of the run's last line
 	mon      int  // month of the run's lines (klog runs)
 	json     bool // the run's lines are JSON log lines (plainJSON), not klog
+	// klog runs: the wrapper of the run's lines (plainWrapped; wrapNone for
+	// bare klog lines), the block offsets of the klog header of its first
+	// and last line, and, for journald, the host of its first line and the
+	// process name of all its lines (aliasing the block)
+	wk         wrapKind
+	pay0, payL int
+	host, proc []byte
 	// the earliest and latest "ts" (jsonTS) of a JSON run's lines; zero
 	// when none has a usable one
 	minAbs, maxAbs time.Time
@@ -229,25 +236,35 @@ func analyzeBlock(data []byte, max int, fast bool, segs []seg) []seg {
 		plainK   // klog header line
 		plainJ   // JSON log line
 	)
-	pendKind, pendS, pendE, pendCE, pendMon := notPlain, 0, 0, 0, 0
-	add := func(kind, s, e, ce, mon int) {
-		ok, js := kind != notPlain, kind == plainJ
-		if !curOpen || ok != (cur.n > 0) || ok && (js != cur.json || !js && cur.mon != mon) {
+	// one physical line: its kind, byte range (e after the newline, ce at
+	// the end of its content), and for klog lines the month, wrapper,
+	// header offset and journald host and process
+	type line struct {
+		kind, s, e, ce, mon int
+		wk                  wrapKind
+		pay                 int
+		host, proc          []byte
+	}
+	var pend line
+	add := func(l line) {
+		ok, js := l.kind != notPlain, l.kind == plainJ
+		if !curOpen || ok != (cur.n > 0) || ok && (js != cur.json || !js && (cur.mon != l.mon || cur.wk != l.wk || !bytes.Equal(cur.proc, l.proc))) {
 			if curOpen {
 				segs = append(segs, cur)
 			}
 			curOpen = true
-			cur = seg{off: s, end: e}
+			cur = seg{off: l.s, end: l.e}
 			if ok {
-				cur.lastOff, cur.mon, cur.json = s, mon, js
+				cur.lastOff, cur.mon, cur.json = l.s, l.mon, js
+				cur.wk, cur.pay0, cur.host, cur.proc = l.wk, l.pay, l.host, l.proc
 			}
 		}
-		cur.end = e
+		cur.end = l.e
 		if ok {
 			cur.n++
-			cur.lastOff = s
+			cur.lastOff, cur.payL = l.s, l.pay
 			if js {
-				if t, ok := jsonTS(data[s:ce]); ok {
+				if t, ok := jsonTS(data[l.s:l.ce]); ok {
 					cur.trackAbs(t)
 				}
 			}
@@ -262,46 +279,46 @@ func analyzeBlock(data []byte, max int, fast bool, segs []seg) []seg {
 		if ce > s && data[ce-1] == '\n' {
 			ce--
 		}
-		kind := notPlain
-		mon := 0
+		l := line{kind: notPlain, s: s, e: e, ce: ce, pay: s}
 		if ce-s <= max {
 			if ce > s && data[ce-1] == '\r' {
 				ce--
+				l.ce = ce
 			}
 			if ce > s && data[s] == '{' {
 				if plainJSON(data[s:ce]) {
-					kind = plainJ
+					l.kind = plainJ
 				}
 			} else if m, ok := plainKlog(data[s:ce]); ok {
-				kind, mon = plainK, m
+				l.kind, l.mon = plainK, m
+			} else if w, ok := plainWrapped(data[s:ce]); ok {
+				l.kind, l.mon, l.wk, l.pay, l.host, l.proc = plainK, w.mon, w.kind, s+w.pay, w.host, w.proc
 			}
 		}
-		if kind != notPlain {
+		if l.kind != notPlain {
 			tok = next(tok, s, indexToken)
 			nul = next(nul, s, findNUL)
 			sp = next(sp, s, findSP)
 			if tok < ce || nul < ce || sp < ce {
-				kind = notPlain
+				l.kind = notPlain
 			}
 		}
-		if pendE > 0 {
+		if pend.e > 0 {
 			// a klog line joins a run only when the next line (which
 			// closes its entry) is plain too
-			pk := pendKind
-			if pk == plainK && kind == notPlain {
-				pk = notPlain
+			if pend.kind == plainK && l.kind == notPlain {
+				pend.kind = notPlain
 			}
-			add(pk, pendS, pendE, pendCE, pendMon)
+			add(pend)
 		}
-		pendKind, pendS, pendE, pendCE, pendMon = kind, s, e, ce, mon
+		pend = l
 		s = e
 	}
-	if pendE > 0 {
-		pk := pendKind
-		if pk == plainK {
-			pk = notPlain
+	if pend.e > 0 {
+		if pend.kind == plainK {
+			pend.kind = notPlain
 		}
-		add(pk, pendS, pendE, pendCE, pendMon)
+		add(pend)
 	}
 	if curOpen {
 		segs = append(segs, cur)
@@ -317,6 +334,70 @@ func analyzeBlock(data []byte, max int, fast bool, segs []seg) []seg {
 // log line (looksJSONLog).
 func plainJSON(p []byte) bool {
 	return !bytes.HasPrefix(p, []byte(`{"log":"`)) && looksJSONLog(p)
+}
+
+// wrappedLine is what plainWrapped finds in a wrapped klog line.
+type wrappedLine struct {
+	kind       wrapKind // wrapJournald or wrapCRI
+	pay        int      // offset of the payload (the klog header) in the line
+	mon        int      // month of the klog header
+	host, proc []byte   // journald host and process name
+}
+
+// plainWrapped reports whether physical reads p (a whole physical line
+// without its line end) as one journald or CRI "F" record carrying a klog
+// header line with a valid clock (plainKlog), whatever wrapper the
+// unwrapper prefers at that point:
+//
+//   - no skip rule of physical applies: p starts with a letter or digit
+//     (none of "#[$`-") and is no loose prompt (isPromptLoose);
+//   - unwrap keeps p whole: it is not itself a klog line (looksKlog) and
+//     has no grep prefix (cutGrepPrefix needs a prefix before the first
+//     ":" without a blank, with "/" or a log extension; a journald line has
+//     a blank before its first ":", a CRI line checked here has
+//     "dddd-dd-ddTdd" there);
+//   - exactly one wrapper decodes it, so the unwrapper's preference cannot
+//     change the outcome: a journald line starts with a month name, which
+//     the others reject (CRI, kubectl and UI need a digit, docker "{"); a
+//     CRI line checked here has digits where unwrapJournald needs a month
+//     name and unwrapUI a "/" (unwrapRFC3339 is the CRI and the kubectl
+//     --timestamps decoder alike).
+//
+// The scanner applies the rest (votes, journald host and process
+// bookkeeping, the unwrapper's new preference) in wrappedRun.
+func plainWrapped(p []byte) (w wrappedLine, ok bool) {
+	if len(p) < 16 {
+		return w, false
+	}
+	var u unwrapped
+	switch c := p[0]; {
+	case c >= 'A' && c <= 'Z':
+		if looksKlog(p) || isPromptLoose(p) || !unwrapJournald(p, &u) {
+			return w, false
+		}
+	case isDigit(c):
+		if len(p) < 20 {
+			return w, false // no RFC 3339 stamp (rfc3339End)
+		}
+		for _, i := range [...]int{1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18} {
+			if !isDigit(p[i]) {
+				return w, false
+			}
+		}
+		if p[4] != '-' || p[7] != '-' || p[10] != 'T' || p[13] != ':' || p[16] != ':' {
+			return w, false
+		}
+		if isPromptLoose(p) || !unwrapRFC3339(p, &u) || u.kind != wrapCRI || u.partial {
+			return w, false
+		}
+	default:
+		return w, false
+	}
+	mon, ok := plainKlog(u.payload)
+	if !ok {
+		return w, false
+	}
+	return wrappedLine{kind: u.kind, pay: len(p) - len(u.payload), mon: mon, host: u.host, proc: u.proc}, true
 }
 
 // plainKlog is plainKlogWall for the month only, checking the fixed
