@@ -75,9 +75,15 @@ func classify(rec *record) (ev Event, ok bool) {
 	return classifyMessage(rec.File, msg, kvs)
 }
 
-// informerPlumbing lists client-go files whose lines mention volume types but
-// never a volume operation.
-var informerPlumbing = map[string]bool{"reflector.go": true, "shared_informer.go": true}
+// informerPlumbing lists files whose lines mention volumes but never an
+// attach, detach or mount operation: client-go's informers, and the PV
+// binding and protection controllers ("volume entered phase", "claim …
+// bound"), which are another subsystem.
+var informerPlumbing = map[string]bool{
+	"reflector.go": true, "shared_informer.go": true,
+	"pv_controller.go": true, "pv_controller_base.go": true,
+	"pvc_protection_controller.go": true, "pv_protection_controller.go": true,
+}
 
 // classifyMessage classifies a printf message or a structured message with
 // its pairs (klog text or JSON alike).

@@ -184,6 +184,8 @@ func TestClassifyCases(t *testing.T) {
 			want: want{kind: ControllerStarted, component: ComponentKCM, detail: "attach detach controller: started controller"}},
 		{name: "reflector watch close names a volume type, not a volume", file: "reflector.go",
 			rest: `k8s.io/client-go/informers/factory.go:134: Watch close - *v1.VolumeAttachment total 12 items received`, ignore: true},
+		{name: "PV binding is another subsystem", file: "pv_controller.go",
+			rest: `"Volume entered phase" volumeName="pvc-a41c7f20-3e5b-4d9a-8c71-6b2e9f0d1a53" phase="Bound"`, ignore: true},
 		{name: "informer cache sync for the ADC is not an operation", file: "shared_informer.go",
 			rest: `Caches are synced for attach detach`, ignore: true},
 		{name: "leader election", file: "leaderelection.go",

@@ -90,11 +90,24 @@ func counted(evs []parser.Event) []parser.Event {
 	}
 	switch {
 	case len(direct) > 0:
-		return direct
+		return withoutSecondReports(direct)
 	case len(echo) > 0:
 		return echo
 	}
 	return table
+}
+
+// withoutSecondReports drops CSI plugin/driver error lines when the
+// operation's own lines are there: "kubernetes.io/csi: attacher.MountDevice
+// failed: …" and the nestedpendingoperations line after it are one failure.
+// CSI lines count only when nothing else reports the failure.
+func withoutSecondReports(direct []parser.Event) []parser.Event {
+	for _, e := range direct {
+		if e.Kind != parser.CSIError {
+			return slices.DeleteFunc(slices.Clone(direct), func(e parser.Event) bool { return e.Kind == parser.CSIError })
+		}
+	}
+	return direct
 }
 
 // apiCount returns the largest count a describe row or echoed Event reports
