@@ -103,32 +103,8 @@ func (sc *scanner) runReference(r io.Reader) {
 // parseReference is ParseReader over runReference.
 func parseReference(r io.Reader, path string, opt Options) Result {
 	st := newInputState(path, 0)
-	sc := newScanner(st, opt)
-	func() {
-		defer func() {
-			if p := recover(); p != nil {
-				st.problem(st.in.Lines, "internal error, rest of input not read: %v", p)
-				st.in.Truncated = true
-				st.in.Skipped["internal-error"] += st.in.Lines - st.accounted()
-			}
-		}()
-		r, comp, closeFn, err := decompress(r)
-		if err != nil {
-			st.problem(0, "%v", err)
-			st.in.Truncated = true
-			return
-		}
-		if closeFn != nil {
-			defer closeFn()
-		}
-		sc.comp = comp
-		sc.runReference(r)
-	}()
-	st.resolveOwn(opt)
-	st.fallback(opt)
-	st.convert()
-	anchorAll([]*inputState{st})
-	return st.result()
+	st.readWith(r, opt, (*scanner).runReference)
+	return st.alone(opt)
 }
 
 // withBlockSize runs f with smaller blocks (and sniff window).

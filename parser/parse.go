@@ -161,6 +161,12 @@ func ParseReader(r io.Reader, path string, opt Options) Result {
 		}
 	}
 	st.read(r, opt)
+	return st.alone(opt)
+}
+
+// alone finishes an input parsed on its own: year and zone from its own
+// evidence or the fallbacks, times converted, describe ages anchored.
+func (st *inputState) alone(opt Options) Result {
 	st.resolveOwn(opt)
 	st.fallback(opt)
 	st.convert()
@@ -234,6 +240,12 @@ func (st *inputState) problem(line int, format string, args ...any) {
 
 // read parses r to the end, recovering from any panic.
 func (st *inputState) read(r io.Reader, opt Options) {
+	st.readWith(r, opt, (*scanner).run)
+}
+
+// readWith is read with the scanner's loop given: the block pipeline in
+// production, the line-at-a-time reference loop in tests.
+func (st *inputState) readWith(r io.Reader, opt Options, loop func(*scanner, io.Reader)) {
 	sc := newScanner(st, opt)
 	defer func() {
 		if p := recover(); p != nil {
@@ -253,7 +265,7 @@ func (st *inputState) read(r io.Reader, opt Options) {
 		defer closeFn()
 	}
 	sc.comp = comp
-	sc.run(r)
+	loop(sc, r)
 }
 
 // accounted is the number of lines put into one of the buckets.
