@@ -88,52 +88,49 @@ func fixtureFor(era loggen.Era) *fixture {
 // timeline, run every rule) over a generated 32 MiB KCM log plus node B's
 // kubelet log, and checks once that every planted incident is found.
 func BenchmarkAnalyze(b *testing.B) {
-	for _, era := range loggen.Eras {
-		b.Run(string(era), func(b *testing.B) {
-			f := fixtureFor(era)
-			if f.err != nil {
-				b.Fatal(f.err)
+	perEra(b, func(b *testing.B, f *fixture, paths []string) {
+		var res rules.Result
+		for b.Loop() {
+			results, errs := parser.ParseAll(paths, parser.Options{})
+			if len(errs) > 0 {
+				b.Fatal(errs)
 			}
-			paths := []string{f.kcm, f.kubelet}
-			b.SetBytes(f.bytes)
-			b.ReportAllocs()
-			b.ResetTimer()
-			var res rules.Result
-			for b.Loop() {
-				results, errs := parser.ParseAll(paths, parser.Options{})
-				if len(errs) > 0 {
-					b.Fatal(errs)
-				}
-				tl := timeline.Build(results, timeline.Options{})
-				var err error
-				if res, err = rules.Run(tl, rules.Config{}); err != nil {
-					b.Fatal(err)
-				}
+			tl := timeline.Build(results, timeline.Options{})
+			var err error
+			if res, err = rules.Run(tl, rules.Config{}); err != nil {
+				b.Fatal(err)
 			}
-			b.StopTimer()
-			checkFound(b, f.manifest, res)
-		})
-	}
+		}
+		b.StopTimer()
+		checkFound(b, f.manifest, res)
+	})
 }
 
 // BenchmarkParseAll is the parse stage alone over the same inputs, to split
 // the end-to-end cost (the parser package owns its own BenchmarkParse).
 func BenchmarkParseAll(b *testing.B) {
+	perEra(b, func(b *testing.B, _ *fixture, paths []string) {
+		for b.Loop() {
+			if _, errs := parser.ParseAll(paths, parser.Options{}); len(errs) > 0 {
+				b.Fatal(errs)
+			}
+		}
+	})
+}
+
+// perEra runs bench once per log era over that era's generated KCM and
+// kubelet logs, with MB/s and allocations reported.
+func perEra(b *testing.B, bench func(b *testing.B, f *fixture, paths []string)) {
 	for _, era := range loggen.Eras {
 		b.Run(string(era), func(b *testing.B) {
 			f := fixtureFor(era)
 			if f.err != nil {
 				b.Fatal(f.err)
 			}
-			paths := []string{f.kcm, f.kubelet}
 			b.SetBytes(f.bytes)
 			b.ReportAllocs()
 			b.ResetTimer()
-			for b.Loop() {
-				if _, errs := parser.ParseAll(paths, parser.Options{}); len(errs) > 0 {
-					b.Fatal(errs)
-				}
-			}
+			bench(b, f, []string{f.kcm, f.kubelet})
 		})
 	}
 }

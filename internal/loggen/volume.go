@@ -11,6 +11,15 @@ import (
 func (g *gen) emitKCM(t int64)     { g.write(g.kcm, t) }
 func (g *gen) emitKubelet(t int64) { g.write(g.kl, t) }
 
+// emitPodLine writes a kubelet line about v's pod: ≥1.21 kubelets add the
+// pod="ns/name" key to their InfoS sentences.
+func (g *gen) emitPodLine(t int64, e *entry, v *volume) {
+	if g.modern {
+		e.kobj("pod", v.ns, v.pod)
+	}
+	g.emitKubelet(t)
+}
+
 // detailed appends `<prefix> for volume "P" (UniqueName: "V") <dir> node "N" `.
 func detailed(b []byte, prefix string, v *volume, dir, node string) []byte {
 	b = append(b, prefix...)
@@ -218,10 +227,7 @@ func (g *gen) kubeletLine(level byte, file string, legacyLine, modernLine int, d
 func (g *gen) kVerifyStarted(t int64, v *volume, uid string) {
 	e := g.kubeletLine('I', "reconciler.go", 224, 245, "reconciler")
 	e.msg = podDetailed(e.msg, "operationExecutor.VerifyControllerAttachedVolume started", v.pv, v.unique, v.pod, uid)
-	if g.modern {
-		e.kobj("pod", v.ns, v.pod)
-	}
-	g.emitKubelet(t)
+	g.emitPodLine(t, e, v)
 }
 
 func (g *gen) kControllerAttached(t int64, v *volume, uid, node string) {
@@ -232,10 +238,7 @@ func (g *gen) kControllerAttached(t int64, v *volume, uid, node string) {
 		e.msg = append(e.msg, attachmentName(v.handle, cbsDriver, node)...)
 	}
 	e.msg = append(e.msg, '"')
-	if g.modern {
-		e.kobj("pod", v.ns, v.pod)
-	}
-	g.emitKubelet(t)
+	g.emitPodLine(t, e, v)
 }
 
 func (g *gen) kWaitForAttach(t int64, v *volume, uid, node string) {
@@ -244,19 +247,13 @@ func (g *gen) kWaitForAttach(t int64, v *volume, uid, node string) {
 	e.msg = append(e.msg, `DevicePath "`...)
 	e.msg = append(e.msg, attachmentName(v.handle, cbsDriver, node)...)
 	e.msg = append(e.msg, '"')
-	if g.modern {
-		e.kobj("pod", v.ns, v.pod)
-	}
-	g.emitKubelet(t)
+	g.emitPodLine(t, e, v)
 }
 
 func (g *gen) kMountStarted(t int64, v *volume, uid string) {
 	e := g.kubeletLine('I', "reconciler.go", 224, 218, "reconciler")
 	e.msg = podDetailed(e.msg, "operationExecutor.MountVolume started", v.pv, v.unique, v.pod, uid)
-	if g.modern {
-		e.kobj("pod", v.ns, v.pod)
-	}
-	g.emitKubelet(t)
+	g.emitPodLine(t, e, v)
 }
 
 func (g *gen) kMountDeviceOK(t int64, v *volume, uid string) {
@@ -271,19 +268,13 @@ func (g *gen) kMountDeviceOK(t int64, v *volume, uid string) {
 		e.msg = append(e.msg, v.pv...)
 	}
 	e.msg = append(e.msg, `/globalmount"`...)
-	if g.modern {
-		e.kobj("pod", v.ns, v.pod)
-	}
-	g.emitKubelet(t)
+	g.emitPodLine(t, e, v)
 }
 
 func (g *gen) kSetUpOK(t int64, v *volume, uid string) {
 	e := g.kubeletLine('I', "operation_generator.go", 657, 721, "operationexecutor")
 	e.msg = podDetailed(e.msg, "MountVolume.SetUp succeeded", v.pv, v.unique, v.pod, uid)
-	if g.modern {
-		e.kobj("pod", v.ns, v.pod)
-	}
-	g.emitKubelet(t)
+	g.emitPodLine(t, e, v)
 }
 
 func (g *gen) kUnmountVolume(t int64, v *volume, uid string) {
