@@ -85,6 +85,14 @@ var informerPlumbing = map[string]bool{
 	"pvc_protection_controller.go": true, "pv_protection_controller.go": true,
 }
 
+// fromInformerPlumbing reports a klog entry (payload p) written by one of
+// the informerPlumbing files: such an entry is never relevant, whatever
+// tokens it has, so the block analysis can leave it in a plain run.
+func fromInformerPlumbing(p []byte) bool {
+	h, ok := parseKlogHeader(p)
+	return ok && informerPlumbing[string(h.file)]
+}
+
 // classifyMessage classifies a printf message or a structured message with
 // its pairs (klog text or JSON alike).
 func classifyMessage(file, msg string, kvs []kv) (Event, bool) {

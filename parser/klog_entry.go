@@ -122,8 +122,12 @@ func newScanner(st *inputState, opt Options) *scanner {
 // scanner itself stays single-goroutine; it uses an entry's spec only when
 // the texts are identical (emitKlog).
 func (sc *scanner) run(r io.Reader) {
+	sc.runBlocks(newBlockReader(r, sc.max, newBufPool(pipeDepth+2)))
+}
+
+// runBlocks is run over any source of blocks.
+func (sc *scanner) runBlocks(br blockSource) {
 	st := sc.st
-	br := newBlockReader(r, sc.max, newBufPool(pipeDepth+2))
 	if !sc.unw.forced {
 		sc.unw.prefer = sniffWrapper(br.peek())
 	}
@@ -137,18 +141,27 @@ func (sc *scanner) run(r io.Reader) {
 		defer close(chunks)
 		br.produce(chunks, quit, fast)
 	}()
+	// A block goes back to its source one block late: its last entry is
+	// only closed (and compared with its spec, which points into the
+	// block) when the next block's first line arrives.
+	var held *chunk
 	stop := func() {
 		if quit != nil {
 			close(quit)
-			wg.Wait() // the reader no longer touches r or br
+			for c := range chunks {
+				// analysed blocks the scanner will not apply
+				<-c.ready
+				br.release(c)
+			}
+			wg.Wait() // the reader no longer touches the input
 			quit = nil
 		}
+		if held != nil {
+			br.release(held)
+			held = nil
+		}
 	}
-	defer stop() // a panic below: let the reader go before r is closed
-	// A block's buffer goes back to the pool one block late: its last entry
-	// is only closed (and compared with its spec, which points into the
-	// buffer) when the next block's first line arrives.
-	var held []byte
+	defer stop() // a panic below: let the reader go before the input is closed
 	for c := range chunks {
 		<-c.ready
 		if c.long {
@@ -157,24 +170,26 @@ func (sc *scanner) run(r io.Reader) {
 		}
 		sc.specs, sc.specAt = c.specs, 0
 		sc.block(c.data, c.segs)
+		putSegs(c.segs)
 		sc.specs, sc.lineOff = nil, -1
 		if held != nil {
-			br.pool.put(held)
+			br.release(held)
 		}
-		held = c.buf
+		held = c
 	}
-	stop()
 	sc.flushPartial()
 	sc.close()
-	st.in.Bytes = br.bytes
-	if br.err != nil {
+	stop()
+	n, err, noNewline := br.end()
+	st.in.Bytes = n
+	if err != nil {
 		st.in.Truncated = true
-		st.problem(0, "%s after %d lines; the lines read are kept", describeReadErr(br.err, sc.comp), st.in.Lines)
+		st.problem(0, "%s after %d lines; the lines read are kept", describeReadErr(err, sc.comp), st.in.Lines)
 	}
-	if br.noNewline && st.in.Lines > 0 {
+	if noNewline && st.in.Lines > 0 {
 		st.problem(st.in.Lines, "last line has no newline (half-written?); parsed as is")
 	}
-	if st.in.Lines == 0 && br.err == nil {
+	if st.in.Lines == 0 && err == nil {
 		st.problem(0, "empty input")
 	}
 }
@@ -692,6 +707,9 @@ func (sc *scanner) close() {
 	} else {
 		st.formatVotes[entryFormat[kind]]++
 	}
+	if e.relevant && kind == entKlog && fromInformerPlumbing(e.buf) {
+		e.relevant = false
+	}
 	// wrapper clock evidence from the first entries and from every relevant one
 	if e.hasWall && len(e.wts) > 0 && (sc.entries <= evidenceEntries || e.relevant) {
 		sc.wrapperEvidence(e)
@@ -912,8 +930,7 @@ func (sc *scanner) emitJSON(e *entry) bool {
 	st := sc.st
 	ev := r.ev
 	sc.finishEvent(&ev, e, r.text)
-	st.events = append(st.events, ev)
-	st.metas = append(st.metas, evMeta{abs: e.abs})
+	st.addEvent(&ev, evMeta{abs: e.abs})
 	return true
 }
 
@@ -939,8 +956,7 @@ func (sc *scanner) emitKlog(e *entry) bool {
 			st.evid = append(st.evid, evidence{from: FromRetry, year: y - e.yoff, off: off, hasOff: true, hasYear: true})
 		}
 	}
-	st.events = append(st.events, ev)
-	st.metas = append(st.metas, m)
+	st.addEvent(&ev, m)
 	return true
 }
 
@@ -978,8 +994,7 @@ func (sc *scanner) emit(e *entry, kind entryKind) bool {
 		ev.PID = rec.PID
 	}
 	sc.finishEvent(&ev, e, text)
-	st.events = append(st.events, ev)
-	st.metas = append(st.metas, m)
+	st.addEvent(&ev, m)
 	return true
 }
 
@@ -1047,8 +1062,7 @@ func (sc *scanner) emitRow(e *entry, r *tableRowParse) bool {
 		m.age, m.hasAge = r.age, true
 		ev.Age = r.age
 	}
-	st.events = append(st.events, ev)
-	st.metas = append(st.metas, m)
+	st.addEvent(&ev, m)
 	return true
 }
 

@@ -186,9 +186,13 @@ type evMeta struct {
 
 // inputState is one input while it is read and resolved.
 type inputState struct {
-	in     Input
+	in Input
+	// events and metas are the input's events once read (flattenEvents);
+	// while it is read they grow in pages, which are never copied.
 	events []Event
 	metas  []evMeta
+	pages  [][]Event
+	mpages [][]evMeta
 	mtime  time.Time
 	host   string
 	procs  map[string]int
@@ -243,10 +247,66 @@ func (st *inputState) read(r io.Reader, opt Options) {
 	st.readWith(r, opt, (*scanner).run)
 }
 
+// eventPage is how many events a page of inputState.pages holds.
+const eventPage = 2048
+
+// addEvent appends an event being read (and its metadata). Pages are
+// filled and never grown, so a large input's events are not copied again
+// and again (nor rescanned by the garbage collector at each copy) while it
+// is read.
+func (st *inputState) addEvent(ev *Event, m evMeta) {
+	if k := len(st.pages); k == 0 || len(st.pages[k-1]) == eventPage {
+		st.pages = append(st.pages, make([]Event, 0, eventPage))
+		st.mpages = append(st.mpages, make([]evMeta, 0, eventPage))
+	}
+	k := len(st.pages) - 1
+	st.pages[k] = append(st.pages[k], *ev)
+	st.mpages[k] = append(st.mpages[k], m)
+}
+
+// flattenEvents moves the pages into events and metas, releasing each
+// page once copied.
+func (st *inputState) flattenEvents() {
+	n := len(st.events)
+	for _, p := range st.pages {
+		n += len(p)
+	}
+	if n == len(st.events) {
+		return
+	}
+	evs := make([]Event, 0, n)
+	metas := make([]evMeta, 0, n)
+	evs, metas = append(evs, st.events...), append(metas, st.metas...)
+	for k := range st.pages {
+		evs, metas = append(evs, st.pages[k]...), append(metas, st.mpages[k]...)
+		st.pages[k], st.mpages[k] = nil, nil
+	}
+	st.events, st.metas, st.pages, st.mpages = evs, metas, nil, nil
+}
+
 // readWith is read with the scanner's loop given: the block pipeline in
 // production, the line-at-a-time reference loop in tests.
 func (st *inputState) readWith(r io.Reader, opt Options, loop func(*scanner, io.Reader)) {
+	st.guarded(opt, func(sc *scanner) {
+		r, comp, closeFn, err := decompress(r)
+		if err != nil {
+			st.problem(0, "%v", err)
+			st.in.Truncated = true
+			return
+		}
+		if closeFn != nil {
+			defer closeFn()
+		}
+		sc.comp = comp
+		loop(sc, r)
+	})
+}
+
+// guarded runs body with a new scanner, recovering from any panic, and
+// leaves the input's events flat.
+func (st *inputState) guarded(opt Options, body func(*scanner)) {
 	sc := newScanner(st, opt)
+	defer st.flattenEvents()
 	defer func() {
 		if p := recover(); p != nil {
 			st.problem(st.in.Lines, "internal error, rest of input not read: %v", p)
@@ -255,17 +315,7 @@ func (st *inputState) readWith(r io.Reader, opt Options, loop func(*scanner, io.
 			st.in.Skipped["internal-error"] += st.in.Lines - st.accounted()
 		}
 	}()
-	r, comp, closeFn, err := decompress(r)
-	if err != nil {
-		st.problem(0, "%v", err)
-		st.in.Truncated = true
-		return
-	}
-	if closeFn != nil {
-		defer closeFn()
-	}
-	sc.comp = comp
-	loop(sc, r)
+	body(sc)
 }
 
 // accounted is the number of lines put into one of the buckets.

@@ -56,6 +56,38 @@ func prefilterHash(k uint32) uint32 { return (k * 0x9E3779B1) >> (32 - prefilter
 // mayMatter reports whether line contains one of the prefilter tokens.
 func mayMatter(line []byte) bool { return indexToken(line) >= 0 }
 
+var (
+	// tokenTeddy finds the prefilter tokens with the SIMD kernel.
+	tokenTeddy = newTeddySet(prefilterTokens)
+	// hitTeddy finds the prefilter tokens, NUL bytes and no-break spaces:
+	// whatever keeps a line out of a plain run (analyzeBlock).
+	hitTeddy = newTeddySet(append([][]byte{{0}, nbsp}, prefilterTokens...))
+)
+
+// indexToken returns the index of the first prefilter token in b, or -1.
+func indexToken(b []byte) int {
+	if useTeddy {
+		return tokenTeddy.index(b)
+	}
+	return indexTokenScalar(b)
+}
+
+// indexHit returns the index of the first prefilter token, NUL byte or
+// no-break space in b, or -1.
+func indexHit(b []byte) int {
+	if useTeddy {
+		return hitTeddy.index(b)
+	}
+	best := indexTokenScalar(b)
+	if i := bytes.IndexByte(b, 0); i >= 0 && (best < 0 || i < best) {
+		best = i
+	}
+	if i := bytes.Index(b, nbsp); i >= 0 && (best < 0 || i < best) {
+		best = i
+	}
+	return best
+}
+
 // mayMatterSlow is the reference implementation of mayMatter.
 func mayMatterSlow(line []byte) bool {
 	for _, t := range prefilterTokens {
@@ -66,14 +98,14 @@ func mayMatterSlow(line []byte) bool {
 	return false
 }
 
-// indexToken returns the index of the first prefilter token in b, or -1.
-// It runs over whole blocks of the input, so the work per byte is what
+// indexTokenScalar returns the index of the first prefilter token in b, or
+// -1, without SIMD. It runs over whole blocks of the input, so the work per byte is what
 // counts: it reads the 4 bytes at every even offset only. Every token is at
 // least 5 bytes long, so an occurrence at p has its first 4 bytes at p or
 // its bytes 1..4 at p+1, one of them even; tokenGrams holds both 4-byte
 // grams of every token (hashed into tokenHit), and only a sampled gram whose
 // bit is set is compared with the tokens it may start or continue.
-func indexToken(b []byte) int {
+func indexTokenScalar(b []byte) int {
 	i := 0
 	// six grams (offsets i, i+2, …, i+10) per two 8-byte loads; one branch
 	// for all of them
@@ -215,18 +247,9 @@ func analyzeBlock(data []byte, max int, fast bool, segs []seg) []seg {
 	if !fast {
 		return append(segs, seg{off: 0, end: len(data)})
 	}
-	tok, nul, sp := -1, -1, -1 // next hit at or after the current line; len(data) when none
-	next := func(cur, s int, find func([]byte) int) int {
-		if cur >= s {
-			return cur
-		}
-		if i := find(data[s:]); i >= 0 {
-			return s + i
-		}
-		return len(data)
-	}
-	findNUL := func(b []byte) int { return bytes.IndexByte(b, 0) }
-	findSP := func(b []byte) int { return bytes.Index(b, nbsp) }
+	// the next token, NUL or no-break space at or after the current line;
+	// len(data) when none
+	hit := -1
 	// the current segment; the previous line waits for the next one to be
 	// known plain (pend*)
 	var cur seg
@@ -296,10 +319,13 @@ func analyzeBlock(data []byte, max int, fast bool, segs []seg) []seg {
 			}
 		}
 		if l.kind != notPlain {
-			tok = next(tok, s, indexToken)
-			nul = next(nul, s, findNUL)
-			sp = next(sp, s, findSP)
-			if tok < ce || nul < ce || sp < ce {
+			if hit < s {
+				hit = len(data)
+				if i := indexHit(data[s:]); i >= 0 {
+					hit = s + i
+				}
+			}
+			if hit < ce && !(l.kind == plainK && onlyTokens(data[s:ce], hit-s) && fromInformerPlumbing(data[l.pay:ce])) {
 				l.kind = notPlain
 			}
 		}
@@ -324,6 +350,12 @@ func analyzeBlock(data []byte, max int, fast bool, segs []seg) []seg {
 		segs = append(segs, cur)
 	}
 	return segs
+}
+
+// onlyTokens reports whether line, whose first hit (indexHit) is at i, has
+// no NUL byte and no no-break space: its hits are all tokens.
+func onlyTokens(line []byte, i int) bool {
+	return bytes.IndexByte(line[i:], 0) < 0 && !bytes.Contains(line[i:], nbsp)
 }
 
 // plainJSON reports whether the scanner reads p (a whole physical line

@@ -9,8 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
+	"sync"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
@@ -35,6 +35,7 @@ type chunk struct {
 	buf     []byte // backing buffer, returned to the pool when done
 	long    bool
 	tooLong bool // long: the line exceeds MaxLineBytes (data is cut)
+	mapping []byte // mapped window holding data (mapReader), unmapped when done
 	segs    []seg
 	specs   []spec        // klog entries of the block decoded ahead (buildSpecs)
 	ready   chan struct{} // closed when segs and specs are set
@@ -177,11 +178,35 @@ func (c *chunk) analyze(max int, fast bool) {
 			c.specs = nil
 		}
 	}()
-	c.segs = analyzeBlock(c.data, max, fast, nil)
+	c.segs = analyzeBlock(c.data, max, fast, getSegs())
 	if fast {
 		c.specs = buildSpecs(c.data, c.segs, max)
 	}
 }
+
+// segPool recycles the seg slices of applied blocks.
+var segPool sync.Pool
+
+func getSegs() []seg {
+	if p, ok := segPool.Get().(*[]seg); ok {
+		return (*p)[:0]
+	}
+	return make([]seg, 0, 1024)
+}
+
+// putSegs returns the segs of a block the scanner has applied.
+func putSegs(s []seg) {
+	if cap(s) > 0 {
+		s = s[:0]
+		segPool.Put(&s)
+	}
+}
+
+// release returns c's buffer to the pool.
+func (br *blockReader) release(c *chunk) { br.pool.put(c.buf) }
+
+// end implements blockSource.
+func (br *blockReader) end() (int64, error, bool) { return br.bytes, br.err, br.noNewline }
 
 // longLine consumes a line that does not fit in a block.
 func (br *blockReader) longLine() *chunk {
@@ -368,6 +393,10 @@ func parseSource(src source, opt Options, index int) (*inputState, error) {
 				return nil, fmt.Errorf("%s: is a directory", src.path)
 			}
 			st.mtime = fi.ModTime()
+			if size, ok := mappable(f, fi); ok {
+				st.readMapped(f, size, opt)
+				return st, nil
+			}
 		}
 		r = f
 	}
@@ -378,18 +407,25 @@ func parseSource(src source, opt Options, index int) (*inputState, error) {
 	return st, nil
 }
 
+// gzipMagic and zstdMagic recognise the first bytes of compressed data.
+func gzipMagic(head []byte) bool { return len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b }
+func zstdMagic(head []byte) bool { return bytes.HasPrefix(head, []byte{0x28, 0xb5, 0x2f, 0xfd}) }
+
+// isCompressed reports data that decompress decodes.
+func isCompressed(head []byte) bool { return gzipMagic(head) || zstdMagic(head) }
+
 // decompress sniffs gzip and zstd magic numbers (whatever the file name).
 func decompress(r io.Reader) (io.Reader, string, func(), error) {
 	br := bufio.NewReaderSize(r, readBufSize)
 	head, _ := br.Peek(4)
 	switch {
-	case len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b:
+	case gzipMagic(head):
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, "", nil, fmt.Errorf("truncated or corrupt gzip header: %v", err)
 		}
 		return zr, "gzip", func() { zr.Close() }, nil
-	case len(head) == 4 && slices.Equal(head, []byte{0x28, 0xb5, 0x2f, 0xfd}):
+	case zstdMagic(head):
 		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1))
 		if err != nil {
 			return nil, "", nil, fmt.Errorf("corrupt zstd data: %v", err)

@@ -1,0 +1,215 @@
+package parser
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"runtime"
+	"runtime/debug"
+)
+
+// This file owns reading a regular, uncompressed file by mapping it into
+// memory (mmap) a window at a time instead of copying it with read(2): the
+// kernel hands over its page cache, and the block pipeline searches it in
+// place. Windows are unmapped as soon as the scanner is done with their
+// block, so resident memory stays a few blocks whatever the file size. The
+// file is read up to the size it had when opened.
+
+// mmapMin is the smallest file read by mapping; smaller ones are read.
+// (A variable so that tests can map every input.)
+var mmapMin int64 = 4 << 20
+
+// errShrunk is the read error of a mapped file that got shorter while it
+// was read: touching a page past its new end faults, and the fault comes
+// back as a panic on goroutines that called debug.SetPanicOnFault.
+var errShrunk = errors.New("the file shrank while it was read (truncated or rotated?)")
+
+// blockSource is where the scanner's blocks come from: read (blockReader)
+// or mapped (mapReader).
+type blockSource interface {
+	// peek returns the start of the input (up to readBufSize) without
+	// consuming it.
+	peek() []byte
+	// produce cuts the input into chunks on out, starting the analysis of
+	// each, until the input ends or quit is closed.
+	produce(out chan<- *chunk, quit <-chan struct{}, fast bool)
+	// release tells that the scanner no longer needs c's bytes.
+	release(c *chunk)
+	// end returns the bytes consumed, the first read error and whether the
+	// last line had no newline; only after produce returned.
+	end() (n int64, err error, noNewline bool)
+}
+
+// mapReader is a blockSource over a mapped file.
+type mapReader struct {
+	f         *os.File
+	size      int64
+	off       int64 // start of the next block
+	max       int
+	progress  func(int64)
+	err       error
+	noNewline bool
+}
+
+// mappable returns f's size when f should be read by mapping: a regular
+// file of at least mmapMin bytes on a system that can map it, not
+// compressed (its first bytes are no gzip or zstd magic).
+func mappable(f *os.File, fi os.FileInfo) (int64, bool) {
+	if !canMap || !fi.Mode().IsRegular() || fi.Size() < mmapMin || fi.Size() != int64(int(fi.Size())) {
+		return 0, false
+	}
+	var head [4]byte
+	if n, _ := f.ReadAt(head[:], 0); n < len(head) || isCompressed(head[:]) {
+		return 0, false
+	}
+	return fi.Size(), true
+}
+
+func newMapReader(f *os.File, size int64, max int, progress func(int64)) *mapReader {
+	return &mapReader{f: f, size: size, max: max, progress: progress}
+}
+
+func (mr *mapReader) peek() []byte {
+	b := make([]byte, min(mr.size, int64(readBufSize)))
+	n, _ := mr.f.ReadAt(b, 0)
+	return b[:n]
+}
+
+func (mr *mapReader) end() (int64, error, bool) { return mr.off, mr.err, mr.noNewline }
+
+func (mr *mapReader) release(c *chunk) {
+	if c.mapping != nil {
+		unmapWindow(c.mapping)
+		c.mapping, c.data = nil, nil
+	}
+}
+
+func (mr *mapReader) produce(out chan<- *chunk, quit <-chan struct{}, fast bool) {
+	debug.SetPanicOnFault(true)
+	defer func() {
+		if p := recover(); p != nil {
+			if _, fault := p.(interface{ Addr() uintptr }); !fault {
+				panic(p)
+			}
+			mr.err = errShrunk
+		}
+	}()
+	for {
+		c, ok := mr.next()
+		if !ok {
+			return
+		}
+		c.ready = make(chan struct{})
+		if c.long {
+			close(c.ready)
+		} else {
+			go c.analyze(mr.max, fast)
+		}
+		select {
+		case out <- c:
+		case <-quit:
+			mr.release(c)
+			return
+		}
+	}
+}
+
+// next maps the next window and returns its whole lines as a chunk.
+func (mr *mapReader) next() (*chunk, bool) {
+	if mr.off >= mr.size || mr.err != nil {
+		return nil, false
+	}
+	m, data, err := mr.window(mr.off, int64(blockSize))
+	if err != nil {
+		mr.err = err
+		return nil, false
+	}
+	last := mr.off+int64(len(data)) == mr.size
+	c := &chunk{mapping: m}
+	switch k := bytes.LastIndexByte(data, '\n'); {
+	case k >= 0:
+		c.data = data[:k+1]
+	case last:
+		// the last line, without newline
+		c.data = data
+		mr.noNewline = true
+	default:
+		unmapWindow(m)
+		return mr.longLine(), true
+	}
+	mr.off += int64(len(c.data))
+	if mr.progress != nil {
+		mr.progress(int64(len(c.data)))
+	}
+	return c, true
+}
+
+// window maps up to n bytes of the file from off; data is the part from
+// off (the mapping starts at a page boundary).
+func (mr *mapReader) window(off, n int64) (m, data []byte, err error) {
+	start := off &^ int64(os.Getpagesize()-1)
+	end := min(mr.size, off+n)
+	m, err = mapWindow(mr.f, start, int(end-start))
+	if err != nil {
+		return nil, nil, err
+	}
+	return m, m[off-start:], nil
+}
+
+// longLine consumes a line that does not fit in a block, keeping its
+// first max+1 bytes, as blockReader.longLine does.
+func (mr *mapReader) longLine() *chunk {
+	var long []byte
+	total := int64(0)
+	newline := false
+	for mr.off+total < mr.size {
+		m, part, err := mr.window(mr.off+total, int64(blockSize))
+		if err != nil {
+			mr.err = err
+			break
+		}
+		if k := bytes.IndexByte(part, '\n'); k >= 0 {
+			part, newline = part[:k+1], true
+		}
+		if room := mr.max + 1 - len(long); room > 0 {
+			long = append(long, part[:min(len(part), room)]...)
+		}
+		total += int64(len(part))
+		unmapWindow(m)
+		if newline {
+			break
+		}
+	}
+	mr.off += total
+	if mr.progress != nil {
+		mr.progress(total)
+	}
+	content := total
+	if newline {
+		content--
+	} else {
+		mr.noNewline = true
+	}
+	long = bytes.TrimSuffix(long, []byte("\n"))
+	long = bytes.TrimSuffix(long, []byte("\r"))
+	return &chunk{data: long, long: true, tooLong: content > int64(mr.max)}
+}
+
+// readMapped parses a mapped file to the end.
+func (st *inputState) readMapped(f *os.File, size int64, opt Options) {
+	st.guarded(opt, func(sc *scanner) {
+		debug.SetPanicOnFault(true)
+		defer func() {
+			if p := recover(); p != nil {
+				if _, fault := p.(interface{ Addr() uintptr }); !fault {
+					panic(p)
+				}
+				st.problem(st.in.Lines, "%v; the lines read are kept", errShrunk)
+				st.in.Truncated = true
+				st.in.Skipped["internal-error"] += st.in.Lines - st.accounted()
+			}
+		}()
+		sc.runBlocks(newMapReader(f, size, sc.max, opt.Progress))
+	})
+	runtime.KeepAlive(f)
+}
