@@ -34,7 +34,7 @@ type chunk struct {
 	data    []byte
 	buf     []byte // backing buffer, returned to the pool when done
 	long    bool
-	tooLong bool // long: the line exceeds MaxLineBytes (data is cut)
+	tooLong bool   // long: the line exceeds MaxLineBytes (data is cut)
 	mapping []byte // mapped window holding data (mapReader), unmapped when done
 	segs    []seg
 	specs   []spec        // klog entries of the block decoded ahead (buildSpecs)
