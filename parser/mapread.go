@@ -19,6 +19,11 @@ import (
 // (A variable so that tests can map every input.)
 var mmapMin int64 = 4 << 20
 
+// mapBlockSize caps the blocks of a mapped file: the mapped windows in
+// flight are resident memory outside the Go heap (and its soft limit), so
+// they are kept smaller than read blocks.
+const mapBlockSize = 1 << 20
+
 // errShrunk is the read error of a mapped file that got shorter while it
 // was read: touching a page past its new end faults, and the fault comes
 // back as a panic on goroutines that called debug.SetPanicOnFault.
@@ -119,7 +124,7 @@ func (mr *mapReader) next() (*chunk, bool) {
 	if mr.off >= mr.size || mr.err != nil {
 		return nil, false
 	}
-	m, data, err := mr.window(mr.off, int64(blockSize))
+	m, data, err := mr.window(mr.off, int64(min(blockSize, mapBlockSize)))
 	if err != nil {
 		mr.err = err
 		return nil, false

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"runtime"
 )
 
 // objectWriter writes one top-level JSON object field by field, byte for byte
@@ -42,6 +43,7 @@ func (o *objectWriter) field(k string, v any) {
 }
 
 // array writes a field holding n elements, element i produced by elem(i).
+// elem may be called from several goroutines at once.
 func (o *objectWriter) array(k string, n int, elem func(i int) any) {
 	o.key(k)
 	if n == 0 {
@@ -49,14 +51,78 @@ func (o *objectWriter) array(k string, n int, elem func(i int) any) {
 		return
 	}
 	o.w.WriteByte('[')
-	for i := 0; i < n && o.err == nil; i++ {
-		if i > 0 {
-			o.w.WriteByte(',')
-		}
-		o.w.WriteString("\n    ")
-		o.write(elem(i), "    ")
+	if workers := runtime.GOMAXPROCS(0); n >= 2*arrayBatch && workers > 1 {
+		o.elementsParallel(n, elem, workers)
+	} else {
+		o.err = appendElements(&o.buf, o.w, 0, n, elem, o.err)
 	}
 	o.w.WriteString("\n  ]")
+}
+
+// arrayBatch is how many array elements one goroutine encodes at a time.
+const arrayBatch = 128
+
+// appendElements writes elements from..to-1 (with their separators and
+// indent) to w, through buf; it does nothing once err is set, and returns
+// the first error.
+func appendElements(buf *bytes.Buffer, w io.Writer, from, to int, elem func(i int) any, err error) error {
+	for i := from; i < to && err == nil; i++ {
+		buf.Reset()
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		buf.WriteString("\n    ")
+		if err = encodeIndented(buf, elem(i), "    "); err == nil {
+			_, err = w.Write(buf.Bytes())
+		}
+	}
+	return err
+}
+
+// elementsParallel encodes batches of elements on workers goroutines and
+// writes them in order; at most 2×workers batches are held at once.
+func (o *objectWriter) elementsParallel(n int, elem func(i int) any, workers int) {
+	type batch struct {
+		from, to int
+		out      bytes.Buffer
+		err      error
+		done     chan struct{}
+	}
+	jobs := make(chan *batch, 2*workers)
+	order := make(chan *batch, 2*workers)
+	stop := make(chan struct{})
+	go func() {
+		defer close(jobs)
+		defer close(order)
+		for from := 0; from < n; from += arrayBatch {
+			b := &batch{from: from, to: min(n, from+arrayBatch), done: make(chan struct{})}
+			select {
+			case jobs <- b:
+			case <-stop:
+				return
+			}
+			order <- b // never blocks longer than the writer takes
+		}
+	}()
+	for range workers {
+		go func() {
+			var buf bytes.Buffer
+			for b := range jobs {
+				b.err = appendElements(&buf, &b.out, b.from, b.to, elem, nil)
+				close(b.done)
+			}
+		}()
+	}
+	for b := range order {
+		<-b.done
+		if o.err == nil && b.err != nil {
+			o.err = b.err
+			close(stop)
+		}
+		if o.err == nil {
+			o.w.Write(b.out.Bytes())
+		}
+	}
 }
 
 // write encodes v with the given line prefix, without the encoder's newline.
@@ -65,14 +131,24 @@ func (o *objectWriter) write(v any, prefix string) {
 		return
 	}
 	o.buf.Reset()
-	enc := json.NewEncoder(&o.buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent(prefix, "  ")
-	if err := enc.Encode(v); err != nil {
+	if err := encodeIndented(&o.buf, v, prefix); err != nil {
 		o.err = err
 		return
 	}
-	o.w.Write(bytes.TrimSuffix(o.buf.Bytes(), []byte("\n")))
+	o.w.Write(o.buf.Bytes())
+}
+
+// encodeIndented appends v to buf as the indenting encoder writes it, with
+// the given line prefix and without its final newline.
+func encodeIndented(buf *bytes.Buffer, v any, prefix string) error {
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent(prefix, "  ")
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	buf.Truncate(buf.Len() - 1)
+	return nil
 }
 
 // close ends the object (with the encoder's trailing newline) and flushes.

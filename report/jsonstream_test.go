@@ -96,3 +96,44 @@ func TestObjectWriterEmptyAndNested(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got.String(), want.String())
 	}
 }
+
+// TestObjectWriterLargeArrays: arrays long enough to be encoded by batches
+// on several goroutines come out exactly as the whole value would, and an
+// element that cannot be encoded stops the writer with its error.
+func TestObjectWriterLargeArrays(t *testing.T) {
+	for _, n := range []int{2*arrayBatch - 1, 2 * arrayBatch, 5*arrayBatch + 7} {
+		elems := make([]map[string]any, n)
+		for i := range elems {
+			elems[i] = map[string]any{"i": i, "s": "<&>", "nested": []int{i, i + 1}}
+		}
+		var got bytes.Buffer
+		o := newObjectWriter(&got)
+		o.array("xs", n, func(i int) any { return elems[i] })
+		o.field("after", true)
+		if err := o.close(); err != nil {
+			t.Fatal(err)
+		}
+		var want bytes.Buffer
+		if err := encodeJSON(&want, struct {
+			Xs    []map[string]any `json:"xs"`
+			After bool             `json:"after"`
+		}{elems, true}); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Errorf("n=%d: streamed array differs from the whole value", n)
+		}
+	}
+	bad := 3*arrayBatch + 5
+	var got bytes.Buffer
+	o := newObjectWriter(&got)
+	o.array("xs", 10*arrayBatch, func(i int) any {
+		if i == bad {
+			return map[string]any{"f": func() {}}
+		}
+		return i
+	})
+	if err := o.close(); err == nil {
+		t.Error("an unencodable element did not fail the writer")
+	}
+}
