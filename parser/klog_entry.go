@@ -813,6 +813,9 @@ func (r *emitResult) worthKeeping() bool { return r.ok || r.err != nil || r.pani
 func klogEmit(buf []byte) (r emitResult) {
 	var rec record
 	h, _ := parseKlogHeader(buf)
+	if informerPlumbing[string(h.file)] {
+		return r // never an event (classifyMessage): not worth a copy
+	}
 	rec.Level, rec.PID, rec.File = h.level, h.pid, string(h.file)
 	// the text, and the message as its tail when no byte was replaced
 	if t := bytes.TrimRight(buf, "\n"); h.rest <= len(t) && utf8.Valid(t) {
