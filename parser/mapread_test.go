@@ -101,3 +101,64 @@ func TestMappedCompressedIsRead(t *testing.T) {
 		}
 	})
 }
+
+// TestMappedProgress: a mapped file reports every byte to Options.Progress,
+// in several steps when it spans several blocks.
+func TestMappedProgress(t *testing.T) {
+	if !canMap {
+		t.Skip("no mmap on this system")
+	}
+	p := "../testdata/catalog/examples.log"
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withBlockSize(4096, func() {
+		withMmapMin(0, func() {
+			var total int64
+			calls := 0
+			if _, errs := ParseAll([]string{p}, Options{Progress: func(n int64) { total += n; calls++ }}); len(errs) > 0 {
+				t.Fatal(errs)
+			}
+			if total != fi.Size() || calls < 2 {
+				t.Errorf("progress: %d bytes in %d calls, want %d bytes in several", total, calls, fi.Size())
+			}
+		})
+	})
+}
+
+// TestMappedFileShrinks: a file cut shorter while it is mapped (rotated by
+// copytruncate, say) faults past its new end; the input gets a problem
+// naming that and keeps what was read, and nothing crashes.
+func TestMappedFileShrinks(t *testing.T) {
+	if !canMap {
+		t.Skip("no mmap on this system")
+	}
+	line := "I0812 03:10:00.000001       1 event.go:291] some other controller's line\n"
+	data := strings.Repeat(line, 3*(1<<20)/len(line))
+	p := filepath.Join(t.TempDir(), "kcm.log")
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := os.Truncate(p, 1<<20); err != nil {
+		t.Fatal(err)
+	}
+	st := newInputState(p, 0)
+	st.readMapped(f, int64(len(data)), Options{})
+	res := st.alone(Options{})
+	found := false
+	for _, pr := range res.Input.Problems {
+		found = found || strings.Contains(pr.Message, "shrank")
+	}
+	if !found || !res.Input.Truncated {
+		t.Errorf("problems %+v, truncated %v: want the shrunk file named", res.Input.Problems, res.Input.Truncated)
+	}
+	if res.Input.Lines == 0 || res.Input.Unaccounted() != 0 {
+		t.Errorf("lines %d, unaccounted %d: want the lines before the cut, all accounted", res.Input.Lines, res.Input.Unaccounted())
+	}
+}

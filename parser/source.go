@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 
@@ -171,6 +172,11 @@ func (br *blockReader) produce(out chan<- *chunk, quit <-chan struct{}, fast boo
 // analyze sets c.segs and c.specs; should analyzeBlock or buildSpecs ever
 // panic, the block is read line by line without specs instead.
 func (c *chunk) analyze(max int, fast bool) {
+	if c.mapping != nil {
+		// a mapped file cut shorter faults: recovered below, and the
+		// scanner reports it
+		debug.SetPanicOnFault(true)
+	}
 	defer close(c.ready)
 	defer func() {
 		if recover() != nil {
