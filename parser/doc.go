@@ -12,7 +12,12 @@
 // without any is an error), or "-" for stdin. [ParseReader] parses one
 // stream; ParseAll parses its inputs concurrently (up to GOMAXPROCS at a
 // time) and returns them in command-line order. Input is read in 2 MiB
-// blocks of whole lines; a line longer than
+// blocks of whole lines (a regular, uncompressed file of 4 MiB or more is
+// mapped with mmap in 1 MiB windows instead, each unmapped once applied; a
+// file that shrinks while mapped ends with a problem, not a crash). Each
+// block is searched for the prefilter tokens, NUL bytes and no-break
+// spaces in one pass (an AVX2 Teddy multi-literal search on amd64, a
+// hashed 4-byte-gram scan elsewhere). A line longer than
 // [Options].MaxLineBytes (default 16 MiB) is consumed but skipped and
 // noted, so memory stays bounded. A trailing "\r" is removed (CRLF).
 //
