@@ -93,30 +93,20 @@ func (mr *mapReader) produce(out chan<- *chunk, quit <-chan struct{}, fast bool)
 	debug.SetPanicOnFault(true)
 	defer func() {
 		if p := recover(); p != nil {
-			if _, fault := p.(interface{ Addr() uintptr }); !fault {
+			if !isFault(p) {
 				panic(p)
 			}
 			mr.err = errShrunk
 		}
 	}()
-	for {
-		c, ok := mr.next()
-		if !ok {
-			return
-		}
-		c.ready = make(chan struct{})
-		if c.long {
-			close(c.ready)
-		} else {
-			go c.analyze(mr.max, fast)
-		}
-		select {
-		case out <- c:
-		case <-quit:
-			mr.release(c)
-			return
-		}
-	}
+	produceChunks(mr.next, out, quit, mr.max, fast, mr.release)
+}
+
+// isFault reports a recovered panic that is a memory fault (a mapped page
+// past the end of a file that shrank), with debug.SetPanicOnFault set.
+func isFault(p any) bool {
+	_, fault := p.(interface{ Addr() uintptr })
+	return fault
 }
 
 // next maps the next window and returns its whole lines as a chunk.
@@ -189,15 +179,10 @@ func (mr *mapReader) longLine() *chunk {
 	if mr.progress != nil {
 		mr.progress(total)
 	}
-	content := total
-	if newline {
-		content--
-	} else {
+	if !newline {
 		mr.noNewline = true
 	}
-	long = bytes.TrimSuffix(long, []byte("\n"))
-	long = bytes.TrimSuffix(long, []byte("\r"))
-	return &chunk{data: long, long: true, tooLong: content > int64(mr.max)}
+	return longChunk(long, total, newline, mr.max)
 }
 
 // readMapped parses a mapped file to the end.
@@ -206,7 +191,7 @@ func (st *inputState) readMapped(f *os.File, size int64, opt Options) {
 		debug.SetPanicOnFault(true)
 		defer func() {
 			if p := recover(); p != nil {
-				if _, fault := p.(interface{ Addr() uintptr }); !fault {
+				if !isFault(p) {
 					panic(p)
 				}
 				st.problem(st.in.Lines, "%v; the lines read are kept", errShrunk)

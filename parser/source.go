@@ -150,8 +150,15 @@ func (br *blockReader) next() (c *chunk, ok bool) {
 // produce reads the input into out, starting the analysis of each block
 // on a goroutine of its own; it stops early when quit is closed.
 func (br *blockReader) produce(out chan<- *chunk, quit <-chan struct{}, fast bool) {
+	produceChunks(br.next, out, quit, br.max, fast, br.release)
+}
+
+// produceChunks sends the chunks of next to out, each block analysed on a
+// goroutine of its own, until next has no more or quit is closed; a chunk
+// that cannot be sent goes to release.
+func produceChunks(next func() (*chunk, bool), out chan<- *chunk, quit <-chan struct{}, max int, fast bool, release func(*chunk)) {
 	for {
-		c, ok := br.next()
+		c, ok := next()
 		if !ok {
 			return
 		}
@@ -159,11 +166,13 @@ func (br *blockReader) produce(out chan<- *chunk, quit <-chan struct{}, fast boo
 		if c.long {
 			close(c.ready)
 		} else {
-			go c.analyze(br.max, fast)
+			go c.analyze(max, fast)
 		}
 		select {
 		case out <- c:
 		case <-quit:
+			<-c.ready
+			release(c)
 			return
 		}
 	}
@@ -239,15 +248,22 @@ func (br *blockReader) longLine() *chunk {
 			break
 		}
 	}
+	if !newline {
+		br.noNewline = true
+	}
+	return longChunk(long, int64(total), newline, br.max)
+}
+
+// longChunk is the chunk of a line longer than a block: its first max+1
+// bytes (long), total bytes consumed with its newline when it had one.
+func longChunk(long []byte, total int64, newline bool, max int) *chunk {
 	content := total
 	if newline {
 		content--
-	} else {
-		br.noNewline = true
 	}
 	long = bytes.TrimSuffix(long, []byte("\n"))
 	long = bytes.TrimSuffix(long, []byte("\r"))
-	return &chunk{data: long, long: true, tooLong: content > br.max}
+	return &chunk{data: long, long: true, tooLong: content > int64(max)}
 }
 
 // describeReadErr names a read error in user terms; comp is the
