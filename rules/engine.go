@@ -2,10 +2,12 @@ package rules
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kcmtrace/kcmtrace/timeline"
@@ -34,16 +36,36 @@ func Run(tl *timeline.Timeline, cfg Config) (Result, error) {
 	if tl == nil {
 		tl = &timeline.Timeline{}
 	}
-	var res Result
+	// Rules only read the timeline: they run side by side, and their
+	// results are gathered in registry order.
+	type outcome struct {
+		fs  []Finding
+		err error
+	}
+	outs := make([]outcome, len(selected))
+	next := make(chan int, len(selected))
 	for i := range selected {
-		r := &selected[i]
-		fs, err := runRule(r, tl, settings[r.Name])
-		if err != nil {
-			res.Errors = append(res.Errors, err.Error())
+		next <- i
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for range min(len(selected), runtime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			for i := range next {
+				r := &selected[i]
+				outs[i].fs, outs[i].err = runRule(r, tl, settings[r.Name])
+			}
+		})
+	}
+	wg.Wait()
+	var res Result
+	for i, o := range outs {
+		if o.err != nil {
+			res.Errors = append(res.Errors, o.err.Error())
 			continue
 		}
-		for _, f := range fs {
-			res.Findings = append(res.Findings, normalize(f, r))
+		for _, f := range o.fs {
+			res.Findings = append(res.Findings, normalize(f, &selected[i]))
 		}
 	}
 	SortFindings(res.Findings)
