@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/kcmtrace/kcmtrace/internal/prefault"
 )
 
 // Options control how inputs are read. The zero value resolves everything
@@ -256,8 +258,8 @@ const eventPage = 2048
 // is read.
 func (st *inputState) addEvent(ev *Event, m evMeta) {
 	if k := len(st.pages); k == 0 || len(st.pages[k-1]) == eventPage {
-		st.pages = append(st.pages, make([]Event, 0, eventPage))
-		st.mpages = append(st.mpages, make([]evMeta, 0, eventPage))
+		st.pages = append(st.pages, prefault.Slice(make([]Event, 0, eventPage)))
+		st.mpages = append(st.mpages, prefault.Slice(make([]evMeta, 0, eventPage)))
 	}
 	k := len(st.pages) - 1
 	st.pages[k] = append(st.pages[k], *ev)
@@ -274,8 +276,8 @@ func (st *inputState) flattenEvents() {
 	if n == len(st.events) {
 		return
 	}
-	evs := make([]Event, 0, n)
-	metas := make([]evMeta, 0, n)
+	evs := prefault.Slice(make([]Event, 0, n))
+	metas := prefault.Slice(make([]evMeta, 0, n))
 	evs, metas = append(evs, st.events...), append(metas, st.metas...)
 	for k := range st.pages {
 		evs, metas = append(evs, st.pages[k]...), append(metas, st.mpages[k]...)
