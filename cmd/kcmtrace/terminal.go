@@ -100,20 +100,22 @@ func (p *progress) finish() {
 }
 
 // Soft memory limit: the live heap grows with the relevant events, which
-// grow with the input (about 45–55 MiB per GiB of KCM log with 1% volume
-// lines at its largest; measured with internal/benchmark TestHeapStages). GOGC=100 lets the heap
-// reach twice that before collecting; a soft limit of memBase + memPerGiB
-// per GiB of input keeps it near the live size for large inputs, and is
-// never reached by small ones. It is soft: when the live heap is larger the
-// runtime collects more often (at most about half the CPU), it never fails.
-// Below memMinInput the default is kept: the heap is small anyway. The
-// limit covers the Go heap only: the binary, goroutine stacks and the
-// mapped windows of the input (parser, 1 MiB each, a few in flight) come on
-// top, about 15–20 MiB, which is why memBase is 26 MiB (1 GiB of KCM log:
-// peak RSS 84–91 MiB, against 105 MiB with 32 MiB, for ≈5% more time).
+// grow with the input (about 54 MiB per GiB of KCM log with 1% volume lines
+// at its largest, once the timeline is built; measured with
+// internal/benchmark TestHeapStages). GOGC=100 lets the heap reach twice
+// that before collecting; a soft limit of memBase + memPerGiB per GiB of
+// input keeps it near the live size for large inputs, and is never reached
+// by small ones. It is soft: when the live heap is larger the runtime
+// collects more often (at most about half the CPU), it never fails. The
+// per-GiB share leaves the live heap ~13% headroom: at 48 MiB per GiB a
+// 4 GiB input sat at its limit and collected continuously (4.7 s against
+// 3.8 s). The limit covers the Go heap only: the binary, goroutine stacks
+// and the input's mapped windows (parser, 1 MiB each, a few in flight) come
+// on top, about 15–20 MiB (1 GiB of KCM log: peak RSS 88–92 MiB).
+// Below memMinInput the default is kept: the heap is small anyway.
 const (
-	memBase     = 26 << 20
-	memPerGiB   = 48 << 20
+	memBase     = 15 << 20
+	memPerGiB   = 61 << 20
 	memMinInput = 256 << 20
 )
 
