@@ -33,39 +33,44 @@ func BenchmarkParseFiles(b *testing.B) {
 	}
 }
 
-// BenchmarkIndexToken scans the first 8 MiB of the first file in
-// KCMTRACE_BENCH_FILES for every token occurrence, as analyzeBlock does.
+// BenchmarkIndexToken scans 8 MiB of generated KCM log for every token
+// occurrence, as analyzeBlock does, with the SIMD kernel (where there is
+// one) and with the scalar fallback.
 func BenchmarkIndexToken(b *testing.B) {
-	env := os.Getenv("KCMTRACE_BENCH_FILES")
-	if env == "" {
-		b.Skip("KCMTRACE_BENCH_FILES not set")
-	}
-	f, err := os.Open(strings.Split(env, ",")[0])
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
-	data := make([]byte, 8<<20)
-	n, _ := f.Read(data)
-	data = data[:n]
-	b.SetBytes(int64(len(data)))
-	for b.Loop() {
-		hits := 0
-		for s := 0; s < len(data); {
-			i := indexToken(data[s:])
-			if i < 0 {
-				break
-			}
-			hits++
-			// skip to the next line, as analyzeBlock does after a hit
-			if j := bytes.IndexByte(data[s+i:], '\n'); j >= 0 {
-				s += i + j + 1
-			} else {
-				break
-			}
+	var data []byte
+	for _, blk := range blocksOfGeneratedLog(b) {
+		if data = append(data, blk...); len(data) >= 8<<20 {
+			break
 		}
-		if hits == 0 {
-			b.Fatal("no hits")
+	}
+	for _, c := range []struct {
+		name  string
+		index func([]byte) int
+	}{{"teddy", indexToken}, {"scalar", indexTokenScalar}} {
+		if c.name == "teddy" && !useTeddy {
+			continue
 		}
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				hits := 0
+				for s := 0; s < len(data); {
+					i := c.index(data[s:])
+					if i < 0 {
+						break
+					}
+					hits++
+					// skip to the next line, as analyzeBlock does after a hit
+					if j := bytes.IndexByte(data[s+i:], '\n'); j >= 0 {
+						s += i + j + 1
+					} else {
+						break
+					}
+				}
+				if hits == 0 {
+					b.Fatal("no hits")
+				}
+			}
+		})
 	}
 }
