@@ -29,4 +29,5 @@ func BenchmarkBuild(b *testing.B) {
 			b.Fatal(len(tl.Volumes))
 		}
 	}
+	b.ReportMetric(float64(len(evs))*float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }

@@ -53,6 +53,11 @@ func Build(results []parser.Result, opt Options) *Timeline {
 	// rawVol keeps a bare PV name moved out of Volume when PV was set too:
 	// the kubelet node vote reads the events as the parser gave them.
 	var rawVol map[int32]string
+	// Every event's names are interned here, while the event is at hand;
+	// grouping then works on ids[k] (see syms).
+	sy := newSyms(len(evs))
+	ids := make([]evIDs, len(evs))
+	var prev []evIDs
 	for k := range evs {
 		ev := &evs[k]
 		if ev.Component == "" {
@@ -71,9 +76,10 @@ func Build(results []parser.Result, opt Options) *Timeline {
 			ev.Volume = ""
 		}
 		shareText(ev)
+		ids[k] = sy.event(ev, &prev)
 	}
 
-	fillKubeletNodes(evs, in, bounds, comps, rawVol)
+	fillKubeletNodes(evs, in, bounds, comps, rawVol, sy, ids)
 	t.Skews = estimateSkews(evs, in, bounds, t.Inputs, comps, opt.Skew)
 	offsets := make([]time.Duration, len(results))
 	for _, s := range t.Skews {
@@ -104,7 +110,7 @@ func Build(results []parser.Result, opt Options) *Timeline {
 
 	// Merge order: time, input index, line. Zero times (unanchored describe
 	// rows) go last, in input order.
-	ord := sortOrder(evs, in)
+	ord := sortOrder(evs, bounds)
 	ord = dedupe(evs, in, ord, &t.Dupes)
 
 	// The span covers every input's first and last timestamp (on the
@@ -120,8 +126,19 @@ func Build(results []parser.Result, opt Options) *Timeline {
 			t.End = tm
 		}
 	}
-	for _, k := range ord {
-		see(evs[k].Time)
+	// ord is in time order, zero times last: its first event has the
+	// earliest time, and the first of its latest ones the latest, which is
+	// what seeing them all in order would keep.
+	if len(ord) > 0 {
+		see(evs[ord[0]].Time)
+		last := len(ord) - 1
+		for last > 0 && evs[ord[last]].Time.IsZero() {
+			last--
+		}
+		for last > 0 && evs[ord[last-1]].Time.Equal(evs[ord[last]].Time) {
+			last--
+		}
+		see(evs[ord[last]].Time)
 	}
 	for i, in := range t.Inputs {
 		d := offsets[i]
@@ -137,10 +154,7 @@ func Build(results []parser.Result, opt Options) *Timeline {
 
 	t.Restarts = detectRestarts(evs, in, ord, comps)
 	in = nil
-	group(t, evs, ord)
-	for _, v := range t.Volumes {
-		reconstruct(v)
-	}
+	group(t, evs, ord, sy, ids)
 	return t
 }
 
@@ -218,44 +232,112 @@ func sameData(a, b string) bool {
 // sortOrder returns the event indexes ordered by (time, input, line,
 // position); zero times (unanchored describe rows) go last. It sorts small
 // keys copied out of the events once, not the large events (nor indexes
-// into them, which would compare through a cache miss each time).
-func sortOrder(evs []parser.Event, in []int32) []int32 {
-	type key struct {
-		sec  int64 // Unix seconds; math.MaxInt64 for a zero time (last)
-		line int
-		nsec int32
-		in   int32
-		k    int32
-	}
-	keys := make([]key, len(evs))
+// into them, which would compare through a cache miss each time). An input
+// is usually in time order already: each input's keys are sorted only when
+// they are not, and the inputs are then merged (ties go to the lower input),
+// so the common case is linear and the worst case stays O(n log n).
+func sortOrder(evs []parser.Event, bounds []int) []int32 {
+	keys := make([]sortKey, len(evs))
 	for i := range evs {
 		ev := &evs[i]
-		kk := key{sec: math.MaxInt64, line: ev.Source.Line, in: in[i], k: int32(i)}
+		kk := sortKey{sec: math.MaxInt64, line: ev.Source.Line, k: int32(i)}
 		if !ev.Time.IsZero() {
 			kk.sec, kk.nsec = ev.Time.Unix(), int32(ev.Time.Nanosecond())
 		}
 		keys[i] = kk
 	}
-	slices.SortFunc(keys, func(a, b key) int {
-		if a.sec != b.sec {
-			return cmp.Compare(a.sec, b.sec)
+	for i := 0; i+1 < len(bounds); i++ {
+		seg := keys[bounds[i]:bounds[i+1]]
+		for j := 1; j < len(seg); j++ {
+			if cmpSortKey(seg[j-1], seg[j]) > 0 {
+				slices.SortFunc(seg, cmpSortKey)
+				break
+			}
 		}
-		if a.nsec != b.nsec {
-			return cmp.Compare(a.nsec, b.nsec)
+	}
+	return mergeInputs(keys, bounds)
+}
+
+// sortKey is an event's place in the merge order within its input.
+type sortKey struct {
+	sec  int64 // Unix seconds; math.MaxInt64 for a zero time (last)
+	line int
+	nsec int32
+	k    int32 // index into the events
+}
+
+// cmpSortKey orders the keys of one input: time, line, position.
+func cmpSortKey(a, b sortKey) int {
+	if a.sec != b.sec {
+		return cmp.Compare(a.sec, b.sec)
+	}
+	if a.nsec != b.nsec {
+		return cmp.Compare(a.nsec, b.nsec)
+	}
+	if a.line != b.line {
+		return cmp.Compare(a.line, b.line)
+	}
+	return cmp.Compare(a.k, b.k)
+}
+
+// mergeInputs merges the inputs' sorted runs of keys (bounds[i]:bounds[i+1]
+// is input i) pairwise, bottom-up; on equal times the lower input's key
+// comes first. It returns the events' indexes in merged order.
+func mergeInputs(keys []sortKey, bounds []int) []int32 {
+	idx := make([]int32, len(keys))
+	runs := slices.Clone(bounds)
+	var buf []sortKey
+	for len(runs) > 3 { // more than two runs: merge pairs into buf
+		if buf == nil {
+			buf = make([]sortKey, len(keys))
 		}
-		if a.in != b.in {
-			return cmp.Compare(a.in, b.in)
+		next := runs[:1]
+		for i := 0; i+1 < len(runs); i += 2 {
+			lo, end := runs[i], runs[i+1]
+			if i+2 < len(runs) {
+				mid := end
+				end = runs[i+2]
+				mergeRuns(buf[lo:end], keys[lo:mid], keys[mid:end], func(dst []sortKey, o int, k sortKey) { dst[o] = k })
+			} else {
+				copy(buf[lo:end], keys[lo:end])
+			}
+			next = append(next, end)
 		}
-		if a.line != b.line {
-			return cmp.Compare(a.line, b.line)
+		runs = next
+		keys, buf = buf, keys
+	}
+	if len(runs) == 3 {
+		mergeRuns(idx, keys[:runs[1]], keys[runs[1]:], func(dst []int32, o int, k sortKey) { dst[o] = k.k })
+	} else {
+		for i := range keys {
+			idx[i] = keys[i].k
 		}
-		return cmp.Compare(a.k, b.k)
-	})
-	idx := make([]int32, len(evs))
-	for i := range keys {
-		idx[i] = keys[i].k
 	}
 	return idx
+}
+
+// mergeRuns merges the sorted runs a and b into dst by time, a first on
+// equal times, storing each key with put.
+func mergeRuns[T any](dst []T, a, b []sortKey, put func(dst []T, o int, k sortKey)) {
+	i, j, o := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		if b[j].sec < a[i].sec || b[j].sec == a[i].sec && b[j].nsec < a[i].nsec {
+			put(dst, o, b[j])
+			j++
+		} else {
+			put(dst, o, a[i])
+			i++
+		}
+		o++
+	}
+	for ; i < len(a); i++ {
+		put(dst, o, a[i])
+		o++
+	}
+	for ; j < len(b); j++ {
+		put(dst, o, b[j])
+		o++
+	}
 }
 
 // inputComponent is the input's component, or the most common event component.
@@ -280,7 +362,8 @@ func inputComponent(r *parser.Result) string {
 // dedupe drops an event whose time and text equal an event already kept from
 // another input (a file given twice, overlapping rotated files). ord is
 // sorted, so identical lines are adjacent within their timestamp. It
-// returns the kept indexes (reusing ord).
+// returns the kept indexes (reusing ord). Most timestamps carry one event:
+// the map of texts is only filled once a second event shares one.
 func dedupe(evs []parser.Event, in []int32, ord []int32, dupes *int) []int32 {
 	type key struct {
 		t    int64
@@ -291,6 +374,7 @@ func dedupe(evs []parser.Event, in []int32, ord []int32, dupes *int) []int32 {
 	out := ord[:0]
 	var seen map[key]where // key → where the kept event was read; only for the current timestamp
 	var cur time.Time
+	first := int32(-1) // the current timestamp's first event while it is alone (not yet in seen)
 	for _, k := range ord {
 		ev := &evs[k]
 		if ev.Text == "" || ev.Time.IsZero() {
@@ -299,10 +383,19 @@ func dedupe(evs []parser.Event, in []int32, ord []int32, dupes *int) []int32 {
 		}
 		if !ev.Time.Equal(cur) {
 			cur = ev.Time
-			clear(seen)
+			first = k // nothing else at this time yet: kept
+			out = append(out, k)
+			continue
 		}
-		if seen == nil {
-			seen = map[key]where{}
+		if first >= 0 {
+			if seen == nil {
+				seen = map[key]where{}
+			} else {
+				clear(seen)
+			}
+			f := &evs[first]
+			seen[key{f.Time.UnixNano(), f.Text, f.Kind}] = where{in[first], int32(f.Source.Line)}
+			first = -1
 		}
 		kk := key{ev.Time.UnixNano(), ev.Text, ev.Kind}
 		at := where{in[k], int32(ev.Source.Line)}
@@ -338,8 +431,9 @@ func volumeRef(ev *parser.Event) string {
 
 // fillKubeletNodes gives kubelet events without a node the node of their
 // input: the single node named by the input's own events, or else the node
-// the controller attached the input's volumes to (majority vote).
-func fillKubeletNodes(evs []parser.Event, in []int32, bounds []int, comps []string, rawVol map[int32]string) {
+// the controller attached the input's volumes to (majority vote);
+// ids[k].node follows.
+func fillKubeletNodes(evs []parser.Event, in []int32, bounds []int, comps []string, rawVol map[int32]string, sy *syms, ids []evIDs) {
 	nodes := make([]map[string]int, len(comps))
 	for k := range evs {
 		ev := &evs[k]
@@ -432,6 +526,7 @@ func fillKubeletNodes(evs []parser.Event, in []int32, bounds []int, comps []stri
 		ev := &evs[k]
 		if ev.Node == "" && ev.Component == parser.ComponentKubelet && node[in[k]] != "" {
 			ev.Node = node[in[k]]
+			ids[k].node = sy.intern(symNode, ev.Node)
 		}
 	}
 }

@@ -1,96 +1,108 @@
 package timeline
 
 import (
+	"cmp"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/kcmtrace/kcmtrace/parser"
 )
 
 // group links every event to a volume (or to Other) and fills t.Volumes.
-// ord lists the kept events of evs in merge order. evs is permuted in place
-// so that each volume's events (in merge order) are one window of it,
+// ord lists the kept events of evs in merge order; byEvent[k] are evs[k]'s
+// names, interned in sy. evs (and byEvent with it) is permuted in place so
+// that each volume's events (in merge order) are one window of it,
 // followed by Other; Volume.Events and Other are those windows, capped so
 // that an append never runs into a neighbour.
-func group(t *Timeline, evs []parser.Event, ord []int32) {
-	n := newNames()
+func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evIDs) {
+	n := &names{of: make([]int32, len(sy.str))}
 	// aliases that are not safe to union on (static PV names, pod volume
-	// names): alias → the UniqueNames seen with it.
-	alias := map[string][]string{}
-	addAlias := func(a, u string) {
+	// names): alias → the UniqueNames seen with it (sym ids).
+	var alias map[int32][]int32
+	addAlias := func(a, u int32) {
+		if alias == nil {
+			alias = map[int32][]int32{}
+		}
 		if !slices.Contains(alias[a], u) {
 			alias[a] = append(alias[a], u)
 		}
 	}
-	// What pass 1 already linked for a UniqueName (by name id): a volume's
+	// What pass 1 already linked for a UniqueName: a volume's
 	// events repeat the same handle, PV, attachment and nodes, and a repeat
 	// only re-does unions and alias entries that are already there.
 	type seenVol struct {
-		done                 bool // the UniqueName's own handle is linked
-		handle, pv, attach   string
-		csiNodes             []string // nodes whose VolumeAttachment name is linked
-		driver, uniqueHandle string
-		csi                  bool
+		handle, pv, attach int32 // +1; 0: none yet
+		csiNodes           int32 // head of its list in csiNode +1 (0: empty): nodes whose VolumeAttachment name is linked
+		done               bool  // the UniqueName's own handle is linked
+		csi                bool
 	}
-	var seen []seenVol // one per UniqueName, in order of first event
-	var slot []int32   // name id → index into seen + 1 (0: none yet)
-	// Pass 1: events that carry a UniqueName. root[p] keeps the name id of
-	// ord[p]'s UniqueName (noVolume, ignoredVolume) for pass 2.
+	seen := make([]seenVol, len(sy.str)) // by UniqueName sym
+	var csiNode, csiNext []int32         // lists of nodes (syms); csiNext[i] is the next entry +1
+	var va [attachmentNameLen]byte       // a computed VolumeAttachment name
+	// Pass 1: link the events that carry a UniqueName. root[p] keeps the
+	// name id of ord[p]'s UniqueName (noVolume, ignoredVolume) for pass 2.
 	const noVolume, ignoredVolume = -1, -2
 	root := make([]int32, len(ord))
 	for p, k := range ord {
-		ev := &evs[k]
-		if ev.Volume == "" {
+		id := byEvent[k]
+		if id.vol < 0 {
 			root[p] = noVolume
 			continue
 		}
-		if Ignored(ev.Volume) {
+		if sy.is(id.vol, symIgnored) {
 			root[p] = ignoredVolume
 			continue
 		}
-		u := n.add(ev.Volume, true)
+		u := n.add(id.vol)
 		root[p] = int32(u)
-		for u >= len(slot) {
-			slot = append(slot, 0)
-		}
-		if slot[u] == 0 {
-			seen = append(seen, seenVol{})
-			slot[u] = int32(len(seen))
-		}
-		sv := &seen[slot[u]-1]
+		sv := &seen[id.vol]
 		if !sv.done {
 			sv.done = true
-			driver, handle, ok := ParseUniqueName(ev.Volume)
+			uniqueName := sy.str[id.vol]
+			_, handle, ok := ParseUniqueName(uniqueName)
 			if ok && handle != "" {
-				n.union(u, n.add(handle, false))
+				n.union(u, n.add(sy.internAs(symName, handle, id.handle)))
 			}
-			sv.driver, sv.uniqueHandle = driver, handle
-			sv.csi = ok && strings.HasPrefix(ev.Volume, "kubernetes.io/csi/")
+			sv.csi = ok && strings.HasPrefix(uniqueName, "kubernetes.io/csi/")
 		}
-		if ev.Handle != "" && ev.Handle != sv.handle {
-			sv.handle = ev.Handle
-			n.union(u, n.add(ev.Handle, false))
+		if id.handle >= 0 && id.handle+1 != sv.handle {
+			sv.handle = id.handle + 1
+			n.union(u, n.add(id.handle))
 		}
-		if ev.Attachment != "" && ev.Attachment != sv.attach {
-			sv.attach = ev.Attachment
-			n.union(u, n.add(ev.Attachment, false))
+		if id.att >= 0 && id.att+1 != sv.attach {
+			sv.attach = id.att + 1
+			n.union(u, n.add(id.att))
 		}
-		if ev.PV != "" && ev.PV != "nil" && ev.PV != sv.pv {
-			sv.pv = ev.PV
-			if isDynamicPV(ev.PV) {
-				n.union(u, n.add(ev.PV, false))
+		if sy.name(id.pv) && id.pv+1 != sv.pv {
+			sv.pv = id.pv + 1
+			if sy.is(id.pv, symDynPV) {
+				n.union(u, n.add(id.pv))
 			} else {
-				addAlias(ev.PV, ev.Volume)
+				addAlias(id.pv, id.vol)
 			}
 		}
-		if sv.csi && ev.Node != "" && !slices.Contains(sv.csiNodes, ev.Node) {
-			sv.csiNodes = append(sv.csiNodes, ev.Node)
-			n.union(u, n.add(AttachmentName(sv.uniqueHandle, sv.driver, ev.Node), false))
+		if sv.csi && id.node >= 0 {
+			linked := false
+			for j := sv.csiNodes; j > 0; j = csiNext[j-1] {
+				if csiNode[j-1] == id.node {
+					linked = true
+					break
+				}
+			}
+			if !linked {
+				csiNode, csiNext = append(csiNode, id.node), append(csiNext, sv.csiNodes)
+				sv.csiNodes = int32(len(csiNode))
+				driver, handle, _ := ParseUniqueName(sy.str[id.vol])
+				attachmentName(&va, handle, driver, sy.str[id.node])
+				a := sy.intern(symName, unsafe.String(&va[0], len(va)))
+				n.union(u, n.add(a))
+			}
 		}
 	}
-	seen, slot = nil, nil
+	seen, csiNode, csiNext = nil, nil, nil
 	// resolveAlias returns the root of an alias that names one volume only.
-	resolveAlias := func(a string) (int, bool) {
+	resolveAlias := func(a int32) (int, bool) {
 		us := alias[a]
 		if len(us) == 0 {
 			return 0, false
@@ -106,7 +118,6 @@ func group(t *Timeline, evs []parser.Event, ord []int32) {
 
 	// Pass 2: assign each event a root, or -1 for Other.
 	for p, k := range ord {
-		ev := &evs[k]
 		switch id := root[p]; {
 		case id == ignoredVolume:
 			root[p] = -1
@@ -117,12 +128,14 @@ func group(t *Timeline, evs []parser.Event, ord []int32) {
 			continue
 		}
 		root[p] = -1
+		ev := &evs[k]
 		if ev.Kind == parser.ControllerStarted {
 			continue
 		}
+		id := &byEvent[k]
 		found := false
-		for _, s := range [...]string{ev.Attachment, ev.Handle, ev.PV} {
-			if s == "" || s == "nil" {
+		for _, s := range [...]int32{id.att, id.handle, id.pv} {
+			if !sy.name(s) {
 				continue
 			}
 			if r, ok := n.lookup(s); ok {
@@ -139,11 +152,11 @@ func group(t *Timeline, evs []parser.Event, ord []int32) {
 		}
 		// An unjoinable event forms its own volume under its own names.
 		first := -1
-		for _, s := range [...]string{ev.PV, ev.Handle, ev.Attachment} {
-			if s == "" || s == "nil" {
+		for _, s := range [...]int32{id.pv, id.handle, id.att} {
+			if !sy.name(s) {
 				continue
 			}
-			i := n.add(s, false)
+			i := n.add(s)
 			if first < 0 {
 				first = i
 			} else {
@@ -160,7 +173,6 @@ func group(t *Timeline, evs []parser.Event, ord []int32) {
 	const toOther, toPending = -1, -2
 	vol := root                            // reused: root[p] is read before vol[p] is written
 	byRoot := make([]int32, len(n.parent)) // name id of a root → volume + 1 (0: none)
-	var vols []*Volume
 	var volRoot []int
 	var count []int
 	var pending []int32 // positions of mount-timeouts to place by pod
@@ -182,30 +194,58 @@ func group(t *Timeline, evs []parser.Event, ord []int32) {
 		}
 		vi := byRoot[r] - 1
 		if vi < 0 {
-			vi = int32(len(vols))
+			vi = int32(len(volRoot))
 			byRoot[r] = vi + 1
-			vols = append(vols, &Volume{})
 			volRoot = append(volRoot, r)
 			count = append(count, 0)
 		}
 		vol[p] = vi
 		count[vi]++
 	}
+	var vols []*Volume // nil when there is none
+	if len(volRoot) > 0 {
+		vols = make([]*Volume, len(volRoot))
+		slab := make([]Volume, len(volRoot))
+		for i := range vols {
+			vols[i] = &slab[i]
+		}
+	}
 	// pod (ns/name and name) → volumes, in order of first event; only
-	// mount timeouts to place read it.
-	var podVols map[string][]int32
+	// the pods of mount timeouts to place are kept.
+	var podVols map[int32][]int32
 	if len(pending) > 0 {
-		podVols = map[string][]int32{}
-		for p, k := range ord {
+		podVols = map[int32][]int32{}
+		for _, p := range pending {
+			podVols[byEvent[ord[p]].pod] = nil
+		}
+		// a pending pod without a namespace also matches ns/<it>
+		var bare map[string]int32
+		for pd := range podVols {
+			if !sy.is(pd, symSlash) {
+				if bare == nil {
+					bare = map[string]int32{}
+				}
+				bare[sy.str[pd]] = pd
+			}
+		}
+		for p := range ord {
 			vi := vol[p]
 			if vi < 0 {
 				continue
 			}
-			if ev := &evs[k]; ev.Pod != "" && !isUID(ev.Pod) {
-				for _, pd := range [...]string{ev.Pod, podName(ev.Pod)} {
-					if l := podVols[pd]; len(l) == 0 || l[len(l)-1] != vi {
-						podVols[pd] = append(l, vi)
-					}
+			pd := byEvent[ord[p]].pod
+			if pd < 0 || sy.is(pd, symUID) {
+				continue
+			}
+			keys := [...]int32{pd, -1} // the pod, and its name part (podName)
+			if len(bare) > 0 && sy.is(pd, symSlash) {
+				if b, ok := bare[podName(sy.str[pd])]; ok {
+					keys[1] = b
+				}
+			}
+			for _, key := range keys {
+				if l, ok := podVols[key]; ok && (len(l) == 0 || l[len(l)-1] != vi) {
+					podVols[key] = append(l, vi)
 				}
 			}
 		}
@@ -214,7 +254,7 @@ func group(t *Timeline, evs []parser.Event, ord []int32) {
 	// volume of that pod (merged back in time order below), else to Other.
 	var unplaced, placed []int32
 	for _, p := range pending {
-		if len(podVols[evs[ord[p]].Pod]) == 0 {
+		if len(podVols[byEvent[ord[p]].pod]) == 0 {
 			unplaced = append(unplaced, p)
 		} else {
 			placed = append(placed, p)
@@ -262,49 +302,81 @@ func group(t *Timeline, evs []parser.Event, ord []int32) {
 			o++
 		}
 	}
-	permute(evs, dest)
+	permute(evs, byEvent, dest)
 	clear(evs[kept:]) // duplicates: drop their strings
 
+	vids := make([][]evIDs, len(vols)) // each volume's events' names, as its Events
 	for i, v := range vols {
 		v.Events = evs[start[i]:start[i+1]:start[i+1]]
+		vids[i] = byEvent[start[i]:start[i+1]:start[i+1]]
 	}
 	if otherEnd > otherStart {
 		t.Other = evs[otherStart:otherEnd:otherEnd]
 	}
-	touched := map[*Volume]bool{}
+	var touched []int32 // volumes that got mount timeouts, in order of first one
 	for j := range placed {
-		ev := &evs[placedStart+j]
-		for _, vi := range podVols[ev.Pod] {
+		ev, id := &evs[placedStart+j], byEvent[placedStart+j]
+		for _, vi := range podVols[id.pod] {
 			v := vols[vi]
+			if len(v.Events) == start[vi+1]-start[vi] {
+				touched = append(touched, vi)
+			}
 			v.Events = append(v.Events, *ev) // beyond the window's cap: a copy of its own
-			touched[v] = true
+			vids[vi] = append(vids[vi], id)
 		}
 	}
-	for v := range touched {
-		slices.SortStableFunc(v.Events, func(a, b parser.Event) int {
-			az, bz := a.Time.IsZero(), b.Time.IsZero()
+	for _, vi := range touched {
+		v := vols[vi]
+		idx := make([]int, len(v.Events))
+		for i := range idx {
+			idx[i] = i
+		}
+		slices.SortStableFunc(idx, func(a, b int) int {
+			at, bt := v.Events[a].Time, v.Events[b].Time
+			az, bz := at.IsZero(), bt.IsZero()
 			if az != bz {
 				if az {
 					return 1
 				}
 				return -1
 			}
-			return a.Time.Compare(b.Time)
+			return at.Compare(bt)
 		})
+		es, is := make([]parser.Event, len(idx)), make([]evIDs, len(idx))
+		for i, j := range idx {
+			es[i], is[i] = v.Events[j], vids[vi][j]
+		}
+		v.Events, vids[vi] = es, is
 	}
 	t.Volumes = vols
 
-	// Names and derived fields.
-	members := make([][]string, len(vols))
-	for i, s := range n.name {
-		if vi := byRoot[n.find(i)] - 1; vi >= 0 {
-			members[vi] = append(members[vi], s)
+	// Names and derived fields: the names linked into each volume, as
+	// sym ids, in one array (members[mstart[i]:mstart[i+1]] for volume i).
+	mstart := make([]int32, len(vols)+1)
+	nameVol := make([]int32, len(n.sym))
+	for i := range n.sym {
+		vi := byRoot[n.find(i)] - 1
+		nameVol[i] = vi
+		if vi >= 0 {
+			mstart[vi+1]++
+		}
+	}
+	for i := range vols {
+		mstart[i+1] += mstart[i]
+	}
+	members := make([]int32, mstart[len(vols)])
+	fill := slices.Clone(mstart[:len(vols)])
+	for i, vi := range nameVol {
+		if vi >= 0 {
+			members[fill[vi]] = n.sym[i]
+			fill[vi]++
 		}
 	}
 	var sc scratch
 	for i, v := range vols {
-		mergePods(v)
-		sc.describe(v, n.name[volRoot[i]], members[i])
+		mergePods(v, vids[i], sy)
+		sc.describe(v, vids[i], sy, sy.str[n.sym[volRoot[i]]], members[mstart[i]:mstart[i+1]])
+		sc.reconstruct(v, vids[i], sy)
 	}
 	slices.SortStableFunc(t.Volumes, func(a, b *Volume) int {
 		if c := a.First.Compare(b.First); c != 0 {
@@ -314,11 +386,11 @@ func group(t *Timeline, evs []parser.Event, ord []int32) {
 	})
 }
 
-// permute moves evs[k] to evs[dest[k]] for every k, in place (dest is a
-// permutation of 0..len-1; it is used up). It walks each cycle of the
-// inverse permutation with one spare event, so every event is copied once
-// (swapping would copy each one three times).
-func permute(evs []parser.Event, dest []int32) {
+// permute moves evs[k] and ids[k] to evs[dest[k]] and ids[dest[k]] for
+// every k, in place (dest is a permutation of 0..len-1). It walks each
+// cycle of the inverse permutation with one spare event, so every event is
+// copied once (swapping would copy each one three times).
+func permute(evs []parser.Event, ids []evIDs, dest []int32) {
 	src := make([]int32, len(dest)) // src[j]: the event that goes to j
 	for k, d := range dest {
 		src[d] = int32(k)
@@ -327,74 +399,116 @@ func permute(evs []parser.Event, dest []int32) {
 		if int(src[i]) == i {
 			continue
 		}
-		tmp := evs[i]
+		tmp, tmpID := evs[i], ids[i]
 		j := i
 		for {
 			s := int(src[j])
 			src[j] = int32(j)
 			if s == i {
-				evs[j] = tmp
+				evs[j], ids[j] = tmp, tmpID
 				break
 			}
-			evs[j] = evs[s]
+			evs[j], ids[j] = evs[s], ids[s]
 			j = s
 		}
 	}
 }
 
-// scratch is reused by describe across volumes, so that a volume of a few
-// events costs a few sorts of short slices rather than a handful of maps.
+// scratch is reused by describe and reconstruct across volumes, so that a
+// volume of a few events costs a few sorts of short slices rather than a
+// handful of maps and allocations.
 type scratch struct {
-	names, nodes, pods []string
+	names, nodes, pods []int32
 	pvs                []pvCount
+	// reconstruct
+	direct      []uint32 // node sym → gen when the volume has direct controller lines for it
+	gen         uint32
+	podNodes    map[string]podNode
+	ctl, kl     lanes
+	ctlIv, klIv []Interval
+	edges       []edge
+	active      []held
+	// the volumes' small slices are cut from larger allocations
+	ivs       slab[Interval]
+	strs      slab[string]
+	tmp, tmp2 []string
 }
 
-// pvCount is a run of events naming one PV.
+// slab hands out exact-size copies cut from larger allocations, so that
+// thousands of small slices cost a few allocations.
+type slab[T any] struct{ buf []T }
+
+// copy returns a copy of src (nil when empty), its cap its len.
+func (s *slab[T]) copy(src []T) []T {
+	if len(src) == 0 {
+		return nil
+	}
+	if len(src) > cap(s.buf)-len(s.buf) {
+		s.buf = make([]T, 0, max(1024, len(src)))
+	}
+	off := len(s.buf)
+	s.buf = append(s.buf, src...)
+	return s.buf[off:len(s.buf):len(s.buf)]
+}
+
+// pvCount is a run of events naming one PV (a sym id).
 type pvCount struct {
-	pv string
+	pv int32
 	n  int
 }
 
-// describe fills a volume's names, nodes, pods and span from its events.
-func (sc *scratch) describe(v *Volume, rootName string, linked []string) {
+// describe fills a volume's names, nodes, pods and span from its events;
+// ids are the events' names, linked the sym ids of the names linked into
+// the volume.
+func (sc *scratch) describe(v *Volume, ids []evIDs, sy *syms, rootName string, linked []int32) {
 	names, nodes, pods, pvs := sc.names[:0], sc.nodes[:0], sc.pods[:0], sc.pvs[:0]
 	// A volume's events mostly repeat the previous event's names: a value
 	// equal to the last one added from the same field is not added again
 	// (the lists are sorted and compacted below; pvs keeps counts).
-	var lastVol, lastPV, lastHandle, lastAtt, lastNode, lastPod string
-	add := func(s string, last *string) {
-		if s != "" && s != "nil" && s != *last {
+	lastVol, lastPV, lastHandle, lastAtt, lastNode, lastPod := int32(-1), int32(-1), int32(-1), int32(-1), int32(-1), int32(-1)
+	add := func(s int32, last *int32) {
+		if sy.name(s) && s != *last {
 			names = append(names, s)
 			*last = s
 		}
 	}
-	for i := range v.Events {
-		ev := &v.Events[i]
-		if ev.Volume != "" && v.UniqueName == "" {
-			v.UniqueName = ev.Volume
+	unique, handle := int32(-1), int32(-1)
+	for i := range ids {
+		id := &ids[i]
+		if id.vol >= 0 && unique < 0 {
+			unique = id.vol
 		}
-		add(ev.Volume, &lastVol)
-		add(ev.Handle, &lastHandle)
-		add(ev.Attachment, &lastAtt)
-		if ev.PV != "" && ev.PV != "nil" {
-			if n := len(pvs); n > 0 && pvs[n-1].pv == ev.PV {
+		add(id.vol, &lastVol)
+		add(id.handle, &lastHandle)
+		add(id.att, &lastAtt)
+		if sy.name(id.pv) {
+			if n := len(pvs); n > 0 && pvs[n-1].pv == id.pv {
 				pvs[n-1].n++
 			} else {
-				pvs = append(pvs, pvCount{ev.PV, 1})
+				pvs = append(pvs, pvCount{id.pv, 1})
 			}
-			add(ev.PV, &lastPV)
+			add(id.pv, &lastPV)
 		}
-		if ev.Handle != "" && v.Handle == "" {
-			v.Handle = ev.Handle
+		if id.handle >= 0 && handle < 0 {
+			handle = id.handle
 		}
-		if ev.Node != "" && ev.Node != lastNode {
-			nodes = append(nodes, ev.Node)
-			lastNode = ev.Node
+		if id.node >= 0 && id.node != lastNode {
+			nodes = append(nodes, id.node)
+			lastNode = id.node
 		}
-		if ev.Pod != "" && ev.Pod != lastPod && !isUID(ev.Pod) {
-			pods = append(pods, ev.Pod)
-			lastPod = ev.Pod
+		if id.pod >= 0 && id.pod != lastPod && !sy.is(id.pod, symUID) {
+			pods = append(pods, id.pod)
+			lastPod = id.pod
 		}
+	}
+	if unique >= 0 {
+		v.UniqueName = sy.str[unique]
+	}
+	if handle >= 0 {
+		v.Handle = sy.str[handle]
+	}
+	for i := range v.Events {
+		ev := &v.Events[i]
 		if !ev.Time.IsZero() {
 			if v.First.IsZero() || ev.Time.Before(v.First) {
 				v.First = ev.Time
@@ -417,21 +531,22 @@ func (sc *scratch) describe(v *Volume, rootName string, linked []string) {
 	// PV: prefer a dynamic pvc-… name, then the most frequent display name
 	// that is not the UniqueName itself.
 	if len(pvs) > 1 {
-		slices.SortFunc(pvs, func(a, b pvCount) int { return strings.Compare(a.pv, b.pv) })
+		slices.SortFunc(pvs, func(a, b pvCount) int { return cmp.Compare(a.pv, b.pv) })
 	}
 	best, bestN := "", 0
 	for i := 0; i < len(pvs); {
-		pv, c, j := pvs[i].pv, pvs[i].n, i+1
-		for j < len(pvs) && pvs[j].pv == pv {
+		id, c, j := pvs[i].pv, pvs[i].n, i+1
+		for j < len(pvs) && pvs[j].pv == id {
 			c += pvs[j].n
 			j++
 		}
 		i = j
-		if pv == v.UniqueName {
+		if id == unique {
 			continue
 		}
+		pv := sy.str[id]
 		score := c
-		if isDynamicPV(pv) {
+		if sy.is(id, symDynPV) {
 			score += 1 << 30
 		}
 		if score > bestN || score == bestN && pv < best {
@@ -449,49 +564,61 @@ func (sc *scratch) describe(v *Volume, rootName string, linked []string) {
 	default:
 		v.Key = rootName
 	}
-	slices.Sort(names)
-	names = slices.Compact(names)
-	if len(names) > 0 {
-		v.Names = slices.Clone(names)
-	}
+	tmp := sortedNames(sc.tmp[:0], names, sy)
+	v.Names = sc.strs.copy(tmp)
+	tmp = tmp[:0]
 	for _, s := range v.Names {
 		if strings.HasPrefix(s, "csi-") && len(s) == 68 {
-			v.Attachments = append(v.Attachments, s)
+			tmp = append(tmp, s)
 		}
 	}
-	slices.Sort(nodes)
-	nodes = slices.Compact(nodes)
-	if len(nodes) > 0 {
-		v.Nodes = slices.Clone(nodes)
-	}
+	v.Attachments = sc.strs.copy(tmp)
+	tmp = sortedNames(tmp[:0], nodes, sy)
+	v.Nodes = sc.strs.copy(tmp)
 	// drop a bare pod name when its namespaced form is present
-	slices.Sort(pods)
-	pods = slices.Compact(pods)
-	var namespaced map[string]bool
-	for _, p := range pods {
+	tmp = sortedNames(tmp[:0], pods, sy)
+	namespaced := sc.tmp2[:0]
+	for _, p := range tmp {
 		if strings.Contains(p, "/") {
-			if namespaced == nil {
-				namespaced = map[string]bool{}
+			namespaced = append(namespaced, podName(p))
+		}
+	}
+	slices.Sort(namespaced)
+	kept := tmp[:0]
+	for _, p := range tmp {
+		if !strings.Contains(p, "/") {
+			if _, found := slices.BinarySearch(namespaced, p); found {
+				continue
 			}
-			namespaced[podName(p)] = true
 		}
+		kept = append(kept, p)
 	}
-	for _, p := range pods {
-		if !strings.Contains(p, "/") && namespaced[p] {
-			continue
-		}
-		v.Pods = append(v.Pods, p)
-	}
+	v.Pods = sc.strs.copy(kept)
+	sc.tmp, sc.tmp2 = tmp[:0], namespaced[:0]
 	sc.names, sc.nodes, sc.pods, sc.pvs = names[:0], nodes[:0], pods[:0], pvs[:0]
+}
+
+// sortedNames returns the distinct strings of syms, sorted, in dst's array
+// (dst is empty). It reorders syms.
+func sortedNames(dst []string, syms []int32, sy *syms) []string {
+	slices.Sort(syms)
+	for i, s := range syms {
+		if i == 0 || s != syms[i-1] {
+			dst = append(dst, sy.str[s])
+		}
+	}
+	slices.Sort(dst)
+	return dst
 }
 
 // mergePods gives a bare pod name (kubelet sentences name the pod without
 // its namespace) its namespaced form, when exactly one namespaced pod of
-// that name appears on the volume, so one pod is not counted as two.
-func mergePods(v *Volume) {
+// that name appears on the volume, so one pod is not counted as two. ids
+// are the events' names; their pods are updated too.
+func mergePods(v *Volume, ids []evIDs, sy *syms) {
 	bare := false
-	for i := range v.Events {
-		if p := v.Events[i].Pod; p != "" && !strings.Contains(p, "/") {
+	for i := range ids {
+		if p := ids[i].pod; p >= 0 && !sy.is(p, symSlash) {
 			bare = true
 			break
 		}
@@ -519,6 +646,7 @@ func mergePods(v *Volume) {
 		}
 		if f := full[ev.Pod]; f != "" {
 			ev.Pod = f
+			ids[i].pod, _ = sy.lookup(symPod, f)
 		}
 	}
 }

@@ -9,12 +9,20 @@ import (
 // AttachmentName returns the VolumeAttachment name Kubernetes gives a CSI
 // volume on a node: "csi-" + hex(sha256(handle + driver + node)).
 func AttachmentName(handle, driver, node string) string {
+	var out [attachmentNameLen]byte
+	attachmentName(&out, handle, driver, node)
+	return string(out[:])
+}
+
+// attachmentNameLen is the length of a computed VolumeAttachment name.
+const attachmentNameLen = 4 + 2*sha256.Size
+
+// attachmentName writes AttachmentName(handle, driver, node) to out.
+func attachmentName(out *[attachmentNameLen]byte, handle, driver, node string) {
 	var in [256]byte
 	sum := sha256.Sum256(append(append(append(in[:0], handle...), driver...), node...))
-	var out [4 + 2*sha256.Size]byte
 	copy(out[:], "csi-")
 	hex.Encode(out[4:], sum[:])
-	return string(out[:])
 }
 
 // ParseUniqueName splits a volume UniqueName into its driver (CSI driver name
@@ -98,35 +106,33 @@ func isDynamicPV(s string) bool {
 	return true
 }
 
-// names is a union-find over volume names.
+// names is a union-find over volume names, keyed by sym id; a name's id is
+// its rank in order of first add.
 type names struct {
-	id     map[string]int
-	parent []int
-	name   []string
-	unique []bool // the name is a UniqueName
+	of     []int32 // sym id → name id + 1 (0: not a name)
+	parent []int32
+	sym    []int32 // name id → sym id
 }
 
-func newNames() *names { return &names{id: make(map[string]int)} }
-
-func (n *names) add(s string, unique bool) int {
-	if i, ok := n.id[s]; ok {
-		if unique {
-			n.unique[i] = true
-		}
-		return i
+// add returns the name id of sym i.
+func (n *names) add(i int32) int {
+	for int(i) >= len(n.of) {
+		n.of = append(n.of, 0)
 	}
-	i := len(n.parent)
-	n.id[s] = i
-	n.parent = append(n.parent, i)
-	n.name = append(n.name, s)
-	n.unique = append(n.unique, unique)
-	return i
+	if j := n.of[i]; j > 0 {
+		return int(j - 1)
+	}
+	j := int32(len(n.parent))
+	n.of[i] = j + 1
+	n.parent = append(n.parent, j)
+	n.sym = append(n.sym, i)
+	return int(j)
 }
 
 func (n *names) find(i int) int {
-	for n.parent[i] != i {
+	for int(n.parent[i]) != i {
 		n.parent[i] = n.parent[n.parent[i]]
-		i = n.parent[i]
+		i = int(n.parent[i])
 	}
 	return i
 }
@@ -141,13 +147,13 @@ func (n *names) union(a, b int) {
 	if rb < ra {
 		ra, rb = rb, ra
 	}
-	n.parent[rb] = ra
+	n.parent[rb] = int32(ra)
 }
 
-func (n *names) lookup(s string) (int, bool) {
-	i, ok := n.id[s]
-	if !ok {
+// lookup returns the root of sym i when it is a name.
+func (n *names) lookup(i int32) (int, bool) {
+	if i < 0 || int(i) >= len(n.of) || n.of[i] == 0 {
 		return 0, false
 	}
-	return n.find(i), true
+	return n.find(int(n.of[i] - 1)), true
 }

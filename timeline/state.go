@@ -16,84 +16,110 @@ type lane struct {
 	from  int
 }
 
+// podNode is what a volume's direct lines say about one pod's node: the
+// node (a sym id), and whether they name more than one.
+type podNode struct {
+	node  int32
+	multi bool
+}
+
 // reconstruct replays a volume's events (already in time order) into
-// controller and kubelet intervals, overlaps and the Multi flag.
-func reconstruct(v *Volume) {
+// controller and kubelet intervals, overlaps and the Multi flag. ids are
+// the events' names (v.Nodes must be filled in).
+func (sc *scratch) reconstruct(v *Volume, ids []evIDs, sy *syms) {
 	// Which nodes have direct controller log lines; echoes (events in logs,
 	// describe rows) only speak for nodes without them. Only echoes read
-	// these, so a volume without echoes skips them.
-	var direct map[string]bool
-	var podNodes map[string]map[string]bool // pod name or UID → nodes (from direct lines)
-	addPod := func(p, node string) {
-		if p == "" || node == "" {
+	// these, so they are built on the first echo that needs them.
+	ready := false
+	prepare := func() {
+		if ready {
 			return
 		}
-		if podNodes[p] == nil {
-			podNodes[p] = map[string]bool{}
+		ready = true
+		if len(sc.direct) < len(sy.str) {
+			sc.direct = make([]uint32, len(sy.str))
+			sc.gen = 0
 		}
-		podNodes[p][node] = true
-	}
-	echoes := false
-	for i := range v.Events {
-		if v.Events[i].Origin != "" {
-			echoes = true
-			direct, podNodes = map[string]bool{}, map[string]map[string]bool{}
-			break
+		sc.gen++
+		// pod name or UID → node (from direct lines); a map that grew
+		// large is dropped rather than cleared (clear costs its size)
+		if sc.podNodes == nil || len(sc.podNodes) > 64 {
+			sc.podNodes = map[string]podNode{}
+		} else {
+			clear(sc.podNodes)
 		}
-	}
-	for i := range v.Events {
-		if !echoes {
-			break
+		addPod := func(p string, node int32) {
+			if p == "" {
+				return
+			}
+			if e, ok := sc.podNodes[p]; !ok {
+				sc.podNodes[p] = podNode{node: node}
+			} else if e.node != node && !e.multi {
+				sc.podNodes[p] = podNode{node: e.node, multi: true}
+			}
 		}
-		ev := &v.Events[i]
-		if ev.Origin != "" {
-			continue
-		}
-		if controllerKind(ev.Kind) && ev.Node != "" {
-			direct[ev.Node] = true
-		}
-		if ev.Node != "" {
-			addPod(ev.PodUID, ev.Node)
-			if ev.Pod != "" && !isUID(ev.Pod) {
-				addPod(podName(ev.Pod), ev.Node)
+		for i := range v.Events {
+			ev := &v.Events[i]
+			if ev.Origin != "" {
+				continue
+			}
+			node := ids[i].node
+			if node < 0 {
+				continue
+			}
+			if controllerKind(ev.Kind) {
+				sc.direct[node] = sc.gen
+			}
+			addPod(ev.PodUID, node)
+			if pod := ids[i].pod; pod >= 0 && !sy.is(pod, symUID) {
+				addPod(podName(sy.str[pod]), node)
 			}
 		}
 	}
-	only := func(m map[string]bool) string {
-		if len(m) != 1 {
-			return ""
+	only := func(p string) int32 {
+		if e, ok := sc.podNodes[p]; ok && !e.multi {
+			return e.node
 		}
-		for k := range m {
-			return k
-		}
-		return ""
+		return -1
 	}
-	echoNode := func(ev *parser.Event) string {
-		if ev.Node != "" {
-			return ev.Node
+	// the volume's one node, when it has exactly one
+	single := int32(-1)
+	if len(v.Nodes) == 1 {
+		for i := range ids {
+			if ids[i].node >= 0 {
+				single = ids[i].node
+				break
+			}
 		}
-		if n := only(podNodes[ev.PodUID]); ev.PodUID != "" && n != "" {
+	}
+	echoNode := func(i int) int32 {
+		if n := ids[i].node; n >= 0 {
 			return n
 		}
-		if n := only(podNodes[podName(ev.Pod)]); ev.Pod != "" && n != "" {
+		prepare()
+		ev := &v.Events[i]
+		if n := only(ev.PodUID); ev.PodUID != "" && n >= 0 {
 			return n
 		}
-		if len(v.Nodes) == 1 {
-			return v.Nodes[0]
+		if pod := ids[i].pod; pod >= 0 {
+			if n := only(podName(sy.str[pod])); n >= 0 {
+				return n
+			}
 		}
-		return ""
+		return single
 	}
 
 	// one lane per node, in a short slice (a volume sees few nodes); the
 	// intervals are sorted afterwards, so lane order does not matter
-	var ctl, kl lanes
-	closeLane := func(out *[]Interval, node string, l *lane, at time.Time, to int) {
+	ctl, kl := sc.ctl[:0], sc.kl[:0]
+	ctlIv, klIv := sc.ctlIv[:0], sc.klIv[:0] // the intervals, copied out at the end
+	closeLane := func(out *[]Interval, node int32, l *lane, at time.Time, to int) {
 		if l.state != "" {
-			*out = append(*out, Interval{Node: node, State: l.state, Start: l.start, End: at, From: l.from, To: to})
+			*out = append(*out, Interval{Node: sy.str[node], State: l.state, Start: l.start, End: at, From: l.from, To: to})
 		}
 		l.state = ""
 	}
-	set := func(out *[]Interval, lanes *lanes, node string, s State, at time.Time, idx int) {
+	set := func(out *[]Interval, lanes *lanes, node int32, s State, at time.Time, idx int) {
 		l := lanes.get(node)
 		if l.state == s {
 			return
@@ -110,66 +136,71 @@ func reconstruct(v *Volume) {
 		}
 		switch {
 		case controllerKind(ev.Kind):
-			node := ev.Node
+			node := ids[i].node
 			if ev.Origin != "" {
-				node = echoNode(ev)
-				if node == "" || direct[node] {
+				node = echoNode(i)
+				if node < 0 {
+					continue
+				}
+				if prepare(); sc.direct[node] == sc.gen {
 					continue
 				}
 			}
-			if node == "" {
+			if node < 0 {
 				continue
 			}
 			if s, ok := controllerNext(ctl.state(node), ev); ok {
-				set(&v.Intervals, &ctl, node, s, ev.Time, i)
+				set(&ctlIv, &ctl, node, s, ev.Time, i)
 			}
 		case kubeletKind(ev.Kind):
-			node := ev.Node
-			if node == "" && ev.Origin != "" {
-				node = echoNode(ev)
+			node := ids[i].node
+			if node < 0 && ev.Origin != "" {
+				node = echoNode(i)
 			}
-			if node == "" {
+			if node < 0 {
 				continue
 			}
 			if s, ok := kubeletNext(kl.state(node), ev.Kind); ok {
-				set(&v.Kubelet, &kl, node, s, ev.Time, i)
+				set(&klIv, &kl, node, s, ev.Time, i)
 			}
 		}
 	}
 	for i := range ctl {
-		closeLane(&v.Intervals, ctl[i].node, &ctl[i].lane, time.Time{}, -1)
+		closeLane(&ctlIv, ctl[i].node, &ctl[i].lane, time.Time{}, -1)
 	}
 	for i := range kl {
-		closeLane(&v.Kubelet, kl[i].node, &kl[i].lane, time.Time{}, -1)
+		closeLane(&klIv, kl[i].node, &kl[i].lane, time.Time{}, -1)
 	}
+	sc.ctl, sc.kl = ctl[:0], kl[:0]
+	v.Intervals, v.Kubelet = sc.ivs.copy(ctlIv), sc.ivs.copy(klIv)
+	sc.ctlIv, sc.klIv = ctlIv[:0], klIv[:0]
 	sortIntervals(v.Intervals)
 	sortIntervals(v.Kubelet)
-	v.Overlaps = overlaps(v.Intervals)
-	v.Multi = multi(v)
+	v.Overlaps = sc.overlaps(v.Intervals)
+	v.Multi = multi(v, ids)
 }
 
-// lanes holds one lane per node.
-type lanes []struct {
-	node string
+// lanes holds one lane per node (a sym id).
+type lanes []nodeLane
+
+type nodeLane struct {
+	node int32
 	lane
 }
 
 // get returns the node's lane, adding an empty one.
-func (ls *lanes) get(node string) *lane {
+func (ls *lanes) get(node int32) *lane {
 	for i := range *ls {
 		if (*ls)[i].node == node {
 			return &(*ls)[i].lane
 		}
 	}
-	*ls = append(*ls, struct {
-		node string
-		lane
-	}{node: node})
+	*ls = append(*ls, nodeLane{node: node})
 	return &(*ls)[len(*ls)-1].lane
 }
 
 // state is the node's current state, "" when it has no lane.
-func (ls lanes) state(node string) State {
+func (ls lanes) state(node int32) State {
 	for i := range ls {
 		if ls[i].node == node {
 			return ls[i].state
@@ -251,18 +282,39 @@ func attachedLike(s State) bool {
 	return false
 }
 
+// edge is where an interval that holds the volume starts or ends.
+type edge struct {
+	t     time.Time
+	open  bool
+	node  string
+	state State
+	order int
+}
+
+// held is a node holding the volume, and in which state.
+type held struct {
+	node  string
+	state State
+}
+
 // overlaps sweeps the controller intervals and returns every stretch during
 // which more than one node held the volume (attaching, attached, uncertain or
 // still detaching), split where a node's state changes.
-func overlaps(iv []Interval) []Overlap {
-	type edge struct {
-		t     time.Time
-		open  bool
-		node  string
-		state State
-		order int
+func (sc *scratch) overlaps(iv []Interval) []Overlap {
+	// One node never overlaps itself: most volumes stop here.
+	node, nodes := "", 0
+	for i := range iv {
+		if attachedLike(iv[i].State) && (nodes == 0 || iv[i].Node != node) {
+			node = iv[i].Node
+			if nodes++; nodes > 1 {
+				break
+			}
+		}
 	}
-	edges := make([]edge, 0, 2*len(iv))
+	if nodes < 2 {
+		return nil
+	}
+	edges := sc.edges[:0]
 	for k, in := range iv {
 		if !attachedLike(in.State) {
 			continue
@@ -286,11 +338,7 @@ func overlaps(iv []Interval) []Overlap {
 		return cmp.Compare(a.order, b.order)
 	})
 	// the nodes holding the volume now (few: a short slice, not a map)
-	type held struct {
-		node  string
-		state State
-	}
-	var active []held
+	active := sc.active[:0]
 	var out []Overlap
 	var cur *Overlap
 	flush := func(at time.Time) {
@@ -331,6 +379,7 @@ func overlaps(iv []Interval) []Overlap {
 		cur.End = time.Time{}
 		out = append(out, *cur)
 	}
+	sc.edges, sc.active = edges[:0], active[:0]
 	return out
 }
 
@@ -390,10 +439,11 @@ func isSpace(c byte) bool {
 //     nodes during that time. The controller refuses the second attach of an
 //     RWO volume while the first is confirmed, so this only happens for
 //     RWX/ROX volumes.
-func multi(v *Volume) bool {
-	for i := range v.Events {
-		ev := &v.Events[i]
-		if ev.Component == parser.ComponentKCM && ev.Origin == "" && hasRWXKey(ev.Text) {
+//
+// ids are the events' names; ids[i].rwx is rule 1's test of event i.
+func multi(v *Volume, ids []evIDs) bool {
+	for i := range ids {
+		if ids[i].rwx {
 			return true
 		}
 	}

@@ -1,0 +1,83 @@
+package timeline
+
+import (
+	"cmp"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/kcmtrace/kcmtrace/parser"
+)
+
+// sortOrder sorts each input only when it is out of order and merges the
+// inputs; the result must be the full sort by (time, input, line, position)
+// with zero times last, for inputs in order or not, ties included.
+func TestSortOrderMatchesFullSort(t *testing.T) {
+	for seed := range uint64(300) {
+		r := rand.New(rand.NewPCG(seed, 1))
+		var evs []parser.Event
+		var in []int32
+		bounds := []int{0}
+		for i := range 1 + r.IntN(6) {
+			n := r.IntN(40)
+			sorted := r.IntN(2) == 0
+			for j := range n {
+				var e parser.Event
+				if r.IntN(10) > 0 {
+					sec := r.IntN(8)
+					if sorted {
+						sec = j / 3
+					}
+					e.Time = at(float64(sec) + float64(r.IntN(2))*1e-6)
+				}
+				e.Source.Line = j + 1
+				if r.IntN(4) == 0 {
+					e.Source.Line = r.IntN(n + 1) // lines repeat or go back
+				}
+				evs = append(evs, e)
+				in = append(in, int32(i))
+			}
+			bounds = append(bounds, len(evs))
+		}
+		got := sortOrder(evs, bounds)
+		want := make([]int32, len(evs))
+		for i := range want {
+			want[i] = int32(i)
+		}
+		key := func(k int32) (int64, int) {
+			if tm := evs[k].Time; !tm.IsZero() {
+				return tm.Unix(), tm.Nanosecond()
+			}
+			return 1 << 62, 0
+		}
+		slices.SortFunc(want, func(a, b int32) int {
+			as, an := key(a)
+			bs, bn := key(b)
+			return cmp.Or(cmp.Compare(as, bs), cmp.Compare(an, bn), cmp.Compare(in[a], in[b]),
+				cmp.Compare(evs[a].Source.Line, evs[b].Source.Line), cmp.Compare(a, b))
+		})
+		if !slices.Equal(got, want) {
+			t.Fatalf("seed %d: sortOrder = %v, want %v", seed, got, want)
+		}
+	}
+}
+
+// A volume's overlaps need two nodes; a volume held by one node through
+// attach, detach and re-attach at the same instants has none.
+func TestOverlapsOneNode(t *testing.T) {
+	var sc scratch
+	iv := []Interval{
+		{Node: nodeA, State: Attaching, Start: at(0), End: at(1)},
+		{Node: nodeA, State: Attached, Start: at(1), End: at(5)},
+		{Node: nodeA, State: Detaching, Start: at(5), End: at(5)},
+		{Node: nodeA, State: Attached, Start: at(5)},
+	}
+	if o := sc.overlaps(iv); o != nil {
+		t.Errorf("one node: overlaps = %v", o)
+	}
+	iv = append(iv, Interval{Node: nodeB, State: Attached, Start: at(6), End: at(8)})
+	o := sc.overlaps(iv)
+	if len(o) != 1 || !o[0].Start.Equal(at(6)) || !o[0].End.Equal(at(8)) || len(o[0].Nodes) != 2 {
+		t.Errorf("two nodes: overlaps = %+v", o)
+	}
+}
