@@ -169,7 +169,12 @@ type Input struct {
 
 // Result is one parsed input.
 type Result struct {
-	Input  Input
+	Input Input
+	// Events are the input's events in input order. The Results of one
+	// ParseAll call share one array: Events of input i is a window of it
+	// whose capacity reaches to the array's end (so appending to it would
+	// overwrite the next input's events; copy first), which lets
+	// timeline.Build take all the events without copying them.
 	Events []Event
 }
 

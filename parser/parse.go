@@ -125,8 +125,11 @@ func ParseAll(paths []string, opt Options) ([]Result, []error) {
 			errs = append(errs, j.err)
 			continue
 		}
-		j.st.setIndex(len(states))
 		states = append(states, j.st)
+	}
+	flattenAll(states)
+	for i, st := range states {
+		st.setIndex(i)
 	}
 	for _, st := range states {
 		st.resolveOwn(opt)
@@ -169,6 +172,7 @@ func ParseReader(r io.Reader, path string, opt Options) Result {
 // alone finishes an input parsed on its own: year and zone from its own
 // evidence or the fallbacks, times converted, describe ages anchored.
 func (st *inputState) alone(opt Options) Result {
+	flattenAll([]*inputState{st})
 	st.resolveOwn(opt)
 	st.fallback(opt)
 	st.convert()
@@ -189,7 +193,7 @@ type evMeta struct {
 // inputState is one input while it is read and resolved.
 type inputState struct {
 	in Input
-	// events and metas are the input's events once read (flattenEvents);
+	// events and metas are the input's events once read (flattenAll);
 	// while it is read they grow in pages, which are never copied.
 	events []Event
 	metas  []evMeta
@@ -266,24 +270,34 @@ func (st *inputState) addEvent(ev *Event, m evMeta) {
 	st.mpages[k] = append(st.mpages[k], m)
 }
 
-// flattenEvents moves the pages into events and metas, releasing each
-// page once copied.
-func (st *inputState) flattenEvents() {
-	n := len(st.events)
-	for _, p := range st.pages {
-		n += len(p)
+// flattenAll moves the pages of every input into its events and metas,
+// releasing each page once copied. The events of all the inputs go into
+// one array, in input order, each input's a window of it that reaches to
+// the array's end: timeline.Build, which needs them all in one array, then
+// takes it as it is instead of copying them again.
+func flattenAll(states []*inputState) {
+	total := 0
+	for _, st := range states {
+		total += len(st.events)
+		for _, p := range st.pages {
+			total += len(p)
+		}
 	}
-	if n == len(st.events) {
-		return
+	all := prefault.Slice(make([]Event, 0, total))
+	for _, st := range states {
+		start := len(all)
+		n := len(st.events)
+		for _, pg := range st.pages {
+			n += len(pg)
+		}
+		metas := make([]evMeta, 0, n)
+		all, metas = append(all, st.events...), append(metas, st.metas...)
+		for k := range st.pages {
+			all, metas = append(all, st.pages[k]...), append(metas, st.mpages[k]...)
+			st.pages[k], st.mpages[k] = nil, nil
+		}
+		st.events, st.metas, st.pages, st.mpages = all[start:len(all):total], metas, nil, nil
 	}
-	evs := prefault.Slice(make([]Event, 0, n))
-	metas := prefault.Slice(make([]evMeta, 0, n))
-	evs, metas = append(evs, st.events...), append(metas, st.metas...)
-	for k := range st.pages {
-		evs, metas = append(evs, st.pages[k]...), append(metas, st.mpages[k]...)
-		st.pages[k], st.mpages[k] = nil, nil
-	}
-	st.events, st.metas, st.pages, st.mpages = evs, metas, nil, nil
 }
 
 // readWith is read with the scanner's loop given: the block pipeline in
@@ -308,7 +322,6 @@ func (st *inputState) readWith(r io.Reader, opt Options, loop func(*scanner, io.
 // leaves the input's events flat.
 func (st *inputState) guarded(opt Options, body func(*scanner)) {
 	sc := newScanner(st, opt)
-	defer st.flattenEvents()
 	defer func() {
 		if p := recover(); p != nil {
 			st.problem(st.in.Lines, "internal error, rest of input not read: %v", p)

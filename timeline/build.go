@@ -174,6 +174,12 @@ func gather(results []parser.Result, consume bool) ([]parser.Event, []int) {
 	bounds[len(results)] = total
 	var evs []parser.Event
 	if consume && len(results) > 0 {
+		if shared := sharedEvents(results, bounds); shared != nil {
+			for i := range results {
+				results[i].Events = nil
+			}
+			return shared, bounds
+		}
 		evs = results[0].Events
 		if cap(evs) < total {
 			// a fresh array: prefaulted (see internal/prefault; without it
@@ -193,6 +199,26 @@ func gather(results []parser.Result, consume bool) ([]parser.Event, []int) {
 		evs = append(evs, results[i].Events...)
 	}
 	return evs, bounds
+}
+
+// sharedEvents returns the events of all results as one slice when they
+// already lie in one array, in order (as parser.ParseAll returns them:
+// each input's events a window of the array reaching to its end), else nil.
+// Only pointer comparisons within results[0]'s own array decide it.
+func sharedEvents(results []parser.Result, bounds []int) []parser.Event {
+	total := bounds[len(bounds)-1]
+	first := results[0].Events
+	if total == 0 || cap(first) < total {
+		return nil
+	}
+	all := first[:total]
+	for i := 1; i < len(results); i++ {
+		evs := results[i].Events
+		if len(evs) > 0 && &evs[0] != &all[bounds[i]] {
+			return nil
+		}
+	}
+	return all
 }
 
 // shareText points the event's names at the same bytes inside ev.Text when
