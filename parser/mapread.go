@@ -188,17 +188,9 @@ func (mr *mapReader) longLine() *chunk {
 // readMapped parses a mapped file to the end.
 func (st *inputState) readMapped(f *os.File, size int64, opt Options) {
 	st.guarded(opt, func(sc *scanner) {
+		// a fault (the file shrank) panics instead of crashing; guarded
+		// reports it
 		debug.SetPanicOnFault(true)
-		defer func() {
-			if p := recover(); p != nil {
-				if !isFault(p) {
-					panic(p)
-				}
-				st.problem(st.in.Lines, "%v; the lines read are kept", errShrunk)
-				st.in.Truncated = true
-				st.in.Skipped["internal-error"] += st.in.Lines - st.accounted()
-			}
-		}()
 		sc.runBlocks(newMapReader(f, size, sc.max, opt.Progress))
 	})
 	runtime.KeepAlive(f)

@@ -318,13 +318,17 @@ func (st *inputState) readWith(r io.Reader, opt Options, loop func(*scanner, io.
 	})
 }
 
-// guarded runs body with a new scanner, recovering from any panic, and
-// leaves the input's events flat.
+// guarded runs body with a new scanner, recovering from any panic: a
+// memory fault of a mapped file that shrank (mapReader), or a bug.
 func (st *inputState) guarded(opt Options, body func(*scanner)) {
 	sc := newScanner(st, opt)
 	defer func() {
 		if p := recover(); p != nil {
-			st.problem(st.in.Lines, "internal error, rest of input not read: %v", p)
+			if isFault(p) {
+				st.problem(st.in.Lines, "%v; the lines read are kept", errShrunk)
+			} else {
+				st.problem(st.in.Lines, "internal error, rest of input not read: %v", p)
+			}
 			st.in.Truncated = true
 			// keep the line accounting balanced
 			st.in.Skipped["internal-error"] += st.in.Lines - st.accounted()
