@@ -51,10 +51,12 @@ func (o *objectWriter) array(k string, n int, elem func(i int) any) {
 		return
 	}
 	o.w.WriteByte('[')
-	if workers := runtime.GOMAXPROCS(0); n >= 2*arrayBatch && workers > 1 {
+	switch workers := runtime.GOMAXPROCS(0); {
+	case o.err != nil:
+	case n >= 2*arrayBatch && workers > 1:
 		o.elementsParallel(n, elem, workers)
-	} else {
-		o.err = appendElements(&o.buf, o.w, 0, n, elem, o.err)
+	default:
+		o.err = appendElements(&o.buf, o.w, 0, n, elem)
 	}
 	o.w.WriteString("\n  ]")
 }
@@ -63,9 +65,9 @@ func (o *objectWriter) array(k string, n int, elem func(i int) any) {
 const arrayBatch = 128
 
 // appendElements writes elements from..to-1 (with their separators and
-// indent) to w, through buf; it does nothing once err is set, and returns
-// the first error.
-func appendElements(buf *bytes.Buffer, w io.Writer, from, to int, elem func(i int) any, err error) error {
+// indent) to w, through buf, up to the first error, which it returns.
+func appendElements(buf *bytes.Buffer, w io.Writer, from, to int, elem func(i int) any) error {
+	var err error
 	for i := from; i < to && err == nil; i++ {
 		buf.Reset()
 		if i > 0 {
@@ -108,7 +110,7 @@ func (o *objectWriter) elementsParallel(n int, elem func(i int) any, workers int
 		go func() {
 			var buf bytes.Buffer
 			for b := range jobs {
-				b.err = appendElements(&buf, &b.out, b.from, b.to, elem, nil)
+				b.err = appendElements(&buf, &b.out, b.from, b.to, elem)
 				close(b.done)
 			}
 		}()
