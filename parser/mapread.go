@@ -114,7 +114,7 @@ func (mr *mapReader) next() (*chunk, bool) {
 	if mr.off >= mr.size || mr.err != nil {
 		return nil, false
 	}
-	m, data, err := mr.window(mr.off, int64(min(blockSize, mapBlockSize)))
+	m, data, err := mr.window(mr.off, mr.blockLen())
 	if err != nil {
 		mr.err = err
 		return nil, false
@@ -139,6 +139,9 @@ func (mr *mapReader) next() (*chunk, bool) {
 	return c, true
 }
 
+// blockLen is the size of the windows mapped at once.
+func (mr *mapReader) blockLen() int64 { return int64(min(blockSize, mapBlockSize)) }
+
 // window maps up to n bytes of the file from off; data is the part from
 // off (the mapping starts at a page boundary).
 func (mr *mapReader) window(off, n int64) (m, data []byte, err error) {
@@ -158,7 +161,7 @@ func (mr *mapReader) longLine() *chunk {
 	total := int64(0)
 	newline := false
 	for mr.off+total < mr.size {
-		m, part, err := mr.window(mr.off+total, int64(blockSize))
+		m, part, err := mr.window(mr.off+total, mr.blockLen())
 		if err != nil {
 			mr.err = err
 			break

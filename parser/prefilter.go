@@ -99,8 +99,8 @@ func mayMatterSlow(line []byte) bool {
 }
 
 // indexTokenScalar returns the index of the first prefilter token in b, or
-// -1, without SIMD. It runs over whole blocks of the input, so the work per byte is what
-// counts: it reads the 4 bytes at every even offset only. Every token is at
+// -1, without SIMD. It runs over whole blocks of the input, so the work per
+// byte is what counts: it reads the 4 bytes at every even offset only. Every token is at
 // least 5 bytes long, so an occurrence at p has its first 4 bytes at p or
 // its bytes 1..4 at p+1, one of them even; tokenGrams holds both 4-byte
 // grams of every token (hashed into tokenHit), and only a sampled gram whose
