@@ -59,9 +59,11 @@ func mayMatter(line []byte) bool { return indexToken(line) >= 0 }
 var (
 	// tokenTeddy finds the prefilter tokens with the SIMD kernel.
 	tokenTeddy = newTeddySet(prefilterTokens)
-	// hitTeddy finds the prefilter tokens, NUL bytes and no-break spaces:
-	// whatever keeps a line out of a plain run (analyzeBlock).
-	hitTeddy = newTeddySet(append([][]byte{{0}, nbsp}, prefilterTokens...))
+	// hitLiterals are the prefilter tokens, the NUL byte and the no-break
+	// space: whatever keeps a line out of a plain run (analyzeBlock).
+	hitLiterals = append([][]byte{{0}, nbsp}, prefilterTokens...)
+	// hitTeddy finds hitLiterals.
+	hitTeddy = newTeddySet(hitLiterals)
 )
 
 // indexToken returns the index of the first prefilter token in b, or -1.

@@ -50,7 +50,7 @@ func TestTeddyRandomSets(t *testing.T) {
 // TestTeddyEveryOffset plants one token at every offset of haystacks that
 // contain none, so each position of a chunk and of the scalar tail is hit.
 func TestTeddyEveryOffset(t *testing.T) {
-	for _, tok := range append([][]byte{{0}, nbsp}, prefilterTokens...) {
+	for _, tok := range hitLiterals {
 		for n := len(tok); n < 160; n++ {
 			for at := 0; at+len(tok) <= n; at++ {
 				hay := bytes.Repeat([]byte{'.'}, n)
@@ -68,7 +68,7 @@ func TestTeddyEveryOffset(t *testing.T) {
 
 // indexHitSlow is the reference of indexHit.
 func indexHitSlow(b []byte) int {
-	return indexNaive(append([][]byte{{0}, nbsp}, prefilterTokens...), b)
+	return indexNaive(hitLiterals, b)
 }
 
 func FuzzIndexHit(f *testing.F) {
