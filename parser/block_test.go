@@ -405,6 +405,8 @@ func FuzzPlainKlog(f *testing.F) {
 	f.Add([]byte("I0812 03:10:00.000001       1 event.go:291] x"))
 	f.Add([]byte("I1312 03:10:00 1 x"))
 	f.Add([]byte("W0101 23:59:60 1 x"))
+	f.Add([]byte("I0812 03:10:00.123456789012345678                  1 x"))
+	f.Add([]byte("E0812 03:10:00.12345678        \xff"))
 	f.Fuzz(func(t *testing.T, p []byte) {
 		mon, ok := plainKlog(p)
 		h, hok := parseKlogHeader(p)
@@ -412,6 +414,33 @@ func FuzzPlainKlog(f *testing.F) {
 			t.Fatalf("%q: plain %v %d, header %v %+v", p, ok, mon, hok, h)
 		}
 	})
+}
+
+// TestLeadingDigitsAndSpaces: the 8-byte-at-a-time counts agree with a
+// byte loop for every byte value after every run length.
+func TestLeadingDigitsAndSpaces(t *testing.T) {
+	naive := func(b []byte, in func(byte) bool) int {
+		n := 0
+		for n < len(b) && in(b[n]) {
+			n++
+		}
+		return n
+	}
+	isSpace := func(c byte) bool { return c == ' ' }
+	for k := 0; k <= 20; k++ {
+		for c := 0; c < 256; c++ {
+			for _, tail := range []string{"", "7", "        ", "12345678"} {
+				d := []byte(strings.Repeat("9", k) + string([]byte{byte(c)}) + tail)
+				if got, want := leadingDigits(d), naive(d, isDigit); got != want {
+					t.Fatalf("leadingDigits(%q) = %d, want %d", d, got, want)
+				}
+				sp := []byte(strings.Repeat(" ", k) + string([]byte{byte(c)}) + tail)
+				if got, want := leadingSpaces(sp), naive(sp, isSpace); got != want {
+					t.Fatalf("leadingSpaces(%q) = %d, want %d", sp, got, want)
+				}
+			}
+		}
+	}
 }
 
 // TestSpecsDecodeAhead: the analysis goroutines decode relevant klog entries

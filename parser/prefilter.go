@@ -3,6 +3,7 @@ package parser
 import (
 	"bytes"
 	"encoding/binary"
+	"math/bits"
 	"time"
 )
 
@@ -296,6 +297,28 @@ func analyzeBlock(data []byte, max int, fast bool, segs []seg) []seg {
 		}
 	}
 	for s := 0; s < len(data); {
+		if pend.kind == plainK && pend.wk == wrapNone && curOpen && cur.n > 0 && !cur.json && cur.wk == wrapNone && cur.mon == pend.mon {
+			// the common case, bare klog lines of one month in a run:
+			// what the general loop below would do for each, without
+			// the bookkeeping
+			if hit < s {
+				hit = len(data)
+				if i := indexHit(data[s:]); i >= 0 {
+					hit = s + i
+				}
+			}
+			if r := bareKlogRun(data, s, hit, max, pend.mon); r.n > 0 {
+				cur.n += r.n
+				cur.end = r.last
+				cur.lastOff, cur.payL = r.prev, r.prev
+				if r.n == 1 {
+					cur.lastOff, cur.payL = pend.s, pend.s
+				}
+				pend = line{kind: plainK, s: r.last, e: r.end, ce: r.ce, mon: pend.mon, pay: r.last}
+				s = r.end
+				continue
+			}
+		}
 		e := len(data)
 		if i := bytes.IndexByte(data[s:], '\n'); i >= 0 {
 			e = s + i + 1
@@ -352,6 +375,40 @@ func analyzeBlock(data []byte, max int, fast bool, segs []seg) []seg {
 		segs = append(segs, cur)
 	}
 	return segs
+}
+
+// bareRun is what bareKlogRun found: n lines, the start of the last (last)
+// and of the one before it (prev; unset when n is 1), the end of the last
+// line after its newline (end) and of its content (ce).
+type bareRun struct{ n, prev, last, end, ce int }
+
+// bareKlogRun reads the lines of data from s, a line start, while each is
+// a whole bare klog header line (plainKlog) of month mon, of at most max
+// bytes, ending before hit. These are the lines analyzeBlock would add one
+// by one to the open klog run of that month.
+func bareKlogRun(data []byte, s, hit, max, mon int) bareRun {
+	r := bareRun{prev: -1, last: -1}
+	for s < hit {
+		i := bytes.IndexByte(data[s:hit], '\n')
+		if i < 0 {
+			break
+		}
+		e := s + i + 1
+		ce := e - 1
+		if ce-s > max {
+			break
+		}
+		if ce > s && data[ce-1] == '\r' {
+			ce--
+		}
+		if m, ok := plainKlog(data[s:ce]); !ok || m != mon {
+			break
+		}
+		r.n++
+		r.prev, r.last, r.end, r.ce = r.last, s, e, ce
+		s = e
+	}
+	return r
 }
 
 // onlyTokens reports whether line, whose first hit (indexHit) is at i, has
@@ -465,15 +522,44 @@ func plainKlog(p []byte) (mon int, ok bool) {
 	}
 	i := 14
 	if p[i] == '.' {
-		i++
-		for i < len(p) && isDigit(p[i]) {
-			i++
+		i += 1 + leadingDigits(p[i+1:])
+	}
+	i += leadingSpaces(p[i:])
+	return mon, i < len(p) && isDigit(p[i])
+}
+
+// leadingDigits is the number of ASCII digits at the start of b, found 8
+// bytes at a time (plainKlog's fraction of a second).
+func leadingDigits(b []byte) int {
+	n := 0
+	for ; len(b)-n >= 8; n += 8 {
+		// as in plainKlog: a byte is a non-digit when it or it+0x76 has
+		// the top bit set after ^'0'; a carry only leaves a non-digit,
+		// so the lowest flagged byte is the first non-digit
+		x := binary.LittleEndian.Uint64(b[n:]) ^ 0x3030303030303030
+		if m := ((x + 0x7676767676767676) | x) & 0x8080808080808080; m != 0 {
+			return n + bits.TrailingZeros64(m)/8
 		}
 	}
-	for i < len(p) && p[i] == ' ' {
-		i++
+	for n < len(b) && isDigit(b[n]) {
+		n++
 	}
-	return mon, i < len(p) && isDigit(p[i])
+	return n
+}
+
+// leadingSpaces is the number of blanks at the start of b, found 8 bytes at
+// a time (the padding before klog's thread id).
+func leadingSpaces(b []byte) int {
+	n := 0
+	for ; len(b)-n >= 8; n += 8 {
+		if x := binary.LittleEndian.Uint64(b[n:]) ^ 0x2020202020202020; x != 0 {
+			return n + bits.TrailingZeros64(x)/8
+		}
+	}
+	for n < len(b) && b[n] == ' ' {
+		n++
+	}
+	return n
 }
 
 // plainKlogWall is parseKlogHeader's decision without the file:line part:
