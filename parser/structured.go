@@ -3,6 +3,7 @@ package parser
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // This file decodes the structured tail of a klog text line:
@@ -168,13 +169,42 @@ func readQuoted(s string) (string, int, bool) {
 			if !esc {
 				return s[1:j], j + 1, true
 			}
-			if v, err := strconv.Unquote(s[:j+1]); err == nil {
+			if v, err := unquote(s[:j+1]); err == nil {
 				return v, j + 1, true
 			}
 			return s[1:j], j + 1, true
 		}
 	}
 	return "", 0, false
+}
+
+// unquote is strconv.Unquote for a double-quoted string q with escapes
+// (whose only unescaped quotes are its first and last byte), copying the
+// text between escapes in one piece rather than rune by rune.
+func unquote(q string) (string, error) {
+	in := q[1 : len(q)-1]
+	if strings.IndexByte(in, '\n') >= 0 || !utf8.ValidString(in) {
+		// rejected, or invalid UTF-8 that Unquote turns into U+FFFD
+		return strconv.Unquote(q)
+	}
+	buf := make([]byte, 0, len(in))
+	for {
+		i := strings.IndexByte(in, '\\')
+		if i < 0 {
+			return string(append(buf, in...)), nil
+		}
+		buf = append(buf, in[:i]...)
+		r, multibyte, rest, err := strconv.UnquoteChar(in[i:], '"')
+		if err != nil {
+			return "", err
+		}
+		if r < utf8.RuneSelf || !multibyte {
+			buf = append(buf, byte(r))
+		} else {
+			buf = utf8.AppendRune(buf, r)
+		}
+		in = rest
+	}
 }
 
 // lookup returns the value of the last pair named key.

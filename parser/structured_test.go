@@ -2,6 +2,8 @@ package parser
 
 import (
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -68,4 +70,50 @@ func TestListValues(t *testing.T) {
 			t.Errorf("listValues(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
+}
+
+// readQuotedReference is readQuoted with strconv.Unquote for every
+// escaped string.
+func readQuotedReference(s string) (string, int, bool) {
+	v, n, ok := readQuoted(s)
+	if !ok || !strings.Contains(s[:n], `\`) {
+		return v, n, ok
+	}
+	if u, err := strconv.Unquote(s[:n]); err == nil {
+		return u, n, true
+	}
+	return s[1 : n-1], n, true
+}
+
+func TestReadQuotedUnescapes(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{in: `"plain" rest`, want: `plain`},
+		{in: `"say \"hi\"" k=v`, want: `say "hi"`},
+		{in: `"tab\there\\ \u00e9 \x41 \101"`, want: "tab\there\\ é A A"},
+		{in: `"bad \q escape"`, want: `bad \q escape`},
+		{in: `"quote \' in double"`, want: `quote \' in double`},
+		{in: "\"invalid \xff utf8 \\\"x\\\"\"", want: "invalid \ufffd utf8 \"x\""},
+		{in: "\"newline\n\\\"x\\\"\"", want: "newline\n\\\"x\\\""},
+	} {
+		got, _, ok := readQuoted(tc.in)
+		if !ok || got != tc.want {
+			t.Errorf("readQuoted(%q) = %q, %v; want %q", tc.in, got, ok, tc.want)
+		}
+		if ref, _, _ := readQuotedReference(tc.in); ref != got {
+			t.Errorf("readQuoted(%q) = %q; strconv.Unquote gives %q", tc.in, got, ref)
+		}
+	}
+}
+
+func FuzzReadQuoted(f *testing.F) {
+	f.Add(`"waiting for a volume to be created, either by external provisioner \"com.tencent.cloud.csi.cbs\" or manually created"`)
+	f.Add(`"a\\b\u00e9\x41\101\n\t" x`)
+	f.Add("\"\xff\\\"\"")
+	f.Fuzz(func(t *testing.T, s string) {
+		got, n, ok := readQuoted(s)
+		want, wn, wok := readQuotedReference(s)
+		if got != want || n != wn || ok != wok {
+			t.Fatalf("readQuoted(%q) = %q, %d, %v; with strconv.Unquote %q, %d, %v", s, got, n, ok, want, wn, wok)
+		}
+	})
 }
