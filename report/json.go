@@ -2,20 +2,13 @@ package report
 
 import (
 	"bufio"
-	"encoding/json"
 	"io"
 
+	json "github.com/goccy/go-json"
 	"github.com/kcmtrace/kcmtrace/parser"
 	"github.com/kcmtrace/kcmtrace/rules"
 	"github.com/kcmtrace/kcmtrace/timeline"
 )
-
-func encodeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
-}
 
 // incidentOf maps a finding index to the index of the incident whose chain holds it.
 func incidentOf(res rules.Result) map[int]int {

@@ -3,9 +3,10 @@ package report
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"io"
 	"runtime"
+
+	json "github.com/goccy/go-json"
 )
 
 // objectWriter writes one top-level JSON object field by field, byte for byte

@@ -3,10 +3,22 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
 )
+
+// encodeJSON is the reference: the whole value through encoding/json with
+// the indentation and escaping the writers promise. The writers encode with
+// github.com/goccy/go-json, so the tests below also prove the two encoders
+// write the same bytes.
+func encodeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
 
 // TestStreamedJSONMatchesWholeValue: JSON writes the analyze document field
 // by field; decoding it into wireAnalyze (the documented shape) and encoding
@@ -135,5 +147,28 @@ func TestObjectWriterLargeArrays(t *testing.T) {
 	})
 	if err := o.close(); err == nil {
 		t.Error("an unencodable element did not fail the writer")
+	}
+}
+
+// TestEncodersAgreeOnHostileStrings: log text reaches the JSON encoder as
+// it was in the log; the fast encoder must escape it exactly as
+// encoding/json does.
+func TestEncodersAgreeOnHostileStrings(t *testing.T) {
+	for _, s := range []string{
+		"plain", "<b>&amp;</b>", "quote \" backslash \\ slash /",
+		"ctl \x00\x01\x1f\x7f \t\r\n", "esc \x1b[31mred\x1b[0m \x1b]8;;http://x\x07",
+		"bad utf8 \xff\xfe \xc3", "line sep \u2028 para \u2029", "é 中 🙂", "\ufffd",
+	} {
+		v := map[string]any{"s": s, "list": []string{s, s}, "n": 1.5}
+		var want, got bytes.Buffer
+		if err := encodeJSON(&want, v); err != nil {
+			t.Fatal(err)
+		}
+		if err := encodeIndented(&got, v, ""); err != nil {
+			t.Fatal(err)
+		}
+		if w := bytes.TrimSuffix(want.Bytes(), []byte("\n")); !bytes.Equal(got.Bytes(), w) {
+			t.Errorf("%q:\n got %s\nwant %s", s, got.Bytes(), w)
+		}
 	}
 }
