@@ -236,8 +236,9 @@ var nbsp = []byte("\u00a0")
 //   - a JSON log line (plainJSON): the scanner would open an irrelevant
 //     entry for it, track its "ts" and close the entry at once.
 //
-// A plain JSON line, and a plain klog line followed by another plain line
-// of the same block, go into a run; runs hold lines of one kind, and klog
+// A plain JSON line, and a plain klog line followed in the same block by
+// another plain line or by a klog header line with a hit (which closes its
+// entry just the same), go into a run; runs hold lines of one kind, and klog
 // runs lines of one month. Nothing can be attached to the entries of a
 // run, so the scanner only needs the run's line count and the clocks of
 // its ends (klog) or the range of its "ts" values (JSON; computed here).
@@ -270,6 +271,9 @@ func analyzeBlock(data []byte, max int, fast bool, segs []seg) []seg {
 		wk                  wrapKind
 		pay                 int
 		host, proc          []byte
+		// the line is a klog header line (bare or wrapped), plain or
+		// not: it starts an entry of its own
+		header bool
 	}
 	var pend line
 	add := func(l line) {
@@ -343,6 +347,7 @@ func analyzeBlock(data []byte, max int, fast bool, segs []seg) []seg {
 				l.kind, l.mon, l.wk, l.pay, l.host, l.proc = plainK, w.mon, w.kind, s+w.pay, w.host, w.proc
 			}
 		}
+		l.header = l.kind == plainK
 		if l.kind != notPlain {
 			if hit < s {
 				hit = len(data)
@@ -355,9 +360,9 @@ func analyzeBlock(data []byte, max int, fast bool, segs []seg) []seg {
 			}
 		}
 		if pend.e > 0 {
-			// a klog line joins a run only when the next line (which
-			// closes its entry) is plain too
-			if pend.kind == plainK && l.kind == notPlain {
+			// a klog line joins a run only when the next line closes
+			// its entry: a plain line, or a klog header line with a hit
+			if pend.kind == plainK && l.kind == notPlain && !l.header {
 				pend.kind = notPlain
 			}
 			add(pend)
