@@ -267,14 +267,13 @@ func (sc *scanner) jsonRun(g *seg) {
 	st.trackAbs(g.maxAbs)
 }
 
-// wallAt is the clock of the plain line at data[off:].
+// wallAt is the clock of the plain line at data[off:]. plainKlogWall reads
+// the header up to the first digit of the thread id, which a plain line
+// holds, so the line's end need not be found: the bytes after it are never
+// read.
 func wallAt(data []byte, off int) wall {
-	line := data[off:]
-	if i := bytes.IndexByte(line, '\n'); i >= 0 {
-		line = line[:i]
-	}
-	h, _ := parseKlogHeader(bytes.TrimSuffix(line, []byte("\r")))
-	return h.w
+	w, _ := plainKlogWall(data[off:])
+	return w
 }
 
 // lines hands each physical line of data, at offset off of its block, to
