@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Kinds added by the message side (see classify): they keep understood lines
@@ -56,12 +57,15 @@ func classify(rec *record) (ev Event, ok bool) {
 	var (
 		msg string
 		kvs []kv
+		// the pairs of a structured line: klog lines rarely have more, and
+		// classifyMessage keeps none of them, so they stay on the stack
+		buf [16]kv
 	)
 	switch {
 	case rec.Rest != "":
 		msg = rec.Rest
 		if rec.Rest[0] == '"' {
-			if m, pairs, sok := parseStructured(rec.Rest); sok {
+			if m, pairs, sok := appendStructured(buf[:0], rec.Rest); sok {
 				msg, kvs = m, pairs
 			}
 		}
@@ -246,6 +250,14 @@ func isUID(s string) bool {
 // lines, ASW bookkeeping, in-tree plugin lines. It reports whether it set a kind.
 func classifySpecial(ev *Event, file, msg string, kvs []kv) bool {
 	first := firstLine(msg)
+	if !specialMayMatch(first) {
+		return false // no case of specialCases can match
+	}
+	return specialCases(ev, file, first, msg, kvs)
+}
+
+// specialCases is classifySpecial for a message whose first line is first.
+func specialCases(ev *Event, file, first, msg string, kvs []kv) bool {
 	switch {
 	// --- controller start / leader election
 	case strings.EqualFold(first, "Starting attach detach controller"):
@@ -517,6 +529,49 @@ func classifySpecial(ev *Event, file, msg string, kvs []kv) bool {
 	return false
 }
 
+// specialStems are beginnings of the first lines specialCases understands:
+// every text its cases compare the first line with (as a prefix, exactly or
+// ignoring case) starts with one of them. The case-insensitive texts start
+// with S or s, which are stems of their own; a first line starting with a
+// non-ASCII byte may fold to them (U+017F ſ folds to s), so specialMayMatch
+// admits those too. TestSpecialStemsCoverCases checks the list against the
+// cases.
+var specialStems = [...]string{
+	"S", "s", "attacherDetacher.DetachVolume started: ", "Multi-Attach error: ", "Waiting for detach: ",
+	"kubernetes.io/csi: ", "GRPC ", "Attachi", "Attache", "Attach ", "Detachi", "Detache",
+	"Error processing", "can not find diskId ", "cbs block path ", "NodeStageVolume: ",
+	"disk ", "detach", "RemoveVolumeFromReportAsAttached", "Report volume ",
+	"error removing node ", "Failed to update statusUpdateNeeded", "Volume ",
+	"Operation for volume ", "Unable to ", "timeout expired waiting",
+}
+
+// specialStemsBy holds specialStems by their first byte.
+var specialStemsBy = func() (t [256][]string) {
+	for _, s := range specialStems {
+		t[s[0]] = append(t[s[0]], s)
+	}
+	return t
+}()
+
+// specialMayMatch reports whether a case of specialCases may match a
+// message whose first line is first: it starts with one of specialStems or
+// with a non-ASCII byte. Most lines that are not special fail it at their
+// first byte or two.
+func specialMayMatch(first string) bool {
+	if first == "" {
+		return false
+	}
+	if first[0] >= utf8.RuneSelf {
+		return true
+	}
+	for _, s := range specialStemsBy[first[0]] {
+		if strings.HasPrefix(first, s) {
+			return true
+		}
+	}
+	return false
+}
+
 // sidecarKind maps an external-attacher verb to its kind.
 func sidecarKind(verb string) Kind {
 	switch verb {
@@ -724,10 +779,22 @@ var opRules = []opRule{
 	{"Volume detached", KubeletVolumeDetached, ComponentKubelet},
 }
 
+// opRulesByFirst holds opRules by the first byte of their prefix, each list
+// in opRules order: a rule can only match an op that starts with that byte.
+var opRulesByFirst = func() (t [256][]opRule) {
+	for _, r := range opRules {
+		t[r.prefix[0]] = append(t[r.prefix[0]], r)
+	}
+	return t
+}()
+
 // opKind looks op up in opRules. A rule whose prefix ends in "." (a family)
 // only matches ops that mention a failure, so unknown successes stay unknown.
 func opKind(op string) (Kind, string, bool) {
-	for _, r := range opRules {
+	if op == "" {
+		return "", "", false
+	}
+	for _, r := range opRulesByFirst[op[0]] {
 		if !strings.HasPrefix(op, r.prefix) {
 			continue
 		}
@@ -1160,20 +1227,93 @@ func classifyTable(t *tableRow) (Event, bool) {
 }
 
 // volumeRelated reports whether text mentions a volume operation (so that
-// an unrecognised line becomes Unknown instead of being ignored).
+// an unrecognised line becomes Unknown instead of being ignored): one of
+// volumeTokens, or "volume" together with "attach", "detach" or "mount" in
+// any letter case.
+//
+// It reads s once, checking the words that may start at each byte that
+// starts one (volumeStart). Letter case is folded for ASCII letters only,
+// which is what strings.ToLower does for these words: no other rune lowers
+// to one of their letters (TestVolumeWordsFoldASCII).
 func volumeRelated(s string) bool {
-	for _, tok := range [...]string{"UniqueName", "attacherDetacher", "AttachVolume", "DetachVolume",
-		"MountVolume", "UnmountVolume", "UnmountDevice", "MountDevice", "nestedpendingoperations",
-		"Multi-Attach", "VolumeAttachment", "kubernetes.io/csi", "VolumesInUse", "volumesAttached"} {
-		if strings.Contains(s, tok) {
+	volume, op := false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !volumeStart[c] {
+			continue
+		}
+		r := s[i:]
+		switch c | 0x20 { // lower case
+		case 'u':
+			if strings.HasPrefix(r, "UniqueName") || strings.HasPrefix(r, "UnmountDevice") {
+				return true
+			}
+			continue
+		case 'n':
+			if strings.HasPrefix(r, "nestedpendingoperations") {
+				return true
+			}
+			continue
+		case 'k':
+			if strings.HasPrefix(r, "kubernetes.io/csi") {
+				return true
+			}
+			continue
+		case 'a':
+			if strings.HasPrefix(r, "attacherDetacher") {
+				return true
+			}
+			op = op || hasPrefixFold(r, "attach")
+		case 'd':
+			op = op || hasPrefixFold(r, "detach")
+		case 'm':
+			if strings.HasPrefix(r, "MountDevice") || strings.HasPrefix(r, "Multi-Attach") {
+				return true
+			}
+			op = op || hasPrefixFold(r, "mount")
+		case 'v':
+			if strings.HasPrefix(r, "VolumesInUse") {
+				return true
+			}
+			volume = volume || hasPrefixFold(r, "volume")
+		}
+		if volume && op {
 			return true
 		}
 	}
-	l := strings.ToLower(s)
-	if !strings.Contains(l, "volume") {
+	return false
+}
+
+// volumeTokens are the words that alone make a text volumeRelated. Other
+// words naming a volume operation ("AttachVolume", "VolumeAttachment",
+// "volumesAttached", "UnmountVolume" …) have both "volume" and an
+// operation in them.
+var volumeTokens = [...]string{"UniqueName", "UnmountDevice", "nestedpendingoperations",
+	"kubernetes.io/csi", "attacherDetacher", "MountDevice", "Multi-Attach", "VolumesInUse"}
+
+// volumeStart marks the bytes that start a word volumeRelated looks for.
+var volumeStart = func() (t [256]bool) {
+	for _, w := range volumeTokens {
+		t[w[0]] = true
+	}
+	for _, w := range [...]string{"volume", "attach", "detach", "mount"} {
+		t[w[0]], t[w[0]-'a'+'A'] = true, true
+	}
+	return t
+}()
+
+// hasPrefixFold reports whether s starts with the lower-case ASCII word w,
+// ignoring the case of ASCII letters.
+func hasPrefixFold(s, w string) bool {
+	if len(s) < len(w) {
 		return false
 	}
-	return strings.Contains(l, "attach") || strings.Contains(l, "detach") || strings.Contains(l, "mount")
+	for i := 0; i < len(w); i++ {
+		if c := s[i]; c != w[i] && c|0x20 != w[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // kvVolumeRelated reports whether structured pairs name a volume.

@@ -74,13 +74,12 @@ func parseClause(s string) (c clause, ok bool) {
 	}
 	// Node or pod.
 	r := s[p:]
-	for _, d := range [...]string{"from", "on", "to"} {
-		pre := " " + d + ` node "`
-		if strings.HasPrefix(r, pre) {
-			v, m, qok := readQuoted(r[len(pre)-1:])
+	for _, d := range nodeDirs {
+		if strings.HasPrefix(r, d.pre) {
+			v, m, qok := readQuoted(r[len(d.pre)-1:])
 			if qok {
-				c.node, c.dirNode = v, d
-				p += len(pre) - 1 + m
+				c.node, c.dirNode = v, d.dir
+				p += len(d.pre) - 1 + m
 			}
 			break
 		}
@@ -125,6 +124,12 @@ func parseClause(s string) (c clause, ok bool) {
 		c.hasErr = true
 	}
 	return c, true
+}
+
+// nodeDirs are the ways a clause names its node: the direction word and the
+// text that introduces the quoted node name.
+var nodeDirs = [...]struct{ dir, pre string }{
+	{"from", ` from node "`}, {"on", ` on node "`}, {"to", ` to node "`},
 }
 
 // findVolumeWord returns the index of the first `volume "` (or `Volume "`)

@@ -25,6 +25,13 @@ import (
 // hold a complete quoted message, i.e. the line is printf text after all.
 // Pairs that cannot be decoded end the scan; the pairs read so far are kept.
 func parseStructured(rest string) (msg string, kvs []kv, ok bool) {
+	return appendStructured(nil, rest)
+}
+
+// appendStructured is parseStructured appending the pairs to dst, so that a
+// caller can decode into a buffer of its own (classify uses one on its
+// stack). kvs is nil when no pair was read and dst is nil.
+func appendStructured(dst []kv, rest string) (msg string, kvs []kv, ok bool) {
 	if len(rest) == 0 || rest[0] != '"' {
 		return "", nil, false
 	}
@@ -32,6 +39,7 @@ func parseStructured(rest string) (msg string, kvs []kv, ok bool) {
 	if !ok {
 		return "", nil, false
 	}
+	kvs = dst
 	i := n
 	for i < len(rest) {
 		// Pairs are separated by one blank; tolerate runs of blanks/newlines.
@@ -155,20 +163,28 @@ func scanBalanced(s string, i int) int {
 // readQuoted reads the Go- or JSON-quoted string at the start of s and returns
 // its unquoted value and the number of bytes consumed. When strconv.Unquote
 // rejects the text (invalid escapes), the raw inner text is returned.
+//
+// The closing quote is the first '"' not escaped by a backslash. Without a
+// backslash before it (the common case) it is simply the first '"', found
+// with one IndexByte; otherwise the scan goes on byte by byte from the first
+// backslash.
 func readQuoted(s string) (string, int, bool) {
 	if len(s) == 0 || s[0] != '"' {
 		return "", 0, false
 	}
-	esc := false
-	for j := 1; j < len(s); j++ {
+	q := strings.IndexByte(s[1:], '"') + 1
+	if q == 0 {
+		return "", 0, false // no quote at all, escaped or not
+	}
+	b := strings.IndexByte(s[1:q], '\\') + 1
+	if b == 0 {
+		return s[1:q], q + 1, true
+	}
+	for j := b; j < len(s); j++ {
 		switch s[j] {
 		case '\\':
 			j++
-			esc = true
 		case '"':
-			if !esc {
-				return s[1:j], j + 1, true
-			}
 			if v, err := unquote(s[:j+1]); err == nil {
 				return v, j + 1, true
 			}
@@ -187,21 +203,24 @@ func unquote(q string) (string, error) {
 		// rejected, or invalid UTF-8 that Unquote turns into U+FFFD
 		return strconv.Unquote(q)
 	}
-	buf := make([]byte, 0, len(in))
+	// one allocation: the value is never longer than its quoted form
+	var b strings.Builder
+	b.Grow(len(in))
 	for {
 		i := strings.IndexByte(in, '\\')
 		if i < 0 {
-			return string(append(buf, in...)), nil
+			b.WriteString(in)
+			return b.String(), nil
 		}
-		buf = append(buf, in[:i]...)
+		b.WriteString(in[:i])
 		r, multibyte, rest, err := strconv.UnquoteChar(in[i:], '"')
 		if err != nil {
 			return "", err
 		}
 		if r < utf8.RuneSelf || !multibyte {
-			buf = append(buf, byte(r))
+			b.WriteByte(byte(r))
 		} else {
-			buf = utf8.AppendRune(buf, r)
+			b.WriteRune(r)
 		}
 		in = rest
 	}

@@ -3,7 +3,6 @@ package parser
 import (
 	"reflect"
 	"strconv"
-	"strings"
 	"testing"
 )
 
@@ -72,17 +71,29 @@ func TestListValues(t *testing.T) {
 	}
 }
 
-// readQuotedReference is readQuoted with strconv.Unquote for every
-// escaped string.
+// readQuotedReference is readQuoted as first written: a byte-by-byte scan
+// for the closing quote, and strconv.Unquote for every escaped string.
 func readQuotedReference(s string) (string, int, bool) {
-	v, n, ok := readQuoted(s)
-	if !ok || !strings.Contains(s[:n], `\`) {
-		return v, n, ok
+	if len(s) == 0 || s[0] != '"' {
+		return "", 0, false
 	}
-	if u, err := strconv.Unquote(s[:n]); err == nil {
-		return u, n, true
+	esc := false
+	for j := 1; j < len(s); j++ {
+		switch s[j] {
+		case '\\':
+			j++
+			esc = true
+		case '"':
+			if !esc {
+				return s[1:j], j + 1, true
+			}
+			if u, err := strconv.Unquote(s[:j+1]); err == nil {
+				return u, j + 1, true
+			}
+			return s[1:j], j + 1, true
+		}
 	}
-	return s[1 : n-1], n, true
+	return "", 0, false
 }
 
 func TestReadQuotedUnescapes(t *testing.T) {
@@ -94,6 +105,9 @@ func TestReadQuotedUnescapes(t *testing.T) {
 		{in: `"quote \' in double"`, want: `quote \' in double`},
 		{in: "\"invalid \xff utf8 \\\"x\\\"\"", want: "invalid \ufffd utf8 \"x\""},
 		{in: "\"newline\n\\\"x\\\"\"", want: "newline\n\\\"x\\\""},
+		{in: `"ends in backslash\\" x`, want: `ends in backslash\`},
+		{in: `"\\\"" x`, want: `\"`},
+		{in: `""`, want: ``},
 	} {
 		got, _, ok := readQuoted(tc.in)
 		if !ok || got != tc.want {
@@ -109,6 +123,9 @@ func FuzzReadQuoted(f *testing.F) {
 	f.Add(`"waiting for a volume to be created, either by external provisioner \"com.tencent.cloud.csi.cbs\" or manually created"`)
 	f.Add(`"a\\b\u00e9\x41\101\n\t" x`)
 	f.Add("\"\xff\\\"\"")
+	f.Add(`"unterminated \" x`)
+	f.Add(`"trailing backslash\`)
+	f.Add(`"a\\" "b"`)
 	f.Fuzz(func(t *testing.T, s string) {
 		got, n, ok := readQuoted(s)
 		want, wn, wok := readQuotedReference(s)

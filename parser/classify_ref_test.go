@@ -1,0 +1,317 @@
+package parser
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/kcmtrace/kcmtrace/internal/loggen"
+)
+
+// This file keeps the first, plain versions of the classification helpers
+// that were later rewritten for speed, and checks that the fast versions
+// give the same answers.
+
+// volumeRelatedReference is volumeRelated as first written.
+func volumeRelatedReference(s string) bool {
+	for _, tok := range [...]string{"UniqueName", "attacherDetacher", "AttachVolume", "DetachVolume",
+		"MountVolume", "UnmountVolume", "UnmountDevice", "MountDevice", "nestedpendingoperations",
+		"Multi-Attach", "VolumeAttachment", "kubernetes.io/csi", "VolumesInUse", "volumesAttached"} {
+		if strings.Contains(s, tok) {
+			return true
+		}
+	}
+	l := strings.ToLower(s)
+	if !strings.Contains(l, "volume") {
+		return false
+	}
+	return strings.Contains(l, "attach") || strings.Contains(l, "detach") || strings.Contains(l, "mount")
+}
+
+// opKindReference is opKind as first written: every rule in order.
+func opKindReference(op string) (Kind, string, bool) {
+	for _, r := range opRules {
+		if !strings.HasPrefix(op, r.prefix) {
+			continue
+		}
+		last := r.prefix[len(r.prefix)-1]
+		if (last == '.' || r.prefix == "DetachVolume" || r.prefix == "UnmountDevice" || r.prefix == "UnmapDevice") &&
+			!strings.Contains(op, "fail") && !strings.Contains(op, "Fail") {
+			if r.kind != Bookkeeping {
+				continue
+			}
+		}
+		if r.prefix == "Volume detached" && op != "Volume detached" {
+			continue
+		}
+		return r.kind, r.comp, true
+	}
+	return "", "", false
+}
+
+// refCorpus is text to compare the fast helpers with their references on,
+// without duplicates: the messages of the catalog examples, the real logs
+// and generated logs of the text eras, plus hand-written edge cases; with
+// more, also every message's first line, clause op and the tails of its
+// first line after each blank.
+func refCorpus(t testing.TB, more bool) []string {
+	t.Helper()
+	out := []string{
+		"", "v", "volume", "VOLUME ATTACH", "VoLuMe is MOUNTed", "volume attac", "olume attach",
+		"the Volume was detached", "mount then volume", "volumes", "\xffvolume\xfe attach",
+		"ſtarting attach detach controller", "Kvolume mount", "İvolume", "volum\u0130 attach",
+		"UniqueName", "UniqueNam", "xUnmountDevicex", "nestedpendingoperations.go", "kubernetes.io/cs",
+		"kubernetes.io/csi", "attacherDetacher", "attacherdetacher", "MountDevice", "mountDevice",
+		"Multi-Attach", "multi-attach", "VolumesInUse", "volumesinuse", "AttachVolume", "volumesAttached",
+		"Volume detached", "Volume detached--skipping", "UnmountDevice", "UnmountDevice failed",
+		"MountVolume.SetUp succeeded", "MountVolume.foo", "MountVolume.foo failed", "DetachVolume",
+		"attacherDetacher.AttachVolume started", "Starting attacherDetacher.DetachVolume",
+	}
+	files := []string{filepath.Join("..", "testdata", "catalog", "examples.log")}
+	real, _ := filepath.Glob(filepath.Join("..", "testdata", "real-logs", "*.log"))
+	for _, p := range append(files, real...) {
+		for _, r := range testRecords(t, testReadFile(t, p)) {
+			out = append(out, r.rec.Rest, r.rec.Msg)
+			if r.rec.Table != nil {
+				out = append(out, r.rec.Table.Message)
+			}
+		}
+	}
+	for _, era := range []loggen.Era{loggen.Legacy, loggen.Structured} {
+		for _, g := range genCandidates(t, era, 1<<20) {
+			for _, l := range g.lines {
+				h, _ := parseKlogHeader(l)
+				rest := string(l[h.rest:])
+				out = append(out, rest)
+				if m, _, ok := parseStructured(rest); ok {
+					out = append(out, m)
+				}
+			}
+		}
+	}
+	n := len(out)
+	for _, s := range out[:n] {
+		if !more {
+			break
+		}
+		first := firstLine(s)
+		out = append(out, first)
+		if c, ok := parseClause(s); ok {
+			out = append(out, c.op)
+		}
+		for i := 0; i < len(first); i++ {
+			if first[i] == ' ' {
+				out = append(out, first[i+1:])
+			}
+		}
+	}
+	seen := make(map[string]bool, len(out))
+	uniq := out[:0]
+	for _, s := range out {
+		if !seen[s] {
+			seen[s] = true
+			uniq = append(uniq, s)
+		}
+	}
+	return uniq
+}
+
+func TestVolumeRelatedMatchesReference(t *testing.T) {
+	for _, s := range refCorpus(t, true) {
+		if got, want := volumeRelated(s), volumeRelatedReference(s); got != want {
+			t.Errorf("volumeRelated(%q) = %v, reference %v", s, got, want)
+		}
+	}
+}
+
+func TestOpKindMatchesReference(t *testing.T) {
+	corpus := refCorpus(t, true)
+	for _, r := range opRules {
+		corpus = append(corpus, r.prefix, r.prefix+" failed", r.prefix+"x", r.prefix[:len(r.prefix)-1])
+	}
+	for _, s := range corpus {
+		k, c, ok := opKind(s)
+		wk, wc, wok := opKindReference(s)
+		if k != wk || c != wc || ok != wok {
+			t.Errorf("opKind(%q) = %q, %q, %v; reference %q, %q, %v", s, k, c, ok, wk, wc, wok)
+		}
+	}
+}
+
+// TestVolumeWordsFoldASCII checks what volumeRelated relies on to fold
+// letter case byte by byte: strings.ToLower turns no rune other than the
+// ASCII letters into a letter of "volume", "attach", "detach" or "mount".
+func TestVolumeWordsFoldASCII(t *testing.T) {
+	const letters = "volumeattachdetachmount"
+	for r := rune(utf8.RuneSelf); r <= unicode.MaxRune; r++ {
+		if l := unicode.ToLower(r); l < utf8.RuneSelf && strings.ContainsRune(letters, l) {
+			t.Errorf("strings.ToLower turns %U into %q", r, l)
+		}
+	}
+}
+
+// TestSpecialStemsCoverCases reads specialCases' source and checks that
+// every case of its switch compares the first line with a literal (a prefix,
+// an exact text or a case-insensitive text) that specialMayMatch admits
+// with all its extensions, so that classifySpecial's early return skips no
+// case.
+func TestSpecialStemsCoverCases(t *testing.T) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "classify.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sw *ast.SwitchStmt
+	for _, d := range f.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Name.Name == "specialCases" {
+			for _, st := range fd.Body.List {
+				if s, ok := st.(*ast.SwitchStmt); ok && s.Tag == nil {
+					sw = s
+				}
+			}
+		}
+	}
+	if sw == nil {
+		t.Fatal("specialCases: no tagless switch found")
+	}
+	cases := 0
+	for _, st := range sw.Body.List {
+		cc := st.(*ast.CaseClause)
+		for _, e := range cc.List {
+			for _, d := range splitOp(e, token.LOR) {
+				cases++
+				if !disjunctGated(t, d) {
+					t.Errorf("%s: case %s does not require a first-line literal specialMayMatch admits",
+						fset.Position(d.Pos()), literals(d))
+				}
+			}
+		}
+	}
+	if cases < 40 {
+		t.Errorf("only %d case conditions found", cases)
+	}
+}
+
+// splitOp splits e on the binary operator op (|| or &&), parentheses removed.
+func splitOp(e ast.Expr, op token.Token) []ast.Expr {
+	for {
+		p, ok := e.(*ast.ParenExpr)
+		if !ok {
+			break
+		}
+		e = p.X
+	}
+	if b, ok := e.(*ast.BinaryExpr); ok && b.Op == op {
+		return append(splitOp(b.X, op), splitOp(b.Y, op)...)
+	}
+	return []ast.Expr{e}
+}
+
+// disjunctGated reports whether one of the conjuncts of d is
+// strings.HasPrefix(first, lit), strings.EqualFold(first, lit) or
+// first == lit with a literal whose every extension (and, for EqualFold,
+// every text equal to it ignoring case) specialMayMatch admits.
+func disjunctGated(t *testing.T, d ast.Expr) bool {
+	for _, c := range splitOp(d, token.LAND) {
+		var lit ast.Expr
+		fold := false
+		switch x := c.(type) {
+		case *ast.CallExpr:
+			sel, ok := x.Fun.(*ast.SelectorExpr)
+			if !ok || len(x.Args) != 2 || !isIdent(x.Args[0], "first") || !isIdent(sel.X, "strings") {
+				continue
+			}
+			switch sel.Sel.Name {
+			case "HasPrefix":
+			case "EqualFold":
+				fold = true
+			default:
+				continue
+			}
+			lit = x.Args[1]
+		case *ast.BinaryExpr:
+			if x.Op != token.EQL || !isIdent(x.X, "first") {
+				continue
+			}
+			lit = x.Y
+		default:
+			continue
+		}
+		bl, ok := lit.(*ast.BasicLit)
+		if !ok || bl.Kind != token.STRING {
+			continue
+		}
+		s, err := strconv.Unquote(bl.Value)
+		if err != nil || s == "" {
+			t.Fatalf("bad literal %s", bl.Value)
+		}
+		// specialMayMatch only compares prefixes with stems, so admitting
+		// s admits every extension of s
+		if !fold && specialMayMatch(s) {
+			return true
+		}
+		// a text equal to s ignoring case starts with the other case of
+		// s[0] or with a non-ASCII rune: each must be a stem of its own
+		if fold && s[0] < utf8.RuneSelf && specialMayMatch(s[:1]) &&
+			(!unicode.IsLetter(rune(s[0])) || specialMayMatch(string(s[0]^0x20))) &&
+			specialMayMatch("\u017f") && specialMayMatch("\u212a") {
+			return true
+		}
+	}
+	return false
+}
+
+func isIdent(e ast.Expr, name string) bool {
+	id, ok := e.(*ast.Ident)
+	return ok && id.Name == name
+}
+
+// literals lists the literals of an expression, for messages.
+func literals(e ast.Expr) string {
+	var b strings.Builder
+	ast.Inspect(e, func(n ast.Node) bool {
+		if bl, ok := n.(*ast.BasicLit); ok {
+			b.WriteString(bl.Value + " ")
+		}
+		return true
+	})
+	return b.String()
+}
+
+// FuzzClassifyHelpers compares the fast helpers with their references:
+// volumeRelated, opKind and readQuoted, and classifySpecial with its early
+// return against the same switch run on a text that passes it.
+func FuzzClassifyHelpers(f *testing.F) {
+	for _, s := range refCorpus(f, false) {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := volumeRelated(s), volumeRelatedReference(s); got != want {
+			t.Fatalf("volumeRelated(%q) = %v, reference %v", s, got, want)
+		}
+		k, c, ok := opKind(s)
+		wk, wc, wok := opKindReference(s)
+		if k != wk || c != wc || ok != wok {
+			t.Fatalf("opKind(%q) = %q, %q, %v; reference %q, %q, %v", s, k, c, ok, wk, wc, wok)
+		}
+		q := strconv.Quote(s)
+		if v, n, ok := readQuoted(q + " x"); !ok || n != len(q) || v != s {
+			t.Fatalf("readQuoted(%q) = %q, %d, %v", q, v, n, ok)
+		}
+		// classifySpecial returns early only where no case matches
+		var ev Event
+		if first := firstLine(s); !specialMayMatch(first) {
+			for _, file := range []string{"", "controllermanager.go"} {
+				if specialCases(&ev, file, first, s, nil) || ev != (Event{}) {
+					t.Fatalf("specialCases(%q) understood a text classifySpecial skips", s)
+				}
+			}
+		}
+	})
+}
