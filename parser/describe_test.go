@@ -100,7 +100,7 @@ func TestTables(t *testing.T) {
 			var metas []tableRowParse
 			restore := classifyFn
 			defer func() { classifyFn = restore }()
-			classifyFn = func(rec *record) (Event, bool) {
+			classifyFn = func(rec record) (Event, bool) {
 				if rec.Table == nil {
 					return Event{}, false
 				}

@@ -783,7 +783,7 @@ func classifyGuarded(rec *record) (ev Event, ok bool, panicV any) {
 			ev, ok, panicV = Event{}, false, p
 		}
 	}()
-	ev, ok = classifyFn(rec)
+	ev, ok = classifyFn(*rec)
 	return ev, ok, nil
 }
 
@@ -1125,5 +1125,7 @@ func unquoteLoose(s string) (string, error) {
 }
 
 // classifyFn is the message side's classifier; tests of the envelope swap in
-// a fake to stay independent of it.
-var classifyFn = classify
+// a fake to stay independent of it. It takes the record by value: a pointer
+// passed to a function variable escapes, and every candidate entry's record
+// would go to the heap.
+var classifyFn = func(rec record) (Event, bool) { return classify(&rec) }
