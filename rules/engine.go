@@ -42,6 +42,7 @@ func Run(tl *timeline.Timeline, cfg Config) (Result, error) {
 		fs  []Finding
 		err error
 	}
+	facts := sharedFacts(tl, runtime.GOMAXPROCS(0))
 	outs := make([]outcome, len(selected))
 	next := make(chan int, len(selected))
 	for i := range selected {
@@ -53,7 +54,7 @@ func Run(tl *timeline.Timeline, cfg Config) (Result, error) {
 		wg.Go(func() {
 			for i := range next {
 				r := &selected[i]
-				outs[i].fs, outs[i].err = runRule(r, tl, settings[r.Name])
+				outs[i].fs, outs[i].err = runRule(r, tl, settings[r.Name], facts)
 			}
 		})
 	}
@@ -74,13 +75,13 @@ func Run(tl *timeline.Timeline, cfg Config) (Result, error) {
 }
 
 // runRule calls r.Check and turns a panic into an error.
-func runRule(r *Rule, tl *timeline.Timeline, settings map[string]string) (fs []Finding, err error) {
+func runRule(r *Rule, tl *timeline.Timeline, settings map[string]string, facts *runFacts) (fs []Finding, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			fs, err = nil, fmt.Errorf("rule %s: internal error: %v", r.Name, p)
 		}
 	}()
-	ctx := &Context{Timeline: tl, rule: r, settings: settings}
+	ctx := &Context{Timeline: tl, rule: r, settings: settings, shared: facts}
 	return r.Check(ctx), nil
 }
 

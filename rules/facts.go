@@ -211,7 +211,8 @@ func stateAt(v *timeline.Volume, node string, t time.Time) (timeline.State, bool
 	}
 	var st timeline.State
 	found := false
-	for _, e := range v.Events {
+	for i := range v.Events {
+		e := &v.Events[i]
 		if e.Node != node || e.Time.After(t) || e.Origin != "" {
 			continue
 		}
@@ -244,26 +245,6 @@ func holds(s timeline.State) bool {
 	return s == timeline.Attached || s == timeline.Attaching || s == timeline.Uncertain
 }
 
-// nodesOf returns the nodes named by v's controller intervals and events.
-func nodesOf(v *timeline.Volume) []string {
-	out := make([]string, 0, len(v.Nodes)+4)
-	out = append(out, v.Nodes...)
-	last := "" // a volume's events mostly repeat the previous node: skip the repeats (the result is deduplicated anyway)
-	for i := range v.Intervals {
-		if n := v.Intervals[i].Node; n != last {
-			out = append(out, n)
-			last = n
-		}
-	}
-	for i := range v.Events {
-		if n := v.Events[i].Node; n != last {
-			out = append(out, n)
-			last = n
-		}
-	}
-	return uniqSorted(out)
-}
-
 // podsOf returns the pods named by evs.
 func podsOf(evs []parser.Event) []string {
 	var out []string
@@ -280,8 +261,8 @@ func end(tl *timeline.Timeline) time.Time {
 	}
 	var t time.Time
 	for _, v := range tl.Volumes {
-		for _, e := range v.Events {
-			if e.Time.After(t) {
+		for i := range v.Events {
+			if e := &v.Events[i]; e.Time.After(t) {
 				t = e.Time
 			}
 		}
@@ -289,8 +270,8 @@ func end(tl *timeline.Timeline) time.Time {
 			t = v.Last
 		}
 	}
-	for _, e := range tl.Other {
-		if e.Time.After(t) {
+	for i := range tl.Other {
+		if e := &tl.Other[i]; e.Time.After(t) {
 			t = e.Time
 		}
 	}
@@ -339,13 +320,17 @@ var deviceNotFoundMarkers = []string{
 	"failed to get device path",
 }
 
+// deviceKinds are the kinds of event isDeviceNotFound may accept;
+// deviceNotFoundKinds is the same as a set.
+var (
+	deviceKinds         = []parser.Kind{parser.MountDeviceFailed, parser.WaitForAttachFailed, parser.SetupFailed, parser.CSIError}
+	deviceNotFoundKinds = kindsOf(deviceKinds...)
+)
+
 // isDeviceNotFound reports a kubelet/CSI mount-side failure that says the
 // device is missing on the node.
-func isDeviceNotFound(e parser.Event) bool { return isDeviceNotFoundP(&e) }
-
-// isDeviceNotFoundP is isDeviceNotFound without copying the event.
-func isDeviceNotFoundP(e *parser.Event) bool {
-	if !kindIn(e.Kind, parser.MountDeviceFailed, parser.WaitForAttachFailed, parser.SetupFailed, parser.CSIError) {
+func isDeviceNotFound(e *parser.Event) bool {
+	if !slices.Contains(deviceKinds, e.Kind) {
 		return false
 	}
 	if e.Kind == parser.CSIError && e.Component == parser.ComponentKCM {
@@ -458,7 +443,9 @@ func stamp(t time.Time, s string) string {
 // slow-attach needs the whole run.
 type attachRun struct {
 	Node      string
-	Events    []parser.Event // attempts, failures and the closing event
+	node      int32 // Node's index in the volume's facts
+	first     int   // index in Volume.Events of the first attempt
+	last      int   // index of the closing event; -1 when open
 	Failures  int
 	Start     time.Time
 	End       time.Time // success or abandon time; zero when open
@@ -466,57 +453,78 @@ type attachRun struct {
 	Abandoned bool // a detach ended it (the volume was no longer wanted there)
 }
 
-// attachRuns derives v's attach runs from its controller events (direct log
-// lines only).
-func attachRuns(v *timeline.Volume) []attachRun {
-	open := map[string]*attachRun{}
-	var out []attachRun
-	closeRun := func(node string) {
-		if r := open[node]; r != nil {
-			out = append(out, *r)
-			delete(open, node)
-		}
+// events returns the run's attempts, failures and closing success, in
+// timeline order: while a run is open every attempt on its node joins it.
+func (r *attachRun) events(v *timeline.Volume, vf *volFacts) []parser.Event {
+	to := r.last
+	if to < 0 {
+		to = len(v.Events) - 1
 	}
-	for _, e := range v.Events {
-		if e.Origin != "" || e.Node == "" {
+	var out []parser.Event
+	for i := r.first; i <= to; i++ {
+		e := &v.Events[i]
+		if vf.node[i] != r.node || e.Origin != "" {
 			continue
 		}
+		if e.Kind == parser.AttachStarted || e.Kind == parser.AttachFailed || (i == r.last && r.Succeeded) {
+			out = append(out, *e)
+		}
+	}
+	return out
+}
+
+// runKinds are the attempts that open an attach run.
+var runKinds = kindsOf(parser.AttachStarted, parser.AttachFailed)
+
+// attachRunner derives attach runs, reusing its space from one volume to
+// the next.
+type attachRunner struct {
+	out  []attachRun
+	open []attachRun // by node index; Node is "" when none is open
+}
+
+// runs derives v's attach runs from its controller events (direct log
+// lines only), ordered by start. The result is valid until the next call.
+func (a *attachRunner) runs(v *timeline.Volume, vf *volFacts) []attachRun {
+	a.out = a.out[:0]
+	if !vf.has(runKinds) {
+		return a.out // no attempt
+	}
+	a.open = slices.Grow(a.open[:0], len(vf.nodes))[:len(vf.nodes)]
+	clear(a.open)
+	for i := range v.Events {
+		e, n := &v.Events[i], vf.node[i]
+		if e.Origin != "" || n < 0 {
+			continue
+		}
+		r := &a.open[n]
 		switch {
 		case e.Kind == parser.AttachStarted || e.Kind == parser.AttachFailed:
-			r := open[e.Node]
-			if r == nil {
-				r = &attachRun{Node: e.Node, Start: e.Time}
-				open[e.Node] = r
+			if r.Node == "" {
+				*r = attachRun{Node: vf.nodes[n], node: n, first: i, last: -1, Start: e.Time}
 			}
-			r.Events = append(r.Events, e)
 			if e.Kind == parser.AttachFailed {
 				r.Failures++
 			}
+		case r.Node == "":
+			// nothing open on this node: only attempts matter
 		case e.Kind == parser.AttachSucceeded:
-			r := open[e.Node]
-			if r == nil {
-				continue
-			}
-			r.Events = append(r.Events, e)
-			r.End, r.Succeeded = e.Time, true
-			closeRun(e.Node)
+			r.last, r.End, r.Succeeded = i, e.Time, true
+			a.out = append(a.out, *r)
+			r.Node = ""
 		case isDetach(e.Kind) || e.Kind == parser.MarkedDetached:
-			if r := open[e.Node]; r != nil {
-				r.End, r.Abandoned = e.Time, true
-				closeRun(e.Node)
-			}
+			r.last, r.End, r.Abandoned = i, e.Time, true
+			a.out = append(a.out, *r)
+			r.Node = ""
 		}
 	}
-	nodes := make([]string, 0, len(open))
-	for n := range open {
-		nodes = append(nodes, n)
+	for _, r := range a.open { // still open, by node name
+		if r.Node != "" {
+			a.out = append(a.out, r)
+		}
 	}
-	slices.Sort(nodes)
-	for _, n := range nodes {
-		out = append(out, *open[n])
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Start.Before(out[j].Start) })
-	return out
+	slices.SortStableFunc(a.out, func(x, y attachRun) int { return x.Start.Compare(y.Start) })
+	return a.out
 }
 
 // restart is a point where the controller's memory was rebuilt, with the
@@ -529,7 +537,8 @@ type restart struct {
 
 // restarts returns the timeline's restarts plus controller-start events the
 // timeline did not turn into one, in time order, one per second at most.
-func restarts(tl *timeline.Timeline) []restart {
+// vols are the facts of tl's volumes.
+func restarts(tl *timeline.Timeline, vols []volFacts) []restart {
 	var out []restart
 	for _, r := range tl.Restarts {
 		out = append(out, restart{Time: r.Time, Reason: r.Reason, Event: findLine(tl, r.Source)})
@@ -543,7 +552,11 @@ func restarts(tl *timeline.Timeline) []restart {
 	for i := range tl.Other {
 		add(&tl.Other[i])
 	}
-	for _, v := range tl.Volumes {
+	started := kindsOf(parser.ControllerStarted)
+	for vi, v := range tl.Volumes {
+		if !vols[vi].has(started) {
+			continue
+		}
 		for i := range v.Events {
 			add(&v.Events[i])
 		}

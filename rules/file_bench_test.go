@@ -3,31 +3,78 @@ package rules
 import (
 	"os"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/kcmtrace/kcmtrace/parser"
 	"github.com/kcmtrace/kcmtrace/timeline"
 )
 
-// BenchmarkRunFiles runs every rule over the timeline of the files named in
+// benchFiles caches the timeline of the files named in KCMTRACE_BENCH_FILES,
+// so that the benchmarks below parse and build it once.
+var benchFiles struct {
+	once sync.Once
+	tl   *timeline.Timeline
+	errs []error
+}
+
+// benchTimeline returns the timeline of the files named in
 // KCMTRACE_BENCH_FILES (comma-separated, e.g. the logs scripts/bench.sh
-// generates), parsed and built once; it is skipped when the variable is
-// unset.
-func BenchmarkRunFiles(b *testing.B) {
+// generates), skipping the benchmark when the variable is unset.
+func benchTimeline(b *testing.B) *timeline.Timeline {
 	env := os.Getenv("KCMTRACE_BENCH_FILES")
 	if env == "" {
 		b.Skip("KCMTRACE_BENCH_FILES not set")
 	}
-	res, errs := parser.ParseAll(strings.Split(env, ","), parser.Options{})
-	if len(errs) > 0 {
-		b.Fatal(errs)
+	benchFiles.once.Do(func() {
+		res, errs := parser.ParseAll(strings.Split(env, ","), parser.Options{})
+		benchFiles.errs = errs
+		if len(errs) == 0 {
+			benchFiles.tl = timeline.Build(res, timeline.Options{Consume: true})
+		}
+	})
+	if len(benchFiles.errs) > 0 {
+		b.Fatal(benchFiles.errs)
 	}
-	tl := timeline.Build(res, timeline.Options{Consume: true})
+	return benchFiles.tl
+}
+
+// BenchmarkRunFiles runs every rule over the timeline of the files named in
+// KCMTRACE_BENCH_FILES, parsed and built once; it is skipped when the
+// variable is unset.
+func BenchmarkRunFiles(b *testing.B) {
+	tl := benchTimeline(b)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
 		if _, err := Run(tl, Config{}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkRunFilesRule runs each rule alone over the same timeline, to show
+// which rule costs.
+func BenchmarkRunFilesRule(b *testing.B) {
+	tl := benchTimeline(b)
+	for _, r := range All() {
+		b.Run(r.Name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Run(tl, Config{Enable: []string{r.Name}}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkRunFactsFiles derives the facts the rules share (newRunFacts)
+// from the same timeline, on one goroutine.
+func BenchmarkRunFactsFiles(b *testing.B) {
+	tl := benchTimeline(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		newRunFacts(tl, 1)
 	}
 }

@@ -199,4 +199,5 @@ type Context struct {
 	Timeline *timeline.Timeline
 	rule     *Rule
 	settings map[string]string
+	shared   *runFacts // see facts
 }

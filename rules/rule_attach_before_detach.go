@@ -43,13 +43,14 @@ VolumeAttachment objects, and the kubelet on B for device errors.`,
 
 func checkAttachBeforeDetach(c *Context) []Finding {
 	var out []Finding
-	rs := restarts(c.Timeline)
-	for _, v := range c.Timeline.Volumes {
+	rs := c.restarts()
+	for i, v := range c.Timeline.Volumes {
 		if v.Multi {
 			continue // RWX/ROX: many nodes at once is legitimate
 		}
-		fs := attachBeforeDetach(v, rs)
-		if len(fs) == 0 {
+		vf := c.vol(i)
+		fs := attachBeforeDetach(v, vf, rs)
+		if len(fs) == 0 && vf.has(attachFailedKinds) {
 			fs = attachedElsewhereByBackend(v)
 		}
 		out = append(out, fs...)
@@ -57,28 +58,39 @@ func checkAttachBeforeDetach(c *Context) []Finding {
 	return out
 }
 
-func attachBeforeDetach(v *timeline.Volume, rs []restart) []Finding {
+// attachKinds are the attaches to node B attachBeforeDetach starts from;
+// attachFailedKinds are what attachedElsewhereByBackend reads.
+var (
+	attachKinds       = kindsOf(parser.AttachStarted, parser.AttachSucceeded)
+	attachFailedKinds = kindsOf(parser.AttachFailed)
+)
+
+func attachBeforeDetach(v *timeline.Volume, vf *volFacts, rs []restart) []Finding {
+	if len(vf.nodes) < 2 || !vf.has(attachKinds) {
+		return nil // no attach, or no other node A to attach before detaching from
+	}
 	var out []Finding
 	seen := map[string]bool{}
-	nodes := nodesOf(v)
-	for i, eb := range v.Events {
-		if eb.Origin != "" || eb.Node == "" || (eb.Kind != parser.AttachStarted && eb.Kind != parser.AttachSucceeded) {
+	for i := range v.Events {
+		eb, bn := &v.Events[i], vf.node[i]
+		if eb.Origin != "" || bn < 0 || (eb.Kind != parser.AttachStarted && eb.Kind != parser.AttachSucceeded) {
 			continue
 		}
 		b := eb.Node
-		for _, a := range nodes {
-			if a == b {
+		for an, a := range vf.nodes {
+			if int32(an) == bn {
 				continue
 			}
-			det := firstAfter(v, i, func(e parser.Event) bool {
-				return e.Node == a && e.Origin == "" && isDetach(e.Kind) && e.Kind != parser.CSIDetached
+			det := firstAfter(v, i, func(j int) bool {
+				e := &v.Events[j]
+				return vf.node[j] == int32(an) && e.Origin == "" && isDetach(e.Kind) && e.Kind != parser.CSIDetached
 			})
 			if det < 0 {
 				continue
 			}
 			st, ok := stateAt(v, a, eb.Time)
 			inferred := false
-			if !ok && heldUnseen(v, a, i, det, rs) {
+			if !ok && heldUnseen(v, vf, int32(an), i, det, rs) {
 				st, ok, inferred = timeline.Uncertain, true, true
 			}
 			if !ok || !holds(st) {
@@ -100,22 +112,23 @@ func attachBeforeDetach(v *timeline.Volume, rs []restart) []Finding {
 // history: a detach from a follows (the detach loop only visits entries of
 // that state), nothing about a precedes bi, and no controller restart in
 // between could have added the entry. With no Multi-Attach error for the
-// attach at bi, such an entry was not attach-confirmed: uncertain.
+// attach at bi, such an entry was not attach-confirmed: uncertain. The
+// node a is an index in vf.nodes.
 //
 // The detach must also be the first thing seen for a after bi (an attach to
 // a in between is a later, ordinary move back), and the node of bi must still
 // hold the volume when it comes (no detach from it in between).
-func heldUnseen(v *timeline.Volume, a string, bi, det int, rs []restart) bool {
-	if lastBefore(v, bi, func(e parser.Event) bool { return e.Node == a && e.Origin == "" }) >= 0 {
+func heldUnseen(v *timeline.Volume, vf *volFacts, a int32, bi, det int, rs []restart) bool {
+	if lastBefore(v, bi, func(j int) bool { return vf.node[j] == a && v.Events[j].Origin == "" }) >= 0 {
 		return false
 	}
-	b := v.Events[bi].Node
+	b := vf.node[bi]
 	for j := bi + 1; j < det; j++ {
-		e := v.Events[j]
+		e := &v.Events[j]
 		if e.Origin != "" {
 			continue
 		}
-		if e.Node == a || (e.Node == b && isDetach(e.Kind)) {
+		if vf.node[j] == a || (vf.node[j] == b && isDetach(e.Kind)) {
 			return false
 		}
 	}
@@ -128,20 +141,22 @@ func heldUnseen(v *timeline.Volume, a string, bi, det int, rs []restart) bool {
 	return true
 }
 
-// firstAfter returns the index of the first event after i satisfying ok, or -1.
-func firstAfter(v *timeline.Volume, i int, ok func(parser.Event) bool) int {
+// firstAfter returns the index of the first event after i whose index
+// satisfies ok, or -1.
+func firstAfter(v *timeline.Volume, i int, ok func(j int) bool) int {
 	for j := i + 1; j < len(v.Events); j++ {
-		if ok(v.Events[j]) {
+		if ok(j) {
 			return j
 		}
 	}
 	return -1
 }
 
-// lastBefore returns the index of the last event before i satisfying ok, or -1.
-func lastBefore(v *timeline.Volume, i int, ok func(parser.Event) bool) int {
+// lastBefore returns the index of the last event before i whose index
+// satisfies ok, or -1.
+func lastBefore(v *timeline.Volume, i int, ok func(j int) bool) int {
 	for j := i - 1; j >= 0; j-- {
-		if ok(v.Events[j]) {
+		if ok(j) {
 			return j
 		}
 	}
@@ -153,7 +168,8 @@ func abdFinding(v *timeline.Volume, a, b string, st timeline.State, inferred boo
 	// The attach to B that matters is its success when there is one.
 	succ := -1
 	if eb.Kind == parser.AttachStarted {
-		succ = firstAfter(v, bi, func(e parser.Event) bool {
+		succ = firstAfter(v, bi, func(j int) bool {
+			e := &v.Events[j]
 			return e.Node == b && e.Origin == "" && (e.Kind == parser.AttachSucceeded || e.Kind == parser.AttachFailed || isDetach(e.Kind))
 		})
 		if succ >= 0 && v.Events[succ].Kind != parser.AttachSucceeded {
@@ -161,18 +177,20 @@ func abdFinding(v *timeline.Volume, a, b string, st timeline.State, inferred boo
 		}
 	}
 	// What A was doing: its last controller event before B's attach.
-	ai := lastBefore(v, bi, func(e parser.Event) bool {
+	ai := lastBefore(v, bi, func(j int) bool {
+		e := &v.Events[j]
 		return e.Node == a && e.Origin == "" && kindIn(e.Kind, parser.AttachStarted, parser.AttachSucceeded, parser.AttachFailed)
 	})
 	// How A's detach ended.
-	done := firstAfter(v, di-1, func(e parser.Event) bool {
+	done := firstAfter(v, di-1, func(j int) bool {
+		e := &v.Events[j]
 		return e.Node == a && e.Origin == "" && kindIn(e.Kind, parser.DetachSucceeded, parser.DetachFailed)
 	})
 	// Did the kubelet on B then miss the device?
 	var missing []parser.Event
-	for _, e := range v.Events {
-		if (e.Node == b || e.Node == "") && !e.Time.Before(ed.Time) && isDeviceNotFound(e) {
-			missing = append(missing, e)
+	for i := range v.Events {
+		if e := &v.Events[i]; (e.Node == b || e.Node == "") && !e.Time.Before(ed.Time) && isDeviceNotFound(e) {
+			missing = append(missing, *e)
 		}
 	}
 	missing = counted(missing)
@@ -308,7 +326,7 @@ func attachedElsewhereByBackend(v *timeline.Volume) []Finding {
 	first, last := spanOf(fails)
 	n := total(fails)
 	node := fails[0].Node
-	succ := firstAfterTime(v, last, func(e parser.Event) bool { return e.Kind == parser.AttachSucceeded })
+	succ := firstAfterTime(v, last, func(e *parser.Event) bool { return e.Kind == parser.AttachSucceeded })
 	ev := series(fails, "attach refused: the disk is still attached to another instance")
 	sum := fmt.Sprintf("attach of %s to %s was tried %d× while the disk was still attached to another instance (VolumeInUse)", name(v), nodeOr(node), n)
 	ex := fmt.Sprintf("The attach/detach controller started the attach to %s while the cloud still had the disk attached elsewhere; the old node's side is not in these logs. The controller only does this when it does not count the old attachment as confirmed — an uncertain attachment (a failed attach or detach there), or a state rebuilt after a restart. The cloud refused, so the harm here is delay: the attach is retried with backoff (500ms doubling to 2m2s) until the detach from the old instance completes.", nodeOr(node))
@@ -336,9 +354,9 @@ func attachedElsewhereByBackend(v *timeline.Volume) []Finding {
 }
 
 // firstAfterTime returns the first event after t satisfying ok.
-func firstAfterTime(v *timeline.Volume, t time.Time, ok func(parser.Event) bool) *parser.Event {
+func firstAfterTime(v *timeline.Volume, t time.Time, ok func(*parser.Event) bool) *parser.Event {
 	for i := range v.Events {
-		if v.Events[i].Time.After(t) && ok(v.Events[i]) {
+		if v.Events[i].Time.After(t) && ok(&v.Events[i]) {
 			return &v.Events[i]
 		}
 	}

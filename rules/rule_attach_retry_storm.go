@@ -57,7 +57,11 @@ func checkAttachRetryStorm(c *Context) []Finding {
 	minFailures := max(c.Int("min-failures"), 1)
 	criticalAfter := c.Duration("critical-after")
 	var out []Finding
-	for _, v := range c.Timeline.Volumes {
+	failedKinds := kindsOf(parser.AttachFailed)
+	for i, v := range c.Timeline.Volumes {
+		if !c.vol(i).has(failedKinds) {
+			continue
+		}
 		all := filter(v, func(e *parser.Event) bool { return e.Kind == parser.AttachFailed })
 		fails := counted(all)
 		type key struct{ node, code string }

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -49,14 +50,18 @@ func checkAttachStateLost(c *Context) []Finding {
 	window := c.Duration("burst-window")
 	minVols := max(c.Int("burst-min"), 1)
 	var out []Finding
-	for _, v := range c.Timeline.Volumes {
+	markedKinds := kindsOf(parser.MarkedDetached)
+	for i, v := range c.Timeline.Volumes {
+		if !c.vol(i).has(markedKinds) {
+			continue
+		}
 		marked := counted(filter(v, func(e *parser.Event) bool { return e.Kind == parser.MarkedDetached }))
 		nodes, byNode := groupByNode(marked)
 		for _, n := range nodes {
 			out = append(out, markedDetachedFinding(v, n, byNode[n]))
 		}
 	}
-	for _, r := range restarts(c.Timeline) {
+	for _, r := range c.restarts() {
 		// Only a start the logs show (controller start line, leader
 		// election). A restart inferred from a new pid or a smaller m=+
 		// is dated by the first line of the new process — often the detach
@@ -64,7 +69,7 @@ func checkAttachStateLost(c *Context) []Finding {
 		if !strings.Contains(r.Reason, "start") && !strings.Contains(r.Reason, "leader") {
 			continue
 		}
-		out = append(out, detachBurst(c.Timeline, r, window, minVols)...)
+		out = append(out, detachBurst(c, r, window, minVols)...)
 	}
 	return out
 }
@@ -74,9 +79,9 @@ func markedDetachedFinding(v *timeline.Volume, node string, evs []parser.Event) 
 	e := evs[0]
 	ev := []Evidence{evidence(e, "controller forgot the attachment: no detach operation")}
 	var later []parser.Event
-	for _, x := range v.Events {
-		if x.Time.After(e.Time) && (x.Node == node || x.Node == "") && (isDeviceNotFound(x) || kindIn(x.Kind, parser.MountDeviceFailed, parser.SetupFailed)) {
-			later = append(later, x)
+	for i := range v.Events {
+		if x := &v.Events[i]; x.Time.After(e.Time) && (x.Node == node || x.Node == "") && (isDeviceNotFound(x) || kindIn(x.Kind, parser.MountDeviceFailed, parser.SetupFailed)) {
+			later = append(later, *x)
 		}
 	}
 	later = counted(later)
@@ -102,17 +107,25 @@ func markedDetachedFinding(v *timeline.Volume, node string, evs []parser.Event) 
 	}
 }
 
+// burstKinds are the detach lines detachBurst counts.
+var burstKinds = []parser.Kind{parser.DetachStarted, parser.DetachVerifiedSafe, parser.DetachSucceeded, parser.ForceDetach}
+
 // detachBurst reports the volumes detached within window after restart r,
 // when there are at least minVols of them and their nodes show no unmount.
-func detachBurst(tl *timeline.Timeline, r restart, window time.Duration, minVols int) []Finding {
+func detachBurst(c *Context, r restart, window time.Duration, minVols int) []Finding {
 	type hit struct {
 		v *timeline.Volume
 		e parser.Event
 	}
 	var hits []hit
-	for _, v := range tl.Volumes {
-		for _, e := range v.Events {
-			if e.Origin != "" || !kindIn(e.Kind, parser.DetachStarted, parser.DetachVerifiedSafe, parser.DetachSucceeded, parser.ForceDetach) {
+	detaches := kindsOf(burstKinds...)
+	for vi, v := range c.Timeline.Volumes {
+		if vf := c.vol(vi); !vf.has(detaches) || !vf.mayHaveAfter(r.Time, window) {
+			continue
+		}
+		for i := range v.Events {
+			e := &v.Events[i]
+			if e.Origin != "" || !slices.Contains(burstKinds, e.Kind) {
 				continue
 			}
 			if !e.Time.After(r.Time) || e.Time.Sub(r.Time) > window {
@@ -121,7 +134,7 @@ func detachBurst(tl *timeline.Timeline, r restart, window time.Duration, minVols
 			if unmountedBefore(v, e) || attachedSince(v, e, r.Time) {
 				break
 			}
-			hits = append(hits, hit{v, e})
+			hits = append(hits, hit{v, *e})
 			break // the first detach line per volume
 		}
 	}
@@ -139,7 +152,7 @@ func detachBurst(tl *timeline.Timeline, r restart, window time.Duration, minVols
 		if r.Event != nil {
 			ev = append(ev, evidence(*r.Event, "controller (re)started: state rebuilt from node status and VolumeAttachments"))
 		}
-		if done := firstAfterTime(h.v, h.e.Time.Add(-time.Nanosecond), func(x parser.Event) bool {
+		if done := firstAfterTime(h.v, h.e.Time.Add(-time.Nanosecond), func(x *parser.Event) bool {
 			return x.Node == h.e.Node && x.Origin == "" && kindIn(x.Kind, parser.DetachSucceeded, parser.DetachFailed) && x.Source != h.e.Source
 		}); done != nil {
 			ev = append(ev, evidence(*done, "detach "+strings.TrimPrefix(string(done.Kind), "detach-")))
@@ -169,8 +182,9 @@ func detachBurst(tl *timeline.Timeline, r restart, window time.Duration, minVols
 // before e: this controller instance attached it itself, so its detach is
 // ordinary bookkeeping of a pod that went away, not state lost in a rebuild
 // (which can only drop attachments made before the restart).
-func attachedSince(v *timeline.Volume, e parser.Event, since time.Time) bool {
-	for _, x := range v.Events {
+func attachedSince(v *timeline.Volume, e *parser.Event, since time.Time) bool {
+	for i := range v.Events {
+		x := &v.Events[i]
 		if x.Time.After(e.Time) {
 			break
 		}
@@ -182,8 +196,9 @@ func attachedSince(v *timeline.Volume, e parser.Event, since time.Time) bool {
 }
 
 // unmountedBefore reports kubelet unmount evidence for (v, e.Node) before e.
-func unmountedBefore(v *timeline.Volume, e parser.Event) bool {
-	for _, x := range v.Events {
+func unmountedBefore(v *timeline.Volume, e *parser.Event) bool {
+	for i := range v.Events {
+		x := &v.Events[i]
 		if x.Time.After(e.Time) {
 			break
 		}

@@ -47,9 +47,15 @@ func checkDetachFailed(c *Context) []Finding {
 	stuckAfter := c.Duration("stuck-after")
 	logEnd := end(c.Timeline)
 	var out []Finding
-	for _, v := range c.Timeline.Volumes {
+	var starts detachStarts
+	failedKinds, startKinds := kindsOf(parser.DetachFailed), kindsOf(parser.DetachStarted, parser.ForceDetach)
+	for vi, v := range c.Timeline.Volumes {
+		vf := c.vol(vi)
 		// 1. Explicit failures, per (node, class).
-		fails := counted(filter(v, func(e *parser.Event) bool { return e.Kind == parser.DetachFailed }))
+		var fails []parser.Event
+		if vf.has(failedKinds) {
+			fails = counted(filter(v, func(e *parser.Event) bool { return e.Kind == parser.DetachFailed }))
+		}
 		type key struct{ node, code string }
 		groups := map[key][]parser.Event{}
 		var keys []key
@@ -68,11 +74,14 @@ func checkDetachFailed(c *Context) []Finding {
 			out = append(out, detachFailedFinding(v, k.node, k.code, evs))
 		}
 		// 2. Detaches retried or left hanging, without failure lines.
-		for _, n := range nodesOf(v) {
-			if failedNode[n] {
+		if !vf.has(startKinds) {
+			continue
+		}
+		for n, nd := range vf.nodes {
+			if failedNode[nd] {
 				continue
 			}
-			if f, ok := detachRetriedOrStuck(c.Timeline, v, n, stuckAfter, logEnd); ok {
+			if f, ok := starts.retriedOrStuck(c.Timeline, v, vf, int32(n), stuckAfter, logEnd); ok {
 				out = append(out, f)
 			}
 		}
@@ -87,7 +96,7 @@ func detachFailedFinding(v *timeline.Volume, node, code string, evs []parser.Eve
 	if class == "" {
 		class = "an unclassified error"
 	}
-	ok := firstAfterTime(v, last, func(e parser.Event) bool {
+	ok := firstAfterTime(v, last, func(e *parser.Event) bool {
 		return e.Node == node && e.Origin == "" && (e.Kind == parser.DetachSucceeded || e.Kind == parser.MarkedDetached)
 	})
 	sum := fmt.Sprintf("detach of %s from %s failed %d× with %s", name(v), nodeOr(node), n, class)
@@ -135,34 +144,47 @@ func detachFailedFinding(v *timeline.Volume, node, code string, evs []parser.Eve
 	}
 }
 
-// detachRetriedOrStuck finds, for (v, node), detach starts that repeat with
-// no result between them (the failure lines filtered out of the input), or
-// a last detach start with no result while the logs go on past stuckAfter.
-func detachRetriedOrStuck(tl *timeline.Timeline, v *timeline.Volume, node string, stuckAfter time.Duration, logEnd time.Time) (Finding, bool) {
-	var run []parser.Event // detach starts since the last result
-	var best []parser.Event
-	for _, e := range v.Events {
-		if e.Node != node || e.Origin != "" {
+// detachStarts finds retried or hanging detaches, reusing its space from
+// one (volume, node) to the next.
+type detachStarts struct {
+	run, best []int // indexes in Volume.Events of detach starts
+}
+
+// retriedOrStuck finds, for v on its node n (an index in vf.nodes), detach
+// starts that repeat with no result between them (the failure lines
+// filtered out of the input), or a last detach start with no result while
+// the logs go on past stuckAfter.
+func (d *detachStarts) retriedOrStuck(tl *timeline.Timeline, v *timeline.Volume, vf *volFacts, n int32, stuckAfter time.Duration, logEnd time.Time) (Finding, bool) {
+	node := vf.nodes[n]
+	run, best := d.run[:0], d.best[:0] // detach starts since the last result; the last run of several
+	for i := range v.Events {
+		e := &v.Events[i]
+		if vf.node[i] != n || e.Origin != "" {
 			continue
 		}
 		switch {
 		case e.Kind == parser.DetachStarted || e.Kind == parser.ForceDetach:
-			if n := len(run); n > 0 && e.Time.Sub(run[n-1].Time) < minRetryGap {
+			if k := len(run); k > 0 && e.Time.Sub(v.Events[run[k-1]].Time) < minRetryGap {
 				continue // the same attempt logged twice
 			}
-			run = append(run, e)
+			run = append(run, i)
 		case kindIn(e.Kind, parser.DetachSucceeded, parser.DetachFailed, parser.MarkedDetached, parser.AttachSucceeded, parser.AttachStarted):
 			if len(run) > 1 {
-				best = run
+				best = append(best[:0], run...)
 			}
-			run = nil
+			run = run[:0]
 		}
 	}
+	d.run, d.best = run, best
 	if len(run) > 1 {
 		best = run
 	}
 	if len(best) > 1 {
-		first, last := best[0].Time, best[len(best)-1].Time
+		evs := make([]parser.Event, len(best))
+		for j, i := range best {
+			evs[j] = v.Events[i]
+		}
+		first, last := evs[0].Time, evs[len(evs)-1].Time
 		return Finding{
 			Volume:  key(v),
 			PV:      v.PV,
@@ -174,19 +196,19 @@ func detachRetriedOrStuck(tl *timeline.Timeline, v *timeline.Volume, node string
 			Explanation: fmt.Sprintf("The attach/detach controller started DetachVolume for %s on %s %s without a DetachVolume.Detach succeeded in between, so each attempt before the last failed (the failure lines — nestedpendingoperations \"DetachVolume.Detach failed\" — are not in this input; was it filtered, e.g. grep reconciler.go?). While the detach keeps failing the volume stays in the controller's actual state of world for %s, and a pod that wants it on another node (or a re-created pod on the same node) waits.",
 				name(v), nodeOr(node), plural(len(best), "time"), nodeOr(node)),
 			Next:     "Get the unfiltered KCM log around these times for the DetachVolume.Detach failed lines; check the CSI driver's ControllerUnpublishVolume / the in-tree detacher and the disk's state in the cloud.",
-			Evidence: series(best, "detach started again"),
+			Evidence: series(evs, "detach started again"),
 		}, true
 	}
 	restartedSince := false
 	if len(run) == 1 {
 		for _, r := range tl.Restarts {
-			if r.Time.After(run[0].Time) {
+			if r.Time.After(v.Events[run[0]].Time) {
 				restartedSince = true // the controller was replaced: its detach's fate is unknowable
 			}
 		}
 	}
-	if len(run) == 1 && !restartedSince && logEnd.Sub(run[0].Time) >= stuckAfter {
-		s := run[0]
+	if len(run) == 1 && !restartedSince && logEnd.Sub(v.Events[run[0]].Time) >= stuckAfter {
+		s := v.Events[run[0]]
 		return Finding{
 			Volume:  key(v),
 			PV:      v.PV,

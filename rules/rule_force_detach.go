@@ -38,7 +38,11 @@ shutdowns use graceful node shutdown or the out-of-service taint.`,
 
 func checkForceDetach(c *Context) []Finding {
 	var out []Finding
-	for _, v := range c.Timeline.Volumes {
+	forceKinds := kindsOf(parser.ForceDetach)
+	for i, v := range c.Timeline.Volumes {
+		if !c.vol(i).has(forceKinds) {
+			continue
+		}
 		forced := counted(filter(v, func(e *parser.Event) bool { return e.Kind == parser.ForceDetach }))
 		nodes, groups := groupByNode(forced)
 		for _, n := range nodes {
@@ -56,12 +60,12 @@ func forceFinding(v *timeline.Volume, node string, evs []parser.Event) Finding {
 	taint := strings.Contains(text, "out-of-service")
 	ev := []Evidence{evidence(fe, "forced detach")}
 	// When the wait began: the detach request, or the first "still mounted" skip.
-	req := lastBeforeTime(v, fe, func(e parser.Event) bool {
+	req := lastBeforeTime(v, fe, func(e *parser.Event) bool {
 		return e.Node == node && e.Kind == parser.DetachRequested
 	})
 	if req == nil {
 		for i := range v.Events {
-			e := v.Events[i]
+			e := &v.Events[i]
 			if e.Node == node && e.Kind == parser.DetachBlockedMounted && e.Time.Before(fe.Time) {
 				req = &v.Events[i]
 				break
@@ -71,7 +75,7 @@ func forceFinding(v *timeline.Volume, node string, evs []parser.Event) Finding {
 	if req != nil {
 		ev = append(ev, evidence(*req, "detach requested: the 6-minute wait for the unmount starts"))
 	}
-	res := firstAfterTime(v, fe.Time, func(e parser.Event) bool {
+	res := firstAfterTime(v, fe.Time, func(e *parser.Event) bool {
 		return e.Node == node && e.Origin == "" && kindIn(e.Kind, parser.DetachSucceeded, parser.DetachFailed)
 	})
 	if res != nil {
@@ -80,7 +84,7 @@ func forceFinding(v *timeline.Volume, node string, evs []parser.Event) Finding {
 	// Who was waiting for it: a Multi-Attach on another node, then its attach.
 	var blocked, attached *parser.Event
 	for i := range v.Events {
-		e := v.Events[i]
+		e := &v.Events[i]
 		if e.Kind == parser.MultiAttach && e.Node != node && e.Time.Before(fe.Time) && blocked == nil {
 			blocked = &v.Events[i]
 		}
@@ -151,10 +155,10 @@ func forceFinding(v *timeline.Volume, node string, evs []parser.Event) Finding {
 
 // lastBeforeTime returns the last event before ref (by time, then line)
 // satisfying ok.
-func lastBeforeTime(v *timeline.Volume, ref parser.Event, ok func(parser.Event) bool) *parser.Event {
+func lastBeforeTime(v *timeline.Volume, ref parser.Event, ok func(*parser.Event) bool) *parser.Event {
 	var out *parser.Event
 	for i := range v.Events {
-		e := v.Events[i]
+		e := &v.Events[i]
 		if e.Time.After(ref.Time) || e.Source == ref.Source {
 			continue
 		}

@@ -40,8 +40,11 @@ before the first failure; read the CSI node plugin's NodeStageVolume log.`,
 
 func checkMountDeviceNotFound(c *Context) []Finding {
 	var out []Finding
-	for _, v := range c.Timeline.Volumes {
-		all := filter(v, isDeviceNotFoundP)
+	for i, v := range c.Timeline.Volumes {
+		if !c.vol(i).has(deviceNotFoundKinds) {
+			continue
+		}
+		all := filter(v, isDeviceNotFound)
 		nodes, groups := groupByNode(all)
 		// Node-less rows (describe/event echoes) join the only named node.
 		if len(groups) == 2 && groups[""] != nil {
@@ -87,7 +90,7 @@ func deviceFinding(v *timeline.Volume, node string, evs []parser.Event) Finding 
 	// The detach that removed the device, if one precedes the first failure.
 	var det *parser.Event
 	for i := range v.Events {
-		e := v.Events[i]
+		e := &v.Events[i]
 		if e.Origin == "" && kindIn(e.Kind, parser.DetachSucceeded, parser.DetachStarted, parser.ForceDetach, parser.CSIDetached) && !e.Time.After(first) {
 			if det == nil || e.Time.After(det.Time) || (e.Time.Equal(det.Time) && e.Kind == parser.DetachSucceeded) {
 				det = &v.Events[i]
@@ -97,7 +100,7 @@ func deviceFinding(v *timeline.Volume, node string, evs []parser.Event) Finding 
 	// A successful mount on this node before: the device was there once.
 	var mounted *parser.Event
 	for i := range v.Events {
-		e := v.Events[i]
+		e := &v.Events[i]
 		if (e.Node == node || node == "") && e.Kind == parser.MountDeviceSucceeded && e.Time.Before(first) {
 			mounted = &v.Events[i]
 		}

@@ -44,7 +44,11 @@ func checkMultiAttach(c *Context) []Finding {
 	grace := c.Duration("grace")
 	logEnd := end(c.Timeline)
 	var out []Finding
-	for _, v := range c.Timeline.Volumes {
+	multiKinds := kindsOf(parser.MultiAttach)
+	for i, v := range c.Timeline.Volumes {
+		if !c.vol(i).has(multiKinds) {
+			continue
+		}
 		all := counted(filter(v, func(e *parser.Event) bool { return e.Kind == parser.MultiAttach }))
 		if len(all) == 0 {
 			continue
@@ -53,20 +57,20 @@ func checkMultiAttach(c *Context) []Finding {
 		for _, n := range nodes {
 			evs := groups[n]
 			byTime(evs)
-			out = append(out, multiAttachFinding(v, n, evs, grace, logEnd))
+			out = append(out, multiAttachFinding(v, c.vol(i), n, evs, grace, logEnd))
 		}
 	}
 	return out
 }
 
-func multiAttachFinding(v *timeline.Volume, b string, evs []parser.Event, grace time.Duration, logEnd time.Time) Finding {
+func multiAttachFinding(v *timeline.Volume, vf *volFacts, b string, evs []parser.Event, grace time.Duration, logEnd time.Time) Finding {
 	first, last := spanOf(evs)
 	n := total(evs)
-	blockers := blockersOf(v, evs, b)
+	blockers := blockersOf(v, vf, evs, b)
 
 	// The attach that went through, on b (or, when b is unknown, on a node
 	// that was not blocking).
-	succ := firstAfterTime(v, first.Add(-time.Nanosecond), func(e parser.Event) bool {
+	succ := firstAfterTime(v, first.Add(-time.Nanosecond), func(e *parser.Event) bool {
 		if e.Kind != parser.AttachSucceeded && e.Kind != parser.VerifyAttachedSucceeded {
 			return false
 		}
@@ -76,7 +80,7 @@ func multiAttachFinding(v *timeline.Volume, b string, evs []parser.Event, grace 
 		return e.Node != "" && !containsStr(blockers, e.Node)
 	})
 	// The detach from a blocker that let it through.
-	det := firstAfterTime(v, first.Add(-time.Nanosecond), func(e parser.Event) bool {
+	det := firstAfterTime(v, first.Add(-time.Nanosecond), func(e *parser.Event) bool {
 		if e.Origin != "" || !kindIn(e.Kind, parser.DetachStarted, parser.ForceDetach) {
 			return false
 		}
@@ -180,9 +184,9 @@ func multiAttachFinding(v *timeline.Volume, b string, evs []parser.Event, grace 
 
 // blockersOf returns the nodes the Multi-Attach lines name as holding the
 // volume (Detail), else the nodes the timeline had it held on.
-func blockersOf(v *timeline.Volume, evs []parser.Event, b string) []string {
+func blockersOf(v *timeline.Volume, vf *volFacts, evs []parser.Event, b string) []string {
 	var out []string
-	known := nodesOf(v)
+	known := vf.nodes
 	for _, e := range evs {
 		podsOnly := strings.Contains(strings.ToLower(e.Detail), "pod")
 		toks := strings.FieldsFunc(e.Detail, func(r rune) bool {

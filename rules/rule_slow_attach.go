@@ -44,39 +44,46 @@ func checkSlowAttach(c *Context) []Finding {
 	th := c.Duration("threshold")
 	logEnd := end(c.Timeline)
 	var out []Finding
-	for _, v := range c.Timeline.Volumes {
+	var runs attachRunner
+	missing := missingDevices{c: c}
+	for i, v := range c.Timeline.Volumes {
+		vf := c.vol(i)
 		// Controller side: whole attach runs on one node.
-		for _, r := range attachRuns(v) {
+		for _, r := range runs.runs(v, vf) {
 			switch {
 			case r.Succeeded && r.End.Sub(r.Start) > th:
-				out = append(out, slowRunFinding(v, r, th, logEnd))
+				out = append(out, slowRunFinding(v, r.events(v, vf), r, th, logEnd))
 			case !r.Succeeded && !r.Abandoned && r.Failures == 0 && logEnd.Sub(r.Start) > th:
-				out = append(out, slowRunFinding(v, r, th, logEnd))
+				out = append(out, slowRunFinding(v, r.events(v, vf), r, th, logEnd))
 			}
 		}
 		// Kubelet side: waiting for the controller.
-		if f, ok := kubeletWaitFinding(v, th); ok {
+		if f, ok := kubeletWaitFinding(v, vf, th); ok {
 			out = append(out, f)
 		}
-		if f, ok := mountTimeoutFinding(v, v.Events, c.Timeline); ok {
+		if !vf.has(timeoutKinds) {
+			continue
+		}
+		if f, ok := mountTimeoutFinding(v, v.Events, &missing); ok {
 			out = append(out, f)
 		}
 	}
 	// Mount timeouts the timeline could not join to a volume (they name
 	// the pod's volume, not the PV).
-	if f, ok := mountTimeoutFinding(nil, c.Timeline.Other, c.Timeline); ok {
+	if f, ok := mountTimeoutFinding(nil, c.Timeline.Other, &missing); ok {
 		out = append(out, f)
 	}
 	return out
 }
 
-func slowRunFinding(v *timeline.Volume, r attachRun, th time.Duration, logEnd time.Time) Finding {
+// slowRunFinding reports attach run r, whose events are evs.
+func slowRunFinding(v *timeline.Volume, evs []parser.Event, r attachRun, th time.Duration, logEnd time.Time) Finding {
 	var sum, ex strings.Builder
 	f := Finding{
 		Volume: key(v),
 		PV:     v.PV,
 		Nodes:  []string{r.Node},
-		Pods:   podsOf(r.Events),
+		Pods:   podsOf(evs),
 		Start:  r.Start,
 		Count:  1,
 	}
@@ -90,8 +97,8 @@ func slowRunFinding(v *timeline.Volume, r attachRun, th time.Duration, logEnd ti
 			sum.WriteString(fmt.Sprintf(", %s first", plural(r.Failures, "failure")))
 		}
 		ex.WriteString(". ")
-		f.Evidence = []Evidence{evidence(r.Events[len(r.Events)-1], "attach finally succeeded"), evidence(r.Events[0], "first attach attempt")}
-		if mid := r.Events[1 : len(r.Events)-1]; len(mid) > 0 {
+		f.Evidence = []Evidence{evidence(evs[len(evs)-1], "attach finally succeeded"), evidence(evs[0], "first attach attempt")}
+		if mid := evs[1 : len(evs)-1]; len(mid) > 0 {
 			f.Evidence = append(f.Evidence, series(mid, "attempt")...)
 		}
 	} else {
@@ -99,7 +106,7 @@ func slowRunFinding(v *timeline.Volume, r attachRun, th time.Duration, logEnd ti
 		f.End = logEnd
 		fmt.Fprintf(&sum, "attach of %s to %s started at %s and has not finished (%s until the logs end)", name(v), r.Node, clock(r.Start), dur(open))
 		fmt.Fprintf(&ex, "AttachVolume for %s on %s started at %s; no success and no failure follows in %s of logs. csi_attacher waits up to 2m for the VolumeAttachment to be attached before it fails the attempt, so a silent attach this long usually means the controller's operation is stuck or the lines after it are missing. ", name(v), r.Node, clock(r.Start), dur(open))
-		f.Evidence = []Evidence{evidence(r.Events[0], "attach started; no result follows")}
+		f.Evidence = []Evidence{evidence(evs[0], "attach started; no result follows")}
 	}
 	ex.WriteString("The kubelet waits for the attach in VerifyControllerAttachedVolume and times the pod out after 2m3s (\"Unable to attach or mount volumes\").")
 	f.Summary = sum.String()
@@ -108,12 +115,22 @@ func slowRunFinding(v *timeline.Volume, r attachRun, th time.Duration, logEnd ti
 	return f
 }
 
+// waitKinds are the kubelet's lines about waiting for the controller's
+// attach; waitKindSet is the same as a set.
+var (
+	waitKinds   = []parser.Kind{parser.VerifyAttachedFailed, parser.WaitForAttachFailed}
+	waitKindSet = kindsOf(waitKinds...)
+)
+
 // kubeletWaitFinding reports a kubelet waiting for the controller's attach
 // (VerifyControllerAttachedVolume / WaitForAttach failing) for longer than th,
 // measured from the lines or implied by the backoff they carry.
-func kubeletWaitFinding(v *timeline.Volume, th time.Duration) (Finding, bool) {
+func kubeletWaitFinding(v *timeline.Volume, vf *volFacts, th time.Duration) (Finding, bool) {
+	if !vf.has(waitKindSet) {
+		return Finding{}, false
+	}
 	waits := counted(filter(v, func(e *parser.Event) bool {
-		if !kindIn(e.Kind, parser.VerifyAttachedFailed, parser.WaitForAttachFailed) || isDeviceNotFoundP(e) {
+		if !slices.Contains(waitKinds, e.Kind) || isDeviceNotFound(e) {
 			return false
 		}
 		return e.Kind == parser.VerifyAttachedFailed || slices.Contains([]string{parser.CodeNotAttached, parser.CodeNotInUse, parser.CodeDeadlineExceeded}, e.Code)
@@ -125,7 +142,7 @@ func kubeletWaitFinding(v *timeline.Volume, th time.Duration) (Finding, bool) {
 	first, last := spanOf(waits)
 	implied := failingFor(maxBackoff(waits))
 	node := waits[0].Node
-	ok := firstAfterTime(v, last, func(e parser.Event) bool {
+	ok := firstAfterTime(v, last, func(e *parser.Event) bool {
 		return e.Kind == parser.VerifyAttachedSucceeded && (node == "" || e.Node == node || e.Node == "")
 	})
 	waited := last.Sub(first)
@@ -170,15 +187,18 @@ func kubeletWaitFinding(v *timeline.Volume, th time.Duration) (Finding, bool) {
 	return f, true
 }
 
+// timeoutKinds are the kinds mountTimeoutFinding reads.
+var timeoutKinds = kindsOf(parser.MountTimeout)
+
 // mountTimeoutFinding reports the kubelet's pod-level "Unable to attach or
 // mount volumes" timeouts in evs. With v nil the events are the timeline's
 // unjoined ones. Pods whose volume fails with a missing device are left to
 // mount-device-not-found: the timeout is its consequence.
-func mountTimeoutFinding(v *timeline.Volume, evs []parser.Event, tl *timeline.Timeline) (Finding, bool) {
+func mountTimeoutFinding(v *timeline.Volume, evs []parser.Event, missing *missingDevices) (Finding, bool) {
 	var tos []parser.Event
-	for _, e := range evs {
-		if e.Kind == parser.MountTimeout && !podMissingDevice(tl, e.Pod) {
-			tos = append(tos, e)
+	for i := range evs {
+		if e := &evs[i]; e.Kind == parser.MountTimeout && !missing.pod(e.Pod) {
+			tos = append(tos, *e)
 		}
 	}
 	tos = counted(tos)
@@ -232,14 +252,36 @@ func mountTimeoutFinding(v *timeline.Volume, evs []parser.Event, tl *timeline.Ti
 	return f, true
 }
 
-// podMissingDevice reports whether pod has a mount failing because its
-// device is missing (mount-device-not-found covers it).
-func podMissingDevice(tl *timeline.Timeline, pod string) bool {
-	for _, v := range tl.Volumes {
-		for _, e := range v.Events {
-			if isDeviceNotFound(e) && (pod == "" || e.Pod == "" || samePod(e.Pod, pod)) {
-				return true
+// missingDevices answers, for mount timeouts, whether a pod has a mount
+// failing because its device is missing (mount-device-not-found covers it).
+// The timeline is searched once, on the first question.
+type missingDevices struct {
+	c    *Context
+	done bool
+	pods []string // the distinct pods of the device-not-found events ("" included)
+}
+
+// pod reports whether a device-not-found event names pod, names no pod, or
+// pod is "" (any such event then counts).
+func (m *missingDevices) pod(pod string) bool {
+	if !m.done {
+		m.done = true
+		for vi, v := range m.c.Timeline.Volumes {
+			if !m.c.vol(vi).has(deviceNotFoundKinds) {
+				continue
 			}
+			for i := range v.Events {
+				if e := &v.Events[i]; isDeviceNotFound(e) {
+					m.pods = append(m.pods, e.Pod)
+				}
+			}
+		}
+		slices.Sort(m.pods)
+		m.pods = slices.Compact(m.pods)
+	}
+	for _, p := range m.pods {
+		if pod == "" || p == "" || samePod(p, pod) {
+			return true
 		}
 	}
 	return false

@@ -1,0 +1,118 @@
+package rules
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kcmtrace/kcmtrace/parser"
+	"github.com/kcmtrace/kcmtrace/timeline"
+)
+
+// TestRunFacts checks newRunFacts against a direct reading of each volume:
+// its nodes, each event's node, its kinds and its time span, for volumes
+// whose nodes come unsorted, repeated, empty, and more than linearNodes of
+// them, built on one goroutine and on several.
+func TestRunFacts(t *testing.T) {
+	t0 := time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC)
+	kinds := parser.Kinds()
+	var tl timeline.Timeline
+	for v := range 40 {
+		vol := &timeline.Volume{Key: fmt.Sprint("vol-", v)}
+		if v%3 == 0 {
+			vol.Nodes = []string{"node-b", "node-a", "node-b", ""}
+		}
+		if v%4 == 0 {
+			vol.Intervals = []timeline.Interval{{Node: "node-z"}, {Node: ""}, {Node: "node-a"}}
+		}
+		for i := range v * 700 % 2503 {
+			node := ""
+			if i%5 != 0 {
+				node = fmt.Sprint("node-", (i*7+v)%(v%13+1))
+			}
+			tm := t0.Add(time.Duration((i*31+v)%97) * time.Second)
+			if i%17 == 3 {
+				tm = time.Time{}
+			}
+			vol.Events = append(vol.Events, parser.Event{Node: node, Kind: kinds[(i+v)%len(kinds)], Time: tm})
+		}
+		tl.Volumes = append(tl.Volumes, vol)
+	}
+	for _, workers := range []int{1, 2, 3, 64} {
+		f := newRunFacts(&tl, workers)
+		for i, v := range tl.Volumes {
+			vf := &f.vols[i]
+			var want []string
+			want = append(want, v.Nodes...)
+			for _, iv := range v.Intervals {
+				want = append(want, iv.Node)
+			}
+			var ks kindSet
+			var first, last time.Time
+			for j, e := range v.Events {
+				want = append(want, e.Node)
+				ks |= kindBit(e.Kind)
+				if j == 0 || e.Time.Before(first) {
+					first = e.Time
+				}
+				if j == 0 || e.Time.After(last) {
+					last = e.Time
+				}
+			}
+			want = uniqSorted(want)
+			if !slices.Equal(vf.nodes, want) {
+				t.Fatalf("workers %d, %s: nodes %q, want %q", workers, v.Key, vf.nodes, want)
+			}
+			if len(vf.node) != len(v.Events) {
+				t.Fatalf("workers %d, %s: %d node indexes for %d events", workers, v.Key, len(vf.node), len(v.Events))
+			}
+			for j, e := range v.Events {
+				got := ""
+				if n := vf.node[j]; n >= 0 {
+					got = vf.nodes[n]
+				}
+				if got != e.Node {
+					t.Fatalf("workers %d, %s: event %d on %q, facts say %q", workers, v.Key, j, e.Node, got)
+				}
+			}
+			if vf.kinds != ks || !vf.first.Equal(first) || !vf.last.Equal(last) {
+				t.Fatalf("workers %d, %s: kinds %x span %v–%v, want %x %v–%v", workers, v.Key, vf.kinds, vf.first, vf.last, ks, first, last)
+			}
+		}
+	}
+}
+
+// TestKindBits checks that every kind has a bit of its own.
+func TestKindBits(t *testing.T) {
+	var seen kindSet
+	for _, k := range parser.Kinds() {
+		b := kindBit(k)
+		if b == 0 || b&(b-1) != 0 || b&seen != 0 || b == unlistedKind {
+			t.Fatalf("kind %s: bit %x (seen %x)", k, b, seen)
+		}
+		seen |= b
+	}
+	if kindBit("no-such-kind") != unlistedKind {
+		t.Fatal("an unlisted kind has a bit of its own")
+	}
+}
+
+// TestRunSurvivesMalformedTimeline: a timeline Build would never make (a
+// nil volume) makes each rule fail with an internal error, not Run panic.
+func TestRunSurvivesMalformedTimeline(t *testing.T) {
+	tl := &timeline.Timeline{Volumes: []*timeline.Volume{nil}}
+	res, err := Run(tl, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Errors) == 0 {
+		t.Fatal("no rule reported the malformed timeline")
+	}
+	for _, e := range res.Errors {
+		if !strings.Contains(e, "internal error") {
+			t.Errorf("error %q: want an internal error", e)
+		}
+	}
+}
