@@ -51,36 +51,9 @@ func Build(results []parser.Result, opt Options) *Timeline {
 			in[k] = int32(i)
 		}
 	}
-	// rawVol keeps a bare PV name moved out of Volume when PV was set too:
-	// the kubelet node vote reads the events as the parser gave them.
-	var rawVol map[int32]string
-	// Every event's names are interned here, while the event is at hand;
-	// grouping then works on ids[k] (see syms).
-	sy := newSyms(len(evs))
-	ids := make([]evIDs, len(evs))
-	var prev []evIDs
-	for k := range evs {
-		ev := &evs[k]
-		if ev.Component == "" {
-			ev.Component = comps[in[k]]
-		}
-		if ev.Volume != "" && !strings.Contains(ev.Volume, "/") {
-			// not a UniqueName (a bare PV name in a volumeName= key)
-			if ev.PV == "" {
-				ev.PV = ev.Volume
-			} else if ev.PV != ev.Volume {
-				if rawVol == nil {
-					rawVol = map[int32]string{}
-				}
-				rawVol[int32(k)] = ev.Volume
-			}
-			ev.Volume = ""
-		}
-		shareText(ev)
-		ids[k] = sy.event(ev, &prev)
-	}
+	sy, ids, rawVol := prepareEvents(evs, in, comps)
 
-	fillKubeletNodes(evs, in, bounds, comps, rawVol, sy, ids)
+	fillKubeletNodes(evs, bounds, comps, rawVol, sy, ids)
 	t.Skews = estimateSkews(evs, in, bounds, t.Inputs, comps, opt.Skew)
 	offsets := make([]time.Duration, len(results))
 	for _, s := range t.Skews {
@@ -90,9 +63,14 @@ func Build(results []parser.Result, opt Options) *Timeline {
 			}
 		}
 	}
-	for k := range evs {
-		if d := offsets[in[k]]; d != 0 && !evs[k].Time.IsZero() {
-			evs[k].Time = evs[k].Time.Add(d)
+	for i, d := range offsets {
+		if d == 0 {
+			continue
+		}
+		for k := bounds[i]; k < bounds[i+1]; k++ {
+			if !evs[k].Time.IsZero() {
+				evs[k].Time = evs[k].Time.Add(d)
+			}
 		}
 	}
 	for _, s := range anchorDescribes(evs, in, bounds, t.Inputs, opt.Skew) {
@@ -153,17 +131,76 @@ func Build(results []parser.Result, opt Options) *Timeline {
 		}
 	}
 
-	t.Restarts = detectRestarts(evs, in, ord, comps)
-	in = nil
-	group(t, evs, ord, sy, ids)
+	group(t, evs, ord, sy, ids, func() { t.Restarts = detectRestarts(evs, in, ord, comps) })
 	return t
+}
+
+// prepareEvents completes each event (its input's component when it has
+// none; a bare PV name moved from Volume to PV), points its names into its
+// text (shareText) and interns them, so that grouping works on ids[k] (see
+// syms). rawVol keeps a bare PV name moved out of Volume when PV was set
+// too: the kubelet node vote reads the events as the parser gave them.
+//
+// The events are split into consecutive parts, done concurrently, each
+// interned into a table of its own; the tables are then absorbed into the
+// first in order, so the ids do not depend on the split.
+func prepareEvents(evs []parser.Event, in []int32, comps []string) (sy *syms, ids []evIDs, rawVol map[int32]string) {
+	ids = make([]evIDs, len(evs))
+	bounds := chunks(len(evs))
+	parts := make([]*syms, len(bounds)-1)
+	raws := make([]map[int32]string, len(bounds)-1)
+	each(bounds, func(c, lo, hi int) {
+		size := hi - lo
+		if c == 0 {
+			size = len(evs) // the first part's table becomes everyone's
+		}
+		sy := newSyms(size)
+		var raw map[int32]string
+		var prev []evIDs
+		for k := lo; k < hi; k++ {
+			ev := &evs[k]
+			if ev.Component == "" {
+				ev.Component = comps[in[k]]
+			}
+			if ev.Volume != "" && !strings.Contains(ev.Volume, "/") {
+				// not a UniqueName (a bare PV name in a volumeName= key)
+				if ev.PV == "" {
+					ev.PV = ev.Volume
+				} else if ev.PV != ev.Volume {
+					if raw == nil {
+						raw = map[int32]string{}
+					}
+					raw[int32(k)] = ev.Volume
+				}
+				ev.Volume = ""
+			}
+			shareText(ev)
+			ids[k] = sy.event(ev, &prev)
+		}
+		parts[c], raws[c] = sy, raw
+	})
+	sy, rawVol = parts[0], raws[0]
+	for c := 1; c < len(parts); c++ {
+		remap := sy.absorb(parts[c])
+		for k := bounds[c]; k < bounds[c+1]; k++ {
+			ids[k].remap(remap)
+		}
+		for k, v := range raws[c] {
+			if rawVol == nil {
+				rawVol = map[int32]string{}
+			}
+			rawVol[k] = v
+		}
+	}
+	return sy, ids, rawVol
 }
 
 // gather puts every input's events into one array, input after input, and
 // returns it with the start of each input's run (bounds has len(results)+1
-// entries). With consume the first input's array is reused when it has room
-// and each input's slice is dropped from results once copied, so at most
-// one input's events exist twice.
+// entries). With consume the first input's array is reused when it has
+// room (else every input is copied into a new one), and the inputs' slices
+// are dropped from results, all but the first's cleared first: the copy is
+// the only one to keep their strings.
 func gather(results []parser.Result, consume bool) ([]parser.Event, []int) {
 	bounds := make([]int, len(results)+1)
 	total := 0
@@ -180,25 +217,39 @@ func gather(results []parser.Result, consume bool) ([]parser.Event, []int) {
 			}
 			return shared, bounds
 		}
-		evs = results[0].Events
-		if cap(evs) < total {
-			// a fresh array: prefaulted (see internal/prefault; without it
-			// this copy cost 60–70 ms of page faults per GiB of input)
-			evs = append(prefault.Slice(make([]parser.Event, 0, total)), evs...)
+		if evs = results[0].Events; cap(evs) >= total {
+			for i := 1; i < len(results); i++ {
+				evs = append(evs, results[i].Events...)
+			}
+		} else {
+			evs = copyEvents(results, bounds)
 		}
-		results[0].Events = nil
-		for i := 1; i < len(results); i++ {
-			evs = append(evs, results[i].Events...)
-			clear(results[i].Events) // the copy is the only one: let the strings go with it
+		for i := range results {
+			if i > 0 {
+				clear(results[i].Events) // the copy is the only one: let the strings go with it
+			}
 			results[i].Events = nil
 		}
 		return evs, bounds
 	}
-	evs = prefault.Slice(make([]parser.Event, 0, total))
-	for i := range results {
-		evs = append(evs, results[i].Events...)
-	}
-	return evs, bounds
+	return copyEvents(results, bounds), bounds
+}
+
+// copyEvents returns a new array of every input's events, input after
+// input (bounds as gather returns them). The array is prefaulted (see
+// internal/prefault; without it the copy cost 60–70 ms of page faults per
+// GiB of input) and filled in consecutive parts, concurrently.
+func copyEvents(results []parser.Result, bounds []int) []parser.Event {
+	evs := make([]parser.Event, bounds[len(bounds)-1])
+	each(chunks(len(evs)), func(_, lo, hi int) {
+		prefault.Slice(evs[lo:hi:hi])
+		for i := range results {
+			if a, b := max(lo, bounds[i]), min(hi, bounds[i+1]); a < b {
+				copy(evs[a:b], results[i].Events[a-bounds[i]:b-bounds[i]])
+			}
+		}
+	})
+	return evs
 }
 
 // sharedEvents returns the events of all results as one slice when they
@@ -461,21 +512,27 @@ func volumeRef(ev *parser.Event) string {
 	return ev.Attachment
 }
 
-// fillKubeletNodes gives kubelet events without a node the node of their
-// input: the single node named by the input's own events, or else the node
-// the controller attached the input's volumes to (majority vote);
-// ids[k].node follows.
-func fillKubeletNodes(evs []parser.Event, in []int32, bounds []int, comps []string, rawVol map[int32]string, sy *syms, ids []evIDs) {
-	nodes := make([]map[string]int, len(comps))
-	for k := range evs {
-		ev := &evs[k]
-		if ev.Component != parser.ComponentKubelet || ev.Node == "" {
+// fillKubeletNodes gives kubelet events of kubelet inputs without a node
+// the node of their input: the single node named by the input's own
+// events, or else the node the controller attached the input's volumes to
+// (majority vote); ids[k].node follows. Only kubelet inputs are read, but
+// for the controller's attaches when an input names no node.
+func fillKubeletNodes(evs []parser.Event, bounds []int, comps []string, rawVol map[int32]string, sy *syms, ids []evIDs) {
+	nodes := make([]map[string]int, len(comps)) // kubelet input → the nodes its kubelet events name
+	for i := range comps {
+		if comps[i] != parser.ComponentKubelet {
 			continue
 		}
-		if nodes[in[k]] == nil {
-			nodes[in[k]] = map[string]int{}
+		for k := bounds[i]; k < bounds[i+1]; k++ {
+			ev := &evs[k]
+			if ev.Component != parser.ComponentKubelet || ev.Node == "" {
+				continue
+			}
+			if nodes[i] == nil {
+				nodes[i] = map[string]int{}
+			}
+			nodes[i][ev.Node]++
 		}
-		nodes[in[k]][ev.Node]++
 	}
 	// Controller attach successes per volume reference, in time order; only
 	// a kubelet input that names no node of its own reads them.
@@ -554,11 +611,15 @@ func fillKubeletNodes(evs []parser.Event, in []int32, bounds []int, comps []stri
 			node[i] = best
 		}
 	}
-	for k := range evs {
-		ev := &evs[k]
-		if ev.Node == "" && ev.Component == parser.ComponentKubelet && node[in[k]] != "" {
-			ev.Node = node[in[k]]
-			ids[k].node = sy.intern(symNode, ev.Node)
+	for i := range comps {
+		if node[i] == "" {
+			continue
+		}
+		id := sy.intern(symNode, node[i])
+		for k := bounds[i]; k < bounds[i+1]; k++ {
+			if ev := &evs[k]; ev.Node == "" && ev.Component == parser.ComponentKubelet {
+				ev.Node, ids[k].node = node[i], id
+			}
 		}
 	}
 }

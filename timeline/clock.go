@@ -131,16 +131,30 @@ func estimateSkews(evs []parser.Event, in []int32, bounds []int, inputs []parser
 			wanted[n] = true
 		}
 	}
-	for k := range evs {
-		ev := &evs[k]
-		if comps[in[k]] != parser.ComponentKCM {
-			continue
-		}
-		hasKCM = true
-		if ev.Kind == parser.AttachSucceeded && ev.Origin == "" && ev.Node != "" && !ev.Time.IsZero() {
-			if wanted != nil && !wanted[ev.Node] || wanted == nil && !slices.Contains(nodes, ev.Node) {
-				continue
+	for i := range comps {
+		hasKCM = hasKCM || comps[i] == parser.ComponentKCM && bounds[i+1] > bounds[i]
+	}
+	// The controller's attaches to those nodes, found in consecutive parts
+	// of the events concurrently, then added in event order.
+	var found [][]int32
+	if len(nodes) > 0 {
+		parts := chunks(len(evs))
+		found = make([][]int32, len(parts)-1)
+		each(parts, func(c, lo, hi int) {
+			for k := lo; k < hi; k++ {
+				ev := &evs[k]
+				if ev.Kind != parser.AttachSucceeded || ev.Origin != "" || ev.Node == "" || ev.Time.IsZero() || comps[in[k]] != parser.ComponentKCM {
+					continue
+				}
+				if wanted != nil && wanted[ev.Node] || wanted == nil && slices.Contains(nodes, ev.Node) {
+					found[c] = append(found[c], int32(k))
+				}
 			}
+		})
+	}
+	for _, ks := range found {
+		for _, k := range ks {
+			ev := &evs[k]
 			for _, r := range refs(ev, &buf) {
 				attaches[pairKey{r, ev.Node}] = append(attaches[pairKey{r, ev.Node}], ev.Time)
 			}

@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"strings"
-	"unsafe"
+	"sync"
 
 	"github.com/kcmtrace/kcmtrace/parser"
 )
@@ -15,7 +15,12 @@ import (
 // that each volume's events (in merge order) are one window of it,
 // followed by Other; Volume.Events and Other are those windows, capped so
 // that an append never runs into a neighbour.
-func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evIDs) {
+//
+// alongside runs on a goroutine of its own while the events are linked
+// (which only reads them); group waits for it before it moves them.
+func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evIDs, alongside func()) {
+	var wg sync.WaitGroup
+	wg.Go(alongside)
 	n := &names{of: make([]int32, len(sy.str))}
 	// aliases that are not safe to union on (static PV names, pod volume
 	// names): alias → the UniqueNames seen with it (sym ids).
@@ -35,11 +40,9 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 		handle, pv, attach int32 // +1; 0: none yet
 		csiNodes           int32 // head of its list in csiNode +1 (0: empty): nodes whose VolumeAttachment name is linked
 		done               bool  // the UniqueName's own handle is linked
-		csi                bool
 	}
 	seen := make([]seenVol, len(sy.str)) // by UniqueName sym
 	var csiNode, csiNext []int32         // lists of nodes (syms); csiNext[i] is the next entry +1
-	var va [attachmentNameLen]byte       // a computed VolumeAttachment name
 	// Pass 1: link the events that carry a UniqueName. root[p] keeps the
 	// name id of ord[p]'s UniqueName (noVolume, ignoredVolume) for pass 2.
 	const noVolume, ignoredVolume = -1, -2
@@ -59,12 +62,10 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 		sv := &seen[id.vol]
 		if !sv.done {
 			sv.done = true
-			uniqueName := sy.str[id.vol]
-			_, handle, ok := ParseUniqueName(uniqueName)
+			_, handle, ok := ParseUniqueName(sy.str[id.vol])
 			if ok && handle != "" {
 				n.union(u, n.add(sy.internAs(symName, handle, id.handle)))
 			}
-			sv.csi = ok && strings.HasPrefix(uniqueName, "kubernetes.io/csi/")
 		}
 		if id.handle >= 0 && id.handle+1 != sv.handle {
 			sv.handle = id.handle + 1
@@ -82,7 +83,7 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 				addAlias(id.pv, id.vol)
 			}
 		}
-		if sv.csi && id.node >= 0 {
+		if id.node >= 0 && sy.is(id.vol, symCSI) {
 			linked := false
 			for j := sv.csiNodes; j > 0; j = csiNext[j-1] {
 				if csiNode[j-1] == id.node {
@@ -93,9 +94,10 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 			if !linked {
 				csiNode, csiNext = append(csiNode, id.node), append(csiNext, sv.csiNodes)
 				sv.csiNodes = int32(len(csiNode))
-				driver, handle, _ := ParseUniqueName(sy.str[id.vol])
-				attachmentName(&va, handle, driver, sy.str[id.node])
-				a := sy.intern(symName, unsafe.String(&va[0], len(va)))
+				a := id.va
+				if a < 0 { // a node given after interning (fillKubeletNodes)
+					a = sy.attachment(id.vol, id.node)
+				}
 				n.union(u, n.add(a))
 			}
 		}
@@ -302,6 +304,7 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 			o++
 		}
 	}
+	wg.Wait()
 	permute(evs, byEvent, dest)
 	clear(evs[kept:]) // duplicates: drop their strings
 
@@ -372,46 +375,23 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 			fill[vi]++
 		}
 	}
-	var sc scratch
-	for i, v := range vols {
-		mergePods(v, vids[i], sy)
-		sc.describe(v, vids[i], sy, sy.str[n.sym[volRoot[i]]], members[mstart[i]:mstart[i+1]])
-		sc.reconstruct(v, vids[i], sy)
-	}
+	// Each volume's fields depend on its own events only: the volumes are
+	// done in consecutive parts, concurrently (sy is only read from here on).
+	each(chunks(len(vols)), func(_, lo, hi int) {
+		var sc scratch
+		for i := lo; i < hi; i++ {
+			v := vols[i]
+			mergePods(v, vids[i], sy)
+			sc.describe(v, vids[i], sy, sy.str[n.sym[volRoot[i]]], members[mstart[i]:mstart[i+1]])
+			sc.reconstruct(v, vids[i], sy)
+		}
+	})
 	slices.SortStableFunc(t.Volumes, func(a, b *Volume) int {
 		if c := a.First.Compare(b.First); c != 0 {
 			return c
 		}
 		return strings.Compare(a.Key, b.Key)
 	})
-}
-
-// permute moves evs[k] and ids[k] to evs[dest[k]] and ids[dest[k]] for
-// every k, in place (dest is a permutation of 0..len-1). It walks each
-// cycle of the inverse permutation with one spare event, so every event is
-// copied once (swapping would copy each one three times).
-func permute(evs []parser.Event, ids []evIDs, dest []int32) {
-	src := make([]int32, len(dest)) // src[j]: the event that goes to j
-	for k, d := range dest {
-		src[d] = int32(k)
-	}
-	for i := range src {
-		if int(src[i]) == i {
-			continue
-		}
-		tmp, tmpID := evs[i], ids[i]
-		j := i
-		for {
-			s := int(src[j])
-			src[j] = int32(j)
-			if s == i {
-				evs[j], ids[j] = tmp, tmpID
-				break
-			}
-			evs[j], ids[j] = evs[s], ids[s]
-			j = s
-		}
-	}
 }
 
 // scratch is reused by describe and reconstruct across volumes, so that a

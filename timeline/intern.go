@@ -11,7 +11,10 @@ import (
 // evIDs are an event's names as sym ids (-1: empty).
 type evIDs struct {
 	vol, pv, handle, att, node, pod int32
-	rwx                             bool // a direct KCM line with an RWX nestedpendingoperations key (see multi)
+	// va is the VolumeAttachment name computed for a CSI vol on node
+	// (AttachmentName); -1 without a CSI vol or a node when interned.
+	va  int32
+	rwx bool // a direct KCM line with an RWX nestedpendingoperations key (see multi)
 }
 
 // syms interns the names events carry (volume names, nodes, pods), so
@@ -28,6 +31,7 @@ type syms struct {
 	str   []string            // sym id → the string (in the arena)
 	flag  []uint8             // sym id → sym* flags
 	arena []byte
+	va    [attachmentNameLen]byte // a computed VolumeAttachment name, before it is interned
 }
 
 // The tables.
@@ -43,6 +47,7 @@ const (
 	symDynPV                     // isDynamicPV
 	symIgnored                   // Ignored
 	symNil                       // "nil"
+	symCSI                       // a CSI UniqueName: kubernetes.io/csi/<driver>^<handle>
 )
 
 // newSyms sizes the tables for about n events.
@@ -68,9 +73,20 @@ func (sy *syms) intern(tab int, s string) int32 {
 	off := len(sy.arena)
 	sy.arena = append(sy.arena, s...)
 	s = unsafe.String(&sy.arena[off], len(s))
+	return sy.add(tab, s, classify(s))
+}
+
+// add gives s, which is not in table tab yet, the next id, with flags f.
+func (sy *syms) add(tab int, s string, f uint8) int32 {
 	i := int32(len(sy.str))
 	sy.tab[tab][s] = i
 	sy.str = append(sy.str, s)
+	sy.flag = append(sy.flag, f)
+	return i
+}
+
+// classify returns the sym* flags of s.
+func classify(s string) uint8 {
 	var f uint8
 	if strings.Contains(s, "/") {
 		f |= symSlash
@@ -87,8 +103,33 @@ func (sy *syms) intern(tab int, s string) int32 {
 	if s == "nil" {
 		f |= symNil
 	}
-	sy.flag = append(sy.flag, f)
-	return i
+	if _, _, ok := ParseUniqueName(s); ok && strings.HasPrefix(s, "kubernetes.io/csi/") {
+		f |= symCSI
+	}
+	return f
+}
+
+// absorb adds the strings of o (interned separately, from later events)
+// that sy lacks, in o's id order, and returns for each id of o its id in
+// sy. Interning the events in consecutive parts and absorbing each part
+// in turn gives every string the id one pass over all of them would.
+func (sy *syms) absorb(o *syms) []int32 {
+	remap := make([]int32, len(o.str))
+	for tab := range o.tab {
+		for s, j := range o.tab[tab] {
+			if i, ok := sy.tab[tab][s]; ok {
+				remap[j] = i
+			} else {
+				remap[j] = ^int32(tab) // new, in table tab
+			}
+		}
+	}
+	for j, r := range remap {
+		if r < 0 {
+			remap[j] = sy.add(int(^r), o.str[j], o.flag[j])
+		}
+	}
+	return remap
 }
 
 // internAs is intern(tab, s), tried first as guess (a sym of tab, or -1).
@@ -99,10 +140,11 @@ func (sy *syms) internAs(tab int, s string, guess int32) int32 {
 	return sy.intern(tab, s)
 }
 
-// event interns ev's names. An event mostly repeats the PV, handle, node
-// and pod of the previous event of its volume: those are tried first, one
-// comparison instead of a lookup. prev keeps them, by UniqueName sym (each
-// id +1, 0 for none).
+// event interns ev's names, and the VolumeAttachment name of a CSI volume
+// on the event's node. An event mostly repeats the PV, handle, node, pod
+// and VolumeAttachment of the previous event of its volume: those are
+// tried first, one comparison instead of a lookup (or a hash). prev keeps
+// them, by UniqueName sym (each id +1, 0 for none).
 func (sy *syms) event(ev *parser.Event, prev *[]evIDs) evIDs {
 	id := evIDs{vol: sy.intern(symName, ev.Volume)}
 	var none evIDs
@@ -119,11 +161,36 @@ func (sy *syms) event(ev *parser.Event, prev *[]evIDs) evIDs {
 	id.att = sy.intern(symName, ev.Attachment)
 	id.node = sy.internAs(symNode, ev.Node, last.node-1)
 	id.pod = sy.internAs(symPod, ev.Pod, last.pod-1)
+	id.va = -1
+	if id.node >= 0 && sy.is(id.vol, symCSI) {
+		if id.node+1 == last.node && last.va > 0 {
+			id.va = last.va - 1
+		} else {
+			id.va = sy.attachment(id.vol, id.node)
+		}
+	}
 	id.rwx = ev.Component == parser.ComponentKCM && ev.Origin == "" && hasRWXKey(ev.Text)
 	if id.vol >= 0 {
-		*last = evIDs{pv: id.pv + 1, handle: id.handle + 1, node: id.node + 1, pod: id.pod + 1}
+		*last = evIDs{pv: id.pv + 1, handle: id.handle + 1, node: id.node + 1, pod: id.pod + 1, va: id.va + 1}
 	}
 	return id
+}
+
+// attachment interns the VolumeAttachment name of CSI UniqueName vol on
+// node (syms of their tables).
+func (sy *syms) attachment(vol, node int32) int32 {
+	driver, handle, _ := ParseUniqueName(sy.str[vol])
+	attachmentName(&sy.va, handle, driver, sy.str[node])
+	return sy.intern(symName, unsafe.String(&sy.va[0], len(sy.va)))
+}
+
+// remap replaces each id of id by m[id] (see absorb).
+func (id *evIDs) remap(m []int32) {
+	for _, f := range [...]*int32{&id.vol, &id.pv, &id.handle, &id.att, &id.node, &id.pod, &id.va} {
+		if *f >= 0 {
+			*f = m[*f]
+		}
+	}
 }
 
 // lookup returns the id of s in table tab, if s was interned there.

@@ -1,0 +1,119 @@
+package timeline
+
+import (
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/kcmtrace/kcmtrace/parser"
+)
+
+// splitSmall makes every input of the test split into parts (one per item
+// where it can, over procs goroutines) until the test ends.
+func splitSmall(t *testing.T, procs int) {
+	t.Helper()
+	prevMin, prevProcs := minChunk, runtime.GOMAXPROCS(procs)
+	minChunk = 1
+	t.Cleanup(func() {
+		minChunk = prevMin
+		runtime.GOMAXPROCS(prevProcs)
+	})
+}
+
+// permute, cut into parts, gives what a plain copy to dest does, for
+// permutations with few long cycles, many short ones and fixed points.
+func TestPermuteParts(t *testing.T) {
+	for _, procs := range []int{1, 2, 3, 5} {
+		t.Run("", func(t *testing.T) {
+			splitSmall(t, procs)
+			for seed := range uint64(200) {
+				r := rand.New(rand.NewPCG(seed, 2))
+				n := r.IntN(60)
+				dest := make([]int32, n)
+				for i := range dest {
+					dest[i] = int32(i)
+				}
+				switch seed % 3 {
+				case 0: // a random permutation
+					r.Shuffle(n, func(i, j int) { dest[i], dest[j] = dest[j], dest[i] })
+				case 1: // a few swaps: short cycles, most events in place
+					for range n / 4 {
+						i, j := r.IntN(n), r.IntN(n)
+						dest[i], dest[j] = dest[j], dest[i]
+					}
+				case 2: // one rotation: a single cycle
+					for i := range dest {
+						dest[i] = int32((i + 1) % n)
+					}
+				}
+				evs, ids := make([]parser.Event, n), make([]evIDs, n)
+				wantEvs, wantIDs := make([]parser.Event, n), make([]evIDs, n)
+				for k := range n {
+					evs[k].Source.Line, ids[k].vol = k, int32(k)
+					wantEvs[dest[k]], wantIDs[dest[k]] = evs[k], ids[k]
+				}
+				permute(evs, ids, slices.Clone(dest))
+				if !reflect.DeepEqual(evs, wantEvs) || !reflect.DeepEqual(ids, wantIDs) {
+					t.Fatalf("procs %d seed %d: permute(%v) moved the events wrongly", procs, seed, dest)
+				}
+			}
+		})
+	}
+}
+
+// Build gives the same timeline whether its work is split into parts or
+// not: every fixture and real log, each item of work its own part where
+// it can be, over 3 goroutines, with and without Options.Consume.
+func TestBuildParts(t *testing.T) {
+	var runs [][]string
+	dirs, _ := filepath.Glob("../testdata/incidents/*")
+	for _, dir := range dirs {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			continue
+		}
+		files, _ := filepath.Glob(filepath.Join(dir, "*"))
+		var in []string
+		for _, f := range files {
+			if strings.HasSuffix(f, ".log") || strings.HasSuffix(f, ".txt") {
+				in = append(in, f)
+			}
+		}
+		runs = append(runs, in)
+	}
+	logs, _ := filepath.Glob("../testdata/real-logs/*.log")
+	runs = append(runs, logs) // all together, as one run
+	for _, f := range logs {
+		runs = append(runs, []string{f})
+	}
+	build := func(paths []string, consume bool) *Timeline {
+		res, errs := parser.ParseAll(paths, parser.Options{})
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		if consume && len(res) > 1 {
+			// not one array, the first without room: all are copied into a new one
+			res[0].Events = slices.Clip(res[0].Events)
+			res[1].Events = slices.Clone(res[1].Events)
+		}
+		return Build(res, Options{Consume: consume})
+	}
+	for _, consume := range []bool{false, true} {
+		var want []*Timeline
+		for _, paths := range runs {
+			want = append(want, build(paths, consume))
+		}
+		t.Run("", func(t *testing.T) {
+			splitSmall(t, 3)
+			for i, paths := range runs {
+				if got := build(paths, consume); !reflect.DeepEqual(got, want[i]) {
+					t.Errorf("%v (consume %v): the timeline built in parts differs", paths, consume)
+				}
+			}
+		})
+	}
+}
