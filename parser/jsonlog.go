@@ -16,20 +16,48 @@ func looksJSONLog(p []byte) bool {
 	if len(p) < 8 || p[0] != '{' {
 		return false
 	}
+	if string(p[1:1+len(tsKey)]) == string(tsKey) {
+		return true // the "ts" key first, as the JSON logger writes it
+	}
 	head := p[:min(len(p), 96)]
-	return bytes.Contains(head, []byte(`"ts":`)) || bytes.Contains(p, []byte(`"msg":`))
+	return bytes.Contains(head, tsKey) || bytes.Contains(p, []byte(`"msg":`))
 }
 
 // jsonTS reads the "ts" value (float milliseconds since the epoch) without
 // decoding the whole object.
 func jsonTS(p []byte) (time.Time, bool) {
-	i := bytes.Index(p, []byte(`"ts":`))
-	if i < 0 {
+	num, other, found := jsonTSNumber(p)
+	if !found {
 		return time.Time{}, false
 	}
-	v := p[i+5:]
+	if ms, ns, ok := decimalMillis(num, other); ok {
+		t := time.UnixMilli(ms).Add(time.Duration(ns)).UTC()
+		return t, plausibleYear(t.Year())
+	}
+	f, err := strconv.ParseFloat(string(num), 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 || f > 1e15 {
+		return time.Time{}, false
+	}
+	sec, frac := math.Modf(f / 1000)
+	t := time.Unix(int64(sec), int64(math.Round(frac*1e9))).UTC()
+	return t, plausibleYear(t.Year())
+}
+
+// tsKey is "ts": in a JSON log line; --logging-format=json writes it first.
+var tsKey = []byte(`"ts":`)
+
+// jsonTSNumber returns the text of the number after the first "ts": of p
+// (its digits, dots, exponent and sign characters) and whether it has an
+// exponent or a sign (other).
+func jsonTSNumber(p []byte) (num []byte, other, found bool) {
+	i := 1 // {"ts":… first, as the JSON logger writes it
+	if len(p) < 1+len(tsKey) || p[0] != '{' || string(p[1:1+len(tsKey)]) != string(tsKey) {
+		if i = bytes.Index(p, tsKey); i < 0 {
+			return nil, false, false
+		}
+	}
+	v := p[i+len(tsKey):]
 	j := 0
-	other := false // the number has an exponent or a sign
 	for ; j < len(v); j++ {
 		c := v[j]
 		if isDigit(c) || c == '.' {
@@ -40,33 +68,41 @@ func jsonTS(p []byte) (time.Time, bool) {
 		}
 		other = true
 	}
-	num := v[:j]
-	// exact decimal decoding: float64 cannot hold 13 digits of ms plus 6 of ns
-	if dot := bytes.IndexByte(num, '.'); !other && (dot < 0 || dot > 0) {
-		intPart, frac := num, []byte(nil)
-		if dot > 0 {
-			intPart, frac = num[:dot], num[dot+1:]
-		}
-		ms, ok := parseMillis(intPart)
-		if ok && ms <= 1e15 {
-			ns := int64(0)
-			for i := 0; i < 6; i++ {
-				ns *= 10
-				if i < len(frac) && isDigit(frac[i]) {
-					ns += int64(frac[i] - '0')
-				}
-			}
-			t := time.UnixMilli(ms).Add(time.Duration(ns)).UTC()
-			return t, plausibleYear(t.Year())
+	return v[:j], other, true
+}
+
+// decimalMillis decodes num, a "ts" without exponent or sign, exactly:
+// float64 cannot hold 13 digits of milliseconds plus 6 of nanoseconds. ns
+// is the part of a millisecond (its first six decimals). ok is false when
+// the number is not of that form (jsonTS then parses it as a float).
+func decimalMillis(num []byte, other bool) (ms, ns int64, ok bool) {
+	dot := bytes.IndexByte(num, '.')
+	if other || dot == 0 {
+		return 0, 0, false
+	}
+	intPart, frac := num, []byte(nil)
+	if dot > 0 {
+		intPart, frac = num[:dot], num[dot+1:]
+	}
+	ms, ok = parseMillis(intPart)
+	if !ok || ms > 1e15 {
+		return 0, 0, false
+	}
+	for i := 0; i < 6; i++ {
+		ns *= 10
+		if i < len(frac) && isDigit(frac[i]) {
+			ns += int64(frac[i] - '0')
 		}
 	}
-	f, err := strconv.ParseFloat(string(num), 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 || f > 1e15 {
-		return time.Time{}, false
-	}
-	sec, frac := math.Modf(f / 1000)
-	t := time.Unix(int64(sec), int64(math.Round(frac*1e9))).UTC()
-	return t, plausibleYear(t.Year())
+	return ms, ns, true
+}
+
+// plausibleMillis is the range of decimalMillis's ms (half open) whose time
+// has a plausible year: jsonTS's test without building the time, for the
+// runs of plain JSON lines.
+var plausibleMillis = [2]int64{
+	time.Date(minPlausibleYear, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli(),
+	time.Date(maxPlausibleYear+1, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli(),
 }
 
 // parseMillis is strconv.ParseInt(string(d), 10, 64) for a run of ASCII

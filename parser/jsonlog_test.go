@@ -201,3 +201,63 @@ func FuzzDecodeJSONLogFast(f *testing.F) {
 	}
 	f.Fuzz(checkJSONLogFast)
 }
+
+// foldTS is what a run of plain JSON lines gives jsonRun: the range of
+// their "ts" values, folded by trackTS (fast) or by trackAbs(jsonTS).
+func foldTS(lines []string, fast bool) (lo, hi time.Time) {
+	var g seg
+	for _, l := range lines {
+		if fast {
+			g.trackTS([]byte(l))
+		} else if t, ok := jsonTS([]byte(l)); ok {
+			g.trackAbs(t)
+		}
+	}
+	var st inputState
+	st.trackAbs(g.minAbs)
+	st.trackAbs(g.maxAbs)
+	if g.hasNS {
+		st.trackAbs(time.Unix(0, g.minNS).UTC())
+		st.trackAbs(time.Unix(0, g.maxNS).UTC())
+	}
+	return st.minAbs, st.maxAbs
+}
+
+// TestTrackTSMatchesJSONTS: a run's "ts" range is the same whether each
+// line's time is built (jsonTS) or only its decimal is compared (trackTS),
+// at the edges of the plausible years too.
+func TestTrackTSMatchesJSONTS(t *testing.T) {
+	seeds := append([]string{}, jsonTSSeeds...)
+	for _, y := range []int{minPlausibleYear, maxPlausibleYear + 1} {
+		ms := time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
+		for _, d := range []int64{-1, 0, 1} {
+			seeds = append(seeds, `{"ts":`+strconv.FormatInt(ms+d, 10)+`.999999,"msg":"x"}`, `{"ts":`+strconv.FormatInt(ms+d, 10)+`}`)
+		}
+	}
+	for i, a := range seeds {
+		for _, b := range seeds[i:] {
+			lines := []string{a, b, `{"ts":1723432200612.388,"msg":"x"}`}
+			for n := 1; n <= len(lines); n++ {
+				glo, ghi := foldTS(lines[:n], true)
+				wlo, whi := foldTS(lines[:n], false)
+				if glo != wlo || ghi != whi {
+					t.Fatalf("%q: trackTS range %v..%v, jsonTS %v..%v", lines[:n], glo, ghi, wlo, whi)
+				}
+			}
+		}
+	}
+}
+
+func FuzzTrackTS(f *testing.F) {
+	for _, s := range jsonTSSeeds {
+		f.Add([]byte(s), []byte(`{"ts":1723432200612.388,"msg":"x"}`))
+	}
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		lines := []string{string(a), string(b)}
+		glo, ghi := foldTS(lines, true)
+		wlo, whi := foldTS(lines, false)
+		if glo != wlo || ghi != whi {
+			t.Fatalf("%q: trackTS range %v..%v, jsonTS %v..%v", lines, glo, ghi, wlo, whi)
+		}
+	})
+}

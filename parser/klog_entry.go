@@ -265,6 +265,10 @@ func (sc *scanner) jsonRun(g *seg) {
 	sc.entries += g.n
 	st.trackAbs(g.minAbs)
 	st.trackAbs(g.maxAbs)
+	if g.hasNS {
+		st.trackAbs(time.Unix(0, g.minNS).UTC())
+		st.trackAbs(time.Unix(0, g.maxNS).UTC())
+	}
 }
 
 // wallAt is the clock of the plain line at data[off:]. plainKlogWall reads

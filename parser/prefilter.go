@@ -205,8 +205,39 @@ type seg struct {
 	pay0, payL int
 	host, proc []byte
 	// the earliest and latest "ts" (jsonTS) of a JSON run's lines; zero
-	// when none has a usable one
+	// when none has a usable one. Those written as plain decimals are
+	// kept in nanoseconds since the epoch (minNS, maxNS; when hasNS).
 	minAbs, maxAbs time.Time
+	minNS, maxNS   int64
+	hasNS          bool
+}
+
+// trackTS folds the "ts" of the plain JSON line into the run's time range,
+// as trackAbs(jsonTS(line)) would, without building a time for a decimal
+// "ts" (the JSON logger's form).
+func (g *seg) trackTS(line []byte) {
+	num, other, found := jsonTSNumber(line)
+	if !found {
+		return
+	}
+	ms, ns, ok := decimalMillis(num, other)
+	if !ok {
+		if t, ok := jsonTS(line); ok {
+			g.trackAbs(t)
+		}
+		return
+	}
+	if ms < plausibleMillis[0] || ms >= plausibleMillis[1] {
+		return // jsonTS: not ok
+	}
+	k := ms*1e6 + ns
+	if !g.hasNS || k < g.minNS {
+		g.minNS = k
+	}
+	if !g.hasNS || k > g.maxNS {
+		g.maxNS = k
+	}
+	g.hasNS = true
 }
 
 // trackAbs folds t into the run's time range exactly as
@@ -294,9 +325,7 @@ func analyzeBlock(data []byte, max int, fast bool, segs []seg) []seg {
 			cur.n++
 			cur.lastOff, cur.payL = l.s, l.pay
 			if js {
-				if t, ok := jsonTS(data[l.s:l.ce]); ok {
-					cur.trackAbs(t)
-				}
+				cur.trackTS(data[l.s:l.ce])
 			}
 		}
 	}

@@ -117,7 +117,10 @@ func matchWall(w wall, t time.Time) (year int, off time.Duration, ok bool) {
 }
 
 // plausibleYear rejects years no Kubernetes log can carry (year 0, 9999).
-func plausibleYear(y int) bool { return y >= 2000 && y <= 2200 }
+func plausibleYear(y int) bool { return y >= minPlausibleYear && y <= maxPlausibleYear }
+
+// The years plausibleYear accepts.
+const minPlausibleYear, maxPlausibleYear = 2000, 2200
 
 func abs(d time.Duration) time.Duration {
 	if d < 0 {
