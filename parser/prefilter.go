@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"time"
+	"unsafe"
 )
 
 // prefilterTokens is the one list of byte strings that make a line worth
@@ -340,7 +341,7 @@ func analyzeBlock(data []byte, max int, fast bool, segs []seg) []seg {
 					hit = s + i
 				}
 			}
-			if r := bareKlogRun(data, s, hit, max, pend.mon); r.n > 0 {
+			if r := bareKlogRun(data, s, hit, max, pend.mon, pend.s); r.n > 0 {
 				cur.n += r.n
 				cur.end = r.last
 				cur.lastOff, cur.payL = r.prev, r.prev
@@ -419,10 +420,30 @@ type bareRun struct{ n, prev, last, end, ce int }
 // bareKlogRun reads the lines of data from s, a line start, while each is
 // a whole bare klog header line (plainKlog) of month mon, of at most max
 // bytes, ending before hit. These are the lines analyzeBlock would add one
-// by one to the open klog run of that month.
-func bareKlogRun(data []byte, s, hit, max, mon int) bareRun {
+// by one to the open klog run of that month. ref is the start of such a
+// line already taken: the kernel (bareKlogKernel, where there is one)
+// takes the lines whose minute is the reference's; the others are read
+// here, and each taken becomes the reference.
+func bareKlogRun(data []byte, s, hit, max, mon, ref int) bareRun {
 	r := bareRun{prev: -1, last: -1}
 	for s < hit {
+		if useBareKernel && ref+11 <= len(data) {
+			n, prev, last, end := bareKlogKernel(unsafe.SliceData(data), len(data), s, hit, max,
+				binary.LittleEndian.Uint64(data[ref+1:]), uint64(binary.LittleEndian.Uint16(data[ref+9:])))
+			if n > 0 {
+				if n == 1 {
+					prev = r.last
+				}
+				r.n += n
+				r.prev, r.last, r.end, r.ce = prev, last, end, end-1
+				if data[r.ce-1] == '\r' {
+					r.ce--
+				}
+				if s = end; s >= hit {
+					break
+				}
+			}
+		}
 		i := bytes.IndexByte(data[s:hit], '\n')
 		if i < 0 {
 			break
@@ -440,7 +461,7 @@ func bareKlogRun(data []byte, s, hit, max, mon int) bareRun {
 		}
 		r.n++
 		r.prev, r.last, r.end, r.ce = r.last, s, e, ce
-		s = e
+		ref, s = s, e
 	}
 	return r
 }

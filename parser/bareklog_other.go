@@ -1,0 +1,10 @@
+//go:build !amd64
+
+package parser
+
+// useBareKernel is false: there is no kernel for this architecture.
+const useBareKernel = false
+
+func bareKlogKernel(p *byte, n, s, hit, max int, ref8, ref2 uint64) (count, prev, last, end int) {
+	return 0, -1, -1, s
+}
