@@ -12,23 +12,12 @@ import (
 )
 
 // bareKlogRunReference is bareKlogRun without the kernel: each line found
-// with IndexByte and checked with plainKlog.
+// with IndexByte and checked with plainKlog (bareKlogLine).
 func bareKlogRunReference(data []byte, s, hit, max, mon int) bareRun {
 	r := bareRun{prev: -1, last: -1}
 	for s < hit {
-		i := bytes.IndexByte(data[s:hit], '\n')
-		if i < 0 {
-			break
-		}
-		e := s + i + 1
-		ce := e - 1
-		if ce-s > max {
-			break
-		}
-		if ce > s && data[ce-1] == '\r' {
-			ce--
-		}
-		if m, ok := plainKlog(data[s:ce]); !ok || m != mon {
+		e, ce, ok := bareKlogLine(data, s, hit, max, mon)
+		if !ok {
 			break
 		}
 		r.n++

@@ -795,22 +795,24 @@ func opKind(op string) (Kind, string, bool) {
 		return "", "", false
 	}
 	for _, r := range opRulesByFirst[op[0]] {
-		if !strings.HasPrefix(op, r.prefix) {
-			continue
+		if r.matches(op) {
+			return r.kind, r.comp, true
 		}
-		last := r.prefix[len(r.prefix)-1]
-		if (last == '.' || r.prefix == "DetachVolume" || r.prefix == "UnmountDevice" || r.prefix == "UnmapDevice") &&
-			!strings.Contains(op, "fail") && !strings.Contains(op, "Fail") {
-			if r.kind != Bookkeeping {
-				continue
-			}
-		}
-		if r.prefix == "Volume detached" && op != "Volume detached" {
-			continue
-		}
-		return r.kind, r.comp, true
 	}
 	return "", "", false
+}
+
+// matches reports whether rule r applies to op (see opKind).
+func (r *opRule) matches(op string) bool {
+	if !strings.HasPrefix(op, r.prefix) {
+		return false
+	}
+	last := r.prefix[len(r.prefix)-1]
+	if (last == '.' || r.prefix == "DetachVolume" || r.prefix == "UnmountDevice" || r.prefix == "UnmapDevice") &&
+		!strings.Contains(op, "fail") && !strings.Contains(op, "Fail") && r.kind != Bookkeeping {
+		return false
+	}
+	return r.prefix != "Volume detached" || op == "Volume detached"
 }
 
 // classifySentence handles the operation executor sentences (catalog §2) and

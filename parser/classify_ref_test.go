@@ -34,23 +34,13 @@ func volumeRelatedReference(s string) bool {
 	return strings.Contains(l, "attach") || strings.Contains(l, "detach") || strings.Contains(l, "mount")
 }
 
-// opKindReference is opKind as first written: every rule in order.
+// opKindReference is opKind as first written: every rule in order, not
+// only those starting with the op's first byte.
 func opKindReference(op string) (Kind, string, bool) {
 	for _, r := range opRules {
-		if !strings.HasPrefix(op, r.prefix) {
-			continue
+		if r.matches(op) {
+			return r.kind, r.comp, true
 		}
-		last := r.prefix[len(r.prefix)-1]
-		if (last == '.' || r.prefix == "DetachVolume" || r.prefix == "UnmountDevice" || r.prefix == "UnmapDevice") &&
-			!strings.Contains(op, "fail") && !strings.Contains(op, "Fail") {
-			if r.kind != Bookkeeping {
-				continue
-			}
-		}
-		if r.prefix == "Volume detached" && op != "Volume detached" {
-			continue
-		}
-		return r.kind, r.comp, true
 	}
 	return "", "", false
 }

@@ -444,19 +444,8 @@ func bareKlogRun(data []byte, s, hit, max, mon, ref int) bareRun {
 				}
 			}
 		}
-		i := bytes.IndexByte(data[s:hit], '\n')
-		if i < 0 {
-			break
-		}
-		e := s + i + 1
-		ce := e - 1
-		if ce-s > max {
-			break
-		}
-		if ce > s && data[ce-1] == '\r' {
-			ce--
-		}
-		if m, ok := plainKlog(data[s:ce]); !ok || m != mon {
+		e, ce, ok := bareKlogLine(data, s, hit, max, mon)
+		if !ok {
 			break
 		}
 		r.n++
@@ -464,6 +453,25 @@ func bareKlogRun(data []byte, s, hit, max, mon, ref int) bareRun {
 		ref, s = s, e
 	}
 	return r
+}
+
+// bareKlogLine reports whether the line of data at s is one bareKlogRun
+// takes, and where it ends (after its newline, e; its content, ce).
+func bareKlogLine(data []byte, s, hit, max, mon int) (e, ce int, ok bool) {
+	i := bytes.IndexByte(data[s:hit], '\n')
+	if i < 0 {
+		return 0, 0, false
+	}
+	e = s + i + 1
+	ce = e - 1
+	if ce-s > max {
+		return 0, 0, false
+	}
+	if ce > s && data[ce-1] == '\r' {
+		ce--
+	}
+	m, ok := plainKlog(data[s:ce])
+	return e, ce, ok && m == mon
 }
 
 // onlyTokens reports whether line, whose first hit (indexHit) is at i, has
