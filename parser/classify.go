@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"time"
@@ -95,6 +96,59 @@ var informerPlumbing = map[string]bool{
 func fromInformerPlumbing(p []byte) bool {
 	h, ok := parseKlogHeader(p)
 	return ok && informerPlumbing[string(h.file)]
+}
+
+// jsonFromInformerPlumbing is fromInformerPlumbing for a JSON log line p in
+// the JSON logger's layout: {"ts":<decimal>,"caller":"<file>", with no
+// other "caller" key after it, naming one of the informerPlumbing files as
+// decodeJSONLog reads it.
+func jsonFromInformerPlumbing(p []byte) bool {
+	const key = `,"caller":"`
+	num, other, found := jsonTSNumber(p)
+	if !found || other || !isDecimal(num) {
+		return false
+	}
+	at := len(`{"ts":`) + len(num)
+	if !bytes.HasPrefix(p, []byte(`{"ts":`)) || !bytes.HasPrefix(p[at:], []byte(key)) ||
+		bytes.LastIndex(p, []byte(key[1:len(key)-1])) != at+1 {
+		return false
+	}
+	v := p[at+len(key):]
+	end := bytes.IndexByte(v, '"')
+	if end < 0 || bytes.IndexByte(v[:end], '\\') >= 0 {
+		return false
+	}
+	f := v[:end]
+	if c := bytes.LastIndexByte(f, ':'); c >= 0 {
+		f = f[:c]
+	}
+	if s := bytes.LastIndexByte(f, '/'); s >= 0 {
+		f = f[s+1:]
+	}
+	return informerPlumbing[string(f)]
+}
+
+// isDecimal reports whether b is digits, with a fraction or not ("12",
+// "12.5"): a JSON number.
+func isDecimal(b []byte) bool {
+	i := 0
+	for i < len(b) && isDigit(b[i]) {
+		i++
+	}
+	if i == 0 {
+		return false
+	}
+	if i < len(b) && b[i] == '.' {
+		j := i + 1
+		for j < len(b) && isDigit(b[j]) {
+			j++
+		}
+		if j == i+1 {
+			return false
+		}
+		i = j
+	}
+	return i == len(b)
 }
 
 // classifyMessage classifies a printf message or a structured message with

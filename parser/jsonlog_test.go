@@ -261,3 +261,43 @@ func FuzzTrackTS(f *testing.F) {
 		}
 	})
 }
+
+func TestJSONFromInformerPlumbing(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want bool
+	}{
+		{line: `{"ts":1723420817080.957,"caller":"cache/reflector.go:800","msg":"Watch close - *v1.PersistentVolume total 7 items received","v":0}`, want: true},
+		{line: `{"ts":1723420817080.957,"caller":"cache/shared_informer.go:320","msg":"Caches are synced for attach detach","v":0}`, want: true},
+		{line: `{"ts":1723420817080.957,"caller":"reflector.go:800","msg":"x","v":0}`, want: true},
+		{line: `{"ts":1723420817080.957,"caller":"reconciler/reconciler.go:264","msg":"attacherDetacher.DetachVolume started","v":0}`},
+		{line: `{"ts":1723420817080.957,"caller":"record/event.go:389","msg":"Event occurred","v":0,"reason":"SuccessfulAttachVolume"}`},
+		// not in the logger's layout, or a second caller: decoded as usual
+		{line: `{"caller":"cache/reflector.go:800","ts":1723420817080.957,"msg":"x"}`},
+		{line: `{"ts":1723420817080.957,"caller":"cache/reflector.go:800","msg":"x","caller":"reconciler.go:1"}`},
+		{line: `{"ts":1723420817080.957,"caller":"cache/reflector\u002ego:800","msg":"x"}`},
+		{line: `{"ts":1723420817080.957,"caller":"cache/reflector.go:800`},
+		{line: `{"ts":1,"msg":"x"}`},
+	} {
+		if got := jsonFromInformerPlumbing([]byte(tc.line)); got != tc.want {
+			t.Errorf("jsonFromInformerPlumbing(%s) = %v, want %v", tc.line, got, tc.want)
+		}
+	}
+}
+
+// FuzzJSONFromInformerPlumbing: a line taken for informer plumbing is one
+// whose decoded caller is an informer-plumbing file (or one that does not
+// decode at all).
+func FuzzJSONFromInformerPlumbing(f *testing.F) {
+	f.Add([]byte(`{"ts":1723420817080.957,"caller":"cache/reflector.go:800","msg":"Watch close - *v1.PersistentVolume","v":0}`))
+	f.Add([]byte(`{"ts":1,"caller":"a/b/shared_informer.go:1","msg":"x","v":0,"o":{"caller":"x.go"}}`))
+	f.Fuzz(func(t *testing.T, p []byte) {
+		if !jsonFromInformerPlumbing(p) {
+			return
+		}
+		var rec record
+		if err := decodeJSONLog(p, &rec); err == nil && !informerPlumbing[rec.File] {
+			t.Fatalf("%q: taken for informer plumbing, but its caller decodes to %q", p, rec.File)
+		}
+	})
+}

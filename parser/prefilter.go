@@ -385,7 +385,7 @@ func analyzeBlock(data []byte, max int, fast bool, segs []seg) []seg {
 					hit = s + i
 				}
 			}
-			if hit < ce && !(l.kind == plainK && onlyTokens(data[s:ce], hit-s) && fromInformerPlumbing(data[l.pay:ce])) {
+			if hit < ce && !(onlyTokens(data[s:ce], hit-s) && fromPlumbing(l.kind == plainJ, data[l.pay:ce])) {
 				l.kind = notPlain
 			}
 		}
@@ -472,6 +472,17 @@ func bareKlogLine(data []byte, s, hit, max, mon int) (e, ce int, ok bool) {
 	}
 	m, ok := plainKlog(data[s:ce])
 	return e, ce, ok && m == mon
+}
+
+// fromPlumbing reports whether a plain klog line's payload p, or a plain
+// JSON line p (json), is informer plumbing (fromInformerPlumbing,
+// jsonFromInformerPlumbing): never relevant, so its tokens do not take it
+// out of its run.
+func fromPlumbing(json bool, p []byte) bool {
+	if json {
+		return jsonFromInformerPlumbing(p)
+	}
+	return fromInformerPlumbing(p)
 }
 
 // onlyTokens reports whether line, whose first hit (indexHit) is at i, has
