@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/binary"
 	"io"
 	"os"
 	"path/filepath"
@@ -120,30 +121,69 @@ const (
 )
 
 // setMemoryLimit sets the soft limit from the sizes of the regular files
-// among paths (compressed ones counted 8x). It does nothing when GOMEMLIMIT
-// is set, or when a path is a directory or stdin (size unknown).
+// among paths (inputBytes). It does nothing when GOMEMLIMIT is set, or when
+// a path is a directory or stdin (size unknown).
 func setMemoryLimit(paths []string, getenv func(string) string) {
 	if getenv("GOMEMLIMIT") != "" {
 		return
 	}
-	var total float64
+	if total, ok := inputBytes(paths); ok && total >= memMinInput {
+		debug.SetMemoryLimit(memBase + int64(total/(1<<30)*memPerGiB))
+	}
+}
+
+// inputBytes estimates how many bytes of log the regular files among paths
+// hold once decompressed; ok is false when a path is not a regular file.
+// A gzip file says its size (ISIZE, gzipSize); otherwise a compressed file
+// counts 8 times its size.
+func inputBytes(paths []string) (total float64, ok bool) {
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil {
 			continue // reported when parsing
 		}
 		if !st.Mode().IsRegular() {
-			return
+			return 0, false
 		}
 		n := float64(st.Size())
-		if strings.HasSuffix(p, ".gz") || strings.HasSuffix(p, ".zst") {
+		switch {
+		case strings.HasSuffix(p, ".gz"):
+			if size, ok := gzipSize(p, st.Size()); ok {
+				n = float64(size)
+			} else {
+				n *= 8
+			}
+		case strings.HasSuffix(p, ".zst"):
 			n *= 8
 		}
 		total += n
 	}
-	if total >= memMinInput {
-		debug.SetMemoryLimit(memBase + int64(total/(1<<30)*memPerGiB))
+	return total, true
+}
+
+// gzipSize reads the uncompressed size a gzip file (magic 1f 8b) of size
+// bytes records in its last four bytes (ISIZE, RFC 1952). That is the size modulo 4 GiB
+// of its last member only, so it is believed only when it is at least
+// twice the compressed size (logs compress 5-10 times; a smaller value is
+// a wrapped or a partial count).
+func gzipSize(path string, size int64) (int64, bool) {
+	if size < 18 { // header and trailer
+		return 0, false
 	}
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	var magic, b [4]byte
+	if _, err := f.ReadAt(magic[:2], 0); err != nil || magic[0] != 0x1f || magic[1] != 0x8b {
+		return 0, false
+	}
+	if _, err := f.ReadAt(b[:], size-4); err != nil {
+		return 0, false
+	}
+	isize := int64(binary.LittleEndian.Uint32(b[:]))
+	return isize, isize >= 2*size
 }
 
 // atomicFile writes to a temporary file beside path and renames it into
