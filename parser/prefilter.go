@@ -286,6 +286,15 @@ func analyzeBlock(data []byte, max int, fast bool, segs []seg) []seg {
 	// the next token, NUL or no-break space at or after the current line;
 	// len(data) when none
 	hit := -1
+	// hitFrom brings hit up to date for the line starting at s
+	hitFrom := func(s int) {
+		if hit < s {
+			hit = len(data)
+			if i := indexHit(data[s:]); i >= 0 {
+				hit = s + i
+			}
+		}
+	}
 	// the current segment; the previous line waits for the next one to be
 	// known plain (pend*)
 	var cur seg
@@ -335,12 +344,7 @@ func analyzeBlock(data []byte, max int, fast bool, segs []seg) []seg {
 			// the common case, bare klog lines of one month in a run:
 			// what the general loop below would do for each, without
 			// the bookkeeping
-			if hit < s {
-				hit = len(data)
-				if i := indexHit(data[s:]); i >= 0 {
-					hit = s + i
-				}
-			}
+			hitFrom(s)
 			if r := bareKlogRun(data, s, hit, max, pend.mon, pend.s); r.n > 0 {
 				cur.n += r.n
 				cur.end = r.last
@@ -379,12 +383,7 @@ func analyzeBlock(data []byte, max int, fast bool, segs []seg) []seg {
 		}
 		l.header = l.kind == plainK
 		if l.kind != notPlain {
-			if hit < s {
-				hit = len(data)
-				if i := indexHit(data[s:]); i >= 0 {
-					hit = s + i
-				}
-			}
+			hitFrom(s)
 			if hit < ce && !(onlyTokens(data[s:ce], hit-s) && fromPlumbing(l.kind == plainJ, data[l.pay:ce])) {
 				l.kind = notPlain
 			}
