@@ -710,7 +710,7 @@ func (sc *scanner) close() {
 	} else {
 		st.formatVotes[entryFormat[kind]]++
 	}
-	if e.relevant && (kind == entKlog && fromInformerPlumbing(e.buf) || kind == entJSON && jsonFromInformerPlumbing(e.buf)) {
+	if e.relevant && (kind == entKlog || kind == entJSON) && fromPlumbing(kind == entJSON, e.buf) {
 		e.relevant = false
 	}
 	// wrapper clock evidence from the first entries and from every relevant one
