@@ -1299,38 +1299,19 @@ func volumeRelated(s string) bool {
 			continue
 		}
 		r := s[i:]
+		for _, w := range volumeTokensBy[c] {
+			if strings.HasPrefix(r, w) {
+				return true
+			}
+		}
 		switch c | 0x20 { // lower case
-		case 'u':
-			if strings.HasPrefix(r, "UniqueName") || strings.HasPrefix(r, "UnmountDevice") {
-				return true
-			}
-			continue
-		case 'n':
-			if strings.HasPrefix(r, "nestedpendingoperations") {
-				return true
-			}
-			continue
-		case 'k':
-			if strings.HasPrefix(r, "kubernetes.io/csi") {
-				return true
-			}
-			continue
 		case 'a':
-			if strings.HasPrefix(r, "attacherDetacher") {
-				return true
-			}
 			op = op || hasPrefixFold(r, "attach")
 		case 'd':
 			op = op || hasPrefixFold(r, "detach")
 		case 'm':
-			if strings.HasPrefix(r, "MountDevice") || strings.HasPrefix(r, "Multi-Attach") {
-				return true
-			}
 			op = op || hasPrefixFold(r, "mount")
 		case 'v':
-			if strings.HasPrefix(r, "VolumesInUse") {
-				return true
-			}
 			volume = volume || hasPrefixFold(r, "volume")
 		}
 		if volume && op {
@@ -1346,6 +1327,14 @@ func volumeRelated(s string) bool {
 // operation in them.
 var volumeTokens = [...]string{"UniqueName", "UnmountDevice", "nestedpendingoperations",
 	"kubernetes.io/csi", "attacherDetacher", "MountDevice", "Multi-Attach", "VolumesInUse"}
+
+// volumeTokensBy holds volumeTokens by their first byte.
+var volumeTokensBy = func() (t [256][]string) {
+	for _, w := range volumeTokens {
+		t[w[0]] = append(t[w[0]], w)
+	}
+	return t
+}()
 
 // volumeStart marks the bytes that start a word volumeRelated looks for.
 var volumeStart = func() (t [256]bool) {
