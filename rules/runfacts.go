@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"cmp"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -243,15 +244,7 @@ func (b *factsBuilder) sort(nodes []string, ids []int32) {
 	for i := range nodes {
 		b.order = append(b.order, int32(i))
 	}
-	slices.SortFunc(b.order, func(x, y int32) int {
-		switch {
-		case nodes[x] < nodes[y]:
-			return -1
-		case nodes[x] > nodes[y]:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(b.order, func(x, y int32) int { return cmp.Compare(nodes[x], nodes[y]) })
 	b.rank = slices.Grow(b.rank[:0], len(nodes))[:len(nodes)]
 	sorted := make([]string, len(nodes))
 	for r, i := range b.order {
