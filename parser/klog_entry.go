@@ -936,7 +936,7 @@ func (sc *scanner) emitJSON(e *entry) bool {
 	st := sc.st
 	ev := r.ev
 	sc.finishEvent(&ev, e, r.text)
-	st.addEvent(&ev, evMeta{abs: e.abs})
+	st.addEvent(&ev, evMeta{abs: instantOf(e.abs)})
 	return true
 }
 
@@ -977,11 +977,11 @@ func (sc *scanner) emit(e *entry, kind entryKind) bool {
 		if bytes.HasPrefix(e.buf, []byte(`time="`)) {
 			rec.Level, rec.Msg = logrusFields(e.buf)
 		}
-		m.abs = e.abs
-		if m.abs.IsZero() {
+		m.abs = instantOf(e.abs)
+		if !m.abs.set {
 			if wt, ok := parseWrapTime(e.wk, e.wts); ok {
 				if !wt.abs.IsZero() {
-					m.abs = wt.abs
+					m.abs = instantOf(wt.abs)
 				} else {
 					m.w, m.yoff, m.hasWall = wt.w, e.yoff, true
 				}

@@ -185,10 +185,30 @@ type evMeta struct {
 	w       wall
 	yoff    int
 	hasWall bool
-	abs     time.Time
+	abs     instant
 	age     time.Duration
 	hasAge  bool
 }
+
+// instant is an absolute time without a *time.Location, so that evMeta
+// holds no pointers: the metadata pages are then copied (flattenAll) and
+// kept without write barriers and without the garbage collector scanning
+// them. Only the instant matters: events are dated in UTC.
+type instant struct {
+	sec  int64
+	nsec int32
+	set  bool // false for the zero time.Time
+}
+
+func instantOf(t time.Time) instant {
+	if t.IsZero() {
+		return instant{}
+	}
+	return instant{sec: t.Unix(), nsec: int32(t.Nanosecond()), set: true}
+}
+
+// time is the instant in UTC.
+func (i instant) time() time.Time { return time.Unix(i.sec, int64(i.nsec)).UTC() }
 
 // inputState is one input while it is read and resolved.
 type inputState struct {
@@ -455,8 +475,8 @@ func (st *inputState) convert() {
 		switch {
 		case m.hasWall:
 			ev.Time = wallTime(m.w, st.year+m.yoff, st.loc, st.off)
-		case !m.abs.IsZero():
-			ev.Time = m.abs.UTC()
+		case m.abs.set:
+			ev.Time = m.abs.time()
 		}
 	}
 	if st.haveWall {
