@@ -9,37 +9,65 @@ import (
 // packed multi-literal algorithm of Hyperscan and of Rust's aho-corasick
 // crate, which ripgrep runs) for the few byte strings that make a line worth
 // decoding. The kernel (teddy_amd64.s, AVX2) examines 32 positions at once:
-// position p is a candidate when the bytes p, p+1 and p+2 can start a
-// literal of one of eight buckets, each byte tested with two 16-entry nibble
-// tables (VPSHUFB). Candidates are then verified here, in Go. The scalar
-// searchers stay the reference and the fallback on other CPUs.
+// position p is a candidate when the bytes p, p+1 and p+2 can be the
+// fingerprint of a literal of one of eight buckets, each byte tested with
+// two 16-entry nibble tables (VPSHUFB). Candidates are then verified here,
+// in Go. The scalar searchers stay the reference and the fallback on other
+// CPUs.
+//
+// A literal's fingerprint is 3 of its bytes, not necessarily its first
+// ones (teddyLit.fp): every candidate costs a return from the kernel and a
+// verification, so each literal is looked for by its rarest 3 bytes in
+// logs ("kId" of "diskId", not "dis" of "display", "discovery", …).
 
 // teddyMasks is the kernel's table: for k = 0, 1, 2 the low- and
 // high-nibble bucket tables of the (k+1)th byte, each 16 entries repeated in
 // both 128-bit lanes, then 32 bytes of 0x0F.
 type teddyMasks [7][32]byte
 
-// teddySet is one set of literals prepared for the kernel. A literal of one
-// byte or two matches whatever follows it: its bucket accepts every byte in
-// the positions it does not have.
+// teddyLit is a literal and the offset of its fingerprint, the bytes
+// lit[fp:fp+3] (fewer when the literal is shorter) the kernel looks for.
+type teddyLit struct {
+	lit []byte
+	fp  int
+}
+
+// fingerprint is the part of l the kernel looks for.
+func (l teddyLit) fingerprint() []byte { return l.lit[l.fp:min(len(l.lit), l.fp+3)] }
+
+// prefixLits fingerprints each literal by its first bytes.
+func prefixLits(lits [][]byte) []teddyLit {
+	out := make([]teddyLit, len(lits))
+	for i, l := range lits {
+		out[i] = teddyLit{lit: l}
+	}
+	return out
+}
+
+// teddySet is one set of literals prepared for the kernel. A fingerprint of
+// one byte or two matches whatever follows it: its bucket accepts every
+// byte in the positions it does not have.
 type teddySet struct {
 	masks teddyMasks
-	// byFirst lists, per first byte, the literals that start with it
-	byFirst [256][][]byte
-	// first marks the bytes that start a literal, for the scalar tail
-	first [256]bool
+	// byFP lists, per first byte of a fingerprint, the literals with it
+	byFP [256][]teddyLit
+	// fpFirst marks the bytes that start a fingerprint, for the scalar tail
+	fpFirst [256]bool
+	// maxFP is the largest fingerprint offset: a literal found at s is the
+	// first one once every fingerprint position up to s+maxFP is examined
+	maxFP int
 }
 
 // newTeddySet spreads lits over the eight buckets, merging the literals
 // whose merged nibble tables accept the fewest extra 3-byte strings.
-func newTeddySet(lits [][]byte) *teddySet {
-	type group struct{ lits [][]byte }
+func newTeddySet(lits []teddyLit) *teddySet {
+	type group struct{ fps [][]byte }
 	groups := make([]group, 0, len(lits))
 	for _, l := range lits {
-		if len(l) == 0 {
-			panic("teddy: empty literal")
+		if len(l.lit) == 0 || l.fp < 0 || l.fp >= len(l.lit) {
+			panic("teddy: empty literal or fingerprint outside it")
 		}
-		groups = append(groups, group{lits: [][]byte{l}})
+		groups = append(groups, group{fps: [][]byte{l.fingerprint()}})
 	}
 	// cost: the number of 3-byte strings the group's nibble tables accept
 	cost := func(ls [][]byte) int {
@@ -69,28 +97,28 @@ func newTeddySet(lits [][]byte) *teddySet {
 		bi, bj, best := 0, 1, -1
 		for i := range groups {
 			for j := i + 1; j < len(groups); j++ {
-				merged := append(append([][]byte{}, groups[i].lits...), groups[j].lits...)
-				extra := cost(merged) - cost(groups[i].lits) - cost(groups[j].lits)
+				merged := append(append([][]byte{}, groups[i].fps...), groups[j].fps...)
+				extra := cost(merged) - cost(groups[i].fps) - cost(groups[j].fps)
 				if best < 0 || extra < best {
 					bi, bj, best = i, j, extra
 				}
 			}
 		}
-		groups[bi].lits = append(groups[bi].lits, groups[bj].lits...)
+		groups[bi].fps = append(groups[bi].fps, groups[bj].fps...)
 		groups = append(groups[:bj], groups[bj+1:]...)
 	}
 	s := &teddySet{}
 	for bucket, g := range groups {
 		bit := byte(1) << bucket
-		for _, l := range g.lits {
+		for _, f := range g.fps {
 			for k := 0; k < 3; k++ {
-				if k >= len(l) {
+				if k >= len(f) {
 					for n := 0; n < 16; n++ {
 						s.setNibbles(k, n, n, bit)
 					}
 					continue
 				}
-				s.setNibbles(k, int(l[k]&15), int(l[k]>>4), bit)
+				s.setNibbles(k, int(f[k]&15), int(f[k]>>4), bit)
 			}
 		}
 	}
@@ -98,8 +126,10 @@ func newTeddySet(lits [][]byte) *teddySet {
 		s.masks[6][i] = 0x0f
 	}
 	for _, l := range lits {
-		s.byFirst[l[0]] = append(s.byFirst[l[0]], l)
-		s.first[l[0]] = true
+		c := l.lit[l.fp]
+		s.byFP[c] = append(s.byFP[c], l)
+		s.fpFirst[c] = true
+		s.maxFP = max(s.maxFP, l.fp)
 	}
 	return s
 }
@@ -114,19 +144,25 @@ func (s *teddySet) setNibbles(k, lo, hi int, bit byte) {
 	s.masks[2*k+1][16+hi] |= bit
 }
 
-// verify reports whether a literal of s starts at b[p].
-func (s *teddySet) verify(b []byte, p int) bool {
-	for _, l := range s.byFirst[b[p]] {
-		if bytes.HasPrefix(b[p:], l) {
-			return true
+// startAt returns the smallest start of a literal of s whose fingerprint
+// is at b[p], or -1.
+func (s *teddySet) startAt(b []byte, p int) int {
+	best := -1
+	for _, l := range s.byFP[b[p]] {
+		if st := p - l.fp; st >= 0 && (best < 0 || st < best) && bytes.HasPrefix(b[st:], l.lit) {
+			best = st
 		}
 	}
-	return false
+	return best
 }
 
 // index returns the smallest p at which a literal of s starts in b, or -1.
-// Without the kernel (useTeddy false) it is a byte-at-a-time scan.
+// Fingerprint positions are examined in order, so a literal found at st is
+// the answer once the positions up to st+maxFP have been: a literal that
+// starts earlier has its fingerprint no later. Without the kernel
+// (useTeddy false) it is a byte-at-a-time scan.
 func (s *teddySet) index(b []byte) int {
+	best := -1
 	off := 0
 	for useTeddy {
 		i, m := teddyScan(b[off:], &s.masks)
@@ -138,16 +174,28 @@ func (s *teddySet) index(b []byte) int {
 			break
 		}
 		for ; m != 0; m &= m - 1 {
-			if p := base + bits.TrailingZeros32(m); s.verify(b, p) {
-				return p
+			p := base + bits.TrailingZeros32(m)
+			if best >= 0 && p > best+s.maxFP {
+				return best
+			}
+			if st := s.startAt(b, p); st >= 0 && (best < 0 || st < best) {
+				best = st
 			}
 		}
 		off = base + 32
-	}
-	for p := off; p < len(b); p++ {
-		if s.first[b[p]] && s.verify(b, p) {
-			return p
+		if best >= 0 && off > best+s.maxFP {
+			return best
 		}
 	}
-	return -1
+	for p := off; p < len(b); p++ {
+		if best >= 0 && p > best+s.maxFP {
+			return best
+		}
+		if s.fpFirst[b[p]] {
+			if st := s.startAt(b, p); st >= 0 && (best < 0 || st < best) {
+				best = st
+			}
+		}
+	}
+	return best
 }

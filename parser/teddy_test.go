@@ -37,7 +37,14 @@ func TestTeddyRandomSets(t *testing.T) {
 		for i := range lits {
 			lits[i] = randBytes(1 + rng.IntN(6))
 		}
-		ts := newTeddySet(lits)
+		tl := prefixLits(lits)
+		if set%2 == 1 {
+			// fingerprints anywhere in the literals
+			for i := range tl {
+				tl[i].fp = rng.IntN(len(tl[i].lit))
+			}
+		}
+		ts := newTeddySet(tl)
 		for n := 0; n < 140; n++ {
 			hay := randBytes(n)
 			if got, want := ts.index(hay), indexNaive(lits, hay); got != want {
