@@ -248,6 +248,10 @@ func blockEdgeCases() map[string]string {
 		"spec-cont":    strings.Repeat(plain+vol+"  continued volume text\n\tat x.go:12\n"+vol+"Output: mount failed\n"+plain, 8),
 		"spec-utf8":    strings.Repeat(plain+strings.Replace(vol, "started", "st\xff\xfe\xfdarted", 1)+vol+plain, 6),
 		"spec-header":  strings.Repeat(plain+"I0812 03:10:01.000002       1 reconciler.go:219]\n  volume\n"+plain, 6),
+		// an entry whose continuation lines run through whole blocks
+		// (257 and 4096 bytes): its spec's block is recycled while it is
+		// still open
+		"spec-span":    strings.Repeat(plain+vol+strings.Repeat("  continued text of the attach error, one of many lines\n", 90)+vol+plain, 4),
 		"json-runs":    strings.Repeat(js(1)+js(2)+js(3), 30) + jsVol + strings.Repeat(js(5)+js(4), 30) + jsVol + js(9),
 		"json-order":   strings.Repeat(js(7)+js(2)+js(9)+js(1), 20) + plain + plain + js(3) + plain + jsVol + js(8) + plain,
 		"json-bad":     strings.Repeat(js(1), 5) + "{\"ts\":1723432200612.5,\"msg\":\"x\"\n" + `{"ts":1723432200612.5, "msg":"x" , "v":0}` + "\n" + `{"ts":"x","msg":"y"}` + "\n" + `{"ts":99,"msg":"old"}` + "\n" + `{"msg":"no ts here","v":0}` + "\n" + `{"log":"I0812 x\n","time":"2024-08-12T03:10:00Z"}` + "\n" + `{"ts":1723432200612.5,"msg":"x","v":0` + "\n" + strings.Repeat(js(2), 5),

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // entryKind is the payload format of an entry.
@@ -145,19 +146,30 @@ func (sc *scanner) runBlocks(br blockSource) {
 	// only closed (and compared with its spec, which points into the
 	// block) when the next block's first line arrives.
 	var held *chunk
+	// release gives a block back to its source and its decoded-ahead
+	// results to the pool. An entry still open (its lines ran through the
+	// whole next block) cannot be its spec's any more: let the spec go.
+	release := func(c *chunk) {
+		if c.ahead.holds(sc.ent.spec) {
+			sc.ent.spec = nil
+		}
+		putAhead(c.ahead)
+		c.ahead = nil
+		br.release(c)
+	}
 	stop := func() {
 		if quit != nil {
 			close(quit)
 			for c := range chunks {
 				// analysed blocks the scanner will not apply
 				<-c.ready
-				br.release(c)
+				release(c)
 			}
 			wg.Wait() // the reader no longer touches the input
 			quit = nil
 		}
 		if held != nil {
-			br.release(held)
+			release(held)
 			held = nil
 		}
 	}
@@ -168,12 +180,15 @@ func (sc *scanner) runBlocks(br blockSource) {
 			sc.physical(c.data, c.tooLong)
 			continue
 		}
-		sc.specs, sc.specAt = c.specs, 0
+		sc.specs, sc.specAt = nil, 0
+		if c.ahead != nil {
+			sc.specs = c.ahead.specs
+		}
 		sc.block(c.data, c.segs)
 		putSegs(c.segs)
 		sc.specs, sc.lineOff = nil, -1
 		if held != nil {
-			br.release(held)
+			release(held)
 		}
 		held = c
 	}
@@ -859,25 +874,67 @@ type spec struct {
 	json bool   // a JSON log line (one line, one entry) rather than klog
 	// res is the result when it is worth keeping (worthKeeping); nil means
 	// the entry is not an event. Most candidate entries are not, so they
-	// carry no Event.
+	// carry no Event. It points into the block's ahead.results.
 	res *emitResult
 }
 
-// specFor decodes and classifies a klog entry ahead of the scanner.
-func specFor(off int, buf []byte, len0 int, rel0 bool) spec {
-	return aheadSpec(spec{off: off, buf: buf, len0: len0, rel0: rel0}, klogEmit)
+// ahead is what the analysis of a block decoded ahead of the scanner: its
+// specs and, in results, the results worth keeping they point at. Both
+// arrays are recycled (aheadPool) once the scanner is done with the block,
+// so a block's results cost no allocation of their own: an emitResult
+// holds a whole Event, and most blocks have dozens.
+type ahead struct {
+	specs   []spec
+	results []emitResult
 }
 
-// jsonSpecFor decodes and classifies a JSON log line ahead of the scanner.
-func jsonSpecFor(off int, buf []byte) spec {
-	return aheadSpec(spec{off: off, buf: buf, len0: len(buf), rel0: true, json: true}, jsonEmit)
-}
+// aheadPool recycles the ahead of applied blocks.
+var aheadPool sync.Pool
 
-func aheadSpec(s spec, emit func([]byte) emitResult) spec {
-	if r := emit(s.buf); r.worthKeeping() {
-		s.res = &r
+func getAhead() *ahead {
+	if a, ok := aheadPool.Get().(*ahead); ok {
+		return a
 	}
-	return s
+	return &ahead{}
+}
+
+// putAhead recycles a; nothing may point into it any more.
+func putAhead(a *ahead) {
+	if a == nil {
+		return
+	}
+	clear(a.specs) // their texts alias the block
+	clear(a.results)
+	a.specs, a.results = a.specs[:0], a.results[:0]
+	aheadPool.Put(a)
+}
+
+// holds reports whether s points into a's specs.
+func (a *ahead) holds(s *spec) bool {
+	return a != nil && s != nil && len(a.specs) > 0 &&
+		uintptr(unsafe.Pointer(s)) >= uintptr(unsafe.Pointer(&a.specs[0])) &&
+		uintptr(unsafe.Pointer(s)) <= uintptr(unsafe.Pointer(&a.specs[len(a.specs)-1]))
+}
+
+// decide decodes and classifies every spec (klogEmit, or jsonEmit for JSON
+// log lines), keeping in a.results the results worth keeping. results has
+// room for all of them before the first is taken, so the pointers to its
+// elements stay valid.
+func (a *ahead) decide() {
+	if cap(a.results) < len(a.specs) {
+		a.results = make([]emitResult, 0, len(a.specs)+len(a.specs)/4)
+	}
+	for i := range a.specs {
+		s := &a.specs[i]
+		emit := klogEmit
+		if s.json {
+			emit = jsonEmit
+		}
+		if r := emit(s.buf); r.worthKeeping() {
+			a.results = append(a.results, r)
+			s.res = &a.results[len(a.results)-1]
+		}
+	}
 }
 
 // result is emit's common first step: the spec's result when the spec was

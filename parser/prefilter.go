@@ -712,7 +712,15 @@ const maxSpecBytes = 64 << 10
 // scanner uses a spec only when its text is exactly the entry's (emitKlog,
 // emitJSON), so a wrong guess costs time only.
 func buildSpecs(data []byte, segs []seg, max int) []spec {
-	specs := make([]spec, 0, len(segs)/2+1)
+	a := &ahead{}
+	a.build(data, segs, max)
+	return a.specs
+}
+
+// build is buildSpecs into a (its arrays reused): the specs are found
+// first, then decided (ahead.decide).
+func (a *ahead) build(data []byte, segs []seg, max int) {
+	specs := a.specs[:0]
 	var buf []byte
 	start, len0, rel0, relevant, open := 0, 0, false, false, false
 	finish := func() {
@@ -726,7 +734,7 @@ func buildSpecs(data []byte, segs []seg, max int) []spec {
 			} else {
 				b = append([]byte(nil), buf...)
 			}
-			specs = append(specs, specFor(start, b, len0, rel0))
+			specs = append(specs, spec{off: start, buf: b, len0: len0, rel0: rel0})
 		}
 		open, relevant, buf = false, false, buf[:0]
 	}
@@ -749,7 +757,8 @@ func buildSpecs(data []byte, segs []seg, max int) []spec {
 				// a JSON log line is an entry of its own
 				finish()
 				if len(line) <= maxSpecBytes && plainJSON(line) && mayMatter(line) {
-					specs = append(specs, jsonSpecFor(s, line[:len(line):len(line)]))
+					b := line[:len(line):len(line)]
+					specs = append(specs, spec{off: s, buf: b, len0: len(b), rel0: true, json: true})
 				}
 			case looksKlog(line):
 				finish()
@@ -777,5 +786,6 @@ func buildSpecs(data []byte, segs []seg, max int) []spec {
 		}
 		finish()
 	}
-	return specs
+	a.specs = specs
+	a.decide()
 }

@@ -38,7 +38,7 @@ type chunk struct {
 	tooLong bool   // long: the line exceeds MaxLineBytes (data is cut)
 	mapping []byte // mapped window holding data (mapReader), unmapped when done
 	segs    []seg
-	specs   []spec        // klog entries of the block decoded ahead (buildSpecs)
+	ahead   *ahead        // klog entries of the block decoded ahead (buildSpecs); nil when none
 	ready   chan struct{} // closed when segs and specs are set
 }
 
@@ -178,7 +178,7 @@ func produceChunks(next func() (*chunk, bool), out chan<- *chunk, quit <-chan st
 	}
 }
 
-// analyze sets c.segs and c.specs; should analyzeBlock or buildSpecs ever
+// analyze sets c.segs and c.ahead; should analyzeBlock or buildSpecs ever
 // panic, the block is read line by line without specs instead.
 func (c *chunk) analyze(max int, fast bool) {
 	if c.mapping != nil {
@@ -190,12 +190,13 @@ func (c *chunk) analyze(max int, fast bool) {
 	defer func() {
 		if recover() != nil {
 			c.segs = []seg{{off: 0, end: len(c.data)}}
-			c.specs = nil
+			c.ahead = nil // half built: not recycled
 		}
 	}()
 	c.segs = analyzeBlock(c.data, max, fast, getSegs())
 	if fast {
-		c.specs = buildSpecs(c.data, c.segs, max)
+		c.ahead = getAhead()
+		c.ahead.build(c.data, c.segs, max)
 	}
 }
 
