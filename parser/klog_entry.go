@@ -185,6 +185,7 @@ func (sc *scanner) runBlocks(br blockSource) {
 			sc.specs = c.ahead.specs
 		}
 		sc.block(c.data, c.segs)
+		st.seen += int64(len(c.data))
 		putSegs(c.segs)
 		sc.specs, sc.lineOff = nil, -1
 		if held != nil {

@@ -190,6 +190,7 @@ func (mr *mapReader) longLine() *chunk {
 
 // readMapped parses a mapped file to the end.
 func (st *inputState) readMapped(f *os.File, size int64, opt Options) {
+	st.sizeHint = size
 	st.guarded(opt, func(sc *scanner) {
 		// a fault (the file shrank) panics instead of crashing; guarded
 		// reports it

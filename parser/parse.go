@@ -214,15 +214,23 @@ func (i instant) time() time.Time { return time.Unix(i.sec, int64(i.nsec)).UTC()
 type inputState struct {
 	in Input
 	// events and metas are the input's events once read (flattenAll);
-	// while it is read they grow in pages, which are never copied.
+	// while it is read they grow in pages, which are never copied, or,
+	// once reserve has sized them for the whole input (direct), in
+	// events and metas themselves.
 	events []Event
 	metas  []evMeta
 	pages  [][]Event
 	mpages [][]evMeta
-	mtime  time.Time
-	host   string
-	procs  map[string]int
-	evid   []evidence
+	// sizeHint is the input's size in bytes when known before reading (a
+	// mapped file), seen how many of its bytes the scanner has applied
+	// (whole blocks: it lags the events by up to a block, so an estimate
+	// from it errs on the large side).
+	sizeHint, seen   int64
+	direct, reserved bool
+	mtime            time.Time
+	host             string
+	procs            map[string]int
+	evid             []evidence
 
 	wrapVotes   [numWraps]int
 	grepVotes   int
@@ -281,7 +289,19 @@ const eventPage = 2048
 // and again (nor rescanned by the garbage collector at each copy) while it
 // is read.
 func (st *inputState) addEvent(ev *Event, m evMeta) {
+	if st.direct {
+		if len(st.events) < cap(st.events) {
+			st.events = append(st.events, *ev)
+			st.metas = append(st.metas, m)
+			return
+		}
+		st.direct = false // more than estimated: the rest in pages
+	}
 	if k := len(st.pages); k == 0 || len(st.pages[k-1]) == eventPage {
+		if k > 0 && st.reserve() {
+			st.addEvent(ev, m)
+			return
+		}
 		st.pages = append(st.pages, prefault.Slice(make([]Event, 0, eventPage)))
 		st.mpages = append(st.mpages, prefault.Slice(make([]evMeta, 0, eventPage)))
 	}
@@ -290,33 +310,104 @@ func (st *inputState) addEvent(ev *Event, m evMeta) {
 	st.mpages[k] = append(st.mpages[k], m)
 }
 
+// reserveFrom is the part of an input (of known size) that must be read
+// before reserve estimates its events: the estimate is then at most
+// 1/reserveFrom times the events already read, however they are spread.
+const reserveFrom = 4
+
+// reserve moves the events read so far, all in pages, into one array
+// (events, metas) with room for the whole input, estimated from their
+// density in the part read plus an eighth; the next events are appended
+// to it (direct), and flattenAll has nothing to copy for this input when
+// the estimate holds (when it does not, the rest goes into pages as
+// before). It does so once, for an input of known size of which at least
+// 1/reserveFrom has been read; it reports whether it did.
+func (st *inputState) reserve() bool {
+	if st.reserved || st.sizeHint <= 0 || st.seen*reserveFrom < st.sizeHint || len(st.events) > 0 {
+		return false
+	}
+	st.reserved = true
+	n := 0
+	for _, pg := range st.pages {
+		n += len(pg)
+	}
+	est := int(int64(n) * st.sizeHint / st.seen)
+	c := est + est/8 + eventPage
+	evs, metas := prefault.Slice(make([]Event, 0, c)), prefault.Slice(make([]evMeta, 0, c))
+	for k := range st.pages {
+		evs, metas = append(evs, st.pages[k]...), append(metas, st.mpages[k]...)
+	}
+	st.events, st.metas, st.pages, st.mpages = evs, metas, nil, nil
+	st.direct = true
+	return true
+}
+
 // flattenAll moves the pages of every input into its events and metas,
 // releasing each page once copied. The events of all the inputs go into
 // one array, in input order, each input's a window of it that reaches to
 // the array's end: timeline.Build, which needs them all in one array, then
-// takes it as it is instead of copying them again.
+// takes it as it is instead of copying them again. The metas go into one
+// array the same way. When the first input's events already lie in an
+// array with room for all (reserve), the others' are appended to it;
+// otherwise new arrays are filled. They are filled in consecutive parts,
+// one per core, each part prefaulted by the goroutine that fills it (page
+// faults are most of the cost).
 func flattenAll(states []*inputState) {
+	// a piece is an input's flat events or one of its pages, and where it
+	// goes in the arrays
+	type piece struct {
+		evs   []Event
+		metas []evMeta
+		at    int
+	}
+	var pieces []piece
 	total := 0
 	for _, st := range states {
-		total += len(st.events)
-		for _, p := range st.pages {
-			total += len(p)
+		if len(st.events) > 0 {
+			pieces = append(pieces, piece{st.events, st.metas, total})
+			total += len(st.events)
+		}
+		for k, pg := range st.pages {
+			pieces = append(pieces, piece{pg, st.mpages[k], total})
+			total += len(pg)
 		}
 	}
-	all := prefault.Slice(make([]Event, 0, total))
+	var all []Event
+	var metas []evMeta
+	from := 0 // all[:from] is in place already
+	if st := states[0]; len(st.events) > 0 && len(st.pages) == 0 && cap(st.events) >= total && cap(st.metas) >= total {
+		// the first input's events are in an array with room for the
+		// others' (reserve): only theirs are copied
+		all, metas, from = st.events[:total], st.metas[:total], len(st.events)
+	} else {
+		all, metas = make([]Event, total), make([]evMeta, total)
+	}
+	parts := min(max(1, runtime.GOMAXPROCS(0)), (total-from)/eventPage+1)
+	var wg sync.WaitGroup
+	for w := range parts {
+		lo, hi := from+(total-from)*w/parts, from+(total-from)*(w+1)/parts
+		wg.Go(func() {
+			prefault.Slice(all[lo:hi:hi])
+			prefault.Slice(metas[lo:hi:hi])
+			for _, pc := range pieces {
+				a, b := max(lo, pc.at), min(hi, pc.at+len(pc.evs))
+				if a < b {
+					copy(all[a:b], pc.evs[a-pc.at:b-pc.at])
+					copy(metas[a:b], pc.metas[a-pc.at:b-pc.at])
+				}
+			}
+		})
+	}
+	wg.Wait()
+	start := 0
 	for _, st := range states {
-		start := len(all)
 		n := len(st.events)
 		for _, pg := range st.pages {
 			n += len(pg)
 		}
-		metas := make([]evMeta, 0, n)
-		all, metas = append(all, st.events...), append(metas, st.metas...)
-		for k := range st.pages {
-			all, metas = append(all, st.pages[k]...), append(metas, st.mpages[k]...)
-			st.pages[k], st.mpages[k] = nil, nil
-		}
-		st.events, st.metas, st.pages, st.mpages = all[start:len(all):total], metas, nil, nil
+		st.events, st.metas = all[start:start+n:total], metas[start:start+n:start+n]
+		st.pages, st.mpages = nil, nil
+		start += n
 	}
 }
 
