@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -153,10 +154,21 @@ func (br *blockReader) produce(out chan<- *chunk, quit <-chan struct{}, fast boo
 	produceChunks(br.next, out, quit, br.max, fast, br.release)
 }
 
-// produceChunks sends the chunks of next to out, each block analysed on a
-// goroutine of its own, until next has no more or quit is closed; a chunk
-// that cannot be sent goes to release.
+// produceChunks sends the chunks of next to out, each block analysed by
+// one of GOMAXPROCS analysis goroutines, until next has no more or quit is
+// closed; a chunk that cannot be sent goes to release. The analysis
+// goroutines live as long as the input (a goroutine per block grew a new
+// stack for each).
 func produceChunks(next func() (*chunk, bool), out chan<- *chunk, quit <-chan struct{}, max int, fast bool, release func(*chunk)) {
+	work := make(chan *chunk, pipeDepth)
+	defer close(work)
+	for range runtime.GOMAXPROCS(0) {
+		go func() {
+			for c := range work {
+				c.analyze(max, fast)
+			}
+		}()
+	}
 	for {
 		c, ok := next()
 		if !ok {
@@ -166,7 +178,7 @@ func produceChunks(next func() (*chunk, bool), out chan<- *chunk, quit <-chan st
 		if c.long {
 			close(c.ready)
 		} else {
-			go c.analyze(max, fast)
+			work <- c
 		}
 		select {
 		case out <- c:
