@@ -139,7 +139,8 @@
 // prefilterTokens (see prefilter.go); entries with no token are counted as
 // irrelevant and never reach the message side. The input is read in blocks
 // of whole lines; each block is searched as a whole for tokens, NUL bytes
-// and no-break spaces, on a goroutine of its own (analyzeBlock), and the
+// and no-break spaces by one of GOMAXPROCS analysis goroutines
+// (analyzeBlock; Teddy looks for each token by its rarest 3 bytes), and the
 // lines between hits get only a newline search and a check of the klog
 // header's fixed positions (or, for a line starting with "{", of the JSON
 // log shape); on amd64 an AVX2 kernel (bareKlogKernel) does both for the
@@ -154,7 +155,8 @@
 // then has one wrapper and, for journald, one process name, and also
 // carries the journald host and process bookkeeping; such runs start only
 // after the first 16 entries, whose wrapper clocks are compared with the
-// klog clock. Every other line goes through the scanner one by one. The same goroutine also decodes ahead the
+// klog clock. Every other line goes through the scanner one by one. The
+// same goroutine also decodes ahead the
 // relevant entries that lie inside its block (buildSpecs: a klog header line
 // and the indented lines after it, or one JSON log line), running the
 // message side on them; the scanner, which applies blocks in
@@ -164,6 +166,12 @@
 // of reading line by line (TestBlockPathMatchesLinePath). Every physical
 // line lands in exactly one bucket: Lines == EventLines + Irrelevant +
 // sum(Skipped) ([Input.Unaccounted] is 0).
+//
+// Events are kept in fixed pages while an input is read; a mapped input,
+// whose size is known, moves to one array sized from the density of events
+// in its first quarter (reserve). [ParseAll] then lays the events of all
+// its inputs out in one array, in input order (Result.Events of each is a
+// window of it), appending to the first input's array when it has room.
 //
 // # Bad input
 //

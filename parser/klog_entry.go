@@ -116,8 +116,9 @@ func newScanner(st *inputState, opt Options) *scanner {
 
 // run reads r to the end, block by block. A reader goroutine cuts the input
 // into blocks of whole lines and has each analysed (analyzeBlock: token,
-// NUL and header search) by a goroutine of its own, so that the search uses
-// every core; the same goroutine decodes ahead the relevant klog entries
+// NUL and header search) by one of GOMAXPROCS analysis goroutines, so that
+// the search uses every core; the same goroutine decodes ahead the relevant
+// klog entries
 // that lie inside the block (buildSpecs), so classification also runs on
 // every core. run applies the blocks in input order, one at a time, so the
 // scanner itself stays single-goroutine; it uses an entry's spec only when
