@@ -10,6 +10,7 @@ import (
 // alongside, and each input's
 // window reaches to the array's end.
 func TestFlattenAllKeepsOrder(t *testing.T) {
+	flattenAll(nil) // no input could be read
 	for _, sizes := range [][]int{
 		{0}, {1}, {3, 0, 5},
 		{eventPage*3 + 7, 11, 0, eventPage + 1},

@@ -375,7 +375,8 @@ func flattenAll(states []*inputState) {
 	var all []Event
 	var metas []evMeta
 	from := 0 // all[:from] is in place already
-	if st := states[0]; len(st.events) > 0 && len(st.pages) == 0 && cap(st.events) >= total && cap(st.metas) >= total {
+	if len(states) > 0 && len(states[0].events) > 0 && len(states[0].pages) == 0 && cap(states[0].events) >= total && cap(states[0].metas) >= total {
+		st := states[0]
 		// the first input's events are in an array with room for the
 		// others' (reserve): only theirs are copied
 		all, metas, from = st.events[:total], st.metas[:total], len(st.events)
