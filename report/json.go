@@ -57,7 +57,9 @@ func JSON(w io.Writer, a *Analysis, o Options) error {
 	out := newObjectWriter(w)
 	out.field("schema", SchemaAnalyze)
 	out.array("inputs", len(tl.Inputs), func(i int) any { return toWireInput(tl.Inputs[i]) })
-	out.array("volumes", len(tl.Volumes), func(i int) any { return toWireVolume(tl.Volumes[i]) })
+	out.arrayOf("volumes", len(tl.Volumes), func(dst []byte, i int) ([]byte, error) {
+		return appendVolume(dst, tl.Volumes[i], arrayDepth), nil
+	})
 	out.array("findings", len(a.Result.Findings), func(i int) any { return toWireFinding(i, a.Result.Findings[i], inc) })
 	out.array("incidents", len(a.Result.Incidents), func(i int) any { return toWireIncident(a.Result.Incidents[i], a.Result.Findings) })
 	out.array("restarts", len(tl.Restarts), func(i int) any { return toWireRestart(tl.Restarts[i]) })
@@ -111,7 +113,9 @@ func VolumesJSON(w io.Writer, vols []*timeline.Volume, o Options) error {
 	_, vols = prepareTimeline(nil, vols, o)
 	out := newObjectWriter(w)
 	out.field("schema", SchemaVolumes)
-	out.array("volumes", len(vols), func(i int) any { return toWireVolume(vols[i]) })
+	out.arrayOf("volumes", len(vols), func(dst []byte, i int) ([]byte, error) {
+		return appendVolume(dst, vols[i], arrayDepth), nil
+	})
 	return out.close()
 }
 

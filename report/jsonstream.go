@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"io"
 	"runtime"
+	"sync/atomic"
 
 	json "github.com/goccy/go-json"
 )
@@ -17,7 +18,7 @@ type objectWriter struct {
 	w      *bufio.Writer
 	fields int
 	err    error
-	buf    bytes.Buffer
+	buf    []byte
 }
 
 func newObjectWriter(w io.Writer) *objectWriter {
@@ -43,9 +44,24 @@ func (o *objectWriter) field(k string, v any) {
 	o.write(v, "  ")
 }
 
-// array writes a field holding n elements, element i produced by elem(i).
+// elemAppender appends element i of an array field to dst, as the encoder
+// writes it there (depth 2: in an array in the top-level object).
+// It may be called from several goroutines at once.
+type elemAppender func(dst []byte, i int) ([]byte, error)
+
+// arrayDepth is the depth of the elements of an array field.
+const arrayDepth = 2
+
+// array writes a field holding n elements, element i encoded from elem(i).
 // elem may be called from several goroutines at once.
 func (o *objectWriter) array(k string, n int, elem func(i int) any) {
+	o.arrayOf(k, n, func(dst []byte, i int) ([]byte, error) {
+		return appendIndented(dst, elem(i), "    ")
+	})
+}
+
+// arrayOf writes a field holding n elements, element i appended by elem.
+func (o *objectWriter) arrayOf(k string, n int, elem elemAppender) {
 	o.key(k)
 	if n == 0 {
 		o.w.WriteString("[]")
@@ -57,7 +73,12 @@ func (o *objectWriter) array(k string, n int, elem func(i int) any) {
 	case n >= 2*arrayBatch && workers > 1:
 		o.elementsParallel(n, elem, workers)
 	default:
-		o.err = appendElements(&o.buf, o.w, 0, n, elem)
+		for from := 0; from < n && o.err == nil; from += arrayBatch {
+			o.buf, o.err = appendElements(o.buf[:0], from, min(n, from+arrayBatch), elem)
+			if o.err == nil {
+				o.w.Write(o.buf)
+			}
+		}
 	}
 	o.w.WriteString("\n  ]")
 }
@@ -65,34 +86,35 @@ func (o *objectWriter) array(k string, n int, elem func(i int) any) {
 // arrayBatch is how many array elements one goroutine encodes at a time.
 const arrayBatch = 128
 
-// appendElements writes elements from..to-1 (with their separators and
-// indent) to w, through buf, up to the first error, which it returns.
-func appendElements(buf *bytes.Buffer, w io.Writer, from, to int, elem func(i int) any) error {
+// appendElements appends elements from..to-1, with their separators and
+// indent, to dst, up to the first error, which it returns.
+func appendElements(dst []byte, from, to int, elem elemAppender) ([]byte, error) {
 	var err error
 	for i := from; i < to && err == nil; i++ {
-		buf.Reset()
 		if i > 0 {
-			buf.WriteByte(',')
+			dst = append(dst, ',')
 		}
-		buf.WriteString("\n    ")
-		if err = encodeIndented(buf, elem(i), "    "); err == nil {
-			_, err = w.Write(buf.Bytes())
-		}
+		dst = append(dst, "\n    "...)
+		dst, err = elem(dst, i)
 	}
-	return err
+	return dst, err
 }
 
 // elementsParallel encodes batches of elements on workers goroutines and
-// writes them in order; at most 2×workers batches are held at once.
-func (o *objectWriter) elementsParallel(n int, elem func(i int) any, workers int) {
+// writes them in order; at most 2×workers batches are held at once. A
+// written batch's buffer goes to the next batch, and new buffers start at
+// the size of the largest batch so far, so that buffers seldom grow.
+func (o *objectWriter) elementsParallel(n int, elem elemAppender, workers int) {
 	type batch struct {
 		from, to int
-		out      bytes.Buffer
+		out      []byte
 		err      error
 		done     chan struct{}
 	}
 	jobs := make(chan *batch, 2*workers)
 	order := make(chan *batch, 2*workers)
+	free := make(chan []byte, 4*workers+2) // written buffers (room for all in flight)
+	var size atomic.Int64                  // the largest batch so far, to size new buffers
 	stop := make(chan struct{})
 	go func() {
 		defer close(jobs)
@@ -109,9 +131,19 @@ func (o *objectWriter) elementsParallel(n int, elem func(i int) any, workers int
 	}()
 	for range workers {
 		go func() {
-			var buf bytes.Buffer
 			for b := range jobs {
-				b.err = appendElements(&buf, &b.out, b.from, b.to, elem)
+				var buf []byte
+				select {
+				case buf = <-free:
+				default:
+					if n := size.Load(); n > 0 {
+						buf = make([]byte, 0, n+n/4)
+					}
+				}
+				b.out, b.err = appendElements(buf[:0], b.from, b.to, elem)
+				if n := int64(len(b.out)); n > size.Load() {
+					size.Store(n) // a lost race only leaves a smaller hint
+				}
 				close(b.done)
 			}
 		}()
@@ -123,7 +155,11 @@ func (o *objectWriter) elementsParallel(n int, elem func(i int) any, workers int
 			close(stop)
 		}
 		if o.err == nil {
-			o.w.Write(b.out.Bytes())
+			o.w.Write(b.out)
+		}
+		select {
+		case free <- b.out:
+		default:
 		}
 	}
 }
@@ -133,25 +169,24 @@ func (o *objectWriter) write(v any, prefix string) {
 	if o.err != nil {
 		return
 	}
-	o.buf.Reset()
-	if err := encodeIndented(&o.buf, v, prefix); err != nil {
-		o.err = err
-		return
+	o.buf, o.err = appendIndented(o.buf[:0], v, prefix)
+	if o.err == nil {
+		o.w.Write(o.buf)
 	}
-	o.w.Write(o.buf.Bytes())
 }
 
-// encodeIndented appends v to buf as the indenting encoder writes it, with
+// appendIndented appends v to dst as the indenting encoder writes it, with
 // the given line prefix and without its final newline.
-func encodeIndented(buf *bytes.Buffer, v any, prefix string) error {
+func appendIndented(dst []byte, v any, prefix string) ([]byte, error) {
+	buf := bytes.NewBuffer(dst)
 	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent(prefix, "  ")
 	if err := enc.Encode(v); err != nil {
-		return err
+		return dst, err
 	}
-	buf.Truncate(buf.Len() - 1)
-	return nil
+	out := buf.Bytes()
+	return out[:len(out)-1], nil
 }
 
 // close ends the object (with the encoder's trailing newline) and flushes.

@@ -251,35 +251,80 @@ func toWireInput(in parser.Input) wireInput {
 
 func failures(v *timeline.Volume) wireFailures {
 	var f wireFailures
-	for _, e := range v.Events {
-		n := e.Count
-		if n < 1 {
-			n = 1
-		}
-		switch e.Kind {
-		case parser.AttachFailed:
-			f.Attach += n
-		case parser.DetachFailed:
-			f.Detach += n
-		case parser.MountDeviceFailed, parser.SetupFailed, parser.WaitForAttachFailed, parser.MountTimeout:
-			f.Mount += n
-		}
+	for i := range v.Events {
+		f.add(&v.Events[i])
 	}
 	return f
 }
 
+// add counts e when it is a failure (describe counts included).
+func (f *wireFailures) add(e *parser.Event) {
+	var c *int
+	switch e.Kind {
+	case parser.AttachFailed:
+		c = &f.Attach
+	case parser.DetachFailed:
+		c = &f.Detach
+	case parser.MountDeviceFailed, parser.SetupFailed, parser.WaitForAttachFailed, parser.MountTimeout:
+		c = &f.Mount
+	default:
+		return
+	}
+	*c += max(e.Count, 1)
+}
+
+// kindCount is how many of a volume's events are of one kind.
+type kindCount struct {
+	kind parser.Kind
+	n    int
+}
+
+// tallyVolume counts v's failures and its events by kind in one pass over
+// the events; the kind counts are appended to kinds (scratch space the
+// caller may keep on its stack), sorted by kind as a JSON encoder sorts map
+// keys.
+func tallyVolume(v *timeline.Volume, kinds []kindCount) (wireFailures, []kindCount) {
+	var f wireFailures
+	kinds = kinds[:0]
+	for i := range v.Events {
+		e := &v.Events[i]
+		f.add(e)
+		j := 0
+		for j < len(kinds) && kinds[j].kind != e.Kind {
+			j++
+		}
+		if j == len(kinds) { // a new kind (rare): move it into order
+			kinds = append(kinds, kindCount{kind: e.Kind})
+			for ; j > 0 && kinds[j-1].kind > e.Kind; j-- {
+				kinds[j], kinds[j-1] = kinds[j-1], kinds[j]
+			}
+		}
+		kinds[j].n++
+	}
+	return f, kinds
+}
+
+// wireVolumeName is a volume's "volume" field: its UniqueName, else its key.
+func wireVolumeName(v *timeline.Volume) string {
+	if v.UniqueName == "" {
+		return v.Key
+	}
+	return v.UniqueName
+}
+
+// toWireVolume is the wire form of v; appendVolume writes the same JSON
+// without building it.
 func toWireVolume(v *timeline.Volume) wireVolume {
+	var scratch [16]kindCount
+	f, kinds := tallyVolume(v, scratch[:0])
 	w := wireVolume{
-		Volume: v.UniqueName, PV: v.PV, Handle: v.Handle, Driver: v.Driver,
+		Volume: wireVolumeName(v), PV: v.PV, Handle: v.Handle, Driver: v.Driver,
 		Names: strs(v.Names), Attachments: strs(v.Attachments), Nodes: strs(v.Nodes), Pods: strs(v.Pods),
 		Multi: v.Multi, Events: len(v.Events), First: ts(v.First), Last: ts(v.Last),
-		Failures: failures(v), Kinds: map[string]int{},
+		Failures: f, Kinds: make(map[string]int, len(kinds)),
 	}
-	if w.Volume == "" {
-		w.Volume = v.Key
-	}
-	for _, e := range v.Events {
-		w.Kinds[string(e.Kind)]++
+	for _, k := range kinds {
+		w.Kinds[string(k.kind)] = k.n
 	}
 	return w
 }

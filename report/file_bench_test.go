@@ -1,0 +1,97 @@
+package report
+
+import (
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/kcmtrace/kcmtrace/parser"
+	"github.com/kcmtrace/kcmtrace/rules"
+	"github.com/kcmtrace/kcmtrace/timeline"
+)
+
+// benchFiles caches the analysis of the files named in KCMTRACE_BENCH_FILES,
+// so that the benchmarks below parse, build and run the rules once.
+var benchFiles struct {
+	once sync.Once
+	a    *Analysis
+	err  error
+	errs []error
+}
+
+// benchAnalysis returns the analysis of the files named in
+// KCMTRACE_BENCH_FILES (comma-separated, e.g. the logs scripts/bench.sh
+// generates), as `kcmtrace analyze` builds it, skipping the benchmark when
+// the variable is unset.
+func benchAnalysis(b *testing.B) *Analysis {
+	env := os.Getenv("KCMTRACE_BENCH_FILES")
+	if env == "" {
+		b.Skip("KCMTRACE_BENCH_FILES not set")
+	}
+	benchFiles.once.Do(func() {
+		res, errs := parser.ParseAll(strings.Split(env, ","), parser.Options{})
+		benchFiles.errs = errs
+		if len(errs) > 0 {
+			return
+		}
+		events := 0
+		for i := range res {
+			events += len(res[i].Events)
+		}
+		tl := timeline.Build(res, timeline.Options{Consume: true})
+		rs, err := rules.Run(tl, rules.Config{})
+		benchFiles.err = err
+		benchFiles.a = &Analysis{Timeline: tl, Result: rs, Rules: rules.All(), Events: events}
+	})
+	if len(benchFiles.errs) > 0 {
+		b.Fatal(benchFiles.errs)
+	}
+	if benchFiles.err != nil {
+		b.Fatal(benchFiles.err)
+	}
+	return benchFiles.a
+}
+
+// countingWriter discards what it is given and counts the bytes.
+type countingWriter struct{ n int64 }
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	c.n += int64(len(p))
+	return len(p), nil
+}
+
+// BenchmarkJSONFiles writes the analyze JSON report of the files named in
+// KCMTRACE_BENCH_FILES to io.Discard; it is skipped when the variable is
+// unset.
+func BenchmarkJSONFiles(b *testing.B) {
+	a := benchAnalysis(b)
+	var size countingWriter
+	if err := JSON(&size, a, Options{}); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(size.n)
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu := cpuTime()
+	for b.Loop() {
+		if err := JSON(io.Discard, a, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	// CPU time, every goroutine and the GC included: steadier than the
+	// wall time on a shared machine, and what parallel writing costs.
+	b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
+}
+
+// cpuTime is the CPU time (user and system) the process has used so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

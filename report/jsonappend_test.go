@@ -1,0 +1,204 @@
+package report
+
+import (
+	"bytes"
+	"math/rand"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kcmtrace/kcmtrace/parser"
+	"github.com/kcmtrace/kcmtrace/timeline"
+)
+
+// hostileStrings are log-derived texts that need escaping, or look as if
+// they might: control characters, ANSI escapes, invalid UTF-8, line and
+// paragraph separators, HTML characters, quotes and backslashes.
+var hostileStrings = []string{
+	"", "plain", "disk-abc", "<b>&amp;</b>", "quote \" backslash \\ slash /",
+	"ctl \x00\x01\x07\x08\x0c\x1f\x7f \t\r\n", "esc \x1b[31mred\x1b[0m \x1b]8;;http://x\x07",
+	"c1 \u009b31m \u0085", "bad utf8 \xff\xfe \xc3", "surrogate \xed\xa0\x80", "line sep \u2028 para \u2029",
+	"é 中 🙂", "\ufffd", "bidi \u202egnp.exe", "node|b`x", "db/<script>alert(1)</script>",
+}
+
+// TestAppendJSONStringMatchesEncoders: the hand-written string encoding is
+// the encoders' (both encoding/json and the one the writers use), on
+// hostile strings, every single byte and random byte soup.
+func TestAppendJSONStringMatchesEncoders(t *testing.T) {
+	ss := append([]string{}, hostileStrings...)
+	for c := 0; c < 256; c++ {
+		ss = append(ss, string([]byte{byte(c)}), "a"+string([]byte{byte(c)})+"z")
+	}
+	rng := rand.New(rand.NewSource(1))
+	alphabet := []byte("ab\"\\<>&\x00\x1b\n\t\x7f\x80\xc3\xa9\xe2\x80\xa8\xff/ ")
+	for range 2000 {
+		b := make([]byte, rng.Intn(12))
+		for i := range b {
+			b[i] = alphabet[rng.Intn(len(alphabet))]
+		}
+		ss = append(ss, string(b))
+	}
+	for _, s := range ss {
+		var std bytes.Buffer
+		if err := encodeJSON(&std, s); err != nil {
+			t.Fatal(err)
+		}
+		want := bytes.TrimSuffix(std.Bytes(), []byte("\n"))
+		fast, err := appendIndented(nil, s, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := appendJSONString([]byte("x"), s)
+		if !bytes.Equal(got[1:], want) || !bytes.Equal(fast, want) || got[0] != 'x' {
+			t.Errorf("%q: appendJSONString %s, writers' encoder %s, encoding/json %s", s, got[1:], fast, want)
+		}
+	}
+}
+
+// hostileVolumes are volumes with every field empty, nil or hostile.
+func hostileVolumes() []*timeline.Volume {
+	t0 := time.Date(2021, 1, 13, 8, 27, 15, 120000000, time.FixedZone("CST", 8*3600))
+	vols := []*timeline.Volume{
+		{}, // every list nil, no events, zero times
+		{Key: "key-only", Names: []string{}, Nodes: []string{}, First: t0, Events: []parser.Event{{Kind: parser.AttachFailed, Count: -3}}},
+		{UniqueName: "u", Key: "k", Last: t0.Add(time.Nanosecond), Multi: true},
+	}
+	for i, s := range hostileStrings {
+		other := hostileStrings[(i+3)%len(hostileStrings)]
+		v := &timeline.Volume{
+			Key: s, UniqueName: other, PV: s, Handle: other, Driver: s,
+			Names: []string{s, other}, Attachments: []string{other}, Nodes: []string{s}, Pods: []string{other, s, "p"},
+			Multi: i%2 == 0, First: t0.Add(time.Duration(i) * time.Hour), Last: t0.Add(time.Duration(i) * 1500 * time.Millisecond),
+		}
+		if i%3 == 0 {
+			v.UniqueName = ""
+		}
+		for j, k := range []parser.Kind{
+			parser.AttachFailed, parser.DetachFailed, parser.MountDeviceFailed, parser.SetupFailed,
+			parser.WaitForAttachFailed, parser.MountTimeout, parser.AttachStarted, parser.Kind(s), parser.Kind(other),
+			parser.AttachFailed, parser.Unknown, parser.Kind(s),
+		} {
+			v.Events = append(v.Events, parser.Event{Kind: k, Count: (i + j) % 4, Time: t0})
+		}
+		vols = append(vols, v)
+	}
+	return vols
+}
+
+// TestAppendVolumeMatchesEncoder: appendVolume writes what encoding
+// toWireVolume writes, for hostile volumes and for the hand seed, at the
+// depth the documents use and at the top level.
+func TestAppendVolumeMatchesEncoder(t *testing.T) {
+	vols := append(hostileVolumes(), handSeed(true).Timeline.Volumes...)
+	vols = append(vols, handSeed(false).Timeline.Volumes...)
+	for _, depth := range []int{0, 1, arrayDepth, 5} {
+		for i, v := range vols {
+			want, err := appendIndented(nil, toWireVolume(v), strings.Repeat("  ", depth))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var std bytes.Buffer
+			if depth == 0 {
+				if err := encodeJSON(&std, toWireVolume(v)); err != nil {
+					t.Fatal(err)
+				}
+				if s := bytes.TrimSuffix(std.Bytes(), []byte("\n")); !bytes.Equal(s, want) {
+					t.Errorf("volume %d: encoders disagree:\n%s\n%s", i, s, want)
+				}
+			}
+			got := appendVolume([]byte("prefix"), v, depth)
+			if !bytes.HasPrefix(got, []byte("prefix")) || !bytes.Equal(got[len("prefix"):], want) {
+				t.Errorf("depth %d, volume %d:\n got %s\nwant %s", depth, i, got[len("prefix"):], want)
+			}
+		}
+	}
+}
+
+// TestVolumesJSONMatchesWholeValue: the volumes document, hand-written
+// volumes included, is the encoding of the whole wireVolumes value, on one
+// goroutine and on several (enough volumes to be written by batches).
+func TestVolumesJSONMatchesWholeValue(t *testing.T) {
+	base := hostileVolumes()
+	var vols []*timeline.Volume
+	for len(vols) < 3*arrayBatch+5 {
+		vols = append(vols, base...)
+	}
+	doc := wireVolumes{Schema: SchemaVolumes, Volumes: []wireVolume{}}
+	for _, v := range vols {
+		doc.Volumes = append(doc.Volumes, toWireVolume(v))
+	}
+	var want bytes.Buffer
+	if err := encodeJSON(&want, doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, procs := range []int{1, 4} {
+		old := runtime.GOMAXPROCS(procs)
+		var got bytes.Buffer
+		err := VolumesJSON(&got, vols, Options{})
+		runtime.GOMAXPROCS(old)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Errorf("GOMAXPROCS %d: volumes document differs from the whole value", procs)
+		}
+	}
+}
+
+// TestPlainJSONEveryByteEverywhere: the eight-bytes-at-a-time check flags
+// exactly the strings with a byte JSON escapes (or that is not ASCII),
+// wherever in the string that byte is.
+func TestPlainJSONEveryByteEverywhere(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		want := c >= 0x20 && c < 0x80 && c != '"' && c != '\\'
+		for n := 1; n <= 19; n++ {
+			for pos := 0; pos < n; pos++ {
+				b := []byte(strings.Repeat("a", n))
+				b[pos] = byte(c)
+				if got := plainJSON(string(b)); got != want {
+					t.Fatalf("plainJSON(%q) = %v, want %v", b, got, want)
+				}
+				if pos == n/2 {
+					std, _ := appendIndented(nil, string(b), "")
+					if got := appendJSONString(nil, string(b)); !bytes.Equal(got, std) {
+						t.Fatalf("%q: appendJSONString %s, encoder %s", b, got, std)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestAppendTSMatchesFormat: the hand-written timestamps are the time
+// package's RFC 3339 (nanoseconds, UTC), on edge dates, fractions with and
+// without trailing zeros, other zones, monotonic readings and random times
+// from before 1970 to after 9999.
+func TestAppendTSMatchesFormat(t *testing.T) {
+	ny, _ := time.LoadLocation("America/New_York")
+	if ny == nil {
+		ny = time.FixedZone("EST", -5*3600)
+	}
+	times := []time.Time{
+		time.Unix(0, 0), time.Unix(0, 1), time.Unix(-1, 999999999), time.Unix(year10000-1, 999999999), time.Unix(year10000, 0),
+		time.Date(2000, 2, 29, 23, 59, 59, 100000000, time.UTC), time.Date(2100, 2, 28, 12, 0, 0, 120000, time.UTC),
+		time.Date(2100, 3, 1, 0, 0, 0, 0, time.UTC), time.Date(1900, 3, 1, 0, 0, 0, 0, time.UTC), time.Date(2024, 12, 31, 23, 59, 59, 999999999, time.UTC),
+		time.Date(2024, 8, 12, 0, 52, 51, 30042000, time.UTC), time.Date(2021, 1, 13, 8, 27, 15, 120000000, ny),
+		time.Date(-5, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(12000, 1, 1, 0, 0, 0, 0, time.UTC), time.Now(), time.Now().In(ny),
+	}
+	rng := rand.New(rand.NewSource(1))
+	for range 200000 {
+		sec := rng.Int63n(400e9) - 100e9
+		ns := []int64{0, rng.Int63n(1e9), rng.Int63n(1e3) * 1e6, rng.Int63n(1e6) * 1e3}[rng.Intn(4)]
+		times = append(times, time.Unix(sec, ns))
+	}
+	for _, tm := range times {
+		want := tm.UTC().Format(time.RFC3339Nano)
+		if got := string(appendTS([]byte("x"), tm)); got != "x"+want {
+			t.Fatalf("appendTS(%v) = %q, want %q", tm, got[1:], want)
+		}
+		if got := ts(tm); got != want {
+			t.Fatalf("ts(%v) = %q, want %q", tm, got, want)
+		}
+	}
+}
