@@ -221,7 +221,7 @@ func (sc *scanner) block(data []byte, segs []seg) {
 			if g.json {
 				sc.jsonRun(g)
 			} else {
-				sc.plainRun(data, g)
+				sc.plainRun(g)
 			}
 			continue
 		}
@@ -238,7 +238,7 @@ func (sc *scanner) block(data []byte, segs []seg) {
 // the first line), and the unwrapper's preference. The wrapper clock is
 // only compared with the klog clock for relevant entries and the first
 // evidenceEntries ones, which block leaves to physical.
-func (sc *scanner) plainRun(data []byte, g *seg) {
+func (sc *scanner) plainRun(g *seg) {
 	st := sc.st
 	sc.close()
 	st.in.Lines += g.n
@@ -262,9 +262,9 @@ func (sc *scanner) plainRun(data []byte, g *seg) {
 	st.formatVotes[fmtKlog] += g.n
 	st.in.Irrelevant += g.n
 	sc.entries += g.n
-	sc.trackWall(wallAt(data, g.pay0))
+	sc.trackWall(g.w0)
 	if g.n > 1 {
-		sc.trackWall(wallAt(data, g.payL))
+		sc.trackWall(g.wL)
 	}
 }
 

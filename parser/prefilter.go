@@ -228,6 +228,9 @@ type seg struct {
 	wk         wrapKind
 	pay0, payL int
 	host, proc []byte
+	// w0 and wL are the clocks of a klog run's first and last line (wL
+	// only when it has two or more), read while the block is in cache
+	w0, wL wall
 	// the earliest and latest "ts" (jsonTS) of a JSON run's lines; zero
 	// when none has a usable one. Those written as plain decimals are
 	// kept in nanoseconds since the epoch (minNS, maxNS; when hasNS).
@@ -322,6 +325,16 @@ func analyzeBlock(data []byte, max int, fast bool, segs []seg) []seg {
 	// known plain (pend*)
 	var cur seg
 	curOpen := false
+	// closeSeg appends cur, with the clocks of a klog run's ends
+	closeSeg := func() {
+		if cur.n > 0 && !cur.json {
+			cur.w0 = wallAt(data, cur.pay0)
+			if cur.n > 1 {
+				cur.wL = wallAt(data, cur.payL)
+			}
+		}
+		segs = append(segs, cur)
+	}
 	const (
 		notPlain = iota
 		plainK   // klog header line
@@ -344,7 +357,7 @@ func analyzeBlock(data []byte, max int, fast bool, segs []seg) []seg {
 		ok, js := l.kind != notPlain, l.kind == plainJ
 		if !curOpen || ok != (cur.n > 0) || ok && (js != cur.json || !js && (cur.mon != l.mon || cur.wk != l.wk || !bytes.Equal(cur.proc, l.proc))) {
 			if curOpen {
-				segs = append(segs, cur)
+				closeSeg()
 			}
 			curOpen = true
 			cur = seg{off: l.s, end: l.e}
@@ -429,7 +442,7 @@ func analyzeBlock(data []byte, max int, fast bool, segs []seg) []seg {
 		add(pend)
 	}
 	if curOpen {
-		segs = append(segs, cur)
+		closeSeg()
 	}
 	return segs
 }
