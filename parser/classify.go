@@ -109,8 +109,7 @@ func jsonFromInformerPlumbing(p []byte) bool {
 		return false
 	}
 	at := len(`{"ts":`) + len(num)
-	if !bytes.HasPrefix(p, []byte(`{"ts":`)) || !bytes.HasPrefix(p[at:], []byte(key)) ||
-		bytes.LastIndex(p, []byte(key[1:len(key)-1])) != at+1 {
+	if !bytes.HasPrefix(p, []byte(`{"ts":`)) || !bytes.HasPrefix(p[at:], []byte(key)) {
 		return false
 	}
 	v := p[at+len(key):]
@@ -125,7 +124,9 @@ func jsonFromInformerPlumbing(p []byte) bool {
 	if s := bytes.LastIndexByte(f, '/'); s >= 0 {
 		f = f[s+1:]
 	}
-	return informerPlumbing[string(f)]
+	// the line's only "caller" (it cannot overlap itself): looked for
+	// last, on the few lines from plumbing files
+	return informerPlumbing[string(f)] && bytes.Index(p[at+2:], []byte(key[1:len(key)-1])) < 0
 }
 
 // isDecimal reports whether b is digits, with a fraction or not ("12",

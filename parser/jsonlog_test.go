@@ -6,6 +6,7 @@ import (
 	"os"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -288,10 +289,92 @@ func TestJSONFromInformerPlumbing(t *testing.T) {
 // FuzzJSONFromInformerPlumbing: a line taken for informer plumbing is one
 // whose decoded caller is an informer-plumbing file (or one that does not
 // decode at all).
+// jsonFromInformerPlumbingRef is the first jsonFromInformerPlumbing, which
+// looked for a second "caller" key (bytes.LastIndex, byte by byte) before
+// the file: the reference of the one that looks up the file first.
+func jsonFromInformerPlumbingRef(p []byte) bool {
+	const key = `,"caller":"`
+	num, other, found := jsonTSNumber(p)
+	if !found || other || !isDecimal(num) {
+		return false
+	}
+	at := len(`{"ts":`) + len(num)
+	if !bytes.HasPrefix(p, []byte(`{"ts":`)) || !bytes.HasPrefix(p[at:], []byte(key)) ||
+		bytes.LastIndex(p, []byte(key[1:len(key)-1])) != at+1 {
+		return false
+	}
+	v := p[at+len(key):]
+	end := bytes.IndexByte(v, '"')
+	if end < 0 || bytes.IndexByte(v[:end], '\\') >= 0 {
+		return false
+	}
+	f := v[:end]
+	if c := bytes.LastIndexByte(f, ':'); c >= 0 {
+		f = f[:c]
+	}
+	if s := bytes.LastIndexByte(f, '/'); s >= 0 {
+		f = f[s+1:]
+	}
+	return informerPlumbing[string(f)]
+}
+
+// plumbingCases are JSON log lines around jsonFromInformerPlumbing's checks.
+var plumbingCases = []string{
+	`{"ts":1723420817080.957,"caller":"cache/reflector.go:800","msg":"Watch close - *v1.PersistentVolume","v":0}`,
+	`{"ts":1,"caller":"a/b/shared_informer.go:1","msg":"x","v":0,"o":{"caller":"x.go"}}`,
+	`{"ts":1,"caller":"reflector.go:1","msg":"x","caller":"y.go:2"}`,
+	`{"ts":1,"caller":"reflector.go:1","msg":"x "caller" in text"}`,
+	`{"ts":1,"caller":"reflector.go","msg":"x"}`,
+	`{"ts":1,"caller":"cache/reflector.go:800"`,
+	`{"ts":1,"caller":"cache/reflector.go:800","msg":"\"caller\""}`,
+	`{"ts":1,"caller":"x/reconciler.go:1","msg":"y","caller":"reflector.go:2"}`,
+	`{"ts":1,"caller":"ref\u006cector.go:1","msg":"x"}`,
+	`{"ts":"1","caller":"reflector.go:1","msg":"x"}`,
+	`{"ts":1e3,"caller":"reflector.go:1","msg":"x"}`,
+	`{"ts":1, "caller":"reflector.go:1","msg":"x"}`,
+	`{"caller":"reflector.go:1","ts":1,"msg":"x"}`,
+	`{"ts":1,"caller":"reflector.go:1"caller"`,
+}
+
+// TestJSONFromInformerPlumbingMatchesReference compares the two on the
+// cases above, every line of the test inputs and every cut of the cases.
+func TestJSONFromInformerPlumbingMatchesReference(t *testing.T) {
+	ins := append([]string(nil), plumbingCases...)
+	for _, c := range plumbingCases {
+		for i := range c {
+			ins = append(ins, c[:i], c[i:])
+		}
+	}
+	for _, f := range testInputs(t) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ins = append(ins, strings.Split(string(data), "\n")...)
+	}
+	taken := 0
+	for _, in := range ins {
+		got, want := jsonFromInformerPlumbing([]byte(in)), jsonFromInformerPlumbingRef([]byte(in))
+		if got != want {
+			t.Errorf("jsonFromInformerPlumbing(%q) = %v, reference %v", in, got, want)
+		}
+		if got {
+			taken++
+		}
+	}
+	if taken < 3 {
+		t.Errorf("only %d lines taken for plumbing: the cases no longer exercise it", taken)
+	}
+}
+
 func FuzzJSONFromInformerPlumbing(f *testing.F) {
-	f.Add([]byte(`{"ts":1723420817080.957,"caller":"cache/reflector.go:800","msg":"Watch close - *v1.PersistentVolume","v":0}`))
-	f.Add([]byte(`{"ts":1,"caller":"a/b/shared_informer.go:1","msg":"x","v":0,"o":{"caller":"x.go"}}`))
+	for _, c := range plumbingCases {
+		f.Add([]byte(c))
+	}
 	f.Fuzz(func(t *testing.T, p []byte) {
+		if got, want := jsonFromInformerPlumbing(p), jsonFromInformerPlumbingRef(p); got != want {
+			t.Fatalf("%q: %v, reference %v", p, got, want)
+		}
 		if !jsonFromInformerPlumbing(p) {
 			return
 		}
