@@ -2,7 +2,9 @@ package parser
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math"
+	"math/rand/v2"
 	"os"
 	"reflect"
 	"strconv"
@@ -381,6 +383,97 @@ func FuzzJSONFromInformerPlumbing(f *testing.F) {
 		var rec record
 		if err := decodeJSONLog(p, &rec); err == nil && !informerPlumbing[rec.File] {
 			t.Fatalf("%q: taken for informer plumbing, but its caller decodes to %q", p, rec.File)
+		}
+	})
+}
+
+// slowTS is trackTS's general path for one line: the "ts" in nanoseconds
+// when it is a plausible decimal.
+func slowTS(p []byte) (int64, bool) {
+	num, other, found := jsonTSNumber(p)
+	if !found {
+		return 0, false
+	}
+	ms, ns, ok := decimalMillis(num, other)
+	if !ok || ms < plausibleMillis[0] || ms >= plausibleMillis[1] {
+		return 0, false
+	}
+	return ms*1e6 + ns, true
+}
+
+// TestLoggerTSMatchesSlowPath: whatever loggerTS takes, it reads as the
+// general path does, around the plausible range, with fractions of every
+// length, every terminator and a byte broken anywhere; and it takes the
+// JSON logger's own lines.
+func TestLoggerTSMatchesSlowPath(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var lines []string
+	for _, y := range []int{minPlausibleYear, 2024, maxPlausibleYear + 1} {
+		base := time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
+		for _, d := range []int64{-1, 0, 1, 86400000 * 17} {
+			ms := strconv.FormatInt(base+d, 10)
+			for _, frac := range []string{"", "5", "388", "000001", "1234567", "999999999"} {
+				for _, term := range []string{`,"caller":"x.go:1"}`, "}", ".5,", "e3,", "E3", "+1", "-1", " ,", ""} {
+					num := ms
+					if frac != "" || term == "" {
+						num += "." + frac
+					}
+					lines = append(lines, `{"ts":`+num+term)
+				}
+			}
+		}
+	}
+	n := len(lines)
+	for i := 0; i < n; i++ {
+		b := []byte(lines[i])
+		for k := 0; k < 3; k++ {
+			c := append([]byte(nil), b...)
+			c[rng.IntN(len(c))] = "0123456789.:x\"/eE+-"[rng.IntN(19)]
+			lines = append(lines, string(c))
+		}
+	}
+	taken := 0
+	for _, l := range lines {
+		got, ok := loggerTS([]byte(l))
+		want, wok := slowTS([]byte(l))
+		if ok && (!wok || got != want) {
+			t.Fatalf("loggerTS(%q) = %d, general path %d %v", l, got, want, wok)
+		}
+		if ok {
+			taken++
+		}
+	}
+	if _, ok := loggerTS([]byte(`{"ts":1723432200612.388,"caller":"x.go:1","msg":"x","v":0}`)); !ok || taken < 200 {
+		t.Fatalf("loggerTS takes too little (%d lines)", taken)
+	}
+}
+
+func TestEightDigits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for i := 0; i < 100000; i++ {
+		var b [8]byte
+		for j := range b {
+			b[j] = byte('0' + rng.IntN(10))
+		}
+		if i%3 == 1 {
+			b[rng.IntN(8)] = byte(rng.IntN(256))
+		}
+		want, err := strconv.ParseUint(string(b[:]), 10, 64)
+		got, ok := eightDigits(binary.LittleEndian.Uint64(b[:]))
+		if ok != (err == nil && !bytes.ContainsAny(b[:], "+-")) || ok && got != want {
+			t.Fatalf("eightDigits(%q) = %d %v, want %d %v", b, got, ok, want, err)
+		}
+	}
+}
+
+func FuzzLoggerTS(f *testing.F) {
+	f.Add([]byte(`{"ts":1723432200612.388,"msg":"x"}`))
+	f.Add([]byte(`{"ts":1723432200612.38e8,"msg":"x"}`))
+	f.Fuzz(func(t *testing.T, p []byte) {
+		got, ok := loggerTS(p)
+		want, wok := slowTS(p)
+		if ok && (!wok || got != want) {
+			t.Fatalf("loggerTS(%q) = %d, general path %d %v", p, got, want, wok)
 		}
 	})
 }

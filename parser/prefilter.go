@@ -243,6 +243,10 @@ type seg struct {
 // as trackAbs(jsonTS(line)) would, without building a time for a decimal
 // "ts" (the JSON logger's form).
 func (g *seg) trackTS(line []byte) {
+	if k, ok := loggerTS(line); ok {
+		g.foldNS(k)
+		return
+	}
 	num, other, found := jsonTSNumber(line)
 	if !found {
 		return
@@ -257,7 +261,11 @@ func (g *seg) trackTS(line []byte) {
 	if ms < plausibleMillis[0] || ms >= plausibleMillis[1] {
 		return // jsonTS: not ok
 	}
-	k := ms*1e6 + ns
+	g.foldNS(ms*1e6 + ns)
+}
+
+// foldNS folds a plausible "ts" in nanoseconds into the run's range.
+func (g *seg) foldNS(k int64) {
 	if !g.hasNS || k < g.minNS {
 		g.minNS = k
 	}
@@ -265,6 +273,62 @@ func (g *seg) trackTS(line []byte) {
 		g.maxNS = k
 	}
 	g.hasNS = true
+}
+
+// loggerTS decodes the "ts" of a line as the JSON logger writes it —
+// {"ts": then 13 digits of milliseconds, ".", one or more digits, and a
+// byte that cannot continue a number — into nanoseconds, as the general
+// path of trackTS would (jsonTSNumber, decimalMillis: the first six digits
+// of the fraction; plausibleMillis). ok is false for any other shape, left
+// to that path. The digits are checked and read eight at a time.
+func loggerTS(p []byte) (k int64, ok bool) {
+	const pre = `{"ts":`
+	if len(p) < len(pre)+13+2+1 || string(p[:len(pre)]) != pre || p[len(pre)+13] != '.' {
+		return 0, false
+	}
+	d := p[len(pre):]
+	hi, ok1 := eightDigits(binary.LittleEndian.Uint64(d))
+	lo, ok2 := eightDigits(binary.LittleEndian.Uint64(d[5:]))
+	if !ok1 || !ok2 {
+		return 0, false
+	}
+	ms := int64(hi/1000)*1e8 + int64(lo) // digits 0–4, then 5–12
+	if ms < plausibleMillis[0] || ms >= plausibleMillis[1] {
+		return 0, false
+	}
+	f := d[14:]
+	ns, n := int64(0), 0
+	for ; n < len(f) && isDigit(f[n]); n++ {
+		if n < 6 {
+			ns = ns*10 + int64(f[n]-'0')
+		}
+	}
+	if n == 0 || n == len(f) {
+		return 0, false
+	}
+	switch f[n] {
+	case '.', 'e', 'E', '+', '-':
+		return 0, false
+	}
+	for i := n; i < 6; i++ {
+		ns *= 10
+	}
+	return ms*1e6 + ns, true
+}
+
+// eightDigits reads x, eight bytes in memory order, as eight ASCII digits
+// (the first the most significant); ok is false when one is not a digit.
+func eightDigits(x uint64) (v uint64, ok bool) {
+	// a byte is a digit when its high nibble is 3 and adding 6 keeps it so
+	const threes, sixes, highs = 0x3030303030303030, 0x0606060606060606, 0xF0F0F0F0F0F0F0F0
+	if x&highs != threes || (x+sixes)&highs != threes {
+		return 0, false
+	}
+	x &= 0x0F0F0F0F0F0F0F0F
+	x = (x * (10<<8 + 1)) >> 8 // pairs: 10*first + second in the low byte of each 16 bits
+	x = ((x & 0x00FF00FF00FF00FF) * (100<<16 + 1)) >> 16
+	x = ((x & 0x0000FFFF0000FFFF) * (10000<<32 + 1)) >> 32
+	return x & 0xFFFFFFFF, true
 }
 
 // trackAbs folds t into the run's time range exactly as
