@@ -13,8 +13,10 @@
 // stream; ParseAll parses its inputs concurrently (up to GOMAXPROCS at a
 // time) and returns them in command-line order. Input is read in 2 MiB
 // blocks of whole lines (a regular, uncompressed file of 4 MiB or more is
-// mapped with mmap in 1 MiB windows instead, each unmapped once applied; a
-// file that shrinks while mapped ends with a problem, not a crash). Each
+// mapped with mmap once instead and read in 1 MiB blocks, each block's
+// pages filled in before it is analysed and dropped from the mapping once
+// applied; a file that shrinks while mapped ends with a problem, not a
+// crash). Each
 // block is searched for the prefilter tokens, NUL bytes and no-break
 // spaces in one pass (an AVX2 Teddy multi-literal search on amd64, a
 // hashed 4-byte-gram scan elsewhere). A line longer than

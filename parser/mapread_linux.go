@@ -10,11 +10,29 @@ import (
 
 const canMap = true
 
-// mapWindow maps n bytes of f from off (a page boundary) read-only, with
-// its page table filled at once (MAP_POPULATE) so that the analysis
-// goroutines do not fault on it.
-func mapWindow(f *os.File, off int64, n int) ([]byte, error) {
-	return unix.Mmap(int(f.Fd()), off, n, unix.PROT_READ, unix.MAP_SHARED|unix.MAP_POPULATE)
+// mapFile maps the first size bytes of f read-only. Nothing is read yet:
+// populatePages fills in the page table of each block.
+func mapFile(f *os.File, size int64) ([]byte, error) {
+	return unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_SHARED)
 }
 
-func unmapWindow(m []byte) { _ = unix.Munmap(m) }
+func unmapFile(m []byte) { _ = unix.Munmap(m) }
+
+// populatePages fills in the page table for b, whole pages of a mapping,
+// so that the analysis goroutines do not fault on them. It is only a hint:
+// where it fails (before Linux 5.14; past the end of a file that shrank)
+// the pages fault in when read.
+func populatePages(b []byte) {
+	if len(b) > 0 {
+		_ = unix.Madvise(b, unix.MADV_POPULATE_READ)
+	}
+}
+
+// dropPages removes the whole pages b covers from the mapping's page table
+// (they stay in the page cache: a later read faults them back in), so
+// they no longer count as resident memory.
+func dropPages(b []byte) {
+	if len(b) > 0 {
+		_ = unix.Madvise(b, unix.MADV_DONTNEED)
+	}
+}

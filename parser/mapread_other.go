@@ -10,8 +10,10 @@ import (
 // canMap is false: files are read, not mapped.
 const canMap = false
 
-func mapWindow(f *os.File, off int64, n int) ([]byte, error) {
+func mapFile(f *os.File, size int64) ([]byte, error) {
 	return nil, errors.New("mmap not supported")
 }
 
-func unmapWindow(m []byte) {}
+func unmapFile(m []byte)     {}
+func populatePages(b []byte) {}
+func dropPages(b []byte)     {}

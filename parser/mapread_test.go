@@ -148,8 +148,12 @@ func TestMappedFileShrinks(t *testing.T) {
 	if err := os.Truncate(p, 1<<20); err != nil {
 		t.Fatal(err)
 	}
+	all, err := mapFile(f, int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
 	st := newInputState(p, 0)
-	st.readMapped(f, int64(len(data)), Options{})
+	st.readMapped(f, all, Options{})
 	res := st.alone(Options{})
 	found := false
 	for _, pr := range res.Input.Problems {

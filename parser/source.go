@@ -429,8 +429,11 @@ func parseSource(src source, opt Options, index int) (*inputState, error) {
 			}
 			st.mtime = fi.ModTime()
 			if size, ok := mappable(f, fi); ok {
-				st.readMapped(f, size, opt)
-				return st, nil
+				if all, err := mapFile(f, size); err == nil {
+					st.readMapped(f, all, opt)
+					return st, nil
+				}
+				// no room to map it (a 32-bit system): read it
 			}
 		}
 		r = f
