@@ -112,21 +112,27 @@ func jsonFromInformerPlumbing(p []byte) bool {
 	if !bytes.HasPrefix(p, []byte(`{"ts":`)) || !bytes.HasPrefix(p[at:], []byte(key)) {
 		return false
 	}
-	v := p[at+len(key):]
+	f, ok := callerFile(p[at+len(key):])
+	// the line's only "caller" (it cannot overlap itself): looked for
+	// last, on the few lines from plumbing files
+	return ok && informerPlumbing[string(f)] && bytes.Index(p[at+2:], []byte(key[1:len(key)-1])) < 0
+}
+
+// callerFile returns the file basename of v, a JSON "caller" value after
+// its opening quote ("dir/file.go:123"…), when it has no escape.
+func callerFile(v []byte) (f []byte, ok bool) {
 	end := bytes.IndexByte(v, '"')
 	if end < 0 || bytes.IndexByte(v[:end], '\\') >= 0 {
-		return false
+		return nil, false
 	}
-	f := v[:end]
+	f = v[:end]
 	if c := bytes.LastIndexByte(f, ':'); c >= 0 {
 		f = f[:c]
 	}
 	if s := bytes.LastIndexByte(f, '/'); s >= 0 {
 		f = f[s+1:]
 	}
-	// the line's only "caller" (it cannot overlap itself): looked for
-	// last, on the few lines from plumbing files
-	return informerPlumbing[string(f)] && bytes.Index(p[at+2:], []byte(key[1:len(key)-1])) < 0
+	return f, true
 }
 
 // isDecimal reports whether b is digits, with a fraction or not ("12",

@@ -3,19 +3,16 @@ package parser
 import (
 	"bytes"
 	"os"
-	"strings"
 	"testing"
+
+	"github.com/kcmtrace/kcmtrace/internal/benchfiles"
 )
 
 // BenchmarkParseFiles parses the files named in KCMTRACE_BENCH_FILES
 // (comma-separated, e.g. the logs scripts/bench.sh generates) with ParseAll;
 // it is skipped when the variable is unset.
 func BenchmarkParseFiles(b *testing.B) {
-	env := os.Getenv("KCMTRACE_BENCH_FILES")
-	if env == "" {
-		b.Skip("KCMTRACE_BENCH_FILES not set")
-	}
-	paths := strings.Split(env, ",")
+	paths := benchfiles.Paths(b)
 	var n int64
 	for _, p := range paths {
 		fi, err := os.Stat(p)

@@ -305,19 +305,8 @@ func jsonFromInformerPlumbingRef(p []byte) bool {
 		bytes.LastIndex(p, []byte(key[1:len(key)-1])) != at+1 {
 		return false
 	}
-	v := p[at+len(key):]
-	end := bytes.IndexByte(v, '"')
-	if end < 0 || bytes.IndexByte(v[:end], '\\') >= 0 {
-		return false
-	}
-	f := v[:end]
-	if c := bytes.LastIndexByte(f, ':'); c >= 0 {
-		f = f[:c]
-	}
-	if s := bytes.LastIndexByte(f, '/'); s >= 0 {
-		f = f[s+1:]
-	}
-	return informerPlumbing[string(f)]
+	f, ok := callerFile(p[at+len(key):])
+	return ok && informerPlumbing[string(f)]
 }
 
 // plumbingCases are JSON log lines around jsonFromInformerPlumbing's checks.

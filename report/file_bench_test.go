@@ -2,13 +2,12 @@ package report
 
 import (
 	"io"
-	"os"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/kcmtrace/kcmtrace/internal/benchfiles"
 	"github.com/kcmtrace/kcmtrace/parser"
 	"github.com/kcmtrace/kcmtrace/rules"
 	"github.com/kcmtrace/kcmtrace/timeline"
@@ -28,12 +27,9 @@ var benchFiles struct {
 // generates), as `kcmtrace analyze` builds it, skipping the benchmark when
 // the variable is unset.
 func benchAnalysis(b *testing.B) *Analysis {
-	env := os.Getenv("KCMTRACE_BENCH_FILES")
-	if env == "" {
-		b.Skip("KCMTRACE_BENCH_FILES not set")
-	}
+	paths := benchfiles.Paths(b)
 	benchFiles.once.Do(func() {
-		res, errs := parser.ParseAll(strings.Split(env, ","), parser.Options{})
+		res, errs := parser.ParseAll(paths, parser.Options{})
 		benchFiles.errs = errs
 		if len(errs) > 0 {
 			return

@@ -1,11 +1,10 @@
 package rules
 
 import (
-	"os"
-	"strings"
 	"sync"
 	"testing"
 
+	"github.com/kcmtrace/kcmtrace/internal/benchfiles"
 	"github.com/kcmtrace/kcmtrace/parser"
 	"github.com/kcmtrace/kcmtrace/timeline"
 )
@@ -22,12 +21,9 @@ var benchFiles struct {
 // KCMTRACE_BENCH_FILES (comma-separated, e.g. the logs scripts/bench.sh
 // generates), skipping the benchmark when the variable is unset.
 func benchTimeline(b *testing.B) *timeline.Timeline {
-	env := os.Getenv("KCMTRACE_BENCH_FILES")
-	if env == "" {
-		b.Skip("KCMTRACE_BENCH_FILES not set")
-	}
+	paths := benchfiles.Paths(b)
 	benchFiles.once.Do(func() {
-		res, errs := parser.ParseAll(strings.Split(env, ","), parser.Options{})
+		res, errs := parser.ParseAll(paths, parser.Options{})
 		benchFiles.errs = errs
 		if len(errs) == 0 {
 			benchFiles.tl = timeline.Build(res, timeline.Options{Consume: true})
