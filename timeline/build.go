@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -44,17 +45,27 @@ func Build(results []parser.Result, opt Options) *Timeline {
 	}
 
 	// Events in one array, input order kept; bounds[i]:bounds[i+1] is input i.
-	evs, bounds := gather(results, opt.Consume)
+	evs, bounds, src := gather(results, opt.Consume)
 	in := make([]int32, len(evs))
 	for i := range results {
 		for k := bounds[i]; k < bounds[i+1]; k++ {
 			in[k] = int32(i)
 		}
 	}
-	sy, ids, rawVol := prepareEvents(evs, in, comps)
+	pr := prepareEvents(evs, src, bounds, in, comps)
+	if opt.Consume && src != nil {
+		release(results)
+	}
+	// The parts' tables are merged while the events are placed in time
+	// (which reads and edits the events only); nothing reads sy or ids
+	// before interned.Wait.
+	var sy *syms
+	var interned sync.WaitGroup
+	interned.Go(func() { sy = pr.merge() })
+	ids := pr.ids
 
-	fillKubeletNodes(evs, bounds, comps, rawVol, sy, ids)
-	t.Skews = estimateSkews(evs, in, bounds, t.Inputs, comps, opt.Skew)
+	nodes := fillKubeletNodes(evs, bounds, comps, pr.rawVol)
+	t.Skews = estimateSkews(evs, pr.attaches, bounds, t.Inputs, comps, opt.Skew)
 	offsets := make([]time.Duration, len(results))
 	for _, s := range t.Skews {
 		for i := range results {
@@ -64,16 +75,15 @@ func Build(results []parser.Result, opt Options) *Timeline {
 		}
 	}
 	for i, d := range offsets {
-		if d == 0 {
-			continue
-		}
-		for k := bounds[i]; k < bounds[i+1]; k++ {
-			if !evs[k].Time.IsZero() {
-				evs[k].Time = evs[k].Time.Add(d)
-			}
+		if d != 0 {
+			shiftTimes(evs[bounds[i]:bounds[i+1]], d)
 		}
 	}
-	for _, s := range anchorDescribes(evs, in, bounds, t.Inputs, opt.Skew) {
+	var anchored []Skew
+	if pr.describes {
+		anchored = anchorDescribes(evs, in, bounds, t.Inputs, opt.Skew)
+	}
+	for _, s := range anchored {
 		t.Skews = append(t.Skews, s)
 		for i := range results {
 			if results[i].Input.Path == s.Path {
@@ -88,9 +98,17 @@ func Build(results []parser.Result, opt Options) *Timeline {
 	}
 
 	// Merge order: time, input index, line. Zero times (unanchored describe
-	// rows) go last, in input order.
-	ord := sortOrder(evs, bounds)
-	ord = dedupe(evs, in, ord, &t.Dupes)
+	// rows) go last, in input order. The keys prepareEvents took are
+	// taken again for the inputs whose times moved since.
+	for i, d := range offsets {
+		if d != 0 {
+			for k := bounds[i]; k < bounds[i+1]; k++ {
+				pr.keys[k] = eventKey(&evs[k], k)
+			}
+		}
+	}
+	sorted := sortOrder(pr.keys, bounds)
+	ord := dedupe(evs, in, sorted, pr.texts, &t.Dupes)
 
 	// The span covers every input's first and last timestamp (on the
 	// corrected clock), not only the lines that became events.
@@ -131,6 +149,8 @@ func Build(results []parser.Result, opt Options) *Timeline {
 		}
 	}
 
+	interned.Wait()
+	kubeletNodeIDs(evs, bounds, nodes, sy, ids)
 	group(t, evs, ord, sy, ids, func() { t.Restarts = detectRestarts(evs, in, ord, comps) })
 	return t
 }
@@ -140,24 +160,40 @@ func Build(results []parser.Result, opt Options) *Timeline {
 // text (shareText) and interns them, so that grouping works on ids[k] (see
 // syms). rawVol keeps a bare PV name moved out of Volume when PV was set
 // too: the kubelet node vote reads the events as the parser gave them.
+// While it holds each event it also notes what the later passes would
+// otherwise read every event again for (see prepared).
+//
+// When src is not nil, evs is filled from it first (fillEvents; inputs
+// as bounds says), a block at a time, each just before it is read: the
+// copy and the first reading of the events are one pass over them.
 //
 // The events are split into consecutive parts, done concurrently, each
-// interned into a table of its own; the tables are then absorbed into the
-// first in order, so the ids do not depend on the split.
-func prepareEvents(evs []parser.Event, in []int32, comps []string) (sy *syms, ids []evIDs, rawVol map[int32]string) {
-	ids = make([]evIDs, len(evs))
+// interned into a table of its own; merge then absorbs the tables into
+// the first in order, so that the ids do not depend on the split.
+func prepareEvents(evs []parser.Event, src []parser.Result, inputs []int, in []int32, comps []string) *prepared {
 	bounds := chunks(len(evs))
-	parts := make([]*syms, len(bounds)-1)
+	pr := &prepared{
+		ids:    make([]evIDs, len(evs)),
+		keys:   make([]sortKey, len(evs)),
+		texts:  make([]bool, len(evs)),
+		parts:  make([]*syms, len(bounds)-1),
+		bounds: bounds,
+	}
 	raws := make([]map[int32]string, len(bounds)-1)
+	attaches := make([][]int32, len(bounds)-1)
+	describes := make([]bool, len(bounds)-1)
 	each(bounds, func(c, lo, hi int) {
-		size := hi - lo
+		capIDs := hi - lo
 		if c == 0 {
-			size = len(evs) // the first part's table becomes everyone's
+			capIDs = len(evs) // the first part's ids become everyone's
 		}
-		sy := newSyms(size)
+		sy := newSyms(hi-lo, capIDs)
 		var raw map[int32]string
-		var prev []evIDs
+		prev := make([]lastIDs, hi-lo) // by UniqueName sym: mostly fewer than the events
 		for k := lo; k < hi; k++ {
+			if src != nil && (k-lo)%fillBlock == 0 {
+				fillEvents(evs, src, inputs, k, min(k+fillBlock, hi))
+			}
 			ev := &evs[k]
 			if ev.Component == "" {
 				ev.Component = comps[in[k]]
@@ -175,81 +211,124 @@ func prepareEvents(evs []parser.Event, in []int32, comps []string) (sy *syms, id
 				ev.Volume = ""
 			}
 			shareText(ev)
-			ids[k] = sy.event(ev, &prev)
-		}
-		parts[c], raws[c] = sy, raw
-	})
-	sy, rawVol = parts[0], raws[0]
-	for c := 1; c < len(parts); c++ {
-		remap := sy.absorb(parts[c])
-		for k := bounds[c]; k < bounds[c+1]; k++ {
-			ids[k].remap(remap)
-		}
-		for k, v := range raws[c] {
-			if rawVol == nil {
-				rawVol = map[int32]string{}
+			pr.ids[k] = sy.event(ev, &prev)
+			pr.keys[k] = eventKey(ev, k)
+			pr.texts[k] = ev.Text != ""
+			if skewAttach(ev) && comps[in[k]] == parser.ComponentKCM {
+				attaches[c] = append(attaches[c], int32(k))
 			}
-			rawVol[k] = v
+			describes[c] = describes[c] || ev.Origin == parser.OriginDescribe
+		}
+		pr.parts[c], raws[c] = sy, raw
+	})
+	pr.rawVol = raws[0]
+	for c := range raws {
+		if c > 0 {
+			for k, v := range raws[c] {
+				if pr.rawVol == nil {
+					pr.rawVol = map[int32]string{}
+				}
+				pr.rawVol[k] = v
+			}
+		}
+		pr.attaches = append(pr.attaches, attaches[c]...)
+		pr.describes = pr.describes || describes[c]
+	}
+	return pr
+}
+
+// fillBlock is how many events prepareEvents copies at a time: few enough
+// that they are still in cache when it reads them.
+const fillBlock = 256
+
+// prepared is what prepareEvents returns: the events' names as ids
+// (ids[k] for evs[k]), in the tables of the parts they were interned in
+// until merge, and rawVol; and, taken on the way, each event's sort key
+// (for the times it had then) and whether it has a text, the controller's
+// attaches estimateSkews pairs (skewAttach, in KCM inputs; in event
+// order), and whether there is any describe row (anchorDescribes has
+// nothing to do without).
+type prepared struct {
+	ids       []evIDs
+	rawVol    map[int32]string
+	parts     []*syms // part c interned the events bounds[c]:bounds[c+1]
+	bounds    []int
+	keys      []sortKey
+	texts     []bool
+	attaches  []int32
+	describes bool
+}
+
+// merge absorbs every part's table into the first, in order, rewrites
+// the ids of the later parts' events to the first table's, and returns it.
+func (pr *prepared) merge() *syms {
+	sy := pr.parts[0]
+	for c := 1; c < len(pr.parts); c++ {
+		remap := sy.absorb(pr.parts[c])
+		for k := pr.bounds[c]; k < pr.bounds[c+1]; k++ {
+			pr.ids[k].remap(remap)
 		}
 	}
-	return sy, ids, rawVol
+	return sy
 }
 
 // gather puts every input's events into one array, input after input, and
 // returns it with the start of each input's run (bounds has len(results)+1
-// entries). With consume the first input's array is reused when it has
-// room (else every input is copied into a new one), and the inputs' slices
-// are dropped from results, all but the first's cleared first: the copy is
-// the only one to keep their strings.
-func gather(results []parser.Result, consume bool) ([]parser.Event, []int) {
-	bounds := make([]int, len(results)+1)
+// entries). With consume the events are taken as they lie when they are
+// one array already, or appended to the first input's array when it has
+// room (the inputs' slices are then dropped from results; see release).
+// Otherwise they are copied into a new array: gather returns it unfilled,
+// with src the results to fill it from (see fillEvents), which
+// prepareEvents does as it reads them; with consume the caller releases
+// the results once that is done.
+func gather(results []parser.Result, consume bool) (evs []parser.Event, bounds []int, src []parser.Result) {
+	bounds = make([]int, len(results)+1)
 	total := 0
 	for i := range results {
 		bounds[i] = total
 		total += len(results[i].Events)
 	}
 	bounds[len(results)] = total
-	var evs []parser.Event
 	if consume && len(results) > 0 {
 		if shared := sharedEvents(results, bounds); shared != nil {
 			for i := range results {
 				results[i].Events = nil
 			}
-			return shared, bounds
+			return shared, bounds, nil
 		}
 		if evs = results[0].Events; cap(evs) >= total {
 			for i := 1; i < len(results); i++ {
 				evs = append(evs, results[i].Events...)
 			}
-		} else {
-			evs = copyEvents(results, bounds)
+			release(results)
+			return evs, bounds, nil
 		}
-		for i := range results {
-			if i > 0 {
-				clear(results[i].Events) // the copy is the only one: let the strings go with it
-			}
-			results[i].Events = nil
-		}
-		return evs, bounds
 	}
-	return copyEvents(results, bounds), bounds
+	return make([]parser.Event, total), bounds, results
 }
 
-// copyEvents returns a new array of every input's events, input after
-// input (bounds as gather returns them). The array is prefaulted (see
-// internal/prefault; without it the copy cost 60–70 ms of page faults per
-// GiB of input) and filled in consecutive parts, concurrently.
-func copyEvents(results []parser.Result, bounds []int) []parser.Event {
-	evs := make([]parser.Event, bounds[len(bounds)-1])
-	each(chunks(len(evs)), func(_, lo, hi int) {
-		prefault.Slice(evs[lo:hi:hi])
-		for i := range results {
-			if a, b := max(lo, bounds[i]), min(hi, bounds[i+1]); a < b {
-				copy(evs[a:b], results[i].Events[a-bounds[i]:b-bounds[i]])
-			}
+// release drops the inputs' events from results once they are copied, all
+// but the first's cleared first: the copy is the only one to keep their
+// strings.
+func release(results []parser.Result) {
+	for i := range results {
+		if i > 0 {
+			clear(results[i].Events)
 		}
-	})
-	return evs
+		results[i].Events = nil
+	}
+}
+
+// fillEvents copies evs[lo:hi] from the results' events (bounds as gather
+// returns them). The range is prefaulted first (see internal/prefault;
+// without it the copy cost 60–70 ms of page faults per GiB of input).
+func fillEvents(evs []parser.Event, src []parser.Result, bounds []int, lo, hi int) {
+	prefault.Slice(evs[lo:hi:hi])
+	for i := range src {
+		if a, b := max(lo, bounds[i]), min(hi, bounds[i+1]); a < b {
+			copy(evs[a:b], src[i].Events[a-bounds[i]:b-bounds[i]])
+		}
+	}
 }
 
 // sharedEvents returns the events of all results as one slice when they
@@ -281,7 +360,9 @@ func shareText(ev *parser.Event) {
 		return
 	}
 	for _, f := range [...]*string{&ev.Volume, &ev.PV, &ev.Handle, &ev.Attachment, &ev.Node, &ev.Pod, &ev.PodUID, &ev.Error, &ev.Detail, &ev.Reason} {
-		*f = within(ev.Text, *f)
+		if w := within(ev.Text, *f); !sameData(w, *f) {
+			*f = w // written only when moved: most names are windows of Text already
+		}
 	}
 	if ev.Retry != nil && ev.Retry.Until != "" {
 		if u := within(ev.Text, ev.Retry.Until); !sameData(u, ev.Retry.Until) {
@@ -312,23 +393,16 @@ func sameData(a, b string) bool {
 	return len(a) == len(b) && (len(a) == 0 || unsafe.StringData(a) == unsafe.StringData(b))
 }
 
-// sortOrder returns the event indexes ordered by (time, input, line,
-// position); zero times (unanchored describe rows) go last. It sorts small
-// keys copied out of the events once, not the large events (nor indexes
-// into them, which would compare through a cache miss each time). An input
-// is usually in time order already: each input's keys are sorted only when
-// they are not, and the inputs are then merged (ties go to the lower input),
-// so the common case is linear and the worst case stays O(n log n).
-func sortOrder(evs []parser.Event, bounds []int) []int32 {
-	keys := make([]sortKey, len(evs))
-	for i := range evs {
-		ev := &evs[i]
-		kk := sortKey{sec: math.MaxInt64, line: ev.Source.Line, k: int32(i)}
-		if !ev.Time.IsZero() {
-			kk.sec, kk.nsec = ev.Time.Unix(), int32(ev.Time.Nanosecond())
-		}
-		keys[i] = kk
-	}
+// sortOrder returns the events' keys (keys[k] for evs[k]; bounds[i] is
+// where input i starts) ordered by (time, input, line, position), as the
+// merge of at most two sorted runs; zero times (unanchored describe rows)
+// go last. It sorts small keys copied out of the events, not the large
+// events (nor indexes into them, which would compare through a cache miss
+// each time). An input is usually in time order already: each input's
+// keys are sorted only when they are not, and the inputs are then merged
+// (ties go to the lower input), so the common case is linear and the
+// worst case stays O(n log n). keys is reordered, and its array reused.
+func sortOrder(keys []sortKey, bounds []int) merged {
 	for i := 0; i+1 < len(bounds); i++ {
 		seg := keys[bounds[i]:bounds[i+1]]
 		for j := 1; j < len(seg); j++ {
@@ -339,6 +413,24 @@ func sortOrder(evs []parser.Event, bounds []int) []int32 {
 		}
 	}
 	return mergeInputs(keys, bounds)
+}
+
+// eventKey is the sort key of ev, evs[k].
+func eventKey(ev *parser.Event, k int) sortKey {
+	kk := sortKey{sec: math.MaxInt64, line: ev.Source.Line, k: int32(k)}
+	if !ev.Time.IsZero() {
+		kk.sec, kk.nsec = ev.Time.Unix(), int32(ev.Time.Nanosecond())
+	}
+	return kk
+}
+
+// shiftTimes adds d to every non-zero time of evs.
+func shiftTimes(evs []parser.Event, d time.Duration) {
+	for k := range evs {
+		if !evs[k].Time.IsZero() {
+			evs[k].Time = evs[k].Time.Add(d)
+		}
+	}
 }
 
 // sortKey is an event's place in the merge order within its input.
@@ -364,10 +456,10 @@ func cmpSortKey(a, b sortKey) int {
 }
 
 // mergeInputs merges the inputs' sorted runs of keys (bounds[i]:bounds[i+1]
-// is input i) pairwise, bottom-up; on equal times the lower input's key
-// comes first. It returns the events' indexes in merged order.
-func mergeInputs(keys []sortKey, bounds []int) []int32 {
-	idx := make([]int32, len(keys))
+// is input i) pairwise, bottom-up, until at most two are left; on equal
+// times the lower input's key comes first. The last two are not merged
+// into an array: the caller walks them (merged.next).
+func mergeInputs(keys []sortKey, bounds []int) merged {
 	runs := slices.Clone(bounds)
 	var buf []sortKey
 	for len(runs) > 3 { // more than two runs: merge pairs into buf
@@ -380,7 +472,10 @@ func mergeInputs(keys []sortKey, bounds []int) []int32 {
 			if i+2 < len(runs) {
 				mid := end
 				end = runs[i+2]
-				mergeRuns(buf[lo:end], keys[lo:mid], keys[mid:end], func(dst []sortKey, o int, k sortKey) { dst[o] = k })
+				m := merged{a: keys[lo:mid], b: keys[mid:end]}
+				for o := lo; o < end; o++ {
+					buf[o], _ = m.next()
+				}
 			} else {
 				copy(buf[lo:end], keys[lo:end])
 			}
@@ -390,38 +485,31 @@ func mergeInputs(keys []sortKey, bounds []int) []int32 {
 		keys, buf = buf, keys
 	}
 	if len(runs) == 3 {
-		mergeRuns(idx, keys[:runs[1]], keys[runs[1]:], func(dst []int32, o int, k sortKey) { dst[o] = k.k })
-	} else {
-		for i := range keys {
-			idx[i] = keys[i].k
-		}
+		return merged{a: keys[:runs[1]], b: keys[runs[1]:]}
 	}
-	return idx
+	return merged{a: keys}
 }
 
-// mergeRuns merges the sorted runs a and b into dst by time, a first on
-// equal times, storing each key with put.
-func mergeRuns[T any](dst []T, a, b []sortKey, put func(dst []T, o int, k sortKey)) {
-	i, j, o := 0, 0, 0
-	for i < len(a) && j < len(b) {
-		if b[j].sec < a[i].sec || b[j].sec == a[i].sec && b[j].nsec < a[i].nsec {
-			put(dst, o, b[j])
-			j++
-		} else {
-			put(dst, o, a[i])
-			i++
-		}
-		o++
+// merged is two sorted runs of keys, walked in merge order by next.
+type merged struct{ a, b []sortKey }
+
+// next returns the next key in merge order (by time; a's key first on
+// equal times), false when both runs are done.
+func (m *merged) next() (sortKey, bool) {
+	var kk sortKey
+	switch {
+	case len(m.b) > 0 && (len(m.a) == 0 || m.b[0].sec < m.a[0].sec || m.b[0].sec == m.a[0].sec && m.b[0].nsec < m.a[0].nsec):
+		kk, m.b = m.b[0], m.b[1:]
+	case len(m.a) > 0:
+		kk, m.a = m.a[0], m.a[1:]
+	default:
+		return kk, false
 	}
-	for ; i < len(a); i++ {
-		put(dst, o, a[i])
-		o++
-	}
-	for ; j < len(b); j++ {
-		put(dst, o, b[j])
-		o++
-	}
+	return kk, true
 }
+
+// len is how many keys are left.
+func (m *merged) len() int { return len(m.a) + len(m.b) }
 
 // inputComponent is the input's component, or the most common event component.
 func inputComponent(r *parser.Result) string {
@@ -443,33 +531,36 @@ func inputComponent(r *parser.Result) string {
 }
 
 // dedupe drops an event whose time and text equal an event already kept from
-// another input (a file given twice, overlapping rotated files). ord is
-// sorted, so identical lines are adjacent within their timestamp. It
-// returns the kept indexes (reusing ord). Most timestamps carry one event:
-// the map of texts is only filled once a second event shares one.
-func dedupe(evs []parser.Event, in []int32, ord []int32, dupes *int) []int32 {
+// another input (a file given twice, overlapping rotated files). keys are
+// the events' sort keys in merge order, so identical lines are adjacent
+// within their timestamp; texts[k] tells whether evs[k] has a text. It
+// returns the indexes of the kept events, in merge order. Most timestamps
+// carry one event: those are decided on the keys alone, and the map of
+// texts is only filled once a second event shares one.
+func dedupe(evs []parser.Event, in []int32, keys merged, texts []bool, dupes *int) []int32 {
 	type key struct {
 		t    int64
 		text string
 		kind parser.Kind
 	}
 	type where struct{ input, line int32 }
-	out := ord[:0]
+	out := make([]int32, 0, keys.len())
 	var seen map[key]where // key → where the kept event was read; only for the current timestamp
-	var cur time.Time
+	curSec, curNsec := int64(math.MaxInt64), int32(0)
 	first := int32(-1) // the current timestamp's first event while it is alone (not yet in seen)
-	for _, k := range ord {
-		ev := &evs[k]
-		if ev.Text == "" || ev.Time.IsZero() {
+	for kk, ok := keys.next(); ok; kk, ok = keys.next() {
+		k := kk.k
+		if kk.sec == math.MaxInt64 || !texts[k] { // a zero time, or no text
 			out = append(out, k)
 			continue
 		}
-		if !ev.Time.Equal(cur) {
-			cur = ev.Time
+		if kk.sec != curSec || kk.nsec != curNsec {
+			curSec, curNsec = kk.sec, kk.nsec
 			first = k // nothing else at this time yet: kept
 			out = append(out, k)
 			continue
 		}
+		ev := &evs[k]
 		if first >= 0 {
 			if seen == nil {
 				seen = map[key]where{}
@@ -480,7 +571,7 @@ func dedupe(evs []parser.Event, in []int32, ord []int32, dupes *int) []int32 {
 			seen[key{f.Time.UnixNano(), f.Text, f.Kind}] = where{in[first], int32(f.Source.Line)}
 			first = -1
 		}
-		kk := key{ev.Time.UnixNano(), ev.Text, ev.Kind}
+		tk := key{ev.Time.UnixNano(), ev.Text, ev.Kind}
 		at := where{in[k], int32(ev.Source.Line)}
 		// The same entry read again: from another input (a file given
 		// twice, overlapping rotated files), or from another line of the
@@ -488,11 +579,11 @@ func dedupe(evs []parser.Event, in []int32, ord []int32, dupes *int) []int32 {
 		// timestamps make a real repeat practically impossible). Several
 		// describe rows collapsed onto one physical line share a line and
 		// are kept.
-		if prev, ok := seen[kk]; ok && (prev.input != at.input || prev.line != at.line && ev.Origin != parser.OriginDescribe) {
+		if prev, ok := seen[tk]; ok && (prev.input != at.input || prev.line != at.line && ev.Origin != parser.OriginDescribe) {
 			*dupes++
 			continue
 		}
-		seen[kk] = at
+		seen[tk] = at
 		out = append(out, k)
 	}
 	return out
@@ -515,9 +606,11 @@ func volumeRef(ev *parser.Event) string {
 // fillKubeletNodes gives kubelet events of kubelet inputs without a node
 // the node of their input: the single node named by the input's own
 // events, or else the node the controller attached the input's volumes to
-// (majority vote); ids[k].node follows. Only kubelet inputs are read, but
-// for the controller's attaches when an input names no node.
-func fillKubeletNodes(evs []parser.Event, bounds []int, comps []string, rawVol map[int32]string, sy *syms, ids []evIDs) {
+// (majority vote). It returns each input's node given ("" for none): the
+// ids of the events it went to follow with kubeletNodeIDs. Only kubelet
+// inputs are read, but for the controller's attaches when an input names
+// no node.
+func fillKubeletNodes(evs []parser.Event, bounds []int, comps []string, rawVol map[int32]string) []string {
 	nodes := make([]map[string]int, len(comps)) // kubelet input → the nodes its kubelet events name
 	for i := range comps {
 		if comps[i] != parser.ComponentKubelet {
@@ -615,10 +708,27 @@ func fillKubeletNodes(evs []parser.Event, bounds []int, comps []string, rawVol m
 		if node[i] == "" {
 			continue
 		}
-		id := sy.intern(symNode, node[i])
 		for k := bounds[i]; k < bounds[i+1]; k++ {
 			if ev := &evs[k]; ev.Node == "" && ev.Component == parser.ComponentKubelet {
-				ev.Node, ids[k].node = node[i], id
+				ev.Node = node[i]
+			}
+		}
+	}
+	return node
+}
+
+// kubeletNodeIDs sets ids[k].node for the events fillKubeletNodes gave
+// their input's node (nodes[i] for input i): the kubelet events of the
+// input that had none when they were interned.
+func kubeletNodeIDs(evs []parser.Event, bounds []int, nodes []string, sy *syms, ids []evIDs) {
+	for i, node := range nodes {
+		if node == "" {
+			continue
+		}
+		id := sy.intern(symNode, node)
+		for k := bounds[i]; k < bounds[i+1]; k++ {
+			if ids[k].node < 0 && evs[k].Component == parser.ComponentKubelet {
+				ids[k].node = id
 			}
 		}
 	}

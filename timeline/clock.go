@@ -104,10 +104,11 @@ const skewWindow = 10 * time.Minute
 // kubelet clock is then at least that far behind. The offset is the largest
 // such lower bound (+1 ms), or 0 when every pair is already in order: the
 // pairs only bound the offset from below, so a kubelet clock that runs ahead
-// is not corrected.
-func estimateSkews(evs []parser.Event, in []int32, bounds []int, inputs []parser.Input, comps []string, flags map[string]time.Duration) []Skew {
+// is not corrected. attaches are the controller's attaches in KCM inputs
+// (see skewAttach), in event order.
+func estimateSkews(evs []parser.Event, attaches []int32, bounds []int, inputs []parser.Input, comps []string, flags map[string]time.Duration) []Skew {
 	type pairKey struct{ ref, node string }
-	attaches := map[pairKey][]time.Time{}
+	paired := map[pairKey][]time.Time{}
 	hasKCM := false
 	var buf [4]string
 	// Only the nodes named by the kubelet facts read below are looked up:
@@ -134,33 +135,16 @@ func estimateSkews(evs []parser.Event, in []int32, bounds []int, inputs []parser
 	for i := range comps {
 		hasKCM = hasKCM || comps[i] == parser.ComponentKCM && bounds[i+1] > bounds[i]
 	}
-	// The controller's attaches to those nodes, found in consecutive parts
-	// of the events concurrently, then added in event order.
-	var found [][]int32
-	if len(nodes) > 0 {
-		parts := chunks(len(evs))
-		found = make([][]int32, len(parts)-1)
-		each(parts, func(c, lo, hi int) {
-			for k := lo; k < hi; k++ {
-				ev := &evs[k]
-				if ev.Kind != parser.AttachSucceeded || ev.Origin != "" || ev.Node == "" || ev.Time.IsZero() || comps[in[k]] != parser.ComponentKCM {
-					continue
-				}
-				if wanted != nil && wanted[ev.Node] || wanted == nil && slices.Contains(nodes, ev.Node) {
-					found[c] = append(found[c], int32(k))
-				}
-			}
-		})
-	}
-	for _, ks := range found {
-		for _, k := range ks {
-			ev := &evs[k]
+	// The controller's attaches to those nodes, by volume reference and node.
+	for _, k := range attaches {
+		ev := &evs[k]
+		if len(nodes) > 0 && (wanted != nil && wanted[ev.Node] || wanted == nil && slices.Contains(nodes, ev.Node)) {
 			for _, r := range refs(ev, &buf) {
-				attaches[pairKey{r, ev.Node}] = append(attaches[pairKey{r, ev.Node}], ev.Time)
+				paired[pairKey{r, ev.Node}] = append(paired[pairKey{r, ev.Node}], ev.Time)
 			}
 		}
 	}
-	for _, a := range attaches {
+	for _, a := range paired {
 		slices.SortFunc(a, func(x, y time.Time) int { return x.Compare(y) })
 	}
 	var out []Skew
@@ -187,7 +171,7 @@ func estimateSkews(evs []parser.Event, in []int32, bounds []int, inputs []parser
 				continue
 			}
 			for _, r := range refs(ev, &buf) {
-				a := attaches[pairKey{r, ev.Node}]
+				a := paired[pairKey{r, ev.Node}]
 				if len(a) == 0 {
 					continue
 				}
@@ -215,6 +199,13 @@ func estimateSkews(evs []parser.Event, in []int32, bounds []int, inputs []parser
 		out = append(out, s)
 	}
 	return out
+}
+
+// skewAttach reports whether ev is a controller attach estimateSkews may
+// pair (when its input is a KCM log): a direct, dated attach success on a
+// node.
+func skewAttach(ev *parser.Event) bool {
+	return ev.Kind == parser.AttachSucceeded && ev.Origin == "" && ev.Node != "" && !ev.Time.IsZero()
 }
 
 // describeMaxOffset bounds a describe re-anchoring: a snapshot taken more
@@ -301,13 +292,8 @@ func anchorDescribes(evs []parser.Event, in []int32, bounds []int, inputs []pars
 		slices.Sort(gaps)
 		off := gaps[len(gaps)/2].Round(time.Millisecond)
 		out = append(out, Skew{Path: inputs[i].Path, Offset: off, Pairs: len(gaps), From: "matched-events"})
-		if off == 0 {
-			continue
-		}
-		for k := bounds[i]; k < bounds[i+1]; k++ {
-			if !evs[k].Time.IsZero() {
-				evs[k].Time = evs[k].Time.Add(off)
-			}
+		if off != 0 {
+			shiftTimes(evs[bounds[i]:bounds[i+1]], off)
 		}
 	}
 	return out

@@ -1,10 +1,9 @@
 package timeline
 
 import (
-	"os"
-	"strings"
 	"testing"
 
+	"github.com/kcmtrace/kcmtrace/internal/benchfiles"
 	"github.com/kcmtrace/kcmtrace/parser"
 )
 
@@ -12,11 +11,7 @@ import (
 // KCMTRACE_BENCH_FILES (comma-separated, e.g. the logs scripts/bench.sh
 // generates), parsed once; it is skipped when the variable is unset.
 func BenchmarkBuildFiles(b *testing.B) {
-	env := os.Getenv("KCMTRACE_BENCH_FILES")
-	if env == "" {
-		b.Skip("KCMTRACE_BENCH_FILES not set")
-	}
-	res, errs := parser.ParseAll(strings.Split(env, ","), parser.Options{})
+	res, errs := parser.ParseAll(benchfiles.Paths(b), parser.Options{})
 	if len(errs) > 0 {
 		b.Fatal(errs)
 	}

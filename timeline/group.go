@@ -118,71 +118,27 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 		return r, true
 	}
 
-	// Pass 2: assign each event a root, or -1 for Other.
-	for p, k := range ord {
-		switch id := root[p]; {
-		case id == ignoredVolume:
-			root[p] = -1
-			t.Ignored++
-			continue
-		case id >= 0:
-			root[p] = int32(n.find(int(id)))
-			continue
-		}
-		root[p] = -1
-		ev := &evs[k]
-		if ev.Kind == parser.ControllerStarted {
-			continue
-		}
-		id := &byEvent[k]
-		found := false
-		for _, s := range [...]int32{id.att, id.handle, id.pv} {
-			if !sy.name(s) {
-				continue
-			}
-			if r, ok := n.lookup(s); ok {
-				root[p], found = int32(r), true
-				break
-			}
-			if r, ok := resolveAlias(s); ok {
-				root[p], found = int32(r), true
-				break
-			}
-		}
-		if found || ev.Kind == parser.Unknown || ev.Kind == parser.MountTimeout {
-			continue
-		}
-		// An unjoinable event forms its own volume under its own names.
-		first := -1
-		for _, s := range [...]int32{id.pv, id.handle, id.att} {
-			if !sy.name(s) {
-				continue
-			}
-			i := n.add(s)
-			if first < 0 {
-				first = i
-			} else {
-				n.union(first, i)
-			}
-		}
-		if first >= 0 {
-			root[p] = int32(n.find(first))
-		}
-	}
-
-	// Volumes, in order of first event (ord is sorted). vol[p] is the
-	// volume of ord[p], or toOther / toPending.
+	// Pass 2: each event's volume, volumes numbered in order of first
+	// event (ord is sorted). vol[p] is the volume of ord[p], or toOther /
+	// toPending. An event without a UniqueName joins the volume one of its
+	// other names is linked into, or else forms a volume of its own under
+	// its names: only names new to n are linked then, so the roots found
+	// for earlier events stay roots.
 	const toOther, toPending = -1, -2
-	vol := root                            // reused: root[p] is read before vol[p] is written
-	byRoot := make([]int32, len(n.parent)) // name id of a root → volume + 1 (0: none)
+	vol := root                                                // reused: root[p] is read before vol[p] is written
+	byRoot := make([]int32, len(n.parent), len(n.parent)+1024) // name id of a root → volume + 1 (0: none)
 	var volRoot []int
 	var count []int
 	var pending []int32 // positions of mount-timeouts to place by pod
-	nOther := 0
 	for p, k := range ord {
-		r := int(root[p])
-		if r >= 0 {
-			r = n.find(r)
+		r := -1
+		switch id := root[p]; {
+		case id == ignoredVolume:
+			t.Ignored++
+		case id >= 0:
+			r = n.find(int(id))
+		default:
+			r = joinRoot(n, sy, &evs[k], &byEvent[k], resolveAlias)
 		}
 		if r < 0 {
 			if ev := &evs[k]; ev.Kind == parser.MountTimeout && ev.Pod != "" {
@@ -191,8 +147,10 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 				continue
 			}
 			vol[p] = toOther
-			nOther++
 			continue
+		}
+		if r >= len(byRoot) { // a name added for an unjoinable event
+			byRoot = append(byRoot, make([]int32, len(n.parent)-len(byRoot))...)
 		}
 		vi := byRoot[r] - 1
 		if vi < 0 {
@@ -392,6 +350,47 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 		}
 		return strings.Compare(a.Key, b.Key)
 	})
+}
+
+// joinRoot returns the root of the volume an event without a UniqueName
+// (ev, its names id) joins: the one its VolumeAttachment, handle or PV is
+// linked into (resolveAlias: a PV alias naming one volume only), or else
+// a new one under its own names; -1 for none (Other).
+func joinRoot(n *names, sy *syms, ev *parser.Event, id *evIDs, resolveAlias func(int32) (int, bool)) int {
+	if id.started {
+		return -1
+	}
+	for _, s := range [...]int32{id.att, id.handle, id.pv} {
+		if !sy.name(s) {
+			continue
+		}
+		if r, ok := n.lookup(s); ok {
+			return r
+		}
+		if r, ok := resolveAlias(s); ok {
+			return r
+		}
+	}
+	if ev.Kind == parser.Unknown || ev.Kind == parser.MountTimeout {
+		return -1
+	}
+	// An unjoinable event forms its own volume under its own names.
+	first := -1
+	for _, s := range [...]int32{id.pv, id.handle, id.att} {
+		if !sy.name(s) {
+			continue
+		}
+		i := n.add(s)
+		if first < 0 {
+			first = i
+		} else {
+			n.union(first, i)
+		}
+	}
+	if first < 0 {
+		return -1
+	}
+	return n.find(first)
 }
 
 // scratch is reused by describe and reconstruct across volumes, so that a

@@ -15,6 +15,9 @@ type evIDs struct {
 	// (AttachmentName); -1 without a CSI vol or a node when interned.
 	va  int32
 	rwx bool // a direct KCM line with an RWX nestedpendingoperations key (see multi)
+	// started: a ControllerStarted event (grouping leaves it in Other
+	// without reading the event)
+	started bool
 }
 
 // syms interns the names events carry (volume names, nodes, pods), so
@@ -28,10 +31,18 @@ type evIDs struct {
 // later, for one).
 type syms struct {
 	tab   [3]map[string]int32 // symName, symNode, symPod: string → sym id
+	parts []partTabs          // the tables of absorbed parts, looked up after tab
 	str   []string            // sym id → the string (in the arena)
-	flag  []uint8             // sym id → sym* flags
+	flag  []uint8             // sym id → sym* flags, and its table (symTabShift)
 	arena []byte
 	va    [attachmentNameLen]byte // a computed VolumeAttachment name, before it is interned
+}
+
+// partTabs are the tables of a part absorbed into a syms (see absorb):
+// string → the id in the part, and that id → the id in the syms.
+type partTabs struct {
+	tab   [3]map[string]int32
+	remap []int32
 }
 
 // The tables.
@@ -41,21 +52,27 @@ const (
 	symPod
 )
 
+// The flags a sym can have; each table's syms are only tested for (and
+// classify only gives them) the flags listed for it.
 const (
-	symSlash   uint8 = 1 << iota // contains "/"
-	symUID                       // isUID
-	symDynPV                     // isDynamicPV
-	symIgnored                   // Ignored
-	symNil                       // "nil"
-	symCSI                       // a CSI UniqueName: kubernetes.io/csi/<driver>^<handle>
+	symSlash   uint8 = 1 << iota // pod: contains "/"
+	symUID                       // pod: isUID
+	symDynPV                     // name: isDynamicPV
+	symIgnored                   // name: Ignored
+	symNil                       // name: "nil"
+	symCSI                       // name: a CSI UniqueName: kubernetes.io/csi/<driver>^<handle>
 )
 
-// newSyms sizes the tables for about n events.
-func newSyms(n int) *syms {
+// symTabShift places a sym's table (symName, symNode, symPod) in the top
+// bits of its flags.
+const symTabShift = 6
+
+// newSyms sizes the tables for about n events, and the ids for about ids.
+func newSyms(n, ids int) *syms {
 	return &syms{
 		tab:  [3]map[string]int32{make(map[string]int32, n/2), make(map[string]int32, 64), make(map[string]int32, n/8)},
-		str:  make([]string, 0, n),
-		flag: make([]uint8, 0, n),
+		str:  make([]string, 0, ids),
+		flag: make([]uint8, 0, ids),
 	}
 }
 
@@ -64,7 +81,7 @@ func (sy *syms) intern(tab int, s string) int32 {
 	if s == "" {
 		return -1
 	}
-	if i, ok := sy.tab[tab][s]; ok {
+	if i, ok := sy.lookup(tab, s); ok {
 		return i
 	}
 	if len(sy.arena)+len(s) > cap(sy.arena) {
@@ -73,38 +90,53 @@ func (sy *syms) intern(tab int, s string) int32 {
 	off := len(sy.arena)
 	sy.arena = append(sy.arena, s...)
 	s = unsafe.String(&sy.arena[off], len(s))
-	return sy.add(tab, s, classify(s))
+	return sy.add(tab, s, classify(tab, s))
 }
 
 // add gives s, which is not in table tab yet, the next id, with flags f.
 func (sy *syms) add(tab int, s string, f uint8) int32 {
-	i := int32(len(sy.str))
+	i := sy.push(s, f|uint8(tab)<<symTabShift)
 	sy.tab[tab][s] = i
+	return i
+}
+
+// push gives s the next id, with flags f (its table included), without
+// entering it in a table.
+func (sy *syms) push(s string, f uint8) int32 {
+	i := int32(len(sy.str))
 	sy.str = append(sy.str, s)
 	sy.flag = append(sy.flag, f)
 	return i
 }
 
-// classify returns the sym* flags of s.
-func classify(s string) uint8 {
+// classify returns the sym* flags of s, a string of table tab.
+func classify(tab int, s string) uint8 {
 	var f uint8
-	if strings.Contains(s, "/") {
-		f |= symSlash
-	}
-	if isUID(s) {
-		f |= symUID
-	}
-	if isDynamicPV(s) {
-		f |= symDynPV
-	}
-	if Ignored(s) {
-		f |= symIgnored
-	}
-	if s == "nil" {
-		f |= symNil
-	}
-	if _, _, ok := ParseUniqueName(s); ok && strings.HasPrefix(s, "kubernetes.io/csi/") {
-		f |= symCSI
+	switch tab {
+	case symName:
+		if isDynamicPV(s) {
+			f |= symDynPV
+		}
+		if strings.HasPrefix(s, "kubernetes.io/") {
+			if Ignored(s) {
+				f |= symIgnored
+			}
+			if rest, ok := strings.CutPrefix(s, "kubernetes.io/csi/"); ok {
+				if d, _, ok := strings.Cut(rest, "^"); ok && d != "" { // as ParseUniqueName takes it
+					f |= symCSI
+				}
+			}
+		}
+		if s == "nil" {
+			f |= symNil
+		}
+	case symPod:
+		if strings.Contains(s, "/") {
+			f |= symSlash
+		}
+		if isUID(s) {
+			f |= symUID
+		}
 	}
 	return f
 }
@@ -113,22 +145,21 @@ func classify(s string) uint8 {
 // that sy lacks, in o's id order, and returns for each id of o its id in
 // sy. Interning the events in consecutive parts and absorbing each part
 // in turn gives every string the id one pass over all of them would.
+//
+// o's tables are kept as they are, with the returned ids (sy.parts): the
+// strings new to sy get ids but are not entered into sy's own tables,
+// which would cost an insertion (and the tables' growth) for each.
 func (sy *syms) absorb(o *syms) []int32 {
 	remap := make([]int32, len(o.str))
-	for tab := range o.tab {
-		for s, j := range o.tab[tab] {
-			if i, ok := sy.tab[tab][s]; ok {
-				remap[j] = i
-			} else {
-				remap[j] = ^int32(tab) // new, in table tab
-			}
+	for j, s := range o.str {
+		f := o.flag[j]
+		if i, ok := sy.lookup(int(f>>symTabShift), s); ok {
+			remap[j] = i
+		} else {
+			remap[j] = sy.push(s, f)
 		}
 	}
-	for j, r := range remap {
-		if r < 0 {
-			remap[j] = sy.add(int(^r), o.str[j], o.flag[j])
-		}
-	}
+	sy.parts = append(sy.parts, partTabs{o.tab, remap})
 	return remap
 }
 
@@ -144,10 +175,10 @@ func (sy *syms) internAs(tab int, s string, guess int32) int32 {
 // on the event's node. An event mostly repeats the PV, handle, node, pod
 // and VolumeAttachment of the previous event of its volume: those are
 // tried first, one comparison instead of a lookup (or a hash). prev keeps
-// them, by UniqueName sym (each id +1, 0 for none).
-func (sy *syms) event(ev *parser.Event, prev *[]evIDs) evIDs {
+// them, by UniqueName sym; it grows as needed.
+func (sy *syms) event(ev *parser.Event, prev *[]lastIDs) evIDs {
 	id := evIDs{vol: sy.intern(symName, ev.Volume)}
-	var none evIDs
+	var none lastIDs
 	last := &none
 	if id.vol >= 0 {
 		if int(id.vol) >= len(*prev) {
@@ -170,11 +201,16 @@ func (sy *syms) event(ev *parser.Event, prev *[]evIDs) evIDs {
 		}
 	}
 	id.rwx = ev.Component == parser.ComponentKCM && ev.Origin == "" && hasRWXKey(ev.Text)
+	id.started = ev.Kind == parser.ControllerStarted
 	if id.vol >= 0 {
-		*last = evIDs{pv: id.pv + 1, handle: id.handle + 1, node: id.node + 1, pod: id.pod + 1, va: id.va + 1}
+		*last = lastIDs{pv: id.pv + 1, handle: id.handle + 1, node: id.node + 1, pod: id.pod + 1, va: id.va + 1}
 	}
 	return id
 }
+
+// lastIDs are the names of a volume's latest event (see event), each id
+// +1 (0: none).
+type lastIDs struct{ pv, handle, node, pod, va int32 }
 
 // attachment interns the VolumeAttachment name of CSI UniqueName vol on
 // node (syms of their tables).
@@ -195,8 +231,15 @@ func (id *evIDs) remap(m []int32) {
 
 // lookup returns the id of s in table tab, if s was interned there.
 func (sy *syms) lookup(tab int, s string) (int32, bool) {
-	i, ok := sy.tab[tab][s]
-	return i, ok
+	if i, ok := sy.tab[tab][s]; ok {
+		return i, true
+	}
+	for _, p := range sy.parts {
+		if j, ok := p.tab[tab][s]; ok {
+			return p.remap[j], true
+		}
+	}
+	return -1, false
 }
 
 // is reports whether sym i (-1: none) has flag f.

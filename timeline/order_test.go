@@ -39,8 +39,16 @@ func TestSortOrderMatchesFullSort(t *testing.T) {
 			}
 			bounds = append(bounds, len(evs))
 		}
-		got := sortOrder(evs, bounds)
-		want := make([]int32, len(evs))
+		keys := make([]sortKey, len(evs))
+		for k := range evs {
+			keys[k] = eventKey(&evs[k], k)
+		}
+		var got []int32
+		m := sortOrder(keys, bounds)
+		for kk, ok := m.next(); ok; kk, ok = m.next() {
+			got = append(got, kk.k)
+		}
+		want := make([]int32, len(evs)) // nil, as got, when there are none
 		for i := range want {
 			want[i] = int32(i)
 		}
