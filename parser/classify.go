@@ -90,6 +90,23 @@ var informerPlumbing = map[string]bool{
 	"pvc_protection_controller.go": true, "pv_protection_controller.go": true,
 }
 
+// isInformerPlumbing reports informerPlumbing[file], looking the map up only
+// for a name as long as one of its keys.
+func isInformerPlumbing(file string) bool {
+	return (len(file) >= len(plumbingLens) || plumbingLens[len(file)]) && informerPlumbing[file]
+}
+
+// plumbingLens marks the lengths of the informerPlumbing keys (those
+// shorter than its size).
+var plumbingLens = func() (t [32]bool) {
+	for f := range informerPlumbing {
+		if len(f) < len(t) {
+			t[len(f)] = true
+		}
+	}
+	return t
+}()
+
 // fromInformerPlumbing reports a klog entry (payload p) written by one of
 // the informerPlumbing files: such an entry is never relevant, whatever
 // tokens it has, so the block analysis can leave it in a plain run.
@@ -125,14 +142,7 @@ func callerFile(v []byte) (f []byte, ok bool) {
 	if end < 0 || bytes.IndexByte(v[:end], '\\') >= 0 {
 		return nil, false
 	}
-	f = v[:end]
-	if c := bytes.LastIndexByte(f, ':'); c >= 0 {
-		f = f[:c]
-	}
-	if s := bytes.LastIndexByte(f, '/'); s >= 0 {
-		f = f[s+1:]
-	}
-	return f, true
+	return fileBase(v[:end]), true
 }
 
 // isDecimal reports whether b is digits, with a fraction or not ("12",
@@ -161,16 +171,12 @@ func isDecimal(b []byte) bool {
 // classifyMessage classifies a printf message or a structured message with
 // its pairs (klog text or JSON alike).
 func classifyMessage(file, msg string, kvs []kv) (Event, bool) {
-	if informerPlumbing[file] {
+	if isInformerPlumbing(file) {
 		// Cache/watch bookkeeping ("Watch close - *v1.VolumeAttachment …",
 		// "Caches are synced for attach detach"): names volume types, never
 		// an operation on a volume.
 		return Event{}, false
 	}
-	var ev Event
-	// Structured/contextual fields first; sentence fields override where both exist.
-	applyKV(&ev, kvs)
-
 	switch {
 	case msg == "Event occurred" || strings.HasPrefix(msg, "Event(v1.ObjectReference{") ||
 		strings.HasPrefix(msg, "Event(api.ObjectReference{"):
@@ -178,6 +184,9 @@ func classifyMessage(file, msg string, kvs []kv) (Event, bool) {
 	case strings.HasPrefix(msg, "Operation for ") && strings.Contains(msg, "No retries permitted until"):
 		return classifyRetry(msg)
 	}
+	var ev Event
+	// Structured/contextual fields first; sentence fields override where both exist.
+	applyKV(&ev, kvs)
 	if done := classifySpecial(&ev, file, msg, kvs); done {
 		return finish(ev)
 	}
@@ -1294,35 +1303,40 @@ func classifyTable(t *tableRow) (Event, bool) {
 // volumeTokens, or "volume" together with "attach", "detach" or "mount" in
 // any letter case.
 //
-// It reads s once, checking the words that may start at each byte that
-// starts one (volumeStart). Letter case is folded for ASCII letters only,
-// which is what strings.ToLower does for these words: no other rune lowers
-// to one of their letters (TestVolumeWordsFoldASCII).
+// It reads every third byte of s: a word (five bytes or more) starting at
+// p has its three bytes at the first multiple of three i ≥ p, so only where
+// those three bytes are a three-byte piece of a word (volumeGrams) does it
+// check the words that may start at i-2, i-1 and i. Letter case is folded
+// for ASCII letters only, which is what strings.ToLower does for these
+// words: no other rune lowers to one of their letters
+// (TestVolumeWordsFoldASCII).
 func volumeRelated(s string) bool {
 	volume, op := false, false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !volumeStart[c] {
+	for i := 0; i+2 < len(s); i += 3 {
+		if volumeGrams[0][s[i]]&volumeGrams[1][s[i+1]]&volumeGrams[2][s[i+2]] == 0 {
 			continue
 		}
-		r := s[i:]
-		for _, w := range volumeTokensBy[c] {
-			if strings.HasPrefix(r, w) {
+		for p := max(i-2, 0); p <= i; p++ {
+			r := s[p:]
+			c := r[0]
+			for _, w := range volumeTokensBy[c] {
+				if strings.HasPrefix(r, w) {
+					return true
+				}
+			}
+			switch c | 0x20 { // lower case
+			case 'a':
+				op = op || hasPrefixFold(r, "attach")
+			case 'd':
+				op = op || hasPrefixFold(r, "detach")
+			case 'm':
+				op = op || hasPrefixFold(r, "mount")
+			case 'v':
+				volume = volume || hasPrefixFold(r, "volume")
+			}
+			if volume && op {
 				return true
 			}
-		}
-		switch c | 0x20 { // lower case
-		case 'a':
-			op = op || hasPrefixFold(r, "attach")
-		case 'd':
-			op = op || hasPrefixFold(r, "detach")
-		case 'm':
-			op = op || hasPrefixFold(r, "mount")
-		case 'v':
-			volume = volume || hasPrefixFold(r, "volume")
-		}
-		if volume && op {
-			return true
 		}
 	}
 	return false
@@ -1343,13 +1357,29 @@ var volumeTokensBy = func() (t [256][]string) {
 	return t
 }()
 
-// volumeStart marks the bytes that start a word volumeRelated looks for.
-var volumeStart = func() (t [256]bool) {
-	for _, w := range volumeTokens {
-		t[w[0]] = true
-	}
-	for _, w := range [...]string{"volume", "attach", "detach", "mount"} {
-		t[w[0]], t[w[0]-'a'+'A'] = true, true
+// volumeWords are the words volumeRelated looks for: volumeTokens as they
+// are, then the words it matches in any letter case, in lower case. Each
+// has five bytes or more.
+var volumeWords = append(volumeTokens[:len(volumeTokens):len(volumeTokens)],
+	"volume", "attach", "detach", "mount")
+
+// volumeGrams tells the three-byte pieces of volumeWords at their offsets
+// 0, 1 and 2: bit 3k+d of volumeGrams[j][c] is set when byte d+j of the
+// k-th word is c (either case of a letter, for the words matched in any
+// case). Three bytes x, y, z are the piece at offset d of word k exactly
+// when the bit is set in volumeGrams[0][x], [1][y] and [2][z].
+var volumeGrams = func() (t [3][256]uint64) {
+	for k, w := range volumeWords {
+		for d := 0; d < 3; d++ {
+			bit := uint64(1) << (3*k + d)
+			for j := 0; j < 3; j++ {
+				c := w[d+j]
+				t[j][c] |= bit
+				if k >= len(volumeTokens) {
+					t[j][c-'a'+'A'] |= bit
+				}
+			}
+		}
 	}
 	return t
 }()

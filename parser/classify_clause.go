@@ -134,18 +134,23 @@ var nodeDirs = [...]struct{ dir, pre string }{
 
 // findVolumeWord returns the index of the first `volume "` (or `Volume "`)
 // that starts a word, or -1.
+//
+// It looks at the quotes of s in turn, for the one that ends such a word:
+// quotes are rarer than the 'o' a search for `olume "` would stop at.
 func findVolumeWord(s string) int {
 	k := 0
 	for {
-		m := strings.Index(s[k:], `olume "`)
-		if m < 0 {
+		q := strings.IndexByte(s[k:], '"')
+		if q < 0 {
 			return -1
 		}
-		m += k
-		if m >= 1 && (s[m-1] == 'v' || s[m-1] == 'V') && (m == 1 || s[m-2] == ' ' || s[m-2] == '\n') {
-			return m - 1
+		q += k
+		// the word would start at m
+		if m := q - len(`volume `); m >= 0 && (s[m] == 'v' || s[m] == 'V') && s[m+1:q] == `olume ` &&
+			(m == 0 || s[m-1] == ' ' || s[m-1] == '\n') {
+			return m
 		}
-		k = m + 1
+		k = q + 1
 	}
 }
 

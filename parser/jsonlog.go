@@ -2,6 +2,7 @@ package parser
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"math"
 	"strconv"
@@ -123,7 +124,13 @@ func parseMillis(d []byte) (int64, bool) {
 // keys kept, strings unquoted, other values as raw JSON), Level ('I' when "v"
 // is present, 'E' otherwise: Error lines carry no "v"), File (caller basename).
 func decodeJSONLog(p []byte, rec *record) error {
-	if decodeJSONLogFast(p, rec) {
+	return decodeJSONLogIn(p, "", rec)
+}
+
+// decodeJSONLogIn is decodeJSONLog with s, when not "", the line as a
+// string (string(p)): the decoded strings are then parts of it.
+func decodeJSONLogIn(p []byte, s string, rec *record) error {
+	if decodeJSONLogFastIn(p, s, rec) {
 		return nil
 	}
 	return decodeJSONLogSlow(p, rec)
@@ -166,14 +173,7 @@ func decodeJSONLogSlow(p []byte, rec *record) error {
 		case "ts":
 			continue
 		case "caller":
-			f := val
-			if c := strings.LastIndexByte(f, ':'); c >= 0 {
-				f = f[:c]
-			}
-			if s := strings.LastIndexByte(f, '/'); s >= 0 {
-				f = f[s+1:]
-			}
-			rec.File = f
+			rec.File = fileBase(val)
 			continue
 		case "v":
 			hasV = true
@@ -201,121 +201,159 @@ const errNotObject = jsonError("not a JSON object")
 // values up to a small depth. For such a line it fills rec exactly as
 // decodeJSONLogSlow would (which then returns nil) and reports true; for
 // any other line it leaves rec untouched and reports false.
+//
+// Keys and values without escapes are substrings of one copy of the line
+// (jsonLine), and the pairs are gathered on the stack, then appended to
+// rec.KV at once.
 func decodeJSONLogFast(p []byte, rec *record) bool {
+	return decodeJSONLogFastIn(p, "", rec)
+}
+
+// decodeJSONLogFastIn is decodeJSONLogFast taking s, when not "", as the
+// copy of p its strings are parts of.
+func decodeJSONLogFastIn(p []byte, s string, rec *record) bool {
 	if len(p) < 2 || p[0] != '{' || p[1] != '"' {
 		return false
 	}
-	var msg, file string
-	msgSet, fileSet, hasV := false, false, false
-	kvs := rec.KV
+	var (
+		d   jsonFields
+		buf [16]kv
+	)
+	line := jsonLine{p: p, s: s}
+	kvs := buf[:0]
 	i := 1
 	for {
-		key, ni, ok := jsonFastString(p, i)
+		key, ni, ok := jsonFastString(p, i, &line)
 		if !ok || ni >= len(p) || p[ni] != ':' {
 			return false
 		}
 		vs := ni + 1
-		ve, ok := jsonSkipValue(p, vs, 0)
+		var (
+			val string
+			ve  int
+		)
+		if vs < len(p) && p[vs] == '"' {
+			// where jsonSkipValue accepts a string, jsonFastString
+			// ends it at the same quote, or refuses it
+			val, ve, ok = jsonFastString(p, vs, &line)
+		} else if ve, ok = jsonSkipValue(p, vs, 0); ok {
+			val = line.text(vs, ve)
+		}
 		if !ok || ve >= len(p) {
 			return false
 		}
-		var val string
-		if p[vs] == '"' {
-			if val, _, ok = jsonFastString(p, vs); !ok {
-				return false
-			}
-		} else {
-			val = string(p[vs:ve])
-		}
-		switch key {
-		case "msg":
-			msg, msgSet = strings.TrimSpace(val), true
-		case "ts":
-		case "caller":
-			f := val
-			if c := strings.LastIndexByte(f, ':'); c >= 0 {
-				f = f[:c]
-			}
-			if s := strings.LastIndexByte(f, '/'); s >= 0 {
-				f = f[s+1:]
-			}
-			file, fileSet = f, true
-		default:
-			if key == "v" {
-				hasV = true
-			}
-			kvs = append(kvs, kv{Key: key, Value: val})
-		}
-		i = ve
-		if p[i] == '}' {
+		kvs = d.take(key, val, kvs)
+		next, done, ok := afterValue(p, ve)
+		if done {
 			break
 		}
-		if p[i] != ',' || i+1 >= len(p) || p[i+1] != '"' {
+		if !ok {
 			return false
 		}
-		i++
+		i = next
 	}
-	if msgSet {
-		rec.Msg = msg
+	if len(kvs) > 0 {
+		rec.KV = append(rec.KV, kvs...)
 	}
-	if fileSet {
-		rec.File = file
+	d.fill(rec)
+	return true
+}
+
+// afterValue reads what follows a value of a line's top object that ends
+// at p[ve]: the closing brace (done), or a comma and the next key's quote
+// (next); ok is false for anything else.
+func afterValue(p []byte, ve int) (next int, done, ok bool) {
+	switch {
+	case p[ve] == '}':
+		return 0, true, true
+	case p[ve] == ',' && ve+1 < len(p) && p[ve+1] == '"':
+		return ve + 1, false, true
 	}
-	rec.KV = kvs
-	if hasV {
+	return 0, false, false
+}
+
+// jsonFields is what decodeJSONLogFast keeps of a line's pairs besides KV.
+type jsonFields struct {
+	msg, file             string
+	msgSet, fileSet, hasV bool
+}
+
+// take files one pair: "msg" (trimmed), "caller" (its file basename), "ts"
+// (dropped) or, appended to kvs, any other.
+func (d *jsonFields) take(key, val string, kvs []kv) []kv {
+	switch key {
+	case "msg":
+		d.msg, d.msgSet = strings.TrimSpace(val), true
+	case "ts":
+	case "caller":
+		d.file, d.fileSet = fileBase(val), true
+	default:
+		if key == "v" {
+			d.hasV = true
+		}
+		kvs = append(kvs, kv{Key: key, Value: val})
+	}
+	return kvs
+}
+
+// fill sets rec's Msg and File (when the line had them) and its Level.
+func (d *jsonFields) fill(rec *record) {
+	if d.msgSet {
+		rec.Msg = d.msg
+	}
+	if d.fileSet {
+		rec.File = d.file
+	}
+	if d.hasV {
 		rec.Level = 'I'
 	} else {
 		rec.Level = 'E'
 	}
-	return true
+}
+
+// jsonLine gives out the text of parts of the JSON line p as substrings of
+// one copy of p, made when first needed.
+type jsonLine struct {
+	p []byte
+	s string
+}
+
+// text returns p[a:b] as a string.
+func (l *jsonLine) text(a, b int) string {
+	if l.s == "" {
+		l.s = string(l.p)
+	}
+	return l.s[a:b]
 }
 
 // jsonFastString decodes the JSON string whose opening quote is at p[i]
 // when it is valid UTF-8 with only short escapes; it returns the string
-// and the offset after the closing quote.
-func jsonFastString(p []byte, i int) (string, int, bool) {
-	if i >= len(p) || p[i] != '"' {
-		return "", 0, false
-	}
+// (a substring of line when it has no escape) and the offset after the
+// closing quote.
+func jsonFastString(p []byte, i int, line *jsonLine) (string, int, bool) {
+	q, esc, u, high, ok := jsonScanString(p, i)
 	start := i + 1
-	esc := false
-	j := start
-	for ; j < len(p); j++ {
-		c := p[j]
-		if c == '"' {
-			break
-		}
-		if c < 0x20 {
-			return "", 0, false
-		}
-		if c == '\\' {
-			esc = true
-			j++
-			if j >= len(p) {
-				return "", 0, false
-			}
-			switch p[j] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-			default:
-				return "", 0, false // \u or invalid
-			}
-		}
-	}
-	if j >= len(p) || !utf8.Valid(p[start:j]) {
+	if !ok || u || high && !utf8.Valid(p[start:q]) {
 		return "", 0, false
 	}
 	if !esc {
-		return string(p[start:j]), j + 1, true
+		return line.text(start, q), q + 1, true
 	}
-	b := make([]byte, 0, j-start)
-	for k := start; k < j; k++ {
-		c := p[k]
+	return unescapeShort(p[start:q]), q + 1, true
+}
+
+// unescapeShort decodes the body of a JSON string whose escapes are all
+// short ones (\" \\ \/ \b \f \n \r \t), as jsonScanString checked.
+func unescapeShort(v []byte) string {
+	b := make([]byte, 0, len(v))
+	for k := 0; k < len(v); k++ {
+		c := v[k]
 		if c != '\\' {
 			b = append(b, c)
 			continue
 		}
 		k++
-		switch p[k] {
+		switch v[k] {
 		case 'b':
 			c = '\b'
 		case 'f':
@@ -327,43 +365,106 @@ func jsonFastString(p []byte, i int) (string, int, bool) {
 		case 't':
 			c = '\t'
 		default:
-			c = p[k]
+			c = v[k]
 		}
 		b = append(b, c)
 	}
-	return string(b), j + 1, true
+	return string(b)
+}
+
+// fileBase reduces a caller ("dir/file.go:123") to its file basename.
+func fileBase[S ~string | ~[]byte](f S) S {
+	for i := len(f) - 1; i >= 0; i-- {
+		if f[i] == ':' {
+			f = f[:i]
+			break
+		}
+	}
+	for i := len(f) - 1; i >= 0; i-- {
+		if f[i] == '/' {
+			return f[i+1:]
+		}
+	}
+	return f
+}
+
+// jsonScanString reads the JSON string whose opening quote is at p[i] and
+// returns the index q of its closing quote; esc tells whether it has
+// escapes, u whether one of them is \u, high whether it has a byte of 0x80
+// or more (its UTF-8 is not checked). ok is false when p[i:] does not start
+// with a JSON string: no quote, a control byte, a bad escape, no end.
+//
+// It reads eight bytes at a time while none of them is special: a quote, a
+// backslash, a control byte or a byte of 0x80 or more.
+func jsonScanString(p []byte, i int) (q int, esc, u, high, ok bool) {
+	if i >= len(p) || p[i] != '"' {
+		return 0, false, false, false, false
+	}
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for j := i + 1; ; j++ {
+		for j+8 <= len(p) {
+			x := binary.LittleEndian.Uint64(p[j:])
+			qx, bx := x^(ones*'"'), x^(ones*'\\')
+			// a byte < 0x20, a zero byte of qx or bx, or a high bit
+			if ((x-ones*0x20)&^x|(qx-ones)&^qx|(bx-ones)&^bx|x)&highs != 0 {
+				break
+			}
+			j += 8
+		}
+		if j >= len(p) {
+			return 0, false, false, false, false
+		}
+		switch c := p[j]; {
+		case c == '"':
+			return j, esc, u, high, true
+		case c < 0x20:
+			return 0, false, false, false, false
+		case c >= utf8.RuneSelf:
+			high = true
+		case c == '\\':
+			esc = true
+			j++
+			if j >= len(p) {
+				return 0, false, false, false, false
+			}
+			switch p[j] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if j+4 >= len(p) || !isHex(p[j+1]) || !isHex(p[j+2]) || !isHex(p[j+3]) || !isHex(p[j+4]) {
+					return 0, false, false, false, false
+				}
+				u = true
+				j += 4
+			default:
+				return 0, false, false, false, false
+			}
+		}
+	}
 }
 
 // jsonSkipValue returns the end of the compact, valid JSON value at p[i]
 // (see decodeJSONLogFast); ok is false for anything else.
 func jsonSkipValue(p []byte, i, depth int) (int, bool) {
+	return jsonSkipValueWith(p, i, depth, jsonStringEnd)
+}
+
+// jsonStringEnd returns the end of the JSON string at p[i] (after its
+// closing quote), or ok false.
+func jsonStringEnd(p []byte, i int) (int, bool) {
+	q, _, _, _, ok := jsonScanString(p, i)
+	return q + 1, ok
+}
+
+// jsonSkipValueWith is jsonSkipValue with the strings, keys and values,
+// read by stringEnd.
+func jsonSkipValueWith(p []byte, i, depth int, stringEnd func(p []byte, i int) (int, bool)) (int, bool) {
 	if i >= len(p) || depth > 32 {
 		return 0, false
 	}
 	switch c := p[i]; {
 	case c == '"':
-		for j := i + 1; j < len(p); j++ {
-			switch c := p[j]; {
-			case c == '"':
-				return j + 1, true
-			case c < 0x20:
-				return 0, false
-			case c == '\\':
-				j++
-				if j >= len(p) {
-					return 0, false
-				}
-				switch p[j] {
-				case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				case 'u':
-					if j+4 >= len(p) || !isHex(p[j+1]) || !isHex(p[j+2]) || !isHex(p[j+3]) || !isHex(p[j+4]) {
-						return 0, false
-					}
-					j += 4
-				default:
-					return 0, false
-				}
-			}
+		if e, ok := stringEnd(p, i); ok {
+			return e, true
 		}
 		return 0, false
 	case c == '{' || c == '[':
@@ -380,13 +481,13 @@ func jsonSkipValue(p []byte, i, depth int) (int, bool) {
 				if i >= len(p) || p[i] != '"' {
 					return 0, false
 				}
-				k, ok := jsonSkipValue(p, i, depth+1)
+				k, ok := jsonSkipValueWith(p, i, depth+1, stringEnd)
 				if !ok || k >= len(p) || p[k] != ':' {
 					return 0, false
 				}
 				i = k + 1
 			}
-			k, ok := jsonSkipValue(p, i, depth+1)
+			k, ok := jsonSkipValueWith(p, i, depth+1, stringEnd)
 			if !ok || k >= len(p) {
 				return 0, false
 			}

@@ -179,12 +179,27 @@ func checkJSONLogFast(t *testing.T, p []byte) {
 	if err != nil || !reflect.DeepEqual(fast, slow) {
 		t.Fatalf("%q: fast %+v, slow %+v (%v)", p, fast, slow, err)
 	}
+	// given the line as a string (jsonEmit), the same record
+	var in record
+	if !decodeJSONLogFastIn(p, string(p), &in) || !reflect.DeepEqual(in, fast) {
+		t.Fatalf("%q: with the line given %+v, without %+v", p, in, fast)
+	}
 }
 
 func TestDecodeJSONLogFastMatchesSlow(t *testing.T) {
 	for _, s := range jsonLogSeeds {
 		checkJSONLogFast(t, []byte(s))
 	}
+	for _, line := range testJSONLines(t) {
+		checkJSONLogFast(t, bytes.TrimSuffix(line, []byte("\r")))
+	}
+}
+
+// testJSONLines returns the lines of the test inputs that start like a
+// JSON object.
+func testJSONLines(t testing.TB) [][]byte {
+	t.Helper()
+	var out [][]byte
 	for _, f := range testInputs(t) {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -192,10 +207,11 @@ func TestDecodeJSONLogFastMatchesSlow(t *testing.T) {
 		}
 		for _, line := range bytes.Split(data, []byte("\n")) {
 			if len(line) > 0 && line[0] == '{' {
-				checkJSONLogFast(t, bytes.TrimSuffix(line, []byte("\r")))
+				out = append(out, line)
 			}
 		}
 	}
+	return out
 }
 
 func FuzzDecodeJSONLogFast(f *testing.F) {

@@ -967,7 +967,13 @@ func (sc *scanner) failed(r *emitResult, line int) bool {
 // jsonEmit decodes and classifies the JSON entry buf.
 func jsonEmit(buf []byte) (r emitResult) {
 	var rec record
-	if err := decodeJSONLog(buf, &rec); err != nil {
+	// the line's text, when it needs no sanitizing: the decoded strings
+	// are parts of it, and so is the event's text (one copy of the line)
+	var text string
+	if !bytes.HasSuffix(buf, []byte("\n")) && utf8.Valid(buf) {
+		text = string(buf)
+	}
+	if err := decodeJSONLogIn(buf, text, &rec); err != nil {
 		r.err = err
 		return r
 	}
@@ -975,7 +981,9 @@ func jsonEmit(buf []byte) (r emitResult) {
 	if !r.ok {
 		return r
 	}
-	r.text = sanitizeText(buf)
+	if r.text = text; text == "" {
+		r.text = sanitizeText(buf)
+	}
 	if r.ev.Level == 0 {
 		r.ev.Level = rec.Level
 	}

@@ -166,8 +166,9 @@ func scanBalanced(s string, i int) int {
 //
 // The closing quote is the first '"' not escaped by a backslash. Without a
 // backslash before it (the common case) it is simply the first '"', found
-// with one IndexByte; otherwise the scan goes on byte by byte from the first
-// backslash.
+// with one IndexByte; otherwise the search goes on from escape to escape:
+// past each backslash and the byte it escapes, the next quote closes the
+// string unless a backslash comes first.
 func readQuoted(s string) (string, int, bool) {
 	if len(s) == 0 || s[0] != '"' {
 		return "", 0, false
@@ -180,18 +181,27 @@ func readQuoted(s string) (string, int, bool) {
 	if b == 0 {
 		return s[1:q], q + 1, true
 	}
-	for j := b; j < len(s); j++ {
-		switch s[j] {
-		case '\\':
-			j++
-		case '"':
-			if v, err := unquote(s[:j+1]); err == nil {
-				return v, j + 1, true
-			}
-			return s[1:j], j + 1, true
+	// s[b] is a backslash that is not escaped
+	for {
+		j := b + 2 // past the escaped byte
+		if j >= len(s) {
+			return "", 0, false
 		}
+		q = strings.IndexByte(s[j:], '"')
+		if q < 0 {
+			return "", 0, false
+		}
+		q += j
+		e := strings.IndexByte(s[j:q], '\\')
+		if e < 0 {
+			break
+		}
+		b = j + e
 	}
-	return "", 0, false
+	if v, err := unquote(s[:q+1]); err == nil {
+		return v, q + 1, true
+	}
+	return s[1:q], q + 1, true
 }
 
 // unquote is strconv.Unquote for a double-quoted string q with escapes
