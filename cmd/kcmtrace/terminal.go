@@ -111,8 +111,9 @@ func (p *progress) finish() {
 // per-GiB share leaves the live heap ~13% headroom: at 48 MiB per GiB a
 // 4 GiB input sat at its limit and collected continuously (4.7 s against
 // 3.8 s). The limit covers the Go heap only: the binary, goroutine stacks
-// and the input's mapped windows (parser, 1 MiB each, a few in flight) come
-// on top, about 15–20 MiB (1 GiB of KCM log: peak RSS 88–92 MiB).
+// and the pages of the input's mapped blocks (parser, 1 MiB each, a few in
+// flight) come on top, about 15–20 MiB (1 GiB of KCM log: peak RSS 84–88
+// MiB).
 // Below memMinInput the default is kept: the heap is small anyway.
 const (
 	memBase     = 15 << 20
