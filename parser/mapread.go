@@ -91,9 +91,9 @@ func (mr *mapReader) end() (int64, error, bool) { return mr.off, mr.err, mr.noNe
 // page it shares with the next block (dropped with that one, or with the
 // mapping).
 func (mr *mapReader) release(c *chunk) {
-	if c.mapping != nil {
-		dropPages(mr.pages(c.mapping))
-		c.mapping, c.data = nil, nil
+	if c.mapped {
+		dropPages(mr.pages(c.data))
+		c.mapped, c.data = false, nil
 	}
 }
 
@@ -155,7 +155,7 @@ func (mr *mapReader) next() (*chunk, bool) {
 	data := mr.all[mr.off:min(mr.size, mr.off+mr.blockLen())]
 	populatePages(mr.cover(data))
 	last := mr.off+int64(len(data)) == mr.size
-	c := &chunk{mapping: data}
+	c := &chunk{mapped: true}
 	switch k := bytes.LastIndexByte(data, '\n'); {
 	case k >= 0:
 		c.data = data[:k+1]
@@ -166,7 +166,6 @@ func (mr *mapReader) next() (*chunk, bool) {
 	default:
 		return mr.longLine(), true
 	}
-	c.mapping = c.data
 	mr.off += int64(len(c.data))
 	if mr.progress != nil {
 		mr.progress(int64(len(c.data)))

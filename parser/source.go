@@ -36,8 +36,8 @@ type chunk struct {
 	data    []byte
 	buf     []byte // backing buffer, returned to the pool when done
 	long    bool
-	tooLong bool   // long: the line exceeds MaxLineBytes (data is cut)
-	mapping []byte // mapped window holding data (mapReader), unmapped when done
+	tooLong bool // long: the line exceeds MaxLineBytes (data is cut)
+	mapped  bool // data is part of a mapped file (mapReader), its pages dropped when done
 	segs    []seg
 	ahead   *ahead        // klog entries of the block decoded ahead (buildSpecs); nil when none
 	ready   chan struct{} // closed when segs and specs are set
@@ -193,7 +193,7 @@ func produceChunks(next func() (*chunk, bool), out chan<- *chunk, quit <-chan st
 // analyze sets c.segs and c.ahead; should analyzeBlock or buildSpecs ever
 // panic, the block is read line by line without specs instead.
 func (c *chunk) analyze(max int, fast bool) {
-	if c.mapping != nil {
+	if c.mapped {
 		// a mapped file cut shorter faults: recovered below, and the
 		// scanner reports it
 		debug.SetPanicOnFault(true)
