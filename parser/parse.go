@@ -343,7 +343,7 @@ func (st *inputState) reserve() bool {
 }
 
 // flattenAll moves the pages of every input into its events and metas,
-// releasing each page once copied. The events of all the inputs go into
+// and lets the pages go. The events of all the inputs go into
 // one array, in input order, each input's a window of it that reaches to
 // the array's end: timeline.Build, which needs them all in one array, then
 // takes it as it is instead of copying them again. The metas go into one
