@@ -112,7 +112,7 @@ var plumbingLens = func() (t [32]bool) {
 // tokens it has, so the block analysis can leave it in a plain run.
 func fromInformerPlumbing(p []byte) bool {
 	h, ok := parseKlogHeader(p)
-	return ok && informerPlumbing[string(h.file)]
+	return ok && isInformerPlumbing(string(h.file))
 }
 
 // jsonFromInformerPlumbing is fromInformerPlumbing for a JSON log line p in
@@ -120,19 +120,30 @@ func fromInformerPlumbing(p []byte) bool {
 // other "caller" key after it, naming one of the informerPlumbing files as
 // decodeJSONLog reads it.
 func jsonFromInformerPlumbing(p []byte) bool {
+	v, at, ok := loggerCaller(p)
+	if !ok {
+		return false
+	}
+	f, ok := callerFile(v)
+	// the line's only "caller" (it cannot overlap itself): looked for
+	// last, on the few lines from plumbing files
+	return ok && isInformerPlumbing(string(f)) && bytes.Index(p[at+2:], []byte(`"caller"`)) < 0
+}
+
+// loggerCaller returns the "caller" value of a JSON log line in the JSON
+// logger's layout, {"ts":<decimal>,"caller":"…, after its opening quote,
+// and where the comma before "caller" is (at).
+func loggerCaller(p []byte) (v []byte, at int, ok bool) {
 	const key = `,"caller":"`
 	num, other, found := jsonTSNumber(p)
 	if !found || other || !isDecimal(num) {
-		return false
+		return nil, 0, false
 	}
-	at := len(`{"ts":`) + len(num)
+	at = len(`{"ts":`) + len(num)
 	if !bytes.HasPrefix(p, []byte(`{"ts":`)) || !bytes.HasPrefix(p[at:], []byte(key)) {
-		return false
+		return nil, 0, false
 	}
-	f, ok := callerFile(p[at+len(key):])
-	// the line's only "caller" (it cannot overlap itself): looked for
-	// last, on the few lines from plumbing files
-	return ok && informerPlumbing[string(f)] && bytes.Index(p[at+2:], []byte(key[1:len(key)-1])) < 0
+	return p[at+len(key):], at, true
 }
 
 // callerFile returns the file basename of v, a JSON "caller" value after

@@ -833,7 +833,7 @@ func (r *emitResult) worthKeeping() bool { return r.ok || r.err != nil || r.pani
 func klogEmit(buf []byte) (r emitResult) {
 	var rec record
 	h, _ := parseKlogHeader(buf)
-	if informerPlumbing[string(h.file)] {
+	if isInformerPlumbing(string(h.file)) {
 		return r // never an event (classifyMessage): not worth a copy
 	}
 	rec.Level, rec.PID, rec.File = h.level, h.pid, string(h.file)
