@@ -89,13 +89,19 @@ func decimalMillis(num []byte, other bool) (ms, ns int64, ok bool) {
 	if !ok || ms > 1e15 {
 		return 0, 0, false
 	}
+	return ms, fracNanos(frac), true
+}
+
+// fracNanos reads the first six digits of a millisecond fraction as
+// nanoseconds (missing ones, and any byte that is not a digit, as 0).
+func fracNanos(frac []byte) (ns int64) {
 	for i := 0; i < 6; i++ {
 		ns *= 10
 		if i < len(frac) && isDigit(frac[i]) {
 			ns += int64(frac[i] - '0')
 		}
 	}
-	return ms, ns, true
+	return ns
 }
 
 // plausibleMillis is the range of decimalMillis's ms (half open) whose time

@@ -297,11 +297,9 @@ func loggerTS(p []byte) (k int64, ok bool) {
 		return 0, false
 	}
 	f := d[14:]
-	ns, n := int64(0), 0
-	for ; n < len(f) && isDigit(f[n]); n++ {
-		if n < 6 {
-			ns = ns*10 + int64(f[n]-'0')
-		}
+	n := 0
+	for n < len(f) && isDigit(f[n]) {
+		n++
 	}
 	if n == 0 || n == len(f) {
 		return 0, false
@@ -310,10 +308,7 @@ func loggerTS(p []byte) (k int64, ok bool) {
 	case '.', 'e', 'E', '+', '-':
 		return 0, false
 	}
-	for i := n; i < 6; i++ {
-		ns *= 10
-	}
-	return ms*1e6 + ns, true
+	return ms*1e6 + fracNanos(f[:n]), true
 }
 
 // eightDigits reads x, eight bytes in memory order, as eight ASCII digits
