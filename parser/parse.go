@@ -302,8 +302,8 @@ func (st *inputState) addEvent(ev *Event, m evMeta) {
 			st.addEvent(ev, m)
 			return
 		}
-		st.pages = append(st.pages, prefault.Slice(make([]Event, 0, eventPage)))
-		st.mpages = append(st.mpages, prefault.Slice(make([]evMeta, 0, eventPage)))
+		st.pages = append(st.pages, prefault.Make[Event](0, eventPage))
+		st.mpages = append(st.mpages, prefault.Make[evMeta](0, eventPage))
 	}
 	k := len(st.pages) - 1
 	st.pages[k] = append(st.pages[k], *ev)
@@ -333,7 +333,7 @@ func (st *inputState) reserve() bool {
 	}
 	est := int(int64(n) * st.sizeHint / st.seen)
 	c := est + est/8 + eventPage
-	evs, metas := prefault.Slice(make([]Event, 0, c)), prefault.Slice(make([]evMeta, 0, c))
+	evs, metas := prefault.Make[Event](0, c), prefault.Make[evMeta](0, c)
 	for k := range st.pages {
 		evs, metas = append(evs, st.pages[k]...), append(metas, st.mpages[k]...)
 	}
@@ -381,6 +381,10 @@ func flattenAll(states []*inputState) {
 		// others' (reserve): only theirs are copied
 		all, metas, from = st.events[:total], st.metas[:total], len(st.events)
 	} else {
+		// the collector is held off while the parts below are filled (see
+		// prefault)
+		release := prefault.HoldCollector()
+		defer release()
 		all, metas = make([]Event, total), make([]evMeta, total)
 	}
 	parts := min(max(1, runtime.GOMAXPROCS(0)), (total-from)/eventPage+1)

@@ -1,6 +1,9 @@
 package prefault
 
-import "testing"
+import (
+	"runtime/debug"
+	"testing"
+)
 
 type event struct {
 	s   string
@@ -31,5 +34,40 @@ func BenchmarkSlice(b *testing.B) {
 	b.SetBytes(n * int64(len(event{}.pad)+32))
 	for b.Loop() {
 		_ = Slice(make([]event, 0, n))
+	}
+}
+
+// TestHoldCollectorNestsAndRestores: GOGC is raised while any hold is
+// held, whatever the order of release, restored (to a value set before)
+// when the last goes, and a second release of one hold changes nothing.
+func TestHoldCollectorNestsAndRestores(t *testing.T) {
+	before := debug.SetGCPercent(137)
+	defer debug.SetGCPercent(before)
+	a := HoldCollector()
+	b := HoldCollector()
+	if got := debug.SetGCPercent(holdPercent); got != holdPercent {
+		t.Fatalf("GOGC while held = %d, want %d", got, holdPercent)
+	}
+	a()
+	a() // a second release is no release
+	if got := debug.SetGCPercent(holdPercent); got != holdPercent {
+		t.Fatalf("GOGC with one hold left = %d, want %d", got, holdPercent)
+	}
+	b()
+	if got := debug.SetGCPercent(137); got != 137 {
+		t.Fatalf("GOGC after the last release = %d, want 137", got)
+	}
+}
+
+// TestMakeIsMake: Make returns what make would, and lets the collector go.
+func TestMakeIsMake(t *testing.T) {
+	before := debug.SetGCPercent(91)
+	defer debug.SetGCPercent(before)
+	s := Make[event](3, 5000)
+	if len(s) != 3 || cap(s) != 5000 || s[2].s != "" || s[2].p != nil {
+		t.Fatalf("Make(3, 5000): len %d cap %d %+v", len(s), cap(s), s[2])
+	}
+	if got := debug.SetGCPercent(91); got != 91 {
+		t.Fatalf("GOGC after Make = %d, want 91", got)
 	}
 }
