@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kcmtrace/kcmtrace/internal/prefault"
 	"github.com/kcmtrace/kcmtrace/parser"
 	"github.com/kcmtrace/kcmtrace/timeline"
 )
@@ -104,7 +105,7 @@ func sharedFacts(tl *timeline.Timeline, workers int) (f *runFacts) {
 // newRunFacts derives the facts of tl's volumes, splitting the work over
 // up to workers goroutines.
 func newRunFacts(tl *timeline.Timeline, workers int) *runFacts {
-	f := &runFacts{vols: make([]volFacts, len(tl.Volumes))}
+	f := &runFacts{vols: prefault.Make[volFacts](len(tl.Volumes), len(tl.Volumes))} // (see internal/prefault)
 	total := 0
 	for _, v := range tl.Volumes {
 		total += len(v.Events)

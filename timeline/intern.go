@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/kcmtrace/kcmtrace/internal/prefault"
 	"github.com/kcmtrace/kcmtrace/parser"
 )
 
@@ -71,7 +72,7 @@ const symTabShift = 6
 func newSyms(n, ids int) *syms {
 	return &syms{
 		tab:  [3]map[string]int32{make(map[string]int32, n/2), make(map[string]int32, 64), make(map[string]int32, n/8)},
-		str:  make([]string, 0, ids),
+		str:  prefault.Make[string](0, ids), // (see internal/prefault)
 		flag: make([]uint8, 0, ids),
 	}
 }
