@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kcmtrace/kcmtrace/internal/prefault"
 	"github.com/kcmtrace/kcmtrace/parser"
 )
 
@@ -423,7 +424,9 @@ func (s *slab[T]) copy(src []T) []T {
 		return nil
 	}
 	if len(src) > cap(s.buf)-len(s.buf) {
-		s.buf = make([]T, 0, max(1024, len(src)))
+		// prefaulted: a collection may scan it before it is filled (see
+		// internal/prefault)
+		s.buf = prefault.Make[T](0, max(1024, len(src)))
 	}
 	off := len(s.buf)
 	s.buf = append(s.buf, src...)
