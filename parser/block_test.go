@@ -546,3 +546,31 @@ func FuzzPlainWrapped(f *testing.F) {
 		}
 	})
 }
+
+// TestSpecPlumbing: a spec's plumbing verdict, found while it is decoded
+// ahead, is fromPlumbing of its text (close takes it instead of parsing
+// the header again), for klog entries plumbing or not and for JSON lines
+// (never plumbing: such a line stays in a run).
+func TestSpecPlumbing(t *testing.T) {
+	var b bytes.Buffer
+	b.Write(syntheticKCM(300))
+	// entries with a continuation line cannot stay in a run
+	b.WriteString("I0812 03:10:00.612388       1 reflector.go:255] Watch close - *v1.PersistentVolume total 12 items received\n  goroutine 12 [running]:\n")
+	b.WriteString("I0812 03:10:00.612388       1 reconciler.go:288] attacherDetacher.AttachVolume started for volume \"pvc-1\"\n  more\n")
+	b.WriteString(`{"ts":1723432200612.388,"caller":"cache/reflector.go:255","msg":"Watch close","type":"*v1.PersistentVolume"}` + "\n")
+	b.WriteString(`{"ts":1723432200612.388,"caller":"reconciler/reconciler.go:288","msg":"attacherDetacher.AttachVolume started","volume":"pvc-2"}` + "\n")
+	data := b.Bytes()
+	specs := buildSpecs(data, analyzeBlock(data, DefaultMaxLineBytes, true, nil), DefaultMaxLineBytes)
+	seen := map[[2]bool]int{}
+	for _, s := range specs {
+		if want := fromPlumbing(s.json, s.buf); s.plumbing != want {
+			t.Fatalf("spec at %d (json %v): plumbing %v, fromPlumbing %v: %q", s.off, s.json, s.plumbing, want, s.buf)
+		}
+		seen[[2]bool{s.json, s.plumbing}]++
+	}
+	for _, k := range [][2]bool{{false, false}, {false, true}, {true, false}} {
+		if seen[k] == 0 {
+			t.Errorf("no spec with json %v, plumbing %v (specs %v)", k[0], k[1], seen)
+		}
+	}
+}

@@ -727,7 +727,7 @@ func (sc *scanner) close() {
 	} else {
 		st.formatVotes[entryFormat[kind]]++
 	}
-	if e.relevant && (kind == entKlog || kind == entJSON) && fromPlumbing(kind == entJSON, e.buf) {
+	if e.relevant && (kind == entKlog || kind == entJSON) && e.plumbing(kind == entJSON) {
 		e.relevant = false
 	}
 	// wrapper clock evidence from the first entries and from every relevant one
@@ -815,14 +815,17 @@ func classifyGuarded(rec *record) (ev Event, ok bool, panicV any) {
 // (spec); the scanner uses it when the entry it closes has exactly those
 // bytes.
 type emitResult struct {
-	ev      Event
-	ok      bool
-	err     error // the entry could not be decoded (JSON)
-	panicV  any   // classify panicked with this value
-	text    string
-	until   time.Time // retry deadline, for year/zone evidence (klog)
-	backoff time.Duration
-	okU     bool
+	ev Event
+	ok bool
+	// plumbing: the entry is informer plumbing (fromInformerPlumbing; klog
+	// only), found while decoding it
+	plumbing bool
+	err      error // the entry could not be decoded (JSON)
+	panicV   any   // classify panicked with this value
+	text     string
+	until    time.Time // retry deadline, for year/zone evidence (klog)
+	backoff  time.Duration
+	okU      bool
 }
 
 // worthKeeping reports whether a result computed ahead must be kept: an
@@ -832,8 +835,11 @@ func (r *emitResult) worthKeeping() bool { return r.ok || r.err != nil || r.pani
 // klogEmit decodes and classifies the klog entry buf.
 func klogEmit(buf []byte) (r emitResult) {
 	var rec record
+	// h.file is empty when the header is not one (parseKlogHeader sets it
+	// last), so this is fromInformerPlumbing(buf)
 	h, _ := parseKlogHeader(buf)
 	if isInformerPlumbing(string(h.file)) {
+		r.plumbing = true
 		return r // never an event (classifyMessage): not worth a copy
 	}
 	rec.Level, rec.PID, rec.File = h.level, h.pid, string(h.file)
@@ -878,6 +884,8 @@ type spec struct {
 	// the entry is not an event. Most candidate entries are not, so they
 	// carry no Event. It points into the block's ahead.results.
 	res *emitResult
+	// plumbing is fromPlumbing(json, buf), found ahead
+	plumbing bool
 }
 
 // ahead is what the analysis of a block decoded ahead of the scanner: its
@@ -931,12 +939,25 @@ func (a *ahead) decide() {
 		emit := klogEmit
 		if s.json {
 			emit = jsonEmit
+			s.plumbing = jsonFromInformerPlumbing(s.buf)
 		}
-		if r := emit(s.buf); r.worthKeeping() {
+		r := emit(s.buf)
+		s.plumbing = s.plumbing || r.plumbing
+		if r.worthKeeping() {
 			a.results = append(a.results, r)
 			s.res = &a.results[len(a.results)-1]
 		}
 	}
+}
+
+// plumbing is fromPlumbing(json, e.buf): taken from the spec when the spec
+// was built from exactly this entry's bytes (its header is then not parsed
+// again), else found now.
+func (e *entry) plumbing(json bool) bool {
+	if s := e.spec; s != nil && !e.full && bytes.Equal(s.buf, e.buf) {
+		return s.plumbing
+	}
+	return fromPlumbing(json, e.buf)
 }
 
 // result is emit's common first step: the spec's result when the spec was
