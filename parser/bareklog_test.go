@@ -33,15 +33,7 @@ func bareKlogRunReference(data []byte, s, hit, max, mon int) bareRun {
 // hits at the end, inside and between lines, and several line limits.
 func checkBareKlogRun(t *testing.T, data []byte, rng *rand.Rand) {
 	t.Helper()
-	var starts []int
-	for s := 0; s < len(data); {
-		starts = append(starts, s)
-		i := bytes.IndexByte(data[s:], '\n')
-		if i < 0 {
-			break
-		}
-		s += i + 1
-	}
+	starts := lineStarts(data)
 	for k := 1; k < len(starts); k++ {
 		ref, s := starts[k-1], starts[k]
 		line := bytes.TrimSuffix(bytes.TrimSuffix(data[ref:s], []byte("\n")), []byte("\r"))
