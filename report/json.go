@@ -75,7 +75,7 @@ func EventsJSONL(w io.Writer, evs []parser.Event, o Options) error {
 	if o.Redact {
 		evs = newRedactorFor(nil, evs).events(evs)
 	}
-	bw := bufio.NewWriterSize(w, 64<<10)
+	bw := bufio.NewWriterSize(delEscaper{w}, 64<<10)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
 	for _, e := range evs {

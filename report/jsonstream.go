@@ -22,7 +22,7 @@ type objectWriter struct {
 }
 
 func newObjectWriter(w io.Writer) *objectWriter {
-	o := &objectWriter{w: bufio.NewWriterSize(w, 64<<10)}
+	o := &objectWriter{w: bufio.NewWriterSize(delEscaper{w}, 64<<10)}
 	o.w.WriteByte('{')
 	return o
 }
