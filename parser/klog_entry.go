@@ -950,11 +950,19 @@ func (a *ahead) decide() {
 	}
 }
 
-// plumbing is fromPlumbing(json, e.buf): taken from the spec when the spec
-// was built from exactly this entry's bytes (its header is then not parsed
-// again), else found now.
-func (e *entry) plumbing(json bool) bool {
+// ownSpec returns the entry's spec when it was built from exactly this
+// entry's bytes (its results then stand for the entry's), else nil.
+func (e *entry) ownSpec() *spec {
 	if s := e.spec; s != nil && !e.full && bytes.Equal(s.buf, e.buf) {
+		return s
+	}
+	return nil
+}
+
+// plumbing is fromPlumbing(json, e.buf): taken from the entry's own spec
+// (its header is then not parsed again), else found now.
+func (e *entry) plumbing(json bool) bool {
+	if s := e.ownSpec(); s != nil {
 		return s.plumbing
 	}
 	return fromPlumbing(json, e.buf)
@@ -964,7 +972,7 @@ func (e *entry) plumbing(json bool) bool {
 // built from exactly this entry's bytes, else emit run now. event is false
 // when the entry is known not to be an event.
 func (e *entry) result(emit func([]byte) emitResult) (r emitResult, event bool) {
-	if s := e.spec; s != nil && !e.full && bytes.Equal(s.buf, e.buf) {
+	if s := e.ownSpec(); s != nil {
 		if s.res == nil {
 			return r, false // decoded ahead: not an event
 		}

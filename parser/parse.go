@@ -303,7 +303,8 @@ func (st *inputState) addEvent(ev *Event, m evMeta) {
 			return
 		}
 		st.pages = append(st.pages, prefault.Make[Event](0, eventPage))
-		st.mpages = append(st.mpages, prefault.Make[evMeta](0, eventPage))
+		// metas hold no pointers: never scanned, Slice is enough
+		st.mpages = append(st.mpages, prefault.Slice(make([]evMeta, 0, eventPage)))
 	}
 	k := len(st.pages) - 1
 	st.pages[k] = append(st.pages[k], *ev)
@@ -333,7 +334,7 @@ func (st *inputState) reserve() bool {
 	}
 	est := int(int64(n) * st.sizeHint / st.seen)
 	c := est + est/8 + eventPage
-	evs, metas := prefault.Make[Event](0, c), prefault.Make[evMeta](0, c)
+	evs, metas := prefault.Make[Event](0, c), prefault.Slice(make([]evMeta, 0, c))
 	for k := range st.pages {
 		evs, metas = append(evs, st.pages[k]...), append(metas, st.mpages[k]...)
 	}

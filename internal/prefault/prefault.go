@@ -17,7 +17,8 @@
 // (HoldCollector) from the allocation until every page is written, so no
 // cycle can scan the array before. On a 1 GiB input prefaulting saved about
 // a third of a CPU-second (flattening and gathering ~64k events of ~380
-// bytes each), and holding the collector off another ~40 ms.
+// bytes each), and holding the collector off another 20–35 ms. An array without
+// pointers is never scanned: Slice is enough for it.
 package prefault
 
 import (
