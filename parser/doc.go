@@ -11,12 +11,12 @@
 // previous.log, sosreport journal dumps; manifests are left out; a directory
 // without any is an error), or "-" for stdin. [ParseReader] parses one
 // stream; ParseAll parses its inputs concurrently (up to GOMAXPROCS at a
-// time) and returns them in command-line order. Input is read in 2 MiB
-// blocks of whole lines (a regular, uncompressed file of 4 MiB or more is
-// mapped with mmap once instead and read in 1 MiB blocks, each block's
-// pages filled in before it is analysed and dropped from the mapping once
-// applied; a file that shrinks while mapped ends with a problem, not a
-// crash). Each
+// time) and returns them in command-line order. Input is read with read(2)
+// into a few reused 2 MiB buffers, in blocks of whole lines (mapping the
+// file instead cost twice as much on a virtual machine, where every page
+// of the mapping is a fault; see the README's Performance section); a
+// regular file that ends short of the size it had when opened was cut
+// while read (copytruncate) and ends with a problem. Each
 // block is searched for the prefilter tokens, NUL bytes and no-break
 // spaces in one pass (an AVX2 Teddy multi-literal search on amd64, a
 // hashed 4-byte-gram scan elsewhere). A line longer than
@@ -169,8 +169,8 @@
 // line lands in exactly one bucket: Lines == EventLines + Irrelevant +
 // sum(Skipped) ([Input.Unaccounted] is 0).
 //
-// Events are kept in fixed pages while an input is read; a mapped input,
-// whose size is known, moves to one array sized from the density of events
+// Events are kept in fixed pages while an input is read; a regular,
+// uncompressed file, whose size is known, moves to one array sized from the density of events
 // in its first quarter (reserve). [ParseAll] then lays the events of all
 // its inputs out in one array, in input order (Result.Events of each is a
 // window of it), appending to the first input's array when it has room.

@@ -124,11 +124,7 @@ func newScanner(st *inputState, opt Options) *scanner {
 // scanner itself stays single-goroutine; it uses an entry's spec only when
 // the texts are identical (emitKlog).
 func (sc *scanner) run(r io.Reader) {
-	sc.runBlocks(newBlockReader(r, sc.max, newBufPool(pipeDepth+2)))
-}
-
-// runBlocks is run over any source of blocks.
-func (sc *scanner) runBlocks(br blockSource) {
+	br := newBlockReader(r, sc.max, newBufPool(pipeDepth+2))
 	st := sc.st
 	if !sc.unw.forced {
 		sc.unw.prefer = sniffWrapper(br.peek())
@@ -202,6 +198,10 @@ func (sc *scanner) runBlocks(br blockSource) {
 	if err != nil {
 		st.in.Truncated = true
 		st.problem(0, "%s after %d lines; the lines read are kept", describeReadErr(err, sc.comp), st.in.Lines)
+	} else if st.sizeHint > 0 && n < st.sizeHint {
+		// cut shorter while open (copytruncate): the rest is gone
+		st.in.Truncated = true
+		st.problem(0, "the file shrank while it was read (truncated or rotated?): %d of its %d bytes read; the lines read are kept", n, st.sizeHint)
 	}
 	if noNewline && st.in.Lines > 0 {
 		st.problem(st.in.Lines, "last line has no newline (half-written?); parsed as is")

@@ -222,7 +222,7 @@ type inputState struct {
 	pages  [][]Event
 	mpages [][]evMeta
 	// sizeHint is the input's size in bytes when known before reading (a
-	// mapped file), seen how many of its bytes the scanner has applied
+	// regular, uncompressed file), seen how many of its bytes the scanner has applied
 	// (whole blocks: it lags the events by up to a block, so an estimate
 	// from it errs on the large side).
 	sizeHint, seen   int64
@@ -431,21 +431,20 @@ func (st *inputState) readWith(r io.Reader, opt Options, loop func(*scanner, io.
 			defer closeFn()
 		}
 		sc.comp = comp
+		if comp != "" {
+			st.sizeHint = 0 // the file's size is not the text's
+		}
 		loop(sc, r)
 	})
 }
 
-// guarded runs body with a new scanner, recovering from any panic: a
-// memory fault of a mapped file that shrank (mapReader), or a bug.
+// guarded runs body with a new scanner, recovering from any panic (a
+// bug): the lines read are kept and the input is marked truncated.
 func (st *inputState) guarded(opt Options, body func(*scanner)) {
 	sc := newScanner(st, opt)
 	defer func() {
 		if p := recover(); p != nil {
-			if isFault(p) {
-				st.problem(st.in.Lines, "%v; the lines read are kept", errShrunk)
-			} else {
-				st.problem(st.in.Lines, "internal error, rest of input not read: %v", p)
-			}
+			st.problem(st.in.Lines, "internal error, rest of input not read: %v", p)
 			st.in.Truncated = true
 			// keep the line accounting balanced
 			st.in.Skipped["internal-error"] += st.in.Lines - st.accounted()

@@ -88,14 +88,11 @@ func TestReserveKeepsEveryEvent(t *testing.T) {
 	}
 }
 
-// TestReservedMappedAgreesWithRead parses an input dense in events read
-// (pages) and mapped (size known: reserve), alone and followed by another
+// TestReservedAgreesWithPages parses an input dense in events as a stream
+// (pages) and as a file of known size (reserve), alone and followed by another
 // input, once evenly dense (the estimate holds) and once with most events
 // at its end (the estimate falls short and the rest spills into pages).
-func TestReservedMappedAgreesWithRead(t *testing.T) {
-	if !canMap {
-		t.Skip("no mmap on this system")
-	}
+func TestReservedAgreesWithPages(t *testing.T) {
 	vol := func(i int) string {
 		return fmt.Sprintf(`I0812 03:%02d:%02d.000001       1 reconciler.go:288] attacherDetacher.AttachVolume started for volume "pvc-%d" (UniqueName: "kubernetes.io/csi/x^disk-%d") from node "n%d"`+"\n", i/60%60, i%60, i, i, i%7)
 	}
@@ -120,9 +117,9 @@ func TestReservedMappedAgreesWithRead(t *testing.T) {
 		}
 		paths[name] = p
 	}
-	parse := func(mmap int64, ps ...string) []Result {
+	parse := func(known bool, ps ...string) []Result {
 		var rs []Result
-		withMmapMin(mmap, func() {
+		withKnownSize(known, func() {
 			var errs []error
 			rs, errs = ParseAll(ps, Options{})
 			if len(errs) > 0 {
@@ -136,11 +133,11 @@ func TestReservedMappedAgreesWithRead(t *testing.T) {
 		{paths["even.log"], paths["other.log"]}, {paths["skewed.log"], paths["other.log"]},
 		{paths["other.log"], paths["even.log"]},
 	} {
-		read, mapped := parse(1<<62, ps...), parse(1<<20, ps...)
-		if !reflect.DeepEqual(read, mapped) {
-			t.Errorf("%v: mapped result differs from read", ps)
+		stream, sized := parse(false, ps...), parse(true, ps...)
+		if !reflect.DeepEqual(stream, sized) {
+			t.Errorf("%v: the result with the size known (reserve) differs from the stream's", ps)
 		}
-		if n := len(mapped[0].Events); n == 0 {
+		if n := len(sized[0].Events); n == 0 {
 			t.Fatalf("%v: no events", ps)
 		}
 	}

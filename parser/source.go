@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"strings"
 	"sync"
 
@@ -37,7 +36,6 @@ type chunk struct {
 	buf     []byte // backing buffer, returned to the pool when done
 	long    bool
 	tooLong bool // long: the line exceeds MaxLineBytes (data is cut)
-	mapped  bool // data is part of a mapped file (mapReader), its pages dropped when done
 	segs    []seg
 	ahead   *ahead        // klog entries of the block decoded ahead (buildSpecs); nil when none
 	ready   chan struct{} // closed when segs and specs are set
@@ -193,11 +191,6 @@ func produceChunks(next func() (*chunk, bool), out chan<- *chunk, quit <-chan st
 // analyze sets c.segs and c.ahead; should analyzeBlock or buildSpecs ever
 // panic, the block is read line by line without specs instead.
 func (c *chunk) analyze(max int, fast bool) {
-	if c.mapped {
-		// a mapped file cut shorter faults: recovered below, and the
-		// scanner reports it
-		debug.SetPanicOnFault(true)
-	}
 	defer close(c.ready)
 	defer func() {
 		if recover() != nil {
@@ -407,6 +400,11 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// knownSize lets a regular file's size (at open) guide reading it: reserve
+// sizes its event array from it, and a file that ends short of it was cut
+// while read. Tests turn it off to read files as streams of unknown size.
+var knownSize = true
+
 // parseSource opens and parses one source. Only an open failure is an error;
 // everything else becomes a Problem of the input.
 func parseSource(src source, opt Options, index int) (*inputState, error) {
@@ -428,12 +426,8 @@ func parseSource(src source, opt Options, index int) (*inputState, error) {
 				return nil, fmt.Errorf("%s: is a directory", src.path)
 			}
 			st.mtime = fi.ModTime()
-			if size, ok := mappable(f, fi); ok {
-				if all, err := mapFile(f, size); err == nil {
-					st.readMapped(f, all, opt)
-					return st, nil
-				}
-				// no room to map it (a 32-bit system): read it
+			if fi.Mode().IsRegular() && knownSize {
+				st.sizeHint = fi.Size() // dropped if it turns out compressed
 			}
 		}
 		r = f

@@ -1,0 +1,147 @@
+package parser
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// withKnownSize runs f with regular files' sizes used (true) or ignored.
+func withKnownSize(known bool, f func()) {
+	old := knownSize
+	knownSize = known
+	defer func() { knownSize = old }()
+	f()
+}
+
+// parseFileBothWays parses path once as a stream of unknown size and once
+// as a file of known size.
+func parseFileBothWays(t *testing.T, path string) (stream, sized Result) {
+	t.Helper()
+	parse := func(known bool) (r Result) {
+		withKnownSize(known, func() {
+			rs, errs := ParseAll([]string{path}, Options{})
+			if len(errs) > 0 {
+				t.Fatal(errs)
+			}
+			r = rs[0]
+		})
+		return r
+	}
+	return parse(false), parse(true)
+}
+
+// TestKnownSizeAgreesWithStream parses every shipped log, and inputs built
+// to end at awkward places, with and without the file's size, with blocks
+// small enough that some lines span several blocks.
+func TestKnownSizeAgreesWithStream(t *testing.T) {
+	files := testInputs(t)
+	dir := t.TempDir()
+	extra := map[string]string{
+		"no-newline.log": "I0812 03:10:00.000001       1 reconciler.go:224] attacherDetacher.AttachVolume started for volume \"pvc-1\" (UniqueName: \"kubernetes.io/csi/x^vol-1\") from node \"n1\"",
+		"long-line.log": "I0812 03:10:00.000001       1 event.go:291] " + strings.Repeat("x", 20000) + "\n" +
+			"I0812 03:10:01.000001       1 reconciler.go:224] attacherDetacher.AttachVolume started for volume \"pvc-1\" (UniqueName: \"kubernetes.io/csi/x^vol-1\") from node \"n1\"\n",
+		"long-last.log": "I0812 03:10:00.000001       1 event.go:291] " + strings.Repeat("y", 9000),
+		"crlf.log":      "I0812 03:10:00.000001       1 reconciler.go:224] attacherDetacher.AttachVolume started for volume \"pvc-1\" (UniqueName: \"kubernetes.io/csi/x^vol-1\") from node \"n1\"\r\n",
+	}
+	for name, text := range extra {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, p)
+	}
+	for _, bs := range []int{2 << 20, 5000} {
+		withBlockSize(bs, func() {
+			for _, f := range files {
+				stream, sized := parseFileBothWays(t, f)
+				if !reflect.DeepEqual(stream, sized) {
+					t.Errorf("%s (blocks of %d): result with the size known differs:\nstream %+v\nsized  %+v", f, bs, stream.Input, sized.Input)
+				}
+			}
+		})
+	}
+}
+
+// TestCompressedFileSizeIgnored: a compressed file's size says nothing of
+// its text, so it neither sizes the events nor counts as a shrunk file.
+func TestCompressedFileSizeIgnored(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "kcm.log")
+	if err := os.WriteFile(p, append(append([]byte{}, gzHeaderOnly...), bytes.Repeat([]byte("x"), 100)...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, err := parseSource(source{path: p}, Options{}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.sizeHint != 0 {
+		t.Errorf("sizeHint %d for a gzip file, want 0", st.sizeHint)
+	}
+	for _, pr := range st.in.Problems {
+		if strings.Contains(pr.Message, "shrank") {
+			t.Errorf("a gzip file reported as shrunk: %q", pr.Message)
+		}
+	}
+}
+
+// TestFileProgress: a file reports every byte to Options.Progress, in
+// several steps when it spans several blocks.
+func TestFileProgress(t *testing.T) {
+	p := "../testdata/catalog/examples.log"
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withBlockSize(4096, func() {
+		var total int64
+		calls := 0
+		if _, errs := ParseAll([]string{p}, Options{Progress: func(n int64) { total += n; calls++ }}); len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		if total != fi.Size() || calls < 2 {
+			t.Errorf("progress: %d bytes in %d calls, want %d bytes in several", total, calls, fi.Size())
+		}
+	})
+}
+
+// TestFileShrinks: a file cut shorter after it was opened (rotated by
+// copytruncate, say) ends early; the input gets a problem naming that,
+// is marked truncated and keeps what was read.
+func TestFileShrinks(t *testing.T) {
+	line := "I0812 03:10:00.000001       1 event.go:291] some other controller's line\n"
+	data := strings.Repeat(line, 3*(1<<20)/len(line))
+	p := filepath.Join(t.TempDir(), "kcm.log")
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st := newInputState(p, 0)
+	fi, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.sizeHint = fi.Size()
+	cut := int64(len(line) * 1000)
+	if err := os.Truncate(p, cut); err != nil {
+		t.Fatal(err)
+	}
+	st.read(f, Options{})
+	res := st.alone(Options{})
+	found := false
+	for _, pr := range res.Input.Problems {
+		found = found || strings.Contains(pr.Message, "shrank")
+	}
+	if !found || !res.Input.Truncated {
+		t.Errorf("problems %+v, truncated %v: want the shrunk file named", res.Input.Problems, res.Input.Truncated)
+	}
+	if res.Input.Lines != 1000 || res.Input.Unaccounted() != 0 {
+		t.Errorf("lines %d, unaccounted %d: want the 1000 lines before the cut, all accounted", res.Input.Lines, res.Input.Unaccounted())
+	}
+}
