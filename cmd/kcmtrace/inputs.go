@@ -60,7 +60,7 @@ func (f *inputFlags) load(e env) (*loaded, error) {
 	if err != nil {
 		return nil, err
 	}
-	setMemoryLimit(f.Paths, e.getenv)
+	prepareHeap(f.Paths, e.getenv)
 	bar := newProgress(e, f.Paths, f.NoProgress)
 	if bar != nil {
 		opt.Progress = bar.add

@@ -1,0 +1,73 @@
+package hugeheap
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+func TestDisabled(t *testing.T) {
+	for _, tc := range []struct {
+		godebug string
+		want    bool
+	}{
+		{godebug: "", want: false},
+		{godebug: "disablethp=1", want: true},
+		{godebug: "gctrace=1, disablethp=1", want: true},
+		{godebug: "disablethp=0", want: false},
+		{godebug: "xdisablethp=1", want: false},
+	} {
+		if got := disabled(tc.godebug); got != tc.want {
+			t.Errorf("disabled(%q) = %v, want %v", tc.godebug, got, tc.want)
+		}
+	}
+}
+
+// TestReserveMarksHeap: the range reserve marks is part of the heap, and
+// the kernel lists it with the huge-page flag (hg in /proc/self/smaps).
+func TestReserveMarksHeap(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("huge pages are asked for on Linux only")
+	}
+	if _, err := os.Stat("/sys/kernel/mm/transparent_hugepage/enabled"); err != nil {
+		t.Skip("no transparent huge pages in this kernel")
+	}
+	beg, end := reserve(16 << 20)
+	if end-beg < 12<<20 {
+		t.Fatalf("marked %d bytes of 16 MiB, want all but the unaligned ends", end-beg)
+	}
+	flags, err := vmFlags(beg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(" "+flags+" ", " hg ") {
+		t.Errorf("the reserved heap at %#x has VmFlags %q, want hg among them", beg, flags)
+	}
+}
+
+// vmFlags returns the VmFlags of the mapping of /proc/self/smaps that
+// holds addr.
+func vmFlags(addr uintptr) (string, error) {
+	f, err := os.Open("/proc/self/smaps")
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	in := false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		var lo, hi uintptr
+		if n, _ := fmt.Sscanf(line, "%x-%x ", &lo, &hi); n == 2 {
+			in = lo <= addr && addr < hi
+			continue
+		}
+		if in && strings.HasPrefix(line, "VmFlags:") {
+			return strings.TrimSpace(strings.TrimPrefix(line, "VmFlags:")), nil
+		}
+	}
+	return "", fmt.Errorf("no mapping holds %#x", addr)
+}
