@@ -12,7 +12,7 @@
 // without any is an error), or "-" for stdin. [ParseReader] parses one
 // stream; ParseAll parses its inputs concurrently (up to GOMAXPROCS at a
 // time) and returns them in command-line order. Input is read with read(2)
-// into a few reused 2 MiB buffers, in blocks of whole lines (mapping the
+// into a few reused 1 MiB buffers, in blocks of whole lines (mapping the
 // file instead cost twice as much on a virtual machine, where every page
 // of the mapping is a fault; see the README's Performance section); a
 // regular file that ends short of the size it had when opened was cut

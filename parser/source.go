@@ -23,7 +23,7 @@ var readBufSize = 1 << 20
 
 // blockSize is the size of each read: the input is handled in blocks of
 // whole lines, and lines up to this long are never copied.
-var blockSize = 2 << 20
+var blockSize = 1 << 20
 
 // pipeDepth is how many blocks may wait, read and analysed, for the scanner.
 const pipeDepth = 4
