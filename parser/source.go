@@ -446,9 +446,15 @@ func zstdMagic(head []byte) bool { return bytes.HasPrefix(head, []byte{0x28, 0xb
 // isCompressed reports data that decompress decodes.
 func isCompressed(head []byte) bool { return gzipMagic(head) || zstdMagic(head) }
 
+// sniffBufSize is the buffer decompress reads through: enough for the
+// decompressors' small reads, and smaller than a block, so that reading
+// plain text into a block goes straight from the file (bufio copies a read
+// smaller than its buffer through the buffer: a second copy of every byte).
+const sniffBufSize = 64 << 10
+
 // decompress sniffs gzip and zstd magic numbers (whatever the file name).
 func decompress(r io.Reader) (io.Reader, string, func(), error) {
-	br := bufio.NewReaderSize(r, readBufSize)
+	br := bufio.NewReaderSize(r, sniffBufSize)
 	head, _ := br.Peek(4)
 	switch {
 	case gzipMagic(head):
