@@ -842,18 +842,36 @@ func klogEmit(buf []byte) (r emitResult) {
 		r.plumbing = true
 		return r // never an event (classifyMessage): not worth a copy
 	}
-	rec.Level, rec.PID, rec.File = h.level, h.pid, string(h.file)
+	rec.Level, rec.PID = h.level, h.pid
 	// the text, and the message as its tail when no byte was replaced
 	if t := bytes.TrimRight(buf, "\n"); h.rest <= len(t) && utf8.Valid(t) {
-		r.text = string(t)
-		rec.Rest = r.text[h.rest:]
+		// Most entries classified are no event: classify a view of buf
+		// and copy the text only for an event, moving its strings onto
+		// the copy (rebase), so that nothing kept points into buf. The
+		// header, file name included, lies within the view.
+		view := unsafe.String(unsafe.SliceData(t), len(t))
+		rec.File = unsafe.String(unsafe.SliceData(h.file), len(h.file))
+		rec.Rest = view[h.rest:]
+		r.ev, r.ok, r.panicV = classifyGuarded(&rec)
+		switch {
+		case r.ok:
+			r.text = string(t)
+			rebaseEvent(&r.ev, view, r.text)
+		case r.panicV != nil:
+			// the panic value may hold parts of the view: panic again
+			// on a copy (rare)
+			r.text = string(t)
+			rec.File, rec.Rest = string(h.file), r.text[h.rest:]
+			r.ev, r.ok, r.panicV = classifyGuarded(&rec)
+		}
 	} else {
+		rec.File = string(h.file)
 		r.text = sanitizeText(buf)
 		rec.Rest = sanitizeText(buf[h.rest:])
+		r.ev, r.ok, r.panicV = classifyGuarded(&rec)
 	}
-	r.ev, r.ok, r.panicV = classifyGuarded(&rec)
 	if !r.ok {
-		r.text = ""
+		r.ev, r.text = Event{}, ""
 		return r
 	}
 	if rec.Level != 0 {
@@ -870,6 +888,35 @@ func klogEmit(buf []byte) (r emitResult) {
 		r.until, r.backoff, r.okU = retryFromText(r.text)
 	}
 	return r
+}
+
+// rebaseEvent moves every string of ev that lies within view onto the
+// same bytes of text, a copy of view, so that ev no longer refers to the
+// memory behind view. Strings built elsewhere (constants, unquoted
+// values) are left as they are. TestRebaseEventCoversEveryString checks
+// that it knows every string field of Event.
+func rebaseEvent(ev *Event, view, text string) {
+	for _, p := range [...]*string{&ev.Volume, &ev.PV, &ev.Handle, &ev.Attachment, &ev.Node, &ev.Pod, &ev.PodUID,
+		&ev.Error, &ev.Code, &ev.Component, &ev.Origin, &ev.Detail, &ev.Reason, &ev.Source.Path, &ev.Text} {
+		*p = rebaseString(*p, view, text)
+	}
+	ev.Kind = Kind(rebaseString(string(ev.Kind), view, text))
+	if ev.Retry != nil {
+		ev.Retry.Until = rebaseString(ev.Retry.Until, view, text)
+	}
+}
+
+// rebaseString returns s moved from view onto text when it lies within
+// view, s itself otherwise.
+func rebaseString(s, view, text string) string {
+	if len(s) == 0 {
+		return s
+	}
+	off := uintptr(unsafe.Pointer(unsafe.StringData(s))) - uintptr(unsafe.Pointer(unsafe.StringData(view)))
+	if off >= uintptr(len(view)) || off+uintptr(len(s)) > uintptr(len(view)) {
+		return s
+	}
+	return text[off : off+uintptr(len(s))]
 }
 
 // spec is an entry found complete inside one block by an analysis
