@@ -116,27 +116,31 @@ func (p *progress) finish() {
 // on top (1 GiB of KCM log: peak RSS 93–97 MiB).
 // Below memMinInput the default is kept: the heap is small anyway.
 //
-// A large input's heap is also placed on huge pages (hugeheap): twice the
-// limit of address space is reserved for it, at most maxHugeReserve.
+// From hugeMinInput on, the heap is also placed on huge pages (hugeheap):
+// twice memBase + memPerGiB per GiB of address space is reserved for it,
+// at most maxHugeReserve: on a VM where a 4 KiB fault costs ~10 µs that
+// took 128 MiB of KCM log from 0.12 to 0.08 s, and 1 GiB from 0.54 to
+// 0.40 s.
 const (
 	memBase        = 15 << 20
 	memPerGiB      = 61 << 20
 	memMinInput    = 256 << 20
+	hugeMinInput   = 16 << 20
 	maxHugeReserve = 1 << 30
 )
 
-// prepareHeap sets the soft limit from the sizes of the regular files
-// among paths (inputBytes), and reserves huge pages for the heap. It does
+// prepareHeap reserves huge pages for the heap and sets the soft limit,
+// from the sizes of the regular files among paths (inputBytes). It does
 // nothing when a path is a directory or stdin (size unknown), or when the
 // input is small; the limit is left alone when GOMEMLIMIT is set.
 func prepareHeap(paths []string, getenv func(string) string) {
 	total, ok := inputBytes(paths)
-	if !ok || total < memMinInput {
+	if !ok || total < hugeMinInput {
 		return
 	}
 	limit := memBase + int64(total/(1<<30)*memPerGiB)
 	hugeheap.Reserve(int(min(2*limit, maxHugeReserve)))
-	if getenv("GOMEMLIMIT") == "" {
+	if total >= memMinInput && getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(limit)
 	}
 }
