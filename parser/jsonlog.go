@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // looksJSONLog reports whether payload is a --logging-format=json line: an
@@ -375,7 +376,7 @@ func unescapeShort(v []byte) string {
 		}
 		b = append(b, c)
 	}
-	return string(b)
+	return unsafe.String(unsafe.SliceData(b), len(b)) // b is never written again
 }
 
 // fileBase reduces a caller ("dir/file.go:123") to its file basename.

@@ -1041,24 +1041,42 @@ func (sc *scanner) failed(r *emitResult, line int) bool {
 }
 
 // jsonEmit decodes and classifies the JSON entry buf.
-func jsonEmit(buf []byte) (r emitResult) {
-	var rec record
-	// the line's text, when it needs no sanitizing: the decoded strings
-	// are parts of it, and so is the event's text (one copy of the line)
-	var text string
-	if !bytes.HasSuffix(buf, []byte("\n")) && utf8.Valid(buf) {
-		text = string(buf)
+func jsonEmit(buf []byte) emitResult {
+	if bytes.HasSuffix(buf, []byte("\n")) || !utf8.Valid(buf) {
+		return jsonEmitIn(buf, "", false)
 	}
+	// Most lines classified are no event: decode a view of buf and copy
+	// the line only for an event (as klogEmit does)
+	if r := jsonEmitIn(buf, unsafe.String(unsafe.SliceData(buf), len(buf)), true); r.err == nil && r.panicV == nil {
+		return r
+	}
+	// an error or a panic value may keep parts of the text: on a copy
+	return jsonEmitIn(buf, string(buf), false)
+}
+
+// jsonEmitIn decodes and classifies the JSON line buf. text is buf as a
+// string ("" when it needs sanitizing); the decoded strings are parts of
+// it, and so is the event's text. When text is a view of buf (view), the
+// event's text is a copy and the event's strings are moved onto it.
+func jsonEmitIn(buf []byte, text string, view bool) (r emitResult) {
+	var rec record
 	if err := decodeJSONLogIn(buf, text, &rec); err != nil {
 		r.err = err
 		return r
 	}
 	r.ev, r.ok, r.panicV = classifyGuarded(&rec)
 	if !r.ok {
+		r.ev = Event{}
 		return r
 	}
-	if r.text = text; text == "" {
+	switch {
+	case view:
+		r.text = string(buf)
+		rebaseEvent(&r.ev, text, r.text)
+	case text == "":
 		r.text = sanitizeText(buf)
+	default:
+		r.text = text
 	}
 	if r.ev.Level == 0 {
 		r.ev.Level = rec.Level

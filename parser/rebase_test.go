@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unsafe"
+
+	"github.com/kcmtrace/kcmtrace/internal/loggen"
 )
 
 // stringFields calls f with every string reachable in v (a struct value,
@@ -94,32 +96,61 @@ func TestRebaseString(t *testing.T) {
 	}
 }
 
-// TestKlogEmitKeepsNothingOfItsInput: klogEmit classifies a view of its
-// input and copies only events' text; overwriting the input afterwards
-// must not change any result, for every line of every shipped log.
-func TestKlogEmitKeepsNothingOfItsInput(t *testing.T) {
-	events := 0
+// TestEmitKeepsNothingOfItsInput: klogEmit and jsonEmit decode a view of
+// their input and copy only events' text; overwriting the input
+// afterwards must not change any result, for every line of every shipped
+// log.
+func TestEmitKeepsNothingOfItsInput(t *testing.T) {
+	for _, emit := range []struct {
+		name string
+		f    func([]byte) emitResult
+		trim bool // JSON lines come without their newline
+	}{{name: "klogEmit", f: klogEmit}, {name: "jsonEmit", f: jsonEmit, trim: true}} {
+		events := 0
+		for path, data := range emitInputs(t) {
+			for i, line := range bytes.SplitAfter(data, []byte("\n")) {
+				if emit.trim {
+					line = bytes.TrimSuffix(line, []byte("\n"))
+				}
+				buf := bytes.Clone(line)
+				got := emit.f(buf)
+				for k := range buf {
+					buf[k] = 'X'
+				}
+				want := emit.f(bytes.Clone(line))
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s %s:%d: the result changed when its input was overwritten:\ngot  %+v\nwant %+v", emit.name, path, i+1, got.ev, want.ev)
+				}
+				if got.ok {
+					events++
+				}
+			}
+		}
+		if events < 100 {
+			t.Errorf("%s: only %d events among the shipped lines", emit.name, events)
+		}
+		t.Logf("%s: %d events", emit.name, events)
+	}
+}
+
+// emitInputs returns the shipped logs and 2 MiB of generated log of each
+// era, by name.
+func emitInputs(t *testing.T) map[string][]byte {
+	t.Helper()
+	in := map[string][]byte{}
 	for _, path := range testInputs(t) {
 		data, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i, line := range bytes.SplitAfter(data, []byte("\n")) {
-			buf := bytes.Clone(line)
-			got := klogEmit(buf)
-			for k := range buf {
-				buf[k] = 'X'
-			}
-			want := klogEmit(bytes.Clone(line))
-			if !reflect.DeepEqual(got, want) {
-				t.Fatalf("%s:%d: the result changed when its input was overwritten:\ngot  %+v\nwant %+v", path, i+1, got.ev, want.ev)
-			}
-			if got.ok {
-				events++
-			}
+		in[path] = data
+	}
+	for _, era := range []loggen.Era{loggen.Legacy, loggen.Structured, loggen.JSON} {
+		var buf bytes.Buffer
+		if _, err := loggen.Generate(&buf, loggen.Config{Size: 2 << 20, Era: era, Seed: 3}); err != nil {
+			t.Fatal(err)
 		}
+		in["generated "+string(era)] = buf.Bytes()
 	}
-	if events < 100 {
-		t.Errorf("only %d events among the shipped lines", events)
-	}
+	return in
 }
