@@ -281,8 +281,14 @@ func (st *inputState) read(r io.Reader, opt Options) {
 	st.readWith(r, opt, (*scanner).run)
 }
 
-// eventPage is how many events a page of inputState.pages holds.
-const eventPage = 2048
+// eventPage is how many events a page of inputState.pages holds at most.
+// The first page holds firstEventPage and each next one twice as many, so
+// that a small input does not fill in (prefault) 2048 events' worth of
+// memory (~740 KiB) for a handful.
+const (
+	eventPage      = 2048
+	firstEventPage = 64
+)
 
 // addEvent appends an event being read (and its metadata). Pages are
 // filled and never grown, so a large input's events are not copied again
@@ -297,14 +303,18 @@ func (st *inputState) addEvent(ev *Event, m evMeta) {
 		}
 		st.direct = false // more than estimated: the rest in pages
 	}
-	if k := len(st.pages); k == 0 || len(st.pages[k-1]) == eventPage {
+	if k := len(st.pages); k == 0 || len(st.pages[k-1]) == cap(st.pages[k-1]) {
 		if k > 0 && st.reserve() {
 			st.addEvent(ev, m)
 			return
 		}
-		st.pages = append(st.pages, prefault.Make[Event](0, eventPage))
+		n := eventPage
+		if k < 6 {
+			n = min(eventPage, firstEventPage<<k)
+		}
+		st.pages = append(st.pages, prefault.Make[Event](0, n))
 		// metas hold no pointers: never scanned, Slice is enough
-		st.mpages = append(st.mpages, prefault.Slice(make([]evMeta, 0, eventPage)))
+		st.mpages = append(st.mpages, prefault.Slice(make([]evMeta, 0, n)))
 	}
 	k := len(st.pages) - 1
 	st.pages[k] = append(st.pages[k], *ev)
