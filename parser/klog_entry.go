@@ -124,8 +124,8 @@ func newScanner(st *inputState, opt Options) *scanner {
 // scanner itself stays single-goroutine; it uses an entry's spec only when
 // the texts are identical (emitKlog).
 func (sc *scanner) run(r io.Reader) {
-	br := newBlockReader(r, sc.max, newBufPool(2*pipeDepth+4))
 	st := sc.st
+	br := newBlockReader(r, sc.max, newBufPool(2*pipeDepth+4, st.sizeHint))
 	if !sc.unw.forced {
 		sc.unw.prefer = sniffWrapper(br.peek())
 	}

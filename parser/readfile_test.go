@@ -146,3 +146,28 @@ func TestFileShrinks(t *testing.T) {
 		t.Errorf("lines %d, unaccounted %d: want the 1000 lines before the cut, all accounted", res.Input.Lines, res.Input.Unaccounted())
 	}
 }
+
+// TestBufPoolSize: a file smaller than a block gets buffers just big
+// enough to read it whole and see its end; others get blocks.
+func TestBufPoolSize(t *testing.T) {
+	for _, tc := range []struct {
+		sizeHint int64
+		want     int
+	}{
+		{sizeHint: 0, want: blockSize},
+		{sizeHint: 100, want: 101},
+		{sizeHint: int64(blockSize) - 1, want: blockSize},
+		{sizeHint: int64(blockSize), want: blockSize},
+		{sizeHint: 10 << 30, want: blockSize},
+	} {
+		p := newBufPool(2, tc.sizeHint)
+		b := p.get()
+		if len(b) != tc.want {
+			t.Errorf("size hint %d: buffer of %d bytes, want %d", tc.sizeHint, len(b), tc.want)
+		}
+		p.put(b)
+		if again := p.get(); &again[0] != &b[0] {
+			t.Errorf("size hint %d: the buffer put back was not reused", tc.sizeHint)
+		}
+	}
+}

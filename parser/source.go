@@ -56,26 +56,39 @@ type blockReader struct {
 	pool      *bufPool
 }
 
-// bufPool recycles block buffers (the pipeline keeps a few in flight).
-type bufPool struct{ ch chan []byte }
+// bufPool recycles block buffers (the pipeline keeps a few in flight) of
+// size bytes.
+type bufPool struct {
+	ch   chan []byte
+	size int
+}
 
-func newBufPool(n int) *bufPool { return &bufPool{ch: make(chan []byte, n)} }
+// newBufPool returns a pool of up to n buffers for an input of sizeHint
+// bytes (0: unknown): blockSize each, or less for a smaller input, so that
+// a small file does not cost a whole block of fresh memory.
+func newBufPool(n int, sizeHint int64) *bufPool {
+	size := blockSize
+	if sizeHint > 0 && sizeHint < int64(blockSize) {
+		size = int(sizeHint) + 1 // the whole file in one read, its end seen
+	}
+	return &bufPool{ch: make(chan []byte, n), size: size}
+}
 
 func (p *bufPool) get() []byte {
 	select {
 	case b := <-p.ch:
 		return b
 	default:
-		return make([]byte, blockSize)
+		return make([]byte, p.size)
 	}
 }
 
 func (p *bufPool) put(b []byte) {
-	if cap(b) != blockSize {
+	if cap(b) != p.size {
 		return
 	}
 	select {
-	case p.ch <- b[:blockSize]:
+	case p.ch <- b[:p.size]:
 	default:
 	}
 }
