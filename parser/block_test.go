@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kcmtrace/kcmtrace/internal/loggen"
 )
 
 // refLineReader is the line-at-a-time reader the block reader replaced; it
@@ -305,7 +307,29 @@ func wrappedEdgeCases(plain, vol string) map[string]string {
 		clocks.WriteString(cri(strings.Replace(plain, "03:10:00", fmt.Sprintf("03:11:%02d", i), 1)))
 	}
 	clocks.WriteString(`{"ts":1723432200612.5,"msg":"x","v":0}` + "\n")
+	// runs of plain JSON lines (their "ts" range), broken by every kind of
+	// line the JSON run fast path leaves to the general loop
+	js := func(ts string) string {
+		return `{"ts":` + ts + `,"caller":"x/event.go:291","msg":"Event occurred","object":"ns/x","v":2}` + "\n"
+	}
+	var jsonRuns strings.Builder
+	for i := range 30 {
+		jsonRuns.WriteString(js(fmt.Sprintf("17234322%02d612.%d", (i*37)%60, i%7)))
+		switch i % 10 {
+		case 3:
+			jsonRuns.WriteString(`{"ts":1723432200612.5,"caller":"reconciler/reconciler.go:219","msg":"attacherDetacher.AttachVolume started","volumeName":"kubernetes.io/csi/x^disk-1","node":"n1","v":0}` + "\n")
+		case 4:
+			jsonRuns.WriteString(strings.TrimSuffix(js("1723432201612.25"), "\n") + "\r\n")
+		case 5:
+			jsonRuns.WriteString("\n" + `{"log":"` + strings.TrimSuffix(plain, "\n") + `\n","stream":"stderr","time":"2024-08-12T03:10:00Z"}` + "\n")
+		case 6:
+			jsonRuns.WriteString(`{"ts":1.7234322e12,"msg":"x","v":0}` + "\n" + `{not json` + "\n" + plain)
+		case 7:
+			jsonRuns.WriteString(`{"ts":1723432200612.5,"msg":"` + strings.Repeat("y", 150) + `","v":0}` + "\n")
+		}
+	}
 	return map[string]string{
+		"json-runs":         jsonRuns.String() + js("1723432299612.5"),
 		"wrapped-clocks":    head + clocks.String(),
 		"journald-runs":     strings.Repeat(j(plain), 60) + j(vol) + strings.Repeat(j(plain), 60) + j(vol) + strings.Repeat(j(plain), 3),
 		"journald-late":     head + strings.Repeat(j(plain), 80) + plain + strings.Repeat(j(plain), 40),
@@ -351,6 +375,13 @@ func TestBlockPathMatchesLinePath(t *testing.T) {
 		compareBlockPath(t, name+"/readerr", []byte(in), Options{}, io.ErrUnexpectedEOF)
 	}
 	compareBlockPath(t, "synthetic", syntheticKCM(3000), Options{}, nil)
+	for _, era := range []loggen.Era{loggen.Structured, loggen.JSON} {
+		var buf bytes.Buffer
+		if _, err := loggen.Generate(&buf, loggen.Config{Size: 256 << 10, Era: era, Seed: 5}); err != nil {
+			t.Fatal(err)
+		}
+		compareBlockPath(t, "generated "+string(era), buf.Bytes(), Options{}, nil)
+	}
 }
 
 func FuzzBlockPath(f *testing.F) {

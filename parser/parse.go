@@ -222,9 +222,9 @@ type inputState struct {
 	pages  [][]Event
 	mpages [][]evMeta
 	// sizeHint is the input's size in bytes when known before reading (a
-	// regular, uncompressed file), seen how many of its bytes the scanner has applied
-	// (whole blocks: it lags the events by up to a block, so an estimate
-	// from it errs on the large side).
+	// regular, uncompressed file), seen how many of its bytes the scanner
+	// has applied (whole blocks: it lags the events by up to a block, so
+	// an estimate from it errs on the large side).
 	sizeHint, seen   int64
 	direct, reserved bool
 	mtime            time.Time
