@@ -60,13 +60,14 @@ func (f *inputFlags) load(e env) (*loaded, error) {
 	if err != nil {
 		return nil, err
 	}
-	prepareHeap(f.Paths, e.getenv)
+	parsed := prepareHeap(f.Paths, e.getenv)
 	bar := newProgress(e, f.Paths, f.NoProgress)
 	if bar != nil {
 		opt.Progress = bar.add
 	}
 	results, errs := parser.ParseAll(f.Paths, opt)
 	bar.finish()
+	parsed()
 
 	l := &loaded{readErrs: len(errs)}
 	for _, err := range errs {

@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -77,6 +79,52 @@ func TestInputBytes(t *testing.T) {
 		got, ok := inputBytes(paths)
 		if ok != tc.ok || ok && got != tc.want {
 			t.Errorf("inputBytes(%v) = %v, %v; want %v, %v", tc.paths, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// TestPrepareHeap: a large input gets the soft limit of its size, and the
+// model its room once parsed; a small one, GOMEMLIMIT or an input of
+// unknown size leave the limit alone.
+func TestPrepareHeap(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	dir := t.TempDir()
+	big := filepath.Join(dir, "kcm.log")
+	if err := os.WriteFile(big, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, 512<<20); err != nil { // sparse: only its size is read
+		t.Fatal(err)
+	}
+	small := filepath.Join(dir, "small.log")
+	if err := os.WriteFile(small, []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const none = math.MaxInt64
+	for _, tc := range []struct {
+		name              string
+		paths             []string
+		gomemlimit        string
+		limit, afterParse int64
+	}{
+		{name: "large", paths: []string{big}, limit: memBase + memPerGiB/2, afterParse: memBase + memPerGiB/2 + memModelRoom},
+		{name: "large with GOMEMLIMIT", paths: []string{big}, gomemlimit: "1GiB", limit: none, afterParse: none},
+		{name: "small", paths: []string{small}, limit: none, afterParse: none},
+		{name: "directory", paths: []string{big, dir}, limit: none, afterParse: none},
+	} {
+		debug.SetMemoryLimit(none)
+		parsed := prepareHeap(tc.paths, func(k string) string {
+			if k == "GOMEMLIMIT" {
+				return tc.gomemlimit
+			}
+			return ""
+		})
+		if got := debug.SetMemoryLimit(-1); got != tc.limit {
+			t.Errorf("%s: limit %d, want %d", tc.name, got, tc.limit)
+		}
+		parsed()
+		if got := debug.SetMemoryLimit(-1); got != tc.afterParse {
+			t.Errorf("%s: limit once parsed %d, want %d", tc.name, got, tc.afterParse)
 		}
 	}
 }
