@@ -353,14 +353,15 @@ func jsonFastString(p []byte, i int, line *jsonLine) (string, int, bool) {
 // short ones (\" \\ \/ \b \f \n \r \t), as jsonScanString checked.
 func unescapeShort(v []byte) string {
 	b := make([]byte, 0, len(v))
-	for k := 0; k < len(v); k++ {
-		c := v[k]
-		if c != '\\' {
-			b = append(b, c)
-			continue
+	for {
+		i := bytes.IndexByte(v, '\\')
+		if i < 0 {
+			b = append(b, v...)
+			break
 		}
-		k++
-		switch v[k] {
+		b = append(b, v[:i]...)
+		c := v[i+1]
+		switch c {
 		case 'b':
 			c = '\b'
 		case 'f':
@@ -371,10 +372,9 @@ func unescapeShort(v []byte) string {
 			c = '\r'
 		case 't':
 			c = '\t'
-		default:
-			c = v[k]
 		}
 		b = append(b, c)
+		v = v[i+2:]
 	}
 	return unsafe.String(unsafe.SliceData(b), len(b)) // b is never written again
 }

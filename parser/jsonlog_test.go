@@ -3,6 +3,7 @@ package parser
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func TestDecodeJSONLog(t *testing.T) {
@@ -473,6 +475,28 @@ func FuzzLoggerTS(f *testing.F) {
 		want, wok := slowTS(p)
 		if ok && (!wok || got != want) {
 			t.Fatalf("loggerTS(%q) = %d, general path %d %v", p, got, want, wok)
+		}
+	})
+}
+
+// FuzzUnescapeShort: unescapeShort decodes what jsonScanString accepts
+// without \u escapes exactly as encoding/json does.
+func FuzzUnescapeShort(f *testing.F) {
+	for _, s := range []string{``, `plain`, `a\"b`, `\\`, `\n\t\r\b\f\/`, `end\"`, `\"start`, `x\\\"y`, "ünï\\\"cödé"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		p := append(append([]byte{'"'}, body...), '"')
+		q, _, u, _, ok := jsonScanString(p, 0)
+		if !ok || u || q != len(p)-1 || !utf8.Valid(body) {
+			return
+		}
+		var want string
+		if err := json.Unmarshal(p, &want); err != nil {
+			t.Fatalf("jsonScanString took %q, encoding/json refuses it: %v", p, err)
+		}
+		if got := unescapeShort(body); got != want {
+			t.Fatalf("unescapeShort(%q) = %q, want %q", body, got, want)
 		}
 	})
 }
