@@ -113,7 +113,7 @@ func (p *progress) finish() {
 // 4 GiB input sat at its limit and collected continuously (4.7 s against
 // 3.8 s). The limit covers the Go heap (the parser's read buffers
 // included); the binary, goroutine stacks and the runtime's own memory come
-// on top (1 GiB of KCM log: peak RSS 93–97 MiB).
+// on top (1 GiB of KCM log: peak RSS 90–97 MiB).
 // Below memMinInput the default is kept: the heap is small anyway.
 //
 // From hugeMinInput on, the heap is also placed on huge pages (hugeheap):
