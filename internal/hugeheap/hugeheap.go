@@ -31,11 +31,16 @@ const hugePage = 2 << 20
 // Reserve grows the Go heap by n bytes of address space marked for huge
 // pages, then frees them for the runtime's next allocations. It does
 // nothing off Linux, on 32-bit systems (address space is scarce), for n
-// under 4 MiB, or with GODEBUG=disablethp=1. Call it before the heap
-// holds much: it ends with a collection, so that the span it freed does
-// not raise the heap's next goal.
+// under 4 MiB, with GODEBUG=disablethp=1, where the kernel never gives
+// huge pages, or where it counts address space against a hard limit
+// (overcommit mode 2: the span would count though never touched). Call it
+// before the heap holds much: it ends with a collection, so that the span
+// it freed does not raise the heap's next goal.
 func Reserve(n int) {
 	if !supported || unsafe.Sizeof(uintptr(0)) < 8 || n < 2*hugePage || disabled(os.Getenv("GODEBUG")) {
+		return
+	}
+	if !thpUsable(readSetting(thpEnabledPath)) || readSetting(overcommitPath) == "2" {
 		return
 	}
 	reserve(n)
@@ -53,6 +58,29 @@ func reserve(n int) (beg, end uintptr) {
 		advise(b[beg-p : end-p])
 	}
 	return beg, end
+}
+
+// The kernel's settings Reserve reads.
+const (
+	thpEnabledPath = "/sys/kernel/mm/transparent_hugepage/enabled"
+	overcommitPath = "/proc/sys/vm/overcommit_memory"
+)
+
+// readSetting returns the content of a kernel setting file, trimmed; ""
+// when it cannot be read.
+func readSetting(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// thpUsable reports whether the THP setting (enabled, e.g. "always
+// [madvise] never") gives huge pages to memory marked for them. An
+// unreadable setting ("") is tried: the advice is harmless.
+func thpUsable(enabled string) bool {
+	return !strings.Contains(enabled, "[never]")
 }
 
 // disabled reports GODEBUG settings that turn huge pages off.

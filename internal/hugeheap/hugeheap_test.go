@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -23,6 +24,35 @@ func TestDisabled(t *testing.T) {
 		if got := disabled(tc.godebug); got != tc.want {
 			t.Errorf("disabled(%q) = %v, want %v", tc.godebug, got, tc.want)
 		}
+	}
+}
+
+func TestThpUsable(t *testing.T) {
+	for _, tc := range []struct {
+		enabled string
+		want    bool
+	}{
+		{enabled: "always [madvise] never", want: true},
+		{enabled: "[always] madvise never", want: true},
+		{enabled: "always madvise [never]", want: false},
+		{enabled: "", want: true},
+	} {
+		if got := thpUsable(tc.enabled); got != tc.want {
+			t.Errorf("thpUsable(%q) = %v, want %v", tc.enabled, got, tc.want)
+		}
+	}
+}
+
+func TestReadSetting(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "overcommit_memory")
+	if err := os.WriteFile(p, []byte("2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := readSetting(p); got != "2" {
+		t.Errorf("readSetting = %q, want \"2\"", got)
+	}
+	if got := readSetting(filepath.Join(t.TempDir(), "missing")); got != "" {
+		t.Errorf("readSetting of a missing file = %q, want \"\"", got)
 	}
 }
 
