@@ -2,7 +2,7 @@ package rules
 
 import (
 	"fmt"
-	"github.com/kcmtrace/kcmtrace/internal/textdist"
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/kcmtrace/kcmtrace/internal/textdist"
 )
 
 var (
@@ -187,4 +189,11 @@ func paramKeys(r Rule) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// registered returns a snapshot of the registry, by name.
+func registered() map[string]Rule {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	return maps.Clone(registry)
 }

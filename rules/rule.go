@@ -34,14 +34,36 @@ type Param struct {
 	Help    string
 }
 
-// Rule is a value: metadata plus a check. Register rules from a package-level
-// var in their own file.
+// Rule is a value: everything a rule is — its metadata, its check, and the
+// part its findings play in an incident. Register rules from a package-level
+// var in their own file, rule_<name>.go; TestRuleComplete fails when a
+// registered rule lacks any of the parts below (or its fixtures, or its
+// README row).
 type Rule struct {
 	Name     string // stable kebab-case ID
 	Severity Severity
 	Doc      Doc
 	Params   []Param
 	Check    func(*Context) []Finding
+
+	// Rank orders findings on one volume that start together: lower ranks
+	// are causes and come first in the incident's chain. Ranks are distinct.
+	Rank int
+	// Story tells one of the rule's findings as part of incident c: its
+	// story lines, in order, and the next steps it adds (usually f.Steps).
+	// StorySummary is the plain telling.
+	Story func(f *Finding, c *Chain) (story []string, next []Step)
+	// Cause names the root cause of incident c, which holds at least one of
+	// the rule's findings; false leaves it to the next rule. Rules are asked
+	// in CauseOrder, lowest first (distinct, like Rank): the most telling
+	// finding names the incident.
+	Cause      func(c *Chain) (Cause, bool)
+	CauseOrder int
+	// Reorder, when set, corrects where another finding f of the chain is
+	// placed (at, its start on the chain's clock) relative to own, one of
+	// this rule's findings: clocks of different components must not put an
+	// effect before its cause. It returns at unchanged when f is unrelated.
+	Reorder func(own, f *Finding, at time.Time) time.Time
 }
 
 // Evidence is one input line behind a finding; the first is the primary line.

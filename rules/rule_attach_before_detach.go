@@ -38,7 +38,12 @@ does it verify the disk is attached to the node being unpublished before
 detaching? Check where the disk is attached now (cloud console) against the
 VolumeAttachment objects, and the kubelet on B for device errors.`,
 	},
-	Check: checkAttachBeforeDetach,
+	Check:      checkAttachBeforeDetach,
+	Rank:       70,
+	Story:      storyAttachBeforeDetach,
+	Cause:      causeAttachBeforeDetach,
+	CauseOrder: 10,
+	Reorder:    reorderAttachBeforeDetach,
 })
 
 func checkAttachBeforeDetach(c *Context) []Finding {
@@ -361,4 +366,89 @@ func firstAfterTime(v *timeline.Volume, t time.Time, ok func(*parser.Event) bool
 		}
 	}
 	return nil
+}
+
+// storyAttachBeforeDetach tells the finding as its three moves: the attach
+// to B, its success while A still held the volume, the late detach from A.
+func storyAttachBeforeDetach(f *Finding, _ *Chain) ([]string, []Step) {
+	if len(f.Nodes) < 2 {
+		return []string{stamp(f.Start, f.Summary)}, f.Steps
+	}
+	a, b := f.Nodes[0], f.Nodes[1]
+	out := []string{
+		stamp(f.Start, fmt.Sprintf("pod moved: attach to %s started", b)),
+	}
+	var bOK, det, done string
+	for _, e := range f.Evidence {
+		switch {
+		case strings.HasPrefix(e.Note, "attach to "+b+" succeeded"):
+			bOK = clock(e.Time)
+		case strings.HasPrefix(e.Note, "detach from "+a+" only now"):
+			det = clock(e.Time)
+		case strings.HasPrefix(e.Note, "detach from "+a+" "):
+			done = strings.TrimPrefix(e.Note, "detach from "+a+" ") + " " + clock(e.Time)
+		}
+	}
+	state := "still uncertain"
+	if strings.Contains(f.Summary, "still attaching") {
+		state = "still attaching"
+	} else if strings.Contains(f.Summary, "still attached") {
+		state = "still attached"
+	}
+	if bOK != "" {
+		out = append(out, fmt.Sprintf("%s attach to %s succeeded while %s was %s (no Multi-Attach error)", bOK, b, a, state))
+	}
+	if det != "" {
+		s := fmt.Sprintf("%s detach from %s", det, a)
+		if done != "" {
+			s += " → " + done
+		}
+		out = append(out, s)
+	}
+	return out, f.Steps
+}
+
+// causeAttachBeforeDetach: an attach-before-detach is the root cause of
+// whatever follows it on the volume.
+func causeAttachBeforeDetach(c *Chain) (Cause, bool) {
+	abd, dev := c.First("attach-before-detach"), c.First("mount-device-not-found")
+	driver, volName := c.Driver(), c.Name()
+	var out Cause
+	switch {
+	case len(abd.Nodes) >= 2 && (dev != nil || strings.HasPrefix(abd.Summary, "the disk was pulled off")):
+		a, b := abd.Nodes[0], abd.Nodes[1]
+		out.Summary = fmt.Sprintf("The disk was pulled off %s by a detach meant for %s: the CSI driver's ControllerUnpublishVolume detached it without checking which instance held it.", b, a)
+		out.Component = "CSI driver ControllerUnpublishVolume"
+		if driver != "" {
+			out.Component += " (" + driver + ")"
+		}
+		out.RootCause = fmt.Sprintf("%s's attach to %s had failed, which leaves (volume, %s) uncertain in the attach/detach controller's actual state of world. Uncertain attachments are skipped by the multi-attach check, so when the pod moved, the attach to %s succeeded first; the detach loop then detached the stale uncertain entry on %s. The driver's ControllerUnpublishVolume for %s detached the disk wherever it was — from %s — so the kubelet on %s cannot find the device, while the VolumeAttachment for %s still says attached.", volName, a, a, b, a, a, b, b, b)
+		if strings.Contains(driver, "tencent.cloud.csi.cbs") || strings.Contains(driver, "qcloud-cbs") {
+			out.RootCause += " The Tencent Cloud CBS CSI driver before image v2.3.2 called DetachDisks without an instance check; v2.3.2 (commit db69d52, 2023-02-15) returns success when the disk is attached to another instance."
+			out.Component += ", fixed in cbs-csi image v2.3.2"
+		}
+	case len(abd.Nodes) < 2:
+		out.Summary = abd.Summary
+		out.Component = "the detach from the previous node (not in these logs)"
+		out.RootCause = "The attach to this node was tried while the cloud still had the disk on another instance: the controller did not hold the old attachment as confirmed (a failed attach or detach there, or a restart), so no Multi-Attach error stopped it. The cloud refused, so the cost is the delay until the old detach finished."
+	default:
+		a, b := nodeAt(abd, 0), nodeAt(abd, 1)
+		out.Summary = fmt.Sprintf("%s was attached to %s before it was detached from %s; check that the driver's detach checks the instance.", volName, b, a)
+		out.Component = "attach/detach controller ordering + CSI driver ControllerUnpublishVolume"
+		out.RootCause = "An uncertain (failed) or unconfirmed attachment on the old node does not block an attach elsewhere; the old node's detach runs afterwards. Harmless only if the driver's ControllerUnpublishVolume refuses to detach a disk that is attached to another instance."
+	}
+	return out, true
+}
+
+// reorderAttachBeforeDetach places a device going missing on the same node
+// after the attach-before-detach that explains it, and a retry storm or a
+// Multi-Attach error there before it.
+func reorderAttachBeforeDetach(abd, f *Finding, at time.Time) time.Time {
+	switch {
+	case f.Rule == "mount-device-not-found" && related(f, abd) && !at.After(abd.Start):
+		return abd.Start.Add(time.Nanosecond)
+	case (f.Rule == "attach-retry-storm" || f.Rule == "multi-attach") && related(f, abd) && !at.Before(abd.Start):
+		return abd.Start.Add(-time.Nanosecond)
+	}
+	return at
 }

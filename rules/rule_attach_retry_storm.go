@@ -47,7 +47,11 @@ API; for NotFound check the disk still exists.`,
 		{Key: "min-failures", Default: "3", Help: "failures of one class on one (volume, node) before it is a storm"},
 		{Key: "critical-after", Default: "30m", Help: "a storm lasting longer than this is critical"},
 	},
-	Check: checkAttachRetryStorm,
+	Check:      checkAttachRetryStorm,
+	Rank:       20,
+	Story:      storyAttachRetryStorm,
+	Cause:      causeAttachRetryStorm,
+	CauseOrder: 70,
 })
 
 // permanentCodes never succeed by retrying.
@@ -212,4 +216,42 @@ func classSteps(code string, v *timeline.Volume) []Step {
 		return []Step{{Confirm, "Read the external-attacher and CSI controller plugin logs for this VolumeAttachment; check the disk's state in the cloud (stuck attaching) and API rate limits."}}
 	}
 	return []Step{{Confirm, "Read the error text on the evidence lines; check the external-attacher and CSI controller plugin logs for the same VolumeAttachment."}}
+}
+
+// storyAttachRetryStorm tells the storm as one line with its count, class
+// and span. Once the pod has moved (attach-before-detach in the chain), the
+// storm's "move the pod" recovery is history.
+func storyAttachRetryStorm(f *Finding, c *Chain) ([]string, []Step) {
+	s := stamp(f.Start, fmt.Sprintf("attach to %s failed %d× with %s", nodeOr(nodeAt(f, 0)), f.Count, firstNonEmpty(f.Code, "the same error")))
+	if span := f.End.Sub(f.Start); span > 0 {
+		s += " over " + dur(span)
+	}
+	s += " (retry storm; the attachment stays uncertain)"
+	next := f.Steps
+	if c.First("attach-before-detach") != nil {
+		next = nil
+		for _, st := range f.Steps {
+			if st.Phase != Recover {
+				next = append(next, st)
+			}
+		}
+	}
+	return []string{s}, next
+}
+
+func causeAttachRetryStorm(c *Chain) (Cause, bool) {
+	f := c.First("attach-retry-storm")
+	out := Cause{Summary: f.Summary}
+	switch f.Code {
+	case "ZoneNotMatch":
+		out.Component = "StorageClass topology (volumeBindingMode / allowedTopologies) and scheduling"
+		out.RootCause = "The disk lives in another availability zone than the node; the cloud refuses every attach."
+	case "VolumeInUse":
+		out.Component = "detach from the previous node"
+		out.RootCause = "The disk is still attached to another instance."
+	default:
+		out.Component = "CSI driver ControllerPublishVolume / external-attacher / cloud API"
+		out.RootCause = "The attach keeps failing with the same error."
+	}
+	return out, true
 }

@@ -43,7 +43,11 @@ new leader's informer sync before the detaches.`,
 		{Key: "burst-window", Default: "5m", Help: "detaches this soon after a controller start count as part of a burst"},
 		{Key: "burst-min", Default: "2", Help: "volumes detached in the window before it is a burst"},
 	},
-	Check: checkAttachStateLost,
+	Check:      checkAttachStateLost,
+	Rank:       10,
+	Story:      summaryStory,
+	Cause:      causeAttachStateLost,
+	CauseOrder: 20,
 })
 
 func checkAttachStateLost(c *Context) []Finding {
@@ -212,4 +216,25 @@ func unmountedBefore(v *timeline.Volume, e *parser.Event) bool {
 		}
 	}
 	return false
+}
+
+// causeAttachStateLost: a lost attachment that opens the chain explains the
+// device errors after it; later in the chain, a missing device names the
+// incident instead.
+func causeAttachStateLost(c *Chain) (Cause, bool) {
+	f := c.First("attach-state-lost")
+	dev := c.First("mount-device-not-found")
+	out := Cause{Summary: f.Summary, Component: "attach/detach controller state (KCM restart / VerifyVolumesAreAttached) and the cloud"}
+	switch {
+	case c.Findings[0].Rule == "attach-state-lost":
+		out.RootCause = "The controller's actual state of world changed without a normal detach: either periodic verification found the disk gone (something outside Kubernetes detached it), or a restarted controller rebuilt its state and detached volumes whose pods it did not see."
+		if dev != nil {
+			out.RootCause += " The kubelet's device errors that follow are the consequence."
+		}
+	case dev != nil:
+		return Cause{}, false
+	default:
+		out.RootCause = "The controller's actual state of world changed without a normal detach: either periodic verification found the disk gone, or a restarted controller rebuilt its state and detached volumes whose pods it did not see."
+	}
+	return out, true
 }

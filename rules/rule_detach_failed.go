@@ -36,7 +36,11 @@ kubelet's unmount on that node.`,
 	Params: []Param{
 		{Key: "stuck-after", Default: "10m", Help: "a detach with no result this long before the logs end is stuck"},
 	},
-	Check: checkDetachFailed,
+	Check:      checkDetachFailed,
+	Rank:       40,
+	Story:      summaryStory,
+	Cause:      causeDetachFailed,
+	CauseOrder: 60,
 })
 
 // minRetryGap separates a retried detach from two lines about one attempt
@@ -224,4 +228,12 @@ func (d *detachStarts) retriedOrStuck(tl *timeline.Timeline, v *timeline.Volume,
 		}, true
 	}
 	return Finding{}, false
+}
+
+func causeDetachFailed(c *Chain) (Cause, bool) {
+	return Cause{
+		Summary:   c.First("detach-failed").Summary,
+		Component: "CSI driver ControllerUnpublishVolume / cloud detach API",
+		RootCause: "The detach from the old node keeps failing or hangs, so the volume cannot move.",
+	}, true
 }

@@ -33,7 +33,11 @@ kubelet down, unmount failing (kubelet UnmountDevice/TearDown errors). If the
 node was alive, check the filesystem on the volume. For planned node
 shutdowns use graceful node shutdown or the out-of-service taint.`,
 	},
-	Check: checkForceDetach,
+	Check:      checkForceDetach,
+	Rank:       50,
+	Story:      summaryStory,
+	Cause:      causeForceDetach,
+	CauseOrder: 40,
 })
 
 func checkForceDetach(c *Context) []Finding {
@@ -167,4 +171,13 @@ func lastBeforeTime(v *timeline.Volume, ref parser.Event, ok func(*parser.Event)
 		}
 	}
 	return out
+}
+
+func causeForceDetach(c *Chain) (Cause, bool) {
+	f := c.First("force-detach")
+	return Cause{
+		Summary:   f.Summary,
+		Component: "node " + nodeOr(nodeAt(f, 0)) + " (kubelet never confirmed the unmount)",
+		RootCause: "The old node kept the volume in node.status.volumesInUse (or stopped reporting) so the controller waited maxWaitForUnmountDuration (6m) and force-detached, or the out-of-service taint forced it.",
+	}, true
 }

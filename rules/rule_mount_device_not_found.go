@@ -35,7 +35,11 @@ backoff (up to 2m2s) indefinitely and the pod stays ContainerCreating.`,
 attached to now; look for a detach of this volume from another node shortly
 before the first failure; read the CSI node plugin's NodeStageVolume log.`,
 	},
-	Check: checkMountDeviceNotFound,
+	Check:      checkMountDeviceNotFound,
+	Rank:       80,
+	Story:      storyMountDeviceNotFound,
+	Cause:      causeMountDeviceNotFound,
+	CauseOrder: 30,
 })
 
 func checkMountDeviceNotFound(c *Context) []Finding {
@@ -158,4 +162,29 @@ func deviceFinding(v *timeline.Volume, node string, evs []parser.Event) Finding 
 		f.Nodes = append(f.Nodes, det.Node)
 	}
 	return f
+}
+
+func storyMountDeviceNotFound(f *Finding, _ *Chain) ([]string, []Step) {
+	what := "cannot find the device"
+	if strings.Contains(f.Summary, "by serial") {
+		what = "cannot find the disk by serial"
+	}
+	return []string{stamp(f.Start, fmt.Sprintf("kubelet on %s %s (×%d)", nodeOr(nodeAt(f, 0)), what, f.Count))}, f.Steps
+}
+
+func causeMountDeviceNotFound(c *Chain) (Cause, bool) {
+	dev := c.First("mount-device-not-found")
+	out := Cause{
+		Summary:   fmt.Sprintf("The device of %s is missing on %s although the controller considers it attached.", c.Name(), nodeOr(nodeAt(dev, 0))),
+		Component: "CSI node plugin NodeStageVolume / whatever detached the disk",
+		RootCause: "The VolumeAttachment says attached but the disk is not on the node: it was detached behind Kubernetes' back (a detach meant for another node, a manual or cloud-side detach) or never reached the node (multipath/iSCSI path down).",
+	}
+	if len(dev.Nodes) > 1 {
+		out.Component = "CSI driver ControllerUnpublishVolume"
+		if driver := c.Driver(); driver != "" {
+			out.Component += " (" + driver + ")"
+		}
+		out.RootCause = fmt.Sprintf("A detach of the same volume from %s preceded the failures; a driver that detaches without checking the instance removes the disk from %s.", dev.Nodes[1], dev.Nodes[0])
+	}
+	return out, true
 }

@@ -37,7 +37,12 @@ the controller detaches the volume.`,
 	Params: []Param{
 		{Key: "grace", Default: "1m", Help: "a Multi-Attach error resolved within this is info, not a warning"},
 	},
-	Check: checkMultiAttach,
+	Check:      checkMultiAttach,
+	Rank:       30,
+	Story:      summaryStory,
+	Cause:      causeMultiAttach,
+	CauseOrder: 50,
+	Reorder:    reorderMultiAttach,
 })
 
 func checkMultiAttach(c *Context) []Finding {
@@ -243,4 +248,25 @@ func usedBy(evs []parser.Event) string {
 		}
 	}
 	return ""
+}
+
+func causeMultiAttach(c *Chain) (Cause, bool) {
+	f := c.First("multi-attach")
+	if f.Severity == Info {
+		return Cause{Summary: f.Summary, Component: "none (normal detach-before-attach ordering)", RootCause: "A pod move: the attach to the new node waited for the detach from the old one, as designed."}, true
+	}
+	return Cause{
+		Summary:   f.Summary,
+		Component: "the old node's kubelet / node lifecycle (volume not released)",
+		RootCause: "An RWO volume must be detached from the old node before it can attach to the new one; the old node had not released it (unmount not reported in node.status.volumesInUse).",
+	}, true
+}
+
+// reorderMultiAttach: a kubelet timeout (slow-attach) overlapping a
+// Multi-Attach error is its effect.
+func reorderMultiAttach(ma, f *Finding, at time.Time) time.Time {
+	if f.Rule == "slow-attach" && !f.End.Before(ma.Start) && at.Before(ma.Start) {
+		return ma.Start.Add(time.Nanosecond)
+	}
+	return at
 }

@@ -37,7 +37,11 @@ side check node.status.volumesAttached / volumesInUse for the volume.`,
 	Params: []Param{
 		{Key: "threshold", Default: "2m", Help: "an attach slower than this is reported"},
 	},
-	Check: checkSlowAttach,
+	Check:      checkSlowAttach,
+	Rank:       60,
+	Story:      summaryStory,
+	Cause:      causeSlowAttach,
+	CauseOrder: 80,
 })
 
 func checkSlowAttach(c *Context) []Finding {
@@ -301,4 +305,12 @@ func samePod(a, b string) bool {
 		bn = b
 	}
 	return an == bn
+}
+
+func causeSlowAttach(c *Chain) (Cause, bool) {
+	return Cause{
+		Summary:   c.First("slow-attach").Summary,
+		Component: "external-attacher / CSI driver ControllerPublishVolume / cloud API",
+		RootCause: "Attaching took longer than expected or did not finish.",
+	}, true
 }
