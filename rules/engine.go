@@ -173,6 +173,15 @@ func (cfg Config) Validate() error {
 	return err
 }
 
+// Select returns the rules cfg runs, sorted by name: every rule, or only
+// those named in Enable ("all" names every rule), less those named in
+// Disable ("all" again names every rule). The error is Validate's: a CLI
+// that calls Select before reading input needs no separate Validate.
+func Select(cfg Config) ([]Rule, error) {
+	selected, _, err := resolve(cfg)
+	return selected, err
+}
+
 // resolve validates cfg: it returns the rules to run (sorted by name) and
 // the per-rule settings.
 func resolve(cfg Config) ([]Rule, map[string]map[string]string, error) {

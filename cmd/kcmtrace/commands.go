@@ -41,7 +41,8 @@ func (c *analyzeCmd) run(e env) error {
 		set[k] = v
 	}
 	cfg := rules.Config{Enable: splitList(c.Enable), Disable: splitList(c.Disable), Set: set}
-	if err := cfg.Validate(); err != nil {
+	selected, err := rules.Select(cfg)
+	if err != nil {
 		return usageErr("%v", err) // before reading input: a typo should not cost a 1 GiB parse
 	}
 	l, vols, err := c.loadSelected(e, "")
@@ -56,7 +57,7 @@ func (c *analyzeCmd) run(e env) error {
 	for _, msg := range res.Errors {
 		fmt.Fprintf(e.stderr, "kcmtrace: %s\n", oneLine(msg))
 	}
-	a := &report.Analysis{Timeline: tl, Result: res, Rules: selectedRules(cfg), Events: l.events}
+	a := &report.Analysis{Timeline: tl, Result: res, Rules: selected, Events: l.events}
 	err = c.write(e, func(w io.Writer, o report.Options) error {
 		o.Redact = c.Redact
 		switch format {
@@ -149,21 +150,6 @@ func unknownRule(name string) error {
 		msg += fmt.Sprintf("; did you mean %q?", s)
 	}
 	return usageErr("%s (kcmtrace rules lists them)", msg)
-}
-
-// selectedRules lists the rules a config runs.
-func selectedRules(cfg rules.Config) []rules.Rule {
-	var out []rules.Rule
-	for _, r := range rules.All() {
-		if len(cfg.Enable) > 0 && !slices.Contains(cfg.Enable, r.Name) {
-			continue
-		}
-		if slices.Contains(cfg.Disable, r.Name) {
-			continue
-		}
-		out = append(out, r)
-	}
-	return out
 }
 
 // timelineCmd is `kcmtrace timeline`.
