@@ -84,50 +84,6 @@ func Lookup(name string) (Rule, bool) {
 	return r, ok
 }
 
-// String returns "none", "info", "warning" or "critical".
-func (s Severity) String() string {
-	switch s {
-	case None:
-		return "none"
-	case Info:
-		return "info"
-	case Warning:
-		return "warning"
-	case Critical:
-		return "critical"
-	}
-	return "severity(" + strconv.Itoa(int(s)) + ")"
-}
-
-// MarshalText encodes a severity as its name.
-func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
-
-// UnmarshalText decodes a severity name (see ParseSeverity).
-func (s *Severity) UnmarshalText(b []byte) error {
-	v, err := ParseSeverity(string(b))
-	if err != nil {
-		return err
-	}
-	*s = v
-	return nil
-}
-
-// ParseSeverity parses "none", "info", "warning" or "critical" (any case;
-// "warn" and "crit" are accepted too).
-func ParseSeverity(s string) (Severity, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "none":
-		return None, nil
-	case "info":
-		return Info, nil
-	case "warning", "warn":
-		return Warning, nil
-	case "critical", "crit":
-		return Critical, nil
-	}
-	return None, fmt.Errorf("unknown severity %q (valid: none, info, warning, critical)", s)
-}
-
 // paramKind is how a parameter's value is parsed; it follows the default.
 type paramKind int
 

@@ -8,17 +8,6 @@ import (
 	"github.com/kcmtrace/kcmtrace/timeline"
 )
 
-// Severity orders findings. The zero value is "none".
-type Severity int
-
-// Severities, least to most severe.
-const (
-	None Severity = iota
-	Info
-	Warning
-	Critical
-)
-
 // Doc is a rule's documentation; `kcmtrace rules`, `kcmtrace explain`, the
 // README table and JSON all read it from here.
 type Doc struct {
