@@ -150,7 +150,7 @@ func writeMDIncident(m *mdWriter, a *Analysis, in rules.Incident, level int) {
 	v := findVolume(a.Timeline, in.Volume, in.PV)
 
 	m.s(heading(level, "Summary"))
-	m.p("- **Severity:** %s\n", SeverityName(in.Severity))
+	m.p("- **Severity:** %s\n", in.Severity.String())
 	if v != nil {
 		m.p("- **Volume:** %s", mdCode(volumeLabel(v)))
 		if v.UniqueName != "" && v.UniqueName != volumeLabel(v) {
@@ -197,7 +197,7 @@ func writeMDIncident(m *mdWriter, a *Analysis, in rules.Incident, level int) {
 	if len(chain) > 0 {
 		m.p("How the findings connect, in causal order:\n\n")
 		for i, f := range chain {
-			m.p("%d. **%s** (%s): %s", i+1, mdText(f.Rule), SeverityName(f.Severity), mdText(f.Summary))
+			m.p("%d. **%s** (%s): %s", i+1, mdText(f.Rule), f.Severity.String(), mdText(f.Summary))
 			if f.Explanation != "" {
 				m.p("\n   %s", mdText(f.Explanation))
 			}
@@ -431,7 +431,7 @@ func writeMDEvidence(m *mdWriter, f rules.Finding) {
 }
 
 func writeMDFinding(m *mdWriter, a *Analysis, f rules.Finding) {
-	m.p("### %s: %s (%s)\n\n", mdText(f.Rule), mdText(volumeName(a, f.Volume, f.PV)), SeverityName(f.Severity))
+	m.p("### %s: %s (%s)\n\n", mdText(f.Rule), mdText(volumeName(a, f.Volume, f.PV)), f.Severity.String())
 	m.p("%s\n\n", mdText(f.Summary))
 	var meta []string
 	if len(f.Nodes) > 0 {
