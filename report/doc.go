@@ -9,9 +9,22 @@
 // (Sanitize), Markdown escaping, and redaction (Options.Redact: consistent
 // pseudonyms for nodes, IPs, pods, namespaces, disks and request IDs).
 //
-// report does not decide anything: what is an event belongs to parser, which
-// volume a line is about and its state belongs to timeline, what is a finding
-// or an incident belongs to rules. report never reads files and never exits.
+// report decides nothing and parses no logs: what is an event, and a log
+// line's message without its wrapper and klog header (parser.Message),
+// belong to parser; which volume a line is about, its states and the pods
+// that could not mount it (timeline.Volume.MountOutages) belong to
+// timeline; what is a finding or an incident belongs to rules. report only
+// formats them. It never reads files and never exits.
+//
+// Renderers sit behind one interface, Renderer[V], and each view has a
+// table of its formats (AnalysisFormats, TimelineFormats, EventFormats,
+// VolumeFormats in render.go) from which the CLI dispatches --format. A new
+// output format is a renderer function in a file of its own here plus one
+// entry in its view's table (and the name in the command's --format enum,
+// which TestFormatFlagsHaveRenderers holds to the table). Helpers every
+// renderer shares live in files named by job: timefmt.go (times and
+// durations), fit.go (cutting and wrapping to terminal cells), evidence.go
+// (evidence lines), names.go (volume names, lists).
 //
 // Every string that came from a log goes through Sanitize before it reaches
 // a terminal or a file; machine output (JSON) never carries ANSI codes.

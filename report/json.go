@@ -47,7 +47,7 @@ func JSON(w io.Writer, a *Analysis, o Options) error {
 	summary.Duplicates = tl.Dupes
 	for _, f := range a.Result.Findings {
 		if f.Severity > rules.None {
-			summary.Severities[SeverityName(f.Severity)]++
+			summary.Severities[f.Severity.String()]++
 		}
 	}
 	inc := incidentOf(a.Result)

@@ -150,7 +150,7 @@ func writeMDIncident(m *mdWriter, a *Analysis, in rules.Incident, level int) {
 	v := findVolume(a.Timeline, in.Volume, in.PV)
 
 	m.s(heading(level, "Summary"))
-	m.p("- **Severity:** %s\n", SeverityName(in.Severity))
+	m.p("- **Severity:** %s\n", in.Severity.String())
 	if v != nil {
 		m.p("- **Volume:** %s", mdCode(volumeLabel(v)))
 		if v.UniqueName != "" && v.UniqueName != volumeLabel(v) {
@@ -197,7 +197,7 @@ func writeMDIncident(m *mdWriter, a *Analysis, in rules.Incident, level int) {
 	if len(chain) > 0 {
 		m.p("How the findings connect, in causal order:\n\n")
 		for i, f := range chain {
-			m.p("%d. **%s** (%s): %s", i+1, mdText(f.Rule), SeverityName(f.Severity), mdText(f.Summary))
+			m.p("%d. **%s** (%s): %s", i+1, mdText(f.Rule), f.Severity.String(), mdText(f.Summary))
 			if f.Explanation != "" {
 				m.p("\n   %s", mdText(f.Explanation))
 			}
@@ -271,18 +271,10 @@ func chainScope(chain []rules.Finding) (nodes, pods []string, start, end time.Ti
 	return uniq(nodes), uniq(pods), start, end
 }
 
-var mountFailKinds = map[parser.Kind]bool{
-	parser.MountDeviceFailed: true, parser.SetupFailed: true, parser.WaitForAttachFailed: true,
-	parser.MountTimeout: true, parser.VerifyAttachedFailed: true,
-}
-
-var mountOKKinds = map[parser.Kind]bool{parser.SetupSucceeded: true, parser.MountDeviceSucceeded: true}
-
-// writeMDImpact says which pods could not mount, where, for how long.
-// Direct kubelet lines decide; a describe row or an Event echo of the same
-// failures adds no second entry for a node the logs already cover.
+// writeMDImpact says which pods could not mount, where, for how long
+// (the volume's MountOutages).
 func writeMDImpact(m *mdWriter, v *timeline.Volume, chain []rules.Finding) {
-	list := impactStretches(v)
+	list := v.MountOutages()
 	if len(list) == 0 && v == nil {
 		// no volume to read mount failures from: the findings say it
 		said := false
@@ -312,114 +304,37 @@ func writeMDImpact(m *mdWriter, v *timeline.Volume, chain []rules.Finding) {
 	}
 	for _, s := range list {
 		pod := "A pod"
-		if s.pod != "" {
-			pod = "Pod " + mdCode(s.pod)
+		if s.Pod != "" {
+			pod = "Pod " + mdCode(s.Pod)
 		}
 		node := ""
-		if s.node != "" {
-			node = " on node " + mdCode(s.node)
+		if s.Node != "" {
+			node = " on node " + mdCode(s.Node)
 		}
 		var kinds []string
-		for _, k := range s.kinds {
+		for _, k := range s.Kinds {
 			label := stepLabels[k]
 			if label == "" {
 				label = string(k)
 			}
-			kinds = append(kinds, fmt.Sprintf("%s ×%d", label, s.counts[k]))
+			kinds = append(kinds, fmt.Sprintf("%s ×%d", label, s.Counts[k]))
 		}
-		m.p("- %s%s could not mount the volume from %s to %s", pod, node, clock(s.first, true), clock(s.last, !sameDay(s.first, s.last)))
-		m.p(" UTC: **%s**; %s.", human(s.last.Sub(s.first)), mdText(strings.Join(kinds, ", ")))
-		if s.fromDescribe {
+		m.p("- %s%s could not mount the volume from %s to %s", pod, node, clock(s.First, true), clock(s.Last, !sameDay(s.First, s.Last)))
+		m.p(" UTC: **%s**; %s.", human(s.Last.Sub(s.First)), mdText(strings.Join(kinds, ", ")))
+		if s.FromDescribe {
 			m.p(" (From kubectl describe rows: no kubelet log lines for it.)")
 		}
-		if !s.relapsed.IsZero() {
-			m.p(" It mounted at %s, then failed again.", clock(s.relapsed, false))
+		if !s.Relapsed.IsZero() {
+			m.p(" It mounted at %s, then failed again.", clock(s.Relapsed, false))
 		}
-		if !s.recovered.IsZero() {
-			m.p(" It mounted at %s.", clock(s.recovered, true))
+		if !s.Recovered.IsZero() {
+			m.p(" It mounted at %s.", clock(s.Recovered, true))
 		} else {
 			m.p(" No successful mount follows in the logs.")
 		}
 		m.p("\n")
 	}
 	m.p("\n")
-}
-
-// stretch is one pod on one node failing to mount.
-type stretch struct {
-	node, pod    string
-	first, last  time.Time
-	kinds        []parser.Kind // in order of first appearance
-	counts       map[parser.Kind]int
-	recovered    time.Time
-	relapsed     time.Time // mounted once, then failed again
-	fromDescribe bool      // only describe rows / Event echoes say so
-}
-
-// impactStretches lists the mount outages of a volume per (node, pod).
-func impactStretches(v *timeline.Volume) []*stretch {
-	if v == nil {
-		return nil
-	}
-	var list []*stretch
-	byKey := map[string]*stretch{}
-	directNode := map[string]bool{} // nodes with direct failure lines
-	for _, e := range v.Events {
-		if mountFailKinds[e.Kind] && e.Origin == "" {
-			directNode[e.Node] = true
-		}
-	}
-	for _, e := range v.Events {
-		if mountFailKinds[e.Kind] {
-			if e.Origin != "" && (directNode[e.Node] || e.Node == "" && len(directNode) > 0) {
-				continue // the same outage, told again
-			}
-			k := e.Node + "\x00" + podName(e.Pod)
-			s := byKey[k]
-			if s == nil {
-				s = &stretch{node: e.Node, pod: e.Pod, counts: map[parser.Kind]int{}, fromDescribe: e.Origin != ""}
-				byKey[k] = s
-				list = append(list, s)
-			}
-			if strings.Contains(e.Pod, "/") {
-				s.pod = e.Pod
-			}
-			if !s.recovered.IsZero() && e.Time.After(s.recovered) && s.relapsed.IsZero() {
-				s.relapsed = s.recovered
-				s.recovered = time.Time{}
-			}
-			if s.counts[e.Kind] == 0 {
-				s.kinds = append(s.kinds, e.Kind)
-			}
-			s.counts[e.Kind] += max(e.Count, 1)
-			t0, t1 := e.Time, e.Time
-			if e.Span > 0 && e.Origin == parser.OriginDescribe {
-				t0 = e.Time.Add(-e.Span)
-			}
-			if !t0.IsZero() && (s.first.IsZero() || t0.Before(s.first)) {
-				s.first = t0
-			}
-			if t1.After(s.last) {
-				s.last = t1
-			}
-		}
-		if mountOKKinds[e.Kind] {
-			for _, s := range list {
-				if s.node == e.Node && s.recovered.IsZero() && e.Time.After(s.last) {
-					s.recovered = e.Time
-				}
-			}
-		}
-	}
-	return list
-}
-
-// podName is the name part of "ns/name".
-func podName(p string) string {
-	if _, n, ok := strings.Cut(p, "/"); ok {
-		return n
-	}
-	return p
 }
 
 // writeMDRows writes the collapsed event list as a table.
@@ -516,7 +431,7 @@ func writeMDEvidence(m *mdWriter, f rules.Finding) {
 }
 
 func writeMDFinding(m *mdWriter, a *Analysis, f rules.Finding) {
-	m.p("### %s: %s (%s)\n\n", mdText(f.Rule), mdText(volumeName(a, f.Volume, f.PV)), SeverityName(f.Severity))
+	m.p("### %s: %s (%s)\n\n", mdText(f.Rule), mdText(volumeName(a, f.Volume, f.PV)), f.Severity.String())
 	m.p("%s\n\n", mdText(f.Summary))
 	var meta []string
 	if len(f.Nodes) > 0 {
@@ -646,7 +561,7 @@ func sequenceDiagram(v *timeline.Volume) string {
 		case r.Kind == parser.RetryScheduled || r.Kind == parser.DetachRequested || r.Kind == parser.DetachVerifiedSafe:
 			continue
 		case r.First.Component == parser.ComponentKubelet && hasKubelet[r.Node]:
-			if mountFailKinds[r.Kind] || strings.HasSuffix(string(r.Kind), "-failed") {
+			if timeline.IsMountFailure(r.Kind) || strings.HasSuffix(string(r.Kind), "-failed") {
 				line = fmt.Sprintf("K%d--xN%d: %s", i, i, label)
 			} else {
 				line = fmt.Sprintf("Note over K%d: %s", i, label)

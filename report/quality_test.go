@@ -60,27 +60,6 @@ func TestKeyRowsFoldLoop(t *testing.T) {
 	}
 }
 
-// A describe row repeating the kubelet's failures adds no second impact
-// entry; without kubelet lines it is the impact.
-func TestImpactDescribeDedupe(t *testing.T) {
-	const b = "172.28.1.72"
-	fail := func(sec int) parser.Event {
-		e := qev(sec, parser.MountDeviceFailed, b, parser.CodeSerialNotFound, "")
-		e.Pod = "db/redis-master-0"
-		return e
-	}
-	row := qev(3000, parser.MountDeviceFailed, "", parser.CodeSerialNotFound, parser.OriginDescribe)
-	row.Count, row.Span = 35, 77*time.Minute
-	v := &timeline.Volume{Key: "v", Events: []parser.Event{fail(0), fail(100), fail(3000), row}}
-	if got := impactStretches(v); len(got) != 1 || got[0].counts[parser.MountDeviceFailed] != 3 {
-		t.Errorf("with kubelet lines: %d stretches %+v, want one of 3 failures", len(got), got)
-	}
-	v = &timeline.Volume{Key: "v", Events: []parser.Event{row}}
-	if got := impactStretches(v); len(got) != 1 || !got[0].fromDescribe || got[0].counts[parser.MountDeviceFailed] != 35 {
-		t.Errorf("describe only: %+v", got)
-	}
-}
-
 // At 80 columns no input file name is cut in the middle, and evidence keeps
 // the node and the error code.
 func TestNoMidNameElision(t *testing.T) {

@@ -232,7 +232,7 @@ func RulesTable(w io.Writer, rs []rules.Rule, o Options) error {
 	titleW := width - nameW - 10 - 6
 	tb := newTable(st, 3).Headers("RULE", "SEVERITY", "TITLE")
 	for _, r := range rs {
-		tb.Row(r.Name, SeverityName(r.Severity), truncate(r.Doc.Title, titleW))
+		tb.Row(r.Name, r.Severity.String(), truncate(r.Doc.Title, titleW))
 	}
 	return renderTable(w, tb)
 }

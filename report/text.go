@@ -133,7 +133,7 @@ func summaryLine(a *Analysis) string {
 		var sev []string
 		for _, s := range []rules.Severity{rules.Critical, rules.Warning, rules.Info} {
 			if by[s] > 0 {
-				sev = append(sev, fmt.Sprintf("%d %s", by[s], SeverityName(s)))
+				sev = append(sev, fmt.Sprintf("%d %s", by[s], s.String()))
 			}
 		}
 		parts = append(parts, plural(n, "incident")+" ("+strings.Join(sev, ", ")+")")

@@ -331,7 +331,7 @@ func toWireVolume(v *timeline.Volume) wireVolume {
 
 func toWireFinding(i int, f rules.Finding, incident map[int]int) wireFinding {
 	w := wireFinding{
-		Index: i, Rule: f.Rule, Severity: SeverityName(f.Severity), Volume: f.Volume, PV: f.PV,
+		Index: i, Rule: f.Rule, Severity: f.Severity.String(), Volume: f.Volume, PV: f.PV,
 		Nodes: strs(f.Nodes), Pods: strs(f.Pods), Start: ts(f.Start), End: ts(f.End), Count: f.Count,
 		Code: f.Code, Summary: f.Summary, Explanation: f.Explanation, Next: f.Next,
 		Evidence: []wireEvidence{},
@@ -348,7 +348,7 @@ func toWireFinding(i int, f rules.Finding, incident map[int]int) wireFinding {
 
 func toWireIncident(in rules.Incident, fs []rules.Finding) wireIncident {
 	w := wireIncident{
-		Volume: in.Volume, PV: in.PV, Severity: SeverityName(in.Severity), Summary: in.Summary,
+		Volume: in.Volume, PV: in.PV, Severity: in.Severity.String(), Summary: in.Summary,
 		RootCause: in.RootCause, Component: in.Component, Story: strs(in.Story), Chain: []int{},
 		Nodes: []string{}, Pods: []string{}, Next: []wireStep{},
 	}

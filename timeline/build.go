@@ -781,32 +781,3 @@ func kubeletKind(k parser.Kind) bool {
 	}
 	return false
 }
-
-// normPod strips nothing but answers whether a pod string is only a UID
-// (kubelet unmount lines name the pod by UID).
-func isUID(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
-	for i, c := range s {
-		switch i {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return false
-			}
-		default:
-			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// podName returns the name part of "ns/name".
-func podName(p string) string {
-	if i := strings.LastIndexByte(p, '/'); i >= 0 {
-		return p[i+1:]
-	}
-	return p
-}

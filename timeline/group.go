@@ -198,9 +198,9 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 			if pd < 0 || sy.is(pd, symUID) {
 				continue
 			}
-			keys := [...]int32{pd, -1} // the pod, and its name part (podName)
+			keys := [...]int32{pd, -1} // the pod, and its name part (PodName)
 			if len(bare) > 0 && sy.is(pd, symSlash) {
-				if b, ok := bare[podName(sy.str[pd])]; ok {
+				if b, ok := bare[PodName(sy.str[pd])]; ok {
 					keys[1] = b
 				}
 			}
@@ -562,7 +562,7 @@ func (sc *scratch) describe(v *Volume, ids []evIDs, sy *syms, rootName string, l
 	namespaced := sc.tmp2[:0]
 	for _, p := range tmp {
 		if strings.Contains(p, "/") {
-			namespaced = append(namespaced, podName(p))
+			namespaced = append(namespaced, PodName(p))
 		}
 	}
 	slices.Sort(namespaced)
@@ -614,7 +614,7 @@ func mergePods(v *Volume, ids []evIDs, sy *syms) {
 		if !strings.Contains(p, "/") || isUID(p) {
 			continue
 		}
-		name := podName(p)
+		name := PodName(p)
 		if f, ok := full[name]; ok && f != p {
 			full[name] = ""
 			continue

@@ -85,25 +85,9 @@ func Ignored(uniqueName string) bool {
 // ^pvc-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$), which
 // is unique in a cluster and therefore safe to link different UniqueNames on
 // (in-tree and CSI-migrated names of one volume). It runs once per event,
-// so it is a byte loop, not a regexp.
+// so it is a byte loop (isUID on the part after "pvc-"), not a regexp.
 func isDynamicPV(s string) bool {
-	if len(s) != 40 || s[:4] != "pvc-" {
-		return false
-	}
-	for i := 4; i < 40; i++ {
-		c := s[i]
-		switch i {
-		case 12, 17, 22, 27:
-			if c != '-' {
-				return false
-			}
-		default:
-			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-				return false
-			}
-		}
-	}
-	return true
+	return len(s) == 40 && s[:4] == "pvc-" && isUID(s[4:])
 }
 
 // names is a union-find over volume names, keyed by sym id; a name's id is

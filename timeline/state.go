@@ -72,7 +72,7 @@ func (sc *scratch) reconstruct(v *Volume, ids []evIDs, sy *syms) {
 			}
 			addPod(ev.PodUID, node)
 			if pod := ids[i].pod; pod >= 0 && !sy.is(pod, symUID) {
-				addPod(podName(sy.str[pod]), node)
+				addPod(PodName(sy.str[pod]), node)
 			}
 		}
 	}
@@ -102,7 +102,7 @@ func (sc *scratch) reconstruct(v *Volume, ids []evIDs, sy *syms) {
 			return n
 		}
 		if pod := ids[i].pod; pod >= 0 {
-			if n := only(podName(sy.str[pod])); n >= 0 {
+			if n := only(PodName(sy.str[pod])); n >= 0 {
 				return n
 			}
 		}

@@ -60,14 +60,7 @@ func (c *analyzeCmd) run(e env) error {
 	a := &report.Analysis{Timeline: tl, Result: res, Rules: selected, Events: l.events}
 	err = c.write(e, func(w io.Writer, o report.Options) error {
 		o.Redact = c.Redact
-		switch format {
-		case "json":
-			return report.JSON(w, a, o)
-		case "markdown", "md":
-			return report.Markdown(w, a, o)
-		default:
-			return report.Text(w, a, o)
-		}
+		return report.AnalysisFormats.For(format).Render(w, a, o)
 	})
 	if err != nil {
 		return err
@@ -166,14 +159,7 @@ func (c *timelineCmd) run(e env) error {
 		return err
 	}
 	err = c.writeTo(e, c.Output, func(w io.Writer, o report.Options) error {
-		switch c.Format {
-		case "json":
-			return report.TimelineJSON(w, l.timeline, vols, o)
-		case "markdown", "md":
-			return report.TimelineMarkdown(w, l.timeline, vols, o)
-		default:
-			return report.TimelineText(w, l.timeline, vols, o)
-		}
+		return report.TimelineFormats.For(c.Format).Render(w, report.TimelineView{Timeline: l.timeline, Volumes: vols}, o)
 	})
 	if err == nil && l.readErrs > 0 {
 		return &codeError{code: exitInput}
@@ -217,10 +203,7 @@ func (c *eventsCmd) run(e env) error {
 		evs = slices.DeleteFunc(evs, func(ev parser.Event) bool { return !slices.Contains(kinds, string(ev.Kind)) })
 	}
 	err = c.writeTo(e, c.Output, func(w io.Writer, o report.Options) error {
-		if c.Format == "text" {
-			return report.EventsText(w, evs, o)
-		}
-		return report.EventsJSONL(w, evs, o)
+		return report.EventFormats.For(c.Format).Render(w, evs, o)
 	})
 	if err == nil && l.readErrs > 0 {
 		return &codeError{code: exitInput}
@@ -249,11 +232,7 @@ func (c *volumesCmd) run(e env) error {
 		return err
 	}
 	o := report.Options{Color: useColor(c.Color, e.stdout, e.getenv), Width: outputWidth(e.stdout, e.getenv)}
-	if c.Format == "json" {
-		err = report.VolumesJSON(e.stdout, vols, o)
-	} else {
-		err = report.VolumesTable(e.stdout, vols, o)
-	}
+	err = report.VolumeFormats.For(c.Format).Render(e.stdout, vols, o)
 	if err == nil && l.readErrs > 0 {
 		return &codeError{code: exitInput}
 	}

@@ -1,0 +1,48 @@
+package report
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/kcmtrace/kcmtrace/parser"
+)
+
+// Evidence lines as the terminal shows them.
+
+// evidenceMessage is a log line as the terminal shows it under a path:line
+// gutter (which already gives where and when): the message without its
+// klog header (parser.Message: the parser's reading of the header, not a
+// second one), a nestedpendingoperations wrapper reduced to its error and
+// backoff, the UniqueName and UIDs (named in the incident header) dropped,
+// long volume names elided in their middle. Nodes, pods and error texts stay whole.
+func evidenceMessage(s string) string {
+	s = strings.Join(strings.Fields(parser.Message(s)), " ")
+	s = strings.ReplaceAll(s, `\"`, `"`)
+	if m := reRetryWrap.FindStringSubmatch(s); m != nil {
+		s = strings.TrimSuffix(strings.TrimPrefix(m[2], `"`), `"`) + " (retry in " + m[1] + ")"
+	}
+	s = reUniqueName.ReplaceAllString(s, "")
+	s = reUID.ReplaceAllString(s, "")
+	s = reCSIName.ReplaceAllString(s, "…^")
+	s = reInTreeName.ReplaceAllString(s, "…/$1")
+	s = reUUIDShort.ReplaceAllString(s, "${1}…")
+	return strings.TrimSpace(s)
+}
+
+// sameMessage reduces an evidence message to what repeats across a retry
+// loop: no numbers, no backoff.
+func sameMessage(s string) string {
+	s = reRetryIn.ReplaceAllString(s, "")
+	return reDigits.ReplaceAllString(s, "#")
+}
+
+var (
+	reRetryWrap  = regexp.MustCompile(`^Operation for "[^"]*" failed\. No retries permitted until [^(]*\(durationBeforeRetry ([^)]+)\)\.? ?[Ee]rror: (.*)$`)
+	reRetryIn    = regexp.MustCompile(` \(retry in [^)]*\)`)
+	reUID        = regexp.MustCompile(` \(UID: "[^"]*"\)`)
+	reCSIName    = regexp.MustCompile(`kubernetes\.io/csi/[^"\s^}]+\^`)
+	reInTreeName = regexp.MustCompile(`kubernetes\.io/[a-z0-9-]+/[^"\s}]*/([^/"\s}]+)`)
+	reDigits     = regexp.MustCompile(`[0-9a-fA-F]*[0-9][0-9a-fA-F]*`)
+	reUniqueName = regexp.MustCompile(` ?\(UniqueName: \\?"[^"\\]*\\?"\)`)
+	reUUIDShort  = regexp.MustCompile(`(?i)\b([0-9a-f]{8})-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
+)

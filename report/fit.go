@@ -1,0 +1,139 @@
+package report
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// Fitting text into terminal cells: cutting, windows, wrapping, padding.
+
+// shorten cuts s to max display cells, keeping both ends: "pvc-2708…3c36".
+func shorten(s string, max int) string {
+	if max <= 1 || ansi.StringWidth(s) <= max {
+		return s
+	}
+	r := []rune(s)
+	if len(r) <= max {
+		return s
+	}
+	head := (max - 1) / 2
+	tail := max - 1 - head
+	return string(r[:head]) + "…" + string(r[len(r)-tail:])
+}
+
+// truncate cuts s to max display cells with a trailing "…".
+func truncate(s string, max int) string {
+	if max < 1 {
+		return ""
+	}
+	if ansi.StringWidth(s) <= max {
+		return s
+	}
+	return ansi.Truncate(s, max, "…")
+}
+
+// middle cuts s to max cells, keeping a third of the head and the rest of
+// the tail: log lines carry their header first and their error last.
+func middle(s string, max int) string {
+	if max < 8 || ansi.StringWidth(s) <= max {
+		return truncate(s, max)
+	}
+	head := max / 3
+	tail := max - head - 3
+	h := ansi.Truncate(s, head, "")
+	t := ansi.TruncateLeft(s, ansi.StringWidth(s)-tail, "")
+	return strings.TrimRight(h, " ") + " … " + strings.TrimLeft(t, " ")
+}
+
+// windowKeys are what makes a log line matter, most telling first: window
+// centres on the first it finds.
+var windowKeys = []string{"ZoneNotMatch", "ZoneMismatch", "can not find", "cannot find", "not find", "NotFound",
+	"not attached", "Multi-Attach", "already used by", "maxWaitForUnmountDuration", "DeadlineExceeded",
+	"Error:", "failed", "error", "succeeded", "started", "Verified", "marked"}
+
+// window cuts s to max cells around the first of keys (then windowKeys)
+// found, with "…" where text was cut; the start stays when no key is found
+// or the key is near the start.
+func window(s string, max int, keys ...string) string {
+	if ansi.StringWidth(s) <= max {
+		return s
+	}
+	k := -1
+	for _, key := range append(keys, windowKeys...) {
+		if key == "" {
+			continue
+		}
+		if i := strings.Index(s, key); i >= 0 {
+			k = i
+			break
+		}
+	}
+	startCells := 0
+	if k >= 0 {
+		startCells = ansi.StringWidth(s[:k]) - max/3
+	}
+	if startCells <= 0 {
+		return truncate(s, max)
+	}
+	// Keep the subject ("… failed for volume "x" from node "n" : ") whole
+	// when it is short, and cut between it and the cause.
+	if h := strings.Index(s, " : "); h > 0 && h < k && ansi.StringWidth(s[:h+3]) < max/2 {
+		head := s[:h+3]
+		return head + window(s[h+3:], max-ansi.StringWidth(head), keys...)
+	}
+	cut := ansi.TruncateLeft(s, startCells+1, "")
+	return "…" + truncate(cut, max-1)
+}
+
+// wrap word-wraps s to width cells and returns the lines; words longer
+// than a line are cut.
+func wrap(s string, width int) []string {
+	if width < 10 {
+		width = 10
+	}
+	var lines []string
+	var cur strings.Builder
+	curW := 0
+	for _, word := range strings.Fields(s) {
+		ww := ansi.StringWidth(word)
+		for ww > width {
+			if curW > 0 {
+				lines = append(lines, cur.String())
+				cur.Reset()
+				curW = 0
+			}
+			part := ansi.Truncate(word, width, "")
+			lines = append(lines, part)
+			word = word[len(part):]
+			ww = ansi.StringWidth(word)
+		}
+		if ww == 0 {
+			continue
+		}
+		if curW > 0 && curW+1+ww > width {
+			lines = append(lines, cur.String())
+			cur.Reset()
+			curW = 0
+		}
+		if curW > 0 {
+			cur.WriteByte(' ')
+			curW++
+		}
+		cur.WriteString(word)
+		curW += ww
+	}
+	if curW > 0 || len(lines) == 0 {
+		lines = append(lines, cur.String())
+	}
+	return lines
+}
+
+// padRight pads s with spaces to width display cells.
+func padRight(s string, width int) string {
+	w := ansi.StringWidth(s)
+	if w >= width {
+		return s
+	}
+	return s + strings.Repeat(" ", width-w)
+}

@@ -1,0 +1,155 @@
+package report
+
+import (
+	"strings"
+	"time"
+)
+
+// Times and durations as the renderers write them.
+
+// ts formats a time for machine output: RFC 3339 with nanoseconds, UTC; "" when zero.
+func ts(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	var buf [len(time.RFC3339Nano) + 8]byte
+	return string(appendTS(buf[:0], t))
+}
+
+// appendTS appends ts(t) for a non-zero t: ASCII digits and punctuation
+// only, so it needs no JSON escaping. Times from 1970 to 9999 are written
+// here, several times faster than the time package writes them (the JSON
+// report holds tens of thousands); the others go through the time package,
+// which TestAppendTSMatchesFormat holds this to.
+func appendTS(b []byte, t time.Time) []byte {
+	sec := t.Unix()
+	if sec < 0 || sec >= year10000 {
+		return t.UTC().AppendFormat(b, time.RFC3339Nano)
+	}
+	y, m, d := civilDate(sec / 86400)
+	s := int(sec % 86400)
+	b = append(b, byte('0'+y/1000), byte('0'+y/100%10))
+	b = append2(b, y%100)
+	b = append2(append(b, '-'), m)
+	b = append2(append(b, '-'), d)
+	b = append2(append(b, 'T'), s/3600)
+	b = append2(append(b, ':'), s/60%60)
+	b = append2(append(b, ':'), s%60)
+	if ns := t.Nanosecond(); ns != 0 {
+		var frac [10]byte // '.' and nine digits, trailing zeros cut
+		n := len(frac)
+		for i := n - 1; i > 0; i-- {
+			frac[i] = byte('0' + ns%10)
+			ns /= 10
+		}
+		frac[0] = '.'
+		for frac[n-1] == '0' {
+			n--
+		}
+		b = append(b, frac[:n]...)
+	}
+	return append(b, 'Z')
+}
+
+// year10000 is 10000-01-01T00:00:00Z in Unix seconds.
+const year10000 = 253402300800
+
+// append2 appends 0 ≤ n < 100 as two digits.
+func append2(b []byte, n int) []byte {
+	return append(b, byte('0'+n/10), byte('0'+n%10))
+}
+
+// civilDate is the proleptic Gregorian date of a day counted from
+// 1970-01-01 (days ≥ 0), by Howard Hinnant's days-to-civil algorithm.
+func civilDate(days int64) (year, month, day int) {
+	z := days + 719468 // from 0000-03-01
+	era := z / 146097
+	doe := z - era*146097                                  // day of the 400-year era
+	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365 // year of the era
+	doy := doe - (365*yoe + yoe/4 - yoe/100)               // day of the March-based year
+	mp := (5*doy + 2) / 153                                // March-based month
+	day = int(doy - (153*mp+2)/5 + 1)
+	month = int(mp + 3)
+	if month > 12 {
+		month -= 12
+	}
+	year = int(yoe + era*400)
+	if month <= 2 {
+		year++
+	}
+	return year, month, day
+}
+
+// unknownTime stands for a time the inputs do not give.
+const unknownTime = "—"
+
+// clock formats a time for humans: "15:04:05", with the date when withDate;
+// unknownTime when zero.
+func clock(t time.Time, withDate bool) string {
+	if t.IsZero() {
+		return unknownTime
+	}
+	if withDate {
+		return t.UTC().Format("2006-01-02 15:04:05")
+	}
+	return t.UTC().Format("15:04:05")
+}
+
+// spanText is "2024-08-12 03:10:00Z → 03:40:03Z" (date repeated when it changes).
+func spanText(a, b time.Time) string {
+	if a.IsZero() && b.IsZero() {
+		return "no timestamps"
+	}
+	if a.IsZero() {
+		return "? → " + b.UTC().Format("2006-01-02 15:04:05Z")
+	}
+	first := a.UTC().Format("2006-01-02 15:04:05Z")
+	if b.IsZero() {
+		return first + " → ?"
+	}
+	if sameDay(a, b) {
+		return first + " → " + b.UTC().Format("15:04:05Z")
+	}
+	return first + " → " + b.UTC().Format("2006-01-02 15:04:05Z")
+}
+
+func sameDay(a, b time.Time) bool {
+	a, b = a.UTC(), b.UTC()
+	return a.Year() == b.Year() && a.YearDay() == b.YearDay()
+}
+
+// rel is "+1h11m40s" relative to base, rounded to seconds below an hour's
+// precision needs ("+0s", "+850ms" for sub-second steps).
+func rel(t, base time.Time) string {
+	if t.IsZero() || base.IsZero() {
+		return ""
+	}
+	d := t.Sub(base)
+	sign := "+"
+	if d < 0 {
+		sign, d = "-", -d
+	}
+	if d < time.Second && d > 0 {
+		return sign + d.Round(time.Millisecond).String()
+	}
+	return sign + d.Round(time.Second).String()
+}
+
+// human is a short duration: "77m", "1h11m40s", "2m2s", "850ms".
+func human(d time.Duration) string {
+	if d < 0 {
+		d = -d
+	}
+	if d < time.Second {
+		return d.Round(time.Millisecond).String()
+	}
+	d = d.Round(time.Second)
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
