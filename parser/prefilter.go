@@ -6,6 +6,8 @@ import (
 	"math/bits"
 	"time"
 	"unsafe"
+
+	"github.com/kcmtrace/kcmtrace/internal/teddy"
 )
 
 // prefilterTokens is the one list of byte strings that make a line worth
@@ -60,12 +62,12 @@ func mayMatter(line []byte) bool { return indexToken(line) >= 0 }
 
 var (
 	// tokenTeddy finds the prefilter tokens with the SIMD kernel.
-	tokenTeddy = newTeddySet(fingerprinted(prefilterTokens))
+	tokenTeddy = teddy.New(fingerprinted(prefilterTokens))
 	// hitLiterals are the prefilter tokens, the NUL byte and the no-break
 	// space: whatever keeps a line out of a plain run (analyzeBlock).
 	hitLiterals = append([][]byte{{0}, nbsp}, prefilterTokens...)
 	// hitTeddy finds hitLiterals.
-	hitTeddy = newTeddySet(fingerprinted(hitLiterals))
+	hitTeddy = teddy.New(fingerprinted(hitLiterals))
 )
 
 // tokenFingerprints gives, for the prefilter tokens whose first 3 bytes are
@@ -83,18 +85,21 @@ var tokenFingerprints = map[string]int{
 
 // fingerprinted pairs each literal with its fingerprint offset
 // (tokenFingerprints; 0, its first bytes, for the others).
-func fingerprinted(lits [][]byte) []teddyLit {
-	out := prefixLits(lits)
+func fingerprinted(lits [][]byte) []teddy.Literal {
+	out := teddy.Prefix(lits)
 	for i := range out {
-		out[i].fp = tokenFingerprints[string(out[i].lit)]
+		out[i].FP = tokenFingerprints[string(out[i].Lit)]
 	}
 	return out
 }
 
+// useTeddy reports whether the SIMD kernel runs here.
+var useTeddy = teddy.Available
+
 // indexToken returns the index of the first prefilter token in b, or -1.
 func indexToken(b []byte) int {
 	if useTeddy {
-		return tokenTeddy.index(b)
+		return tokenTeddy.Index(b)
 	}
 	return indexTokenScalar(b)
 }
@@ -103,7 +108,7 @@ func indexToken(b []byte) int {
 // no-break space in b, or -1.
 func indexHit(b []byte) int {
 	if useTeddy {
-		return hitTeddy.index(b)
+		return hitTeddy.Index(b)
 	}
 	best := indexTokenScalar(b)
 	if i := bytes.IndexByte(b, 0); i >= 0 && (best < 0 || i < best) {
