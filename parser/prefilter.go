@@ -8,44 +8,12 @@ import (
 	"unsafe"
 
 	"github.com/kcmtrace/kcmtrace/internal/teddy"
+	"github.com/kcmtrace/kcmtrace/parser/classifier"
 )
 
-// prefilterTokens is the one list of byte strings that make a line worth
-// parsing. A line (header line or continuation line of an entry) that contains
-// none of them is counted as irrelevant without any further decoding; an entry
-// is relevant when any of its lines matches. The list is deliberately short
-// and made of fragments so that one token covers a whole family:
-//
-//	"olume"         Volume/volume: AttachVolume, DetachVolume, MountVolume, for volume,
-//	                volumeName=, VolumeAttachment=, VolumesInUse, VolumeDeviceNotFound,
-//	                Unable to attach or mount volumes, NodeStageVolume, CSI RPC names
-//	"ttach"         attach/Attach/detach/Detach/Multi-Attach, attach_detach_controller,
-//	                Started "attachdetach", csi-attacher "Attaching"/"Detached"
-//	"Mount" "mount" MountDevice, Unmount, unmount, FailedMount (describe rows)
-//	"No retries"    nestedpendingoperations / goroutinemap backoff lines
-//	"acquired lease" leader election ("successfully acquired lease …")
-//	"Started \""   controllermanager.go starting its controllers after a leader change
-//	"serial"        CBS "can not find diskId … by serial" driver lines
-//	"diskId"        CBS driver errors without any other token
-//	"ZoneNotMatch"  CBS zone errors quoted alone
-//	"evice"         device not found / could not find device path
-//
-// Every line that the message side (classify) can turn into an event must
-// contain one of these; TestPrefilterPassesClassified checks that on every
-// test input by parsing once with and once without the prefilter.
-var prefilterTokens = [][]byte{
-	[]byte("olume"),
-	[]byte("ttach"),
-	[]byte("Mount"),
-	[]byte("mount"),
-	[]byte("No retries"),
-	[]byte("acquired lease"),
-	[]byte(`Started "`),
-	[]byte("serial"),
-	[]byte("diskId"),
-	[]byte("ZoneNotMatch"),
-	[]byte("evice"),
-}
+// prefilterTokens are the byte strings that make a line worth parsing; the
+// list and why each is on it live in classifier (tokens.go).
+var prefilterTokens = classifier.PrefilterTokens()
 
 // prefilterHashBits sizes the gram table of indexToken.
 const prefilterHashBits = 12
