@@ -564,12 +564,11 @@ func onlyTokens(line []byte, i int) bool {
 
 // plainJSON reports whether the scanner reads p (a whole physical line
 // without its line end, starting with "{") as a --logging-format=json
-// entry with nothing else to do: no wrapper applies to it (only the
-// docker-json wrapper takes a line starting with "{", and only with
-// `{"log":"`; a grep prefix cannot contain "{") and payload sees a JSON
+// entry with nothing else to do: no registered wrapper claims it
+// (claimedBy; a grep prefix cannot contain "{") and payload sees a JSON
 // log line (looksJSONLog).
 func plainJSON(p []byte) bool {
-	return !bytes.HasPrefix(p, []byte(`{"log":"`)) && looksJSONLog(p)
+	return !claimedBy(p, wrapNone) && looksJSONLog(p)
 }
 
 // wrappedLine is what plainWrapped finds in a wrapped klog line.
@@ -592,12 +591,10 @@ type wrappedLine struct {
 //     ":" without a blank, with "/" or a log extension; a journald line has
 //     a blank before its first ":", a CRI line checked here has
 //     "dddd-dd-ddTdd" there);
-//   - exactly one wrapper decodes it, so the unwrapper's preference cannot
-//     change the outcome: a journald line starts with a month name, which
-//     the others reject (CRI, kubectl and UI need a digit, docker "{"); a
-//     CRI line checked here has digits where unwrapJournald needs a month
-//     name and unwrapUI a "/" (unwrapRFC3339 is the CRI and the kubectl
-//     --timestamps decoder alike).
+//   - no other wrapper of the registry claims it (claimedBy), so the
+//     unwrapper's preference cannot change the outcome: the journald or
+//     CRI decoder reads it whichever wrapper is tried first (the CRI
+//     decoder is the kubectl --timestamps decoder alike).
 //
 // The scanner applies the rest (votes, journald host and process
 // bookkeeping, the unwrapper's new preference) in wrappedRun.
@@ -608,7 +605,7 @@ func plainWrapped(p []byte) (w wrappedLine, ok bool) {
 	var u unwrapped
 	switch c := p[0]; {
 	case c >= 'A' && c <= 'Z':
-		if looksKlog(p) || isPromptLoose(p) || !unwrapJournald(p, &u) {
+		if looksKlog(p) || isPromptLoose(p) || claimedBy(p, wrapJournald) || !unwrapJournald(p, &u) {
 			return w, false
 		}
 	case isDigit(c):
@@ -623,7 +620,7 @@ func plainWrapped(p []byte) (w wrappedLine, ok bool) {
 		if p[4] != '-' || p[7] != '-' || p[10] != 'T' || p[13] != ':' || p[16] != ':' {
 			return w, false
 		}
-		if isPromptLoose(p) || !unwrapRFC3339(p, &u) || u.kind != wrapCRI || u.partial {
+		if isPromptLoose(p) || claimedBy(p, wrapCRI) || !unwrapRFC3339(p, &u) || u.kind != wrapCRI || u.partial {
 			return w, false
 		}
 	default:
