@@ -9,6 +9,8 @@ import (
 	"time"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/kcmtrace/kcmtrace/parser/classifier"
 )
 
 // entryKind is the payload format of an entry.
@@ -838,7 +840,7 @@ func klogEmit(buf []byte) (r emitResult) {
 	// h.file is empty when the header is not one (parseKlogHeader sets it
 	// last), so this is fromInformerPlumbing(buf)
 	h, _ := parseKlogHeader(buf)
-	if isInformerPlumbing(string(h.file)) {
+	if classifier.IsInformerPlumbing(string(h.file)) {
 		r.plumbing = true
 		return r // never an event (classifyMessage): not worth a copy
 	}
@@ -1293,4 +1295,4 @@ func unquoteLoose(s string) (string, error) {
 // a fake to stay independent of it. It takes the record by value: a pointer
 // passed to a function variable escapes, and every candidate entry's record
 // would go to the heap.
-var classifyFn = func(rec record) (Event, bool) { return classify(&rec) }
+var classifyFn = func(rec record) (Event, bool) { return classifier.Classify(&rec) }

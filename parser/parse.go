@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -234,6 +235,7 @@ type inputState struct {
 
 	wrapVotes   [numWraps]int
 	grepVotes   int
+	envelope    string          // the document or line envelope read (source_envelope.go), if any
 	formatVotes [numFormats]int // entries per format (formatNames)
 
 	// extent of the input's own clock readings
@@ -443,6 +445,16 @@ func (st *inputState) readWith(r io.Reader, opt Options, loop func(*scanner, io.
 		sc.comp = comp
 		if comp != "" {
 			st.sizeHint = 0 // the file's size is not the text's
+		}
+		if br, ok := r.(*bufio.Reader); ok || len(envelopes) > 0 {
+			if !ok {
+				br = bufio.NewReaderSize(r, sniffBufSize)
+				r = br
+			}
+			if e := sniffEnvelope(br); e != nil {
+				sc.records(e, br)
+				return
+			}
 		}
 		loop(sc, r)
 	})
@@ -744,6 +756,9 @@ func (st *inputState) result() Result {
 		}
 	}
 	in.Wrapper = wrapNames[best]
+	if st.envelope != "" {
+		in.Wrapper = st.envelope
+	}
 	if st.grepVotes*2 > in.Lines-in.Skipped[SkipBlank]-in.Skipped[SkipComment] && st.grepVotes > 0 {
 		if best == wrapNone {
 			in.Wrapper = grepPrefix

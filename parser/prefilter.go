@@ -6,44 +6,14 @@ import (
 	"math/bits"
 	"time"
 	"unsafe"
+
+	"github.com/kcmtrace/kcmtrace/internal/teddy"
+	"github.com/kcmtrace/kcmtrace/parser/classifier"
 )
 
-// prefilterTokens is the one list of byte strings that make a line worth
-// parsing. A line (header line or continuation line of an entry) that contains
-// none of them is counted as irrelevant without any further decoding; an entry
-// is relevant when any of its lines matches. The list is deliberately short
-// and made of fragments so that one token covers a whole family:
-//
-//	"olume"         Volume/volume: AttachVolume, DetachVolume, MountVolume, for volume,
-//	                volumeName=, VolumeAttachment=, VolumesInUse, VolumeDeviceNotFound,
-//	                Unable to attach or mount volumes, NodeStageVolume, CSI RPC names
-//	"ttach"         attach/Attach/detach/Detach/Multi-Attach, attach_detach_controller,
-//	                Started "attachdetach", csi-attacher "Attaching"/"Detached"
-//	"Mount" "mount" MountDevice, Unmount, unmount, FailedMount (describe rows)
-//	"No retries"    nestedpendingoperations / goroutinemap backoff lines
-//	"acquired lease" leader election ("successfully acquired lease …")
-//	"Started \""   controllermanager.go starting its controllers after a leader change
-//	"serial"        CBS "can not find diskId … by serial" driver lines
-//	"diskId"        CBS driver errors without any other token
-//	"ZoneNotMatch"  CBS zone errors quoted alone
-//	"evice"         device not found / could not find device path
-//
-// Every line that the message side (classify) can turn into an event must
-// contain one of these; TestPrefilterPassesClassified checks that on every
-// test input by parsing once with and once without the prefilter.
-var prefilterTokens = [][]byte{
-	[]byte("olume"),
-	[]byte("ttach"),
-	[]byte("Mount"),
-	[]byte("mount"),
-	[]byte("No retries"),
-	[]byte("acquired lease"),
-	[]byte(`Started "`),
-	[]byte("serial"),
-	[]byte("diskId"),
-	[]byte("ZoneNotMatch"),
-	[]byte("evice"),
-}
+// prefilterTokens are the byte strings that make a line worth parsing; the
+// list and why each is on it live in classifier (tokens.go).
+var prefilterTokens = classifier.PrefilterTokens()
 
 // prefilterHashBits sizes the gram table of indexToken.
 const prefilterHashBits = 12
@@ -60,12 +30,12 @@ func mayMatter(line []byte) bool { return indexToken(line) >= 0 }
 
 var (
 	// tokenTeddy finds the prefilter tokens with the SIMD kernel.
-	tokenTeddy = newTeddySet(fingerprinted(prefilterTokens))
+	tokenTeddy = teddy.New(fingerprinted(prefilterTokens))
 	// hitLiterals are the prefilter tokens, the NUL byte and the no-break
 	// space: whatever keeps a line out of a plain run (analyzeBlock).
 	hitLiterals = append([][]byte{{0}, nbsp}, prefilterTokens...)
 	// hitTeddy finds hitLiterals.
-	hitTeddy = newTeddySet(fingerprinted(hitLiterals))
+	hitTeddy = teddy.New(fingerprinted(hitLiterals))
 )
 
 // tokenFingerprints gives, for the prefilter tokens whose first 3 bytes are
@@ -83,18 +53,21 @@ var tokenFingerprints = map[string]int{
 
 // fingerprinted pairs each literal with its fingerprint offset
 // (tokenFingerprints; 0, its first bytes, for the others).
-func fingerprinted(lits [][]byte) []teddyLit {
-	out := prefixLits(lits)
+func fingerprinted(lits [][]byte) []teddy.Literal {
+	out := teddy.Prefix(lits)
 	for i := range out {
-		out[i].fp = tokenFingerprints[string(out[i].lit)]
+		out[i].FP = tokenFingerprints[string(out[i].Lit)]
 	}
 	return out
 }
 
+// useTeddy reports whether the SIMD kernel runs here.
+var useTeddy = teddy.Available
+
 // indexToken returns the index of the first prefilter token in b, or -1.
 func indexToken(b []byte) int {
 	if useTeddy {
-		return tokenTeddy.index(b)
+		return tokenTeddy.Index(b)
 	}
 	return indexTokenScalar(b)
 }
@@ -103,7 +76,7 @@ func indexToken(b []byte) int {
 // no-break space in b, or -1.
 func indexHit(b []byte) int {
 	if useTeddy {
-		return hitTeddy.index(b)
+		return hitTeddy.Index(b)
 	}
 	best := indexTokenScalar(b)
 	if i := bytes.IndexByte(b, 0); i >= 0 && (best < 0 || i < best) {
@@ -591,12 +564,11 @@ func onlyTokens(line []byte, i int) bool {
 
 // plainJSON reports whether the scanner reads p (a whole physical line
 // without its line end, starting with "{") as a --logging-format=json
-// entry with nothing else to do: no wrapper applies to it (only the
-// docker-json wrapper takes a line starting with "{", and only with
-// `{"log":"`; a grep prefix cannot contain "{") and payload sees a JSON
+// entry with nothing else to do: no registered wrapper claims it
+// (claimedBy; a grep prefix cannot contain "{") and payload sees a JSON
 // log line (looksJSONLog).
 func plainJSON(p []byte) bool {
-	return !bytes.HasPrefix(p, []byte(`{"log":"`)) && looksJSONLog(p)
+	return !claimedBy(p, wrapNone) && looksJSONLog(p)
 }
 
 // wrappedLine is what plainWrapped finds in a wrapped klog line.
@@ -619,12 +591,10 @@ type wrappedLine struct {
 //     ":" without a blank, with "/" or a log extension; a journald line has
 //     a blank before its first ":", a CRI line checked here has
 //     "dddd-dd-ddTdd" there);
-//   - exactly one wrapper decodes it, so the unwrapper's preference cannot
-//     change the outcome: a journald line starts with a month name, which
-//     the others reject (CRI, kubectl and UI need a digit, docker "{"); a
-//     CRI line checked here has digits where unwrapJournald needs a month
-//     name and unwrapUI a "/" (unwrapRFC3339 is the CRI and the kubectl
-//     --timestamps decoder alike).
+//   - no other wrapper of the registry claims it (claimedBy), so the
+//     unwrapper's preference cannot change the outcome: the journald or
+//     CRI decoder reads it whichever wrapper is tried first (the CRI
+//     decoder is the kubectl --timestamps decoder alike).
 //
 // The scanner applies the rest (votes, journald host and process
 // bookkeeping, the unwrapper's new preference) in wrappedRun.
@@ -635,7 +605,7 @@ func plainWrapped(p []byte) (w wrappedLine, ok bool) {
 	var u unwrapped
 	switch c := p[0]; {
 	case c >= 'A' && c <= 'Z':
-		if looksKlog(p) || isPromptLoose(p) || !unwrapJournald(p, &u) {
+		if looksKlog(p) || isPromptLoose(p) || claimedBy(p, wrapJournald) || !unwrapJournald(p, &u) {
 			return w, false
 		}
 	case isDigit(c):
@@ -650,7 +620,7 @@ func plainWrapped(p []byte) (w wrappedLine, ok bool) {
 		if p[4] != '-' || p[7] != '-' || p[10] != 'T' || p[13] != ':' || p[16] != ':' {
 			return w, false
 		}
-		if isPromptLoose(p) || !unwrapRFC3339(p, &u) || u.kind != wrapCRI || u.partial {
+		if isPromptLoose(p) || claimedBy(p, wrapCRI) || !unwrapRFC3339(p, &u) || u.kind != wrapCRI || u.partial {
 			return w, false
 		}
 	default:

@@ -2,10 +2,32 @@ package parser
 
 import (
 	"bytes"
-	"strconv"
 	"time"
-	"unicode/utf8"
 )
+
+// This file is the wrapper registry: the outer wrappers a physical line may
+// carry around its payload (journald, CRI, docker json-file, kubectl
+// --timestamps, the Rancher UI stamp), each defined in a wrap_*.go file of
+// its own, and the unwrapper that removes them line by line.
+//
+// Each wrapper declares what it claims: the first bytes of the lines it may
+// decode (firsts) and a cheap test that every line it decodes passes
+// (claims). The fast path asks the registry instead of knowing the
+// wrappers: a plain JSON line is one no wrapper claims (plainJSON), a
+// wrapped klog line one that no other wrapper claims (plainWrapped);
+// TestWrapperClaims holds every decoder to its claims.
+//
+// Adding a line wrapper is one file, wrap_<name>.go, with its decoder, its
+// timestamp reader and a `var <name>Wrapper = wrapper{…}`, plus two lines
+// here: a wrapKind constant (before numWraps; the order is the order unwrap
+// tries them in) and its entry in wrappers. Nothing else changes: sniffing,
+// voting, Input.Wrapper names, Options.Format values (InputFormats lists them
+// for the CLI), clock evidence and the fast path's proofs all read the
+// registry.
+//
+// Whole-document envelopes (a JSON array of records, cloud log exports) and
+// JSON-lines envelopes are not line wrappers: they are decoded before the
+// scanner, in the source stage (see envelopes in source_envelope.go).
 
 // wrapKind names an outer wrapper around the log payload.
 type wrapKind uint8
@@ -20,8 +42,75 @@ const (
 	numWraps
 )
 
+// wrapper is one registered line wrapper.
+type wrapper struct {
+	// name is the wrapper's name in Input.Wrapper and Options.Format.
+	name string
+	// firsts are the bytes a line this wrapper decodes may start with.
+	firsts string
+	// claims reports whether line may be this wrapper's: false for every
+	// line decode rejects without marking it broken (it may accept more).
+	claims func(line []byte) bool
+	// decode removes the wrapper from line into out and reports success;
+	// a line that starts like the wrapper but cannot be decoded sets
+	// out.broken (and out.kind) and returns false.
+	decode func(u *unwrapper, line []byte, out *unwrapped) bool
+	// shares names the wrapper whose decoder this one is (the decoder
+	// decides which of the two a line is); wrapNone when its own.
+	shares wrapKind
+	// time reads the wrapper's timestamp text (unwrapped.ts, never empty).
+	time func(ts []byte) (wrapTime, bool)
+}
+
+// wrappers is the registry, by kind; wrapNone has no entry.
+var wrappers = [numWraps]*wrapper{
+	wrapJournald:  &journaldWrapper,
+	wrapCRI:       &criWrapper,
+	wrapDocker:    &dockerWrapper,
+	wrapKubectlTS: &kubectlTSWrapper,
+	wrapUI:        &uiWrapper,
+}
+
 // wrapNames are the names used in Input.Wrapper and Options.Format.
-var wrapNames = [numWraps]string{"none", "journald", "cri", "docker-json", "kubectl-timestamps", "ui-timestamp"}
+var wrapNames = func() (n [numWraps]string) {
+	n[wrapNone] = "none"
+	for k := wrapJournald; k < numWraps; k++ {
+		n[k] = wrappers[k].name
+	}
+	return n
+}()
+
+// claimants lists, by first byte, the wrappers that may claim a line
+// starting with it (wrapper.firsts).
+var claimants = func() (t [256][]wrapKind) {
+	for k := wrapJournald; k < numWraps; k++ {
+		for i := 0; i < len(wrappers[k].firsts); i++ {
+			c := wrappers[k].firsts[i]
+			t[c] = append(t[c], k)
+		}
+	}
+	return t
+}()
+
+// decoderOf is the wrapper whose decoder k uses.
+func decoderOf(k wrapKind) wrapKind {
+	if s := wrappers[k].shares; s != wrapNone {
+		return s
+	}
+	return k
+}
+
+// claimedBy reports whether a wrapper other than k (and than the wrappers
+// sharing k's decoder; wrapNone: any wrapper) may claim line, so that unwrap
+// could read it otherwise than k does. line is not empty.
+func claimedBy(line []byte, k wrapKind) bool {
+	for _, o := range claimants[line[0]] {
+		if (k == wrapNone || decoderOf(o) != decoderOf(k)) && wrappers[o].claims(line) {
+			return true
+		}
+	}
+	return false
+}
 
 // grepPrefix is the name of the `grep -r` file-name prefix "wrapper".
 const grepPrefix = "grep-prefix"
@@ -46,20 +135,6 @@ type unwrapper struct {
 	prefer  wrapKind
 	forced  bool
 	scratch []byte
-}
-
-var monthNames = [...]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
-
-func monthIndex(p []byte) int {
-	if len(p) < 3 {
-		return 0
-	}
-	for i, m := range monthNames {
-		if p[0] == m[0] && p[1] == m[1] && p[2] == m[2] {
-			return i + 1
-		}
-	}
-	return 0
 }
 
 // sniffSample is how many non-empty lines sniffWrapper scores.
@@ -153,324 +228,10 @@ func (u *unwrapper) unwrap(line []byte) unwrapped {
 
 // try decodes line as wrapper k; it fills out and reports success.
 func (u *unwrapper) try(k wrapKind, line []byte, out *unwrapped) bool {
-	switch k {
-	case wrapJournald:
-		return unwrapJournald(line, out)
-	case wrapCRI, wrapKubectlTS:
-		return unwrapRFC3339(line, out)
-	case wrapDocker:
-		return u.unwrapDocker(line, out)
-	case wrapUI:
-		return unwrapUI(line, out)
-	}
-	return false
-}
-
-// cutGrepPrefix removes a `grep -r` "path:" or "path:123:" prefix when what
-// follows starts like a log line.
-func cutGrepPrefix(line []byte) ([]byte, bool) {
-	n := min(len(line), 512)
-	c := bytes.IndexByte(line[:n], ':')
-	if c <= 0 {
-		return nil, false
-	}
-	prefix := line[:c]
-	if bytes.ContainsAny(prefix, " \t\"'{}[]<>=") {
-		return nil, false
-	}
-	if bytes.IndexByte(prefix, '/') < 0 && !hasLogExt(prefix) {
-		return nil, false
-	}
-	rest := line[c+1:]
-	// grep -n line number
-	if i := bytes.IndexByte(rest[:min(len(rest), 12)], ':'); i > 0 {
-		if _, err := strconv.Atoi(string(rest[:i])); err == nil {
-			rest = rest[i+1:]
-		}
-	}
-	if len(rest) == 0 {
-		return nil, false
-	}
-	switch c := rest[0]; {
-	case isDigit(c), c == '{', c == '`':
-		return rest, true
-	case looksKlog(rest), monthIndex(rest) > 0:
-		return rest, true
-	}
-	return nil, false
-}
-
-func hasLogExt(p []byte) bool {
-	for _, ext := range []string{".log", ".txt", ".out", ".gz", "messages"} {
-		if bytes.Contains(p, []byte(ext)) {
-			return true
-		}
-	}
-	return false
-}
-
-// unwrapJournald decodes "Mon DD hh:mm:ss host proc[pid]: msg" (syslog style,
-// journalctl's default).
-func unwrapJournald(line []byte, out *unwrapped) bool {
-	if len(line) < 16 || monthIndex(line) == 0 || line[3] != ' ' {
+	if k == wrapNone || k >= numWraps {
 		return false
 	}
-	i := 4
-	if line[i] == ' ' {
-		i++
-	}
-	for i < len(line) && isDigit(line[i]) {
-		i++
-	}
-	if i >= len(line) || line[i] != ' ' || i+9 > len(line) {
-		return false
-	}
-	tsEnd := i + 9
-	if line[i+3] != ':' || line[i+6] != ':' || !isDigit(line[i+1]) || !isDigit(line[i+8]) {
-		return false
-	}
-	if tsEnd >= len(line) || line[tsEnd] != ' ' {
-		return false
-	}
-	return journaldTail(line, line[:tsEnd], tsEnd+1, out)
-}
-
-// journaldTail decodes "host proc[pid]: msg" starting at i.
-func journaldTail(line, ts []byte, i int, out *unwrapped) bool {
-	sp := bytes.IndexByte(line[i:], ' ')
-	if sp <= 0 {
-		return false
-	}
-	host := line[i : i+sp]
-	j := i + sp + 1
-	colon := bytes.Index(line[j:min(len(line), j+128)], []byte(": "))
-	if colon <= 0 {
-		// "proc[pid]:" at the very end (empty message)
-		if bytes.HasSuffix(line, []byte(":")) && j < len(line)-1 {
-			colon = len(line) - 1 - j
-		} else {
-			return false
-		}
-	}
-	tag := line[j : j+colon]
-	if bytes.IndexByte(tag, ' ') >= 0 {
-		return false
-	}
-	proc := tag
-	if b := bytes.IndexByte(tag, '['); b >= 0 {
-		if !bytes.HasSuffix(tag, []byte("]")) {
-			return false
-		}
-		proc = tag[:b]
-	}
-	out.kind = wrapJournald
-	out.ts = ts
-	out.host = host
-	out.proc = proc
-	if j+colon+2 <= len(line) {
-		out.payload = line[j+colon+2:]
-	} else {
-		out.payload = line[len(line):]
-	}
-	return true
-}
-
-// rfc3339End returns the length of an RFC 3339 timestamp at the start of p
-// ("2006-01-02T15:04:05[.frac](Z|±hh:mm|±hhmm)"), or 0.
-func rfc3339End(p []byte) int {
-	if len(p) < 20 || !isDigit(p[0]) || p[4] != '-' || p[7] != '-' || (p[10] != 'T' && p[10] != ' ') || p[13] != ':' {
-		return 0
-	}
-	i := 19
-	if i < len(p) && (p[i] == '.' || p[i] == ',') {
-		i++
-		for i < len(p) && isDigit(p[i]) {
-			i++
-		}
-	}
-	if i >= len(p) {
-		return 0
-	}
-	switch p[i] {
-	case 'Z':
-		return i + 1
-	case '+', '-':
-		j := i + 1
-		for j < len(p) && j < i+6 && (isDigit(p[j]) || p[j] == ':') {
-			j++
-		}
-		if j-i >= 3 {
-			return j
-		}
-	}
-	return 0
-}
-
-// unwrapRFC3339 decodes CRI ("ts stream F|P msg"), kubectl --timestamps
-// ("ts msg") and journalctl -o short-iso ("ts host proc[pid]: msg").
-func unwrapRFC3339(line []byte, out *unwrapped) bool {
-	n := rfc3339End(line)
-	if n == 0 || n >= len(line) || line[n] != ' ' || line[10] != 'T' {
-		return false
-	}
-	ts := line[:n]
-	rest := line[n+1:]
-	for _, s := range [][]byte{[]byte("stderr "), []byte("stdout ")} {
-		if bytes.HasPrefix(rest, s) && len(rest) >= len(s)+1 {
-			tag := rest[len(s)]
-			if (tag == 'F' || tag == 'P') && (len(rest) == len(s)+1 || rest[len(s)+1] == ' ') {
-				out.kind = wrapCRI
-				out.ts = ts
-				out.partial = tag == 'P'
-				if len(rest) > len(s)+2 {
-					out.payload = rest[len(s)+2:]
-				} else {
-					out.payload = rest[len(rest):]
-				}
-				return true
-			}
-		}
-	}
-	// short-iso journald: second token ends with "]:" or ":" and the payload follows
-	if sp := bytes.IndexByte(rest, ' '); sp > 0 && !looksKlog(rest) && rest[0] != '{' {
-		if sp2 := bytes.IndexByte(rest[sp+1:], ' '); sp2 > 0 {
-			tag := rest[sp+1 : sp+1+sp2]
-			if bytes.HasSuffix(tag, []byte("]:")) {
-				return journaldTail(line, ts, n+1, out)
-			}
-		}
-	}
-	out.kind = wrapKubectlTS
-	out.ts = ts
-	out.payload = rest
-	return true
-}
-
-// unwrapDocker decodes one docker json-file record without a full JSON
-// decoder: only "log" and "time" are read.
-func (u *unwrapper) unwrapDocker(line []byte, out *unwrapped) bool {
-	const head = `{"log":"`
-	if !bytes.HasPrefix(line, []byte(head)) {
-		return false
-	}
-	s, end, ok := u.jsonString(line, len(head)-1)
-	if !ok {
-		out.broken = true
-		out.kind = wrapDocker
-		return false
-	}
-	out.kind = wrapDocker
-	if t := bytes.Index(line[end:], []byte(`"time":"`)); t >= 0 {
-		ts := line[end+t+len(`"time":"`):]
-		if q := bytes.IndexByte(ts, '"'); q >= 0 {
-			out.ts = ts[:q]
-		}
-	}
-	if bytes.HasSuffix(s, []byte("\n")) {
-		s = s[:len(s)-1]
-		if bytes.HasSuffix(s, []byte("\r")) {
-			s = s[:len(s)-1]
-		}
-	} else {
-		out.partial = true
-	}
-	out.payload = s
-	return true
-}
-
-// jsonString decodes the JSON string whose opening quote is at p[i]. It
-// returns the decoded bytes (aliasing p when there is no escape), the offset
-// after the closing quote, and ok.
-func (u *unwrapper) jsonString(p []byte, i int) ([]byte, int, bool) {
-	if i >= len(p) || p[i] != '"' {
-		return nil, 0, false
-	}
-	i++
-	start := i
-	for j := i; j < len(p); j++ {
-		switch p[j] {
-		case '"':
-			return p[start:j], j + 1, true
-		case '\\':
-			return u.jsonStringSlow(p, start)
-		}
-	}
-	return nil, 0, false
-}
-
-func (u *unwrapper) jsonStringSlow(p []byte, start int) ([]byte, int, bool) {
-	b := u.scratch[:0]
-	for j := start; j < len(p); j++ {
-		c := p[j]
-		if c == '"' {
-			u.scratch = b
-			return b, j + 1, true
-		}
-		if c != '\\' {
-			b = append(b, c)
-			continue
-		}
-		j++
-		if j >= len(p) {
-			break
-		}
-		switch p[j] {
-		case 'n':
-			b = append(b, '\n')
-		case 't':
-			b = append(b, '\t')
-		case 'r':
-			b = append(b, '\r')
-		case 'b':
-			b = append(b, '\b')
-		case 'f':
-			b = append(b, '\f')
-		case 'u':
-			if j+4 < len(p) {
-				if r, err := strconv.ParseUint(string(p[j+1:j+5]), 16, 32); err == nil {
-					b = utf8.AppendRune(b, rune(r))
-					j += 4
-					continue
-				}
-			}
-			b = append(b, 'u')
-		default:
-			b = append(b, p[j])
-		}
-	}
-	u.scratch = b
-	return nil, 0, false
-}
-
-// unwrapUI decodes the Rancher UI prefix "M/D/YYYY H:MM:SS AM|PM" glued to the
-// klog level letter (real-logs/015).
-func unwrapUI(line []byte, out *unwrapped) bool {
-	if len(line) < 18 || !isDigit(line[0]) {
-		return false
-	}
-	s1 := bytes.IndexByte(line[:min(len(line), 3)], '/')
-	if s1 <= 0 {
-		return false
-	}
-	sp := bytes.IndexByte(line[:min(len(line), 12)], ' ')
-	if sp < 0 {
-		return false
-	}
-	i := sp + 1
-	for i < len(line) && (isDigit(line[i]) || line[i] == ':') {
-		i++
-	}
-	if i+3 > len(line) || line[i] != ' ' || (line[i+1] != 'A' && line[i+1] != 'P') || line[i+2] != 'M' {
-		return false
-	}
-	out.kind = wrapUI
-	out.ts = line[:i+3]
-	rest := line[i+3:]
-	if len(rest) > 0 && rest[0] == ' ' {
-		rest = rest[1:]
-	}
-	out.payload = rest
-	return true
+	return wrappers[k].decode(u, line, out)
 }
 
 // wrapTime is what a wrapper timestamp says.
@@ -482,50 +243,8 @@ type wrapTime struct {
 
 // parseWrapTime decodes the wrapper timestamp text of kind k.
 func parseWrapTime(k wrapKind, ts []byte) (wt wrapTime, ok bool) {
-	if len(ts) == 0 {
+	if len(ts) == 0 || k == wrapNone || k >= numWraps {
 		return wt, false
 	}
-	switch k {
-	case wrapCRI, wrapKubectlTS, wrapDocker, wrapJournald:
-		if isDigit(ts[0]) {
-			s := string(ts)
-			for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999-0700"} {
-				if t, err := time.Parse(layout, s); err == nil {
-					wt.abs = t
-					return wt, true
-				}
-			}
-			return wt, false
-		}
-		// "Jun  7 05:19:34"
-		m := monthIndex(ts)
-		if m == 0 || len(ts) < 15 {
-			return wt, false
-		}
-		f := bytes.Fields(ts[4:])
-		if len(f) != 2 || len(f[1]) != 8 {
-			return wt, false
-		}
-		d, err := strconv.Atoi(string(f[0]))
-		if err != nil {
-			return wt, false
-		}
-		h, ok1 := num(f[1], 0, 2)
-		mi, ok2 := num(f[1], 3, 2)
-		se, ok3 := num(f[1], 6, 2)
-		if !ok1 || !ok2 || !ok3 {
-			return wt, false
-		}
-		wt.w = wall{mon: m, day: d, hour: h, min: mi, sec: se}
-		return wt, wt.w.valid()
-	case wrapUI:
-		t, err := time.Parse("1/2/2006 3:04:05 PM", string(ts))
-		if err != nil {
-			return wt, false
-		}
-		wt.w = wall{mon: int(t.Month()), day: t.Day(), hour: t.Hour(), min: t.Minute(), sec: t.Second()}
-		wt.year = t.Year()
-		return wt, true
-	}
-	return wt, false
+	return wrappers[k].time(ts)
 }

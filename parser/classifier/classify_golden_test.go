@@ -1,4 +1,4 @@
-package parser
+package classifier
 
 import (
 	"fmt"
@@ -19,7 +19,7 @@ func classifyDump(t *testing.T, path string) (string, map[Kind]int, []testRec) {
 	var b strings.Builder
 	kinds := map[Kind]int{}
 	for _, r := range recs {
-		ev, ok := classify(r.rec)
+		ev, ok := Classify(r.rec)
 		if !ok {
 			fmt.Fprintf(&b, "%d -\n", r.line)
 			continue
@@ -68,8 +68,8 @@ func eventFields(ev Event) string {
 // examples and of every real log (testdata/classify/*.golden; reviewed by hand,
 // KCMTRACE_UPDATE=1 rewrites).
 func TestClassifyGolden(t *testing.T) {
-	files := []string{filepath.Join("..", "testdata", "catalog", "examples.log")}
-	real, _ := filepath.Glob(filepath.Join("..", "testdata", "real-logs", "*.log"))
+	files := []string{filepath.Join("..", "..", "testdata", "catalog", "examples.log")}
+	real, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "real-logs", "*.log"))
 	files = append(files, real...)
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".log")

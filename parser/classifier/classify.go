@@ -1,7 +1,6 @@
-package parser
+package classifier
 
 import (
-	"bytes"
 	"strconv"
 	"strings"
 	"time"
@@ -42,13 +41,13 @@ const (
 //     from the involved object; describe/get-events rows: Origin=OriginDescribe,
 //     Component=ComponentEvents, Count from the row.
 
-// classify turns one record into an event. ok is false when the record is not
+// Classify turns one record into an event. ok is false when the record is not
 // about a volume operation at all (irrelevant); a record that looks volume
 // related but is not understood returns an Unknown event with Reason set.
 // The envelope side fills Time, Source, Text, PID and Level afterwards.
 //
 // classify never panics on any input; it uses no regular expressions.
-func classify(rec *record) (ev Event, ok bool) {
+func Classify(rec *Record) (ev Event, ok bool) {
 	if rec == nil {
 		return Event{}, false
 	}
@@ -80,109 +79,10 @@ func classify(rec *record) (ev Event, ok bool) {
 	return classifyMessage(rec.File, msg, kvs)
 }
 
-// informerPlumbing lists files whose lines mention volumes but never an
-// attach, detach or mount operation: client-go's informers, and the PV
-// binding and protection controllers ("volume entered phase", "claim …
-// bound"), which are another subsystem.
-var informerPlumbing = map[string]bool{
-	"reflector.go": true, "shared_informer.go": true,
-	"pv_controller.go": true, "pv_controller_base.go": true,
-	"pvc_protection_controller.go": true, "pv_protection_controller.go": true,
-}
-
-// isInformerPlumbing reports informerPlumbing[file], looking the map up only
-// for a name as long as one of its keys.
-func isInformerPlumbing(file string) bool {
-	return (len(file) >= len(plumbingLens) || plumbingLens[len(file)]) && informerPlumbing[file]
-}
-
-// plumbingLens marks the lengths of the informerPlumbing keys (those
-// shorter than its size).
-var plumbingLens = func() (t [32]bool) {
-	for f := range informerPlumbing {
-		if len(f) < len(t) {
-			t[len(f)] = true
-		}
-	}
-	return t
-}()
-
-// fromInformerPlumbing reports a klog entry (payload p) written by one of
-// the informerPlumbing files: such an entry is never relevant, whatever
-// tokens it has, so the block analysis can leave it in a plain run.
-func fromInformerPlumbing(p []byte) bool {
-	h, ok := parseKlogHeader(p)
-	return ok && isInformerPlumbing(string(h.file))
-}
-
-// jsonFromInformerPlumbing is fromInformerPlumbing for a JSON log line p in
-// the JSON logger's layout: {"ts":<decimal>,"caller":"<file>", with no
-// other "caller" key after it, naming one of the informerPlumbing files as
-// decodeJSONLog reads it.
-func jsonFromInformerPlumbing(p []byte) bool {
-	v, at, ok := loggerCaller(p)
-	if !ok {
-		return false
-	}
-	f, ok := callerFile(v)
-	// the line's only "caller" (it cannot overlap itself): looked for
-	// last, on the few lines from plumbing files
-	return ok && isInformerPlumbing(string(f)) && bytes.Index(p[at+2:], []byte(`"caller"`)) < 0
-}
-
-// loggerCaller returns the "caller" value of a JSON log line in the JSON
-// logger's layout, {"ts":<decimal>,"caller":"…, after its opening quote,
-// and where the comma before "caller" is (at).
-func loggerCaller(p []byte) (v []byte, at int, ok bool) {
-	const key = `,"caller":"`
-	num, other, found := jsonTSNumber(p)
-	if !found || other || !isDecimal(num) {
-		return nil, 0, false
-	}
-	at = len(`{"ts":`) + len(num)
-	if !bytes.HasPrefix(p, []byte(`{"ts":`)) || !bytes.HasPrefix(p[at:], []byte(key)) {
-		return nil, 0, false
-	}
-	return p[at+len(key):], at, true
-}
-
-// callerFile returns the file basename of v, a JSON "caller" value after
-// its opening quote ("dir/file.go:123"…), when it has no escape.
-func callerFile(v []byte) (f []byte, ok bool) {
-	end := bytes.IndexByte(v, '"')
-	if end < 0 || bytes.IndexByte(v[:end], '\\') >= 0 {
-		return nil, false
-	}
-	return fileBase(v[:end]), true
-}
-
-// isDecimal reports whether b is digits, with a fraction or not ("12",
-// "12.5"): a JSON number.
-func isDecimal(b []byte) bool {
-	i := 0
-	for i < len(b) && isDigit(b[i]) {
-		i++
-	}
-	if i == 0 {
-		return false
-	}
-	if i < len(b) && b[i] == '.' {
-		j := i + 1
-		for j < len(b) && isDigit(b[j]) {
-			j++
-		}
-		if j == i+1 {
-			return false
-		}
-		i = j
-	}
-	return i == len(b)
-}
-
 // classifyMessage classifies a printf message or a structured message with
 // its pairs (klog text or JSON alike).
 func classifyMessage(file, msg string, kvs []kv) (Event, bool) {
-	if isInformerPlumbing(file) {
+	if IsInformerPlumbing(file) {
 		// Cache/watch bookkeeping ("Watch close - *v1.VolumeAttachment …",
 		// "Caches are synced for attach detach"): names volume types, never
 		// an operation on a volume.
@@ -609,30 +509,6 @@ func specialCases(ev *Event, file, first, msg string, kvs []kv) bool {
 	_ = file
 	return false
 }
-
-// specialStems are beginnings of the first lines specialCases understands:
-// every text its cases compare the first line with (as a prefix, exactly or
-// ignoring case) starts with one of them. The case-insensitive texts start
-// with S or s, which are stems of their own; a first line starting with a
-// non-ASCII byte may fold to them (U+017F ſ folds to s), so specialMayMatch
-// admits those too. TestSpecialStemsCoverCases checks the list against the
-// cases.
-var specialStems = [...]string{
-	"S", "s", "attacherDetacher.DetachVolume started: ", "Multi-Attach error: ", "Waiting for detach: ",
-	"kubernetes.io/csi: ", "GRPC ", "Attachi", "Attache", "Attach ", "Detachi", "Detache",
-	"Error processing", "can not find diskId ", "cbs block path ", "NodeStageVolume: ",
-	"disk ", "detach", "RemoveVolumeFromReportAsAttached", "Report volume ",
-	"error removing node ", "Failed to update statusUpdateNeeded", "Volume ",
-	"Operation for volume ", "Unable to ", "timeout expired waiting",
-}
-
-// specialStemsBy holds specialStems by their first byte.
-var specialStemsBy = func() (t [256][]string) {
-	for _, s := range specialStems {
-		t[s[0]] = append(t[s[0]], s)
-	}
-	return t
-}()
 
 // specialMayMatch reports whether a case of specialCases may match a
 // message whose first line is first: it starts with one of specialStems or
@@ -1352,48 +1228,6 @@ func volumeRelated(s string) bool {
 	}
 	return false
 }
-
-// volumeTokens are the words that alone make a text volumeRelated. Other
-// words naming a volume operation ("AttachVolume", "VolumeAttachment",
-// "volumesAttached", "UnmountVolume" …) have both "volume" and an
-// operation in them.
-var volumeTokens = [...]string{"UniqueName", "UnmountDevice", "nestedpendingoperations",
-	"kubernetes.io/csi", "attacherDetacher", "MountDevice", "Multi-Attach", "VolumesInUse"}
-
-// volumeTokensBy holds volumeTokens by their first byte.
-var volumeTokensBy = func() (t [256][]string) {
-	for _, w := range volumeTokens {
-		t[w[0]] = append(t[w[0]], w)
-	}
-	return t
-}()
-
-// volumeWords are the words volumeRelated looks for: volumeTokens as they
-// are, then the words it matches in any letter case, in lower case. Each
-// has five bytes or more.
-var volumeWords = append(volumeTokens[:len(volumeTokens):len(volumeTokens)],
-	"volume", "attach", "detach", "mount")
-
-// volumeGrams tells the three-byte pieces of volumeWords at their offsets
-// 0, 1 and 2: bit 3k+d of volumeGrams[j][c] is set when byte d+j of the
-// k-th word is c (either case of a letter, for the words matched in any
-// case). Three bytes x, y, z are the piece at offset d of word k exactly
-// when the bit is set in volumeGrams[0][x], [1][y] and [2][z].
-var volumeGrams = func() (t [3][256]uint64) {
-	for k, w := range volumeWords {
-		for d := 0; d < 3; d++ {
-			bit := uint64(1) << (3*k + d)
-			for j := 0; j < 3; j++ {
-				c := w[d+j]
-				t[j][c] |= bit
-				if k >= len(volumeTokens) {
-					t[j][c-'a'+'A'] |= bit
-				}
-			}
-		}
-	}
-	return t
-}()
 
 // hasPrefixFold reports whether s starts with the lower-case ASCII word w,
 // ignoring the case of ASCII letters.

@@ -1,4 +1,4 @@
-package parser
+package classifier
 
 import (
 	"path/filepath"
@@ -246,7 +246,7 @@ func TestClassifyCases(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := &record{File: tc.file, Rest: tc.rest, Msg: tc.msg, KV: tc.kvs, Table: tc.table}
-			ev, ok := classify(rec)
+			ev, ok := Classify(rec)
 			if tc.ignore {
 				if ok {
 					t.Fatalf("want ok=false, got %s%s", ev.Kind, eventFields(ev))
@@ -300,13 +300,13 @@ func TestClassifyCases(t *testing.T) {
 // classifies to a kind other than Unknown. Justified exceptions (ok=false):
 // the describe "Scheduled" row (not a volume event).
 func TestClassifyExamplesKnown(t *testing.T) {
-	recs := testRecords(t, testReadFile(t, filepath.Join("..", "testdata", "catalog", "examples.log")))
+	recs := testRecords(t, testReadFile(t, filepath.Join("..", "..", "testdata", "catalog", "examples.log")))
 	if len(recs) < 100 {
 		t.Fatalf("only %d records read from examples.log", len(recs))
 	}
 	ignored := map[string]bool{"Scheduled": true}
 	for _, r := range recs {
-		ev, ok := classify(r.rec)
+		ev, ok := Classify(r.rec)
 		switch {
 		case !ok && r.rec.Table != nil && ignored[r.rec.Table.Reason]:
 		case !ok:
@@ -323,7 +323,7 @@ func TestClassifyExamplesKnown(t *testing.T) {
 // Every line of the real logs that is volume related is understood, so all
 // counts are zero; a new unknown must be justified here.
 func TestClassifyRealLogsUnknown(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join("..", "testdata", "real-logs", "*.log"))
+	files, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "real-logs", "*.log"))
 	if len(files) == 0 {
 		t.Fatal("no real logs under testdata/real-logs")
 	}
@@ -340,7 +340,7 @@ func TestClassifyRealLogsUnknown(t *testing.T) {
 // TestClassifyNoPanic feeds truncated and mangled variants of every example
 // line to classify.
 func TestClassifyNoPanic(t *testing.T) {
-	recs := testRecords(t, testReadFile(t, filepath.Join("..", "testdata", "catalog", "examples.log")))
+	recs := testRecords(t, testReadFile(t, filepath.Join("..", "..", "testdata", "catalog", "examples.log")))
 	for _, r := range recs {
 		s := r.rec.Rest
 		if s == "" {
@@ -350,11 +350,11 @@ func TestClassifyNoPanic(t *testing.T) {
 			if cut <= 0 || cut >= len(s) {
 				continue
 			}
-			classify(&record{Rest: s[:cut]})
-			classify(&record{Rest: s[cut:]})
-			classify(&record{Msg: s[:cut], KV: []kv{{"volume", s[cut:]}, {"err", s[:cut]}}})
+			Classify(&record{Rest: s[:cut]})
+			Classify(&record{Rest: s[cut:]})
+			Classify(&record{Msg: s[:cut], KV: []kv{{"volume", s[cut:]}, {"err", s[:cut]}}})
 		}
 	}
-	classify(nil)
-	classify(&record{})
+	Classify(nil)
+	Classify(&record{})
 }

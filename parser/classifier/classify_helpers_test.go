@@ -1,4 +1,4 @@
-package parser
+package classifier
 
 import (
 	"bufio"
@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/kcmtrace/kcmtrace/internal/loggen"
 )
 
 // This file holds a tiny, test-only envelope splitter so that the message
@@ -171,4 +173,22 @@ func testReadFile(t testing.TB, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// genCandidateLines generates size bytes of era log (seed 1) and returns its
+// lines that have a prefilter token (the candidates the parser would hand
+// over), one per line.
+func genCandidateLines(tb testing.TB, era loggen.Era, size int64) []byte {
+	tb.Helper()
+	var buf bytes.Buffer
+	if _, err := loggen.Generate(&buf, loggen.Config{Size: size, Era: era, Seed: 1}); err != nil {
+		tb.Fatal(err)
+	}
+	var out []byte
+	for line := range bytes.Lines(buf.Bytes()) {
+		if hasPrefilterToken(line) {
+			out = append(out, line...)
+		}
+	}
+	return out
 }

@@ -1,4 +1,4 @@
-package parser
+package classifier
 
 import (
 	"strconv"
@@ -18,7 +18,7 @@ func speedCorpus(t testing.TB) []string {
 	out := refCorpus(t, true)
 	n := len(out)
 	for _, s := range out[:n] {
-		if ev, ok := classify(&record{Rest: s}); ok && ev.Error != "" {
+		if ev, ok := Classify(&record{Rest: s}); ok && ev.Error != "" {
 			out = append(out, ev.Error)
 		}
 		if ev, ok := classifyMessage("", s, nil); ok && ev.Error != "" {
@@ -50,8 +50,8 @@ func checkSpeedHelpers(t *testing.T, s string) {
 	if got, want := volumeRelated(s), volumeRelatedReference(s); got != want {
 		t.Fatalf("volumeRelated(%q) = %v, reference %v", s, got, want)
 	}
-	if got, want := isInformerPlumbing(s), informerPlumbing[s]; got != want {
-		t.Fatalf("isInformerPlumbing(%q) = %v, want %v", s, got, want)
+	if got, want := IsInformerPlumbing(s), informerPlumbing[s]; got != want {
+		t.Fatalf("IsInformerPlumbing(%q) = %v, want %v", s, got, want)
 	}
 	for _, q := range [...]string{s, `"` + s, strconv.Quote(s) + s} {
 		got, n, ok := readQuoted(q)

@@ -1,4 +1,4 @@
-package parser
+package classifier
 
 import (
 	"path/filepath"
@@ -9,8 +9,8 @@ import (
 // and always give Unknown events a reason. Seeds: every record of the catalog
 // examples and the real logs.
 func FuzzClassify(f *testing.F) {
-	files := []string{filepath.Join("..", "testdata", "catalog", "examples.log")}
-	real, _ := filepath.Glob(filepath.Join("..", "testdata", "real-logs", "*.log"))
+	files := []string{filepath.Join("..", "..", "testdata", "catalog", "examples.log")}
+	real, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "real-logs", "*.log"))
 	files = append(files, real...)
 	for _, p := range files {
 		for _, r := range testRecords(f, testReadFile(f, p)) {
@@ -27,7 +27,7 @@ func FuzzClassify(f *testing.F) {
 			{File: file, Msg: rest, KV: []kv{{"volume", rest}, {"node", rest}, {"pods", rest}, {"object", rest}}},
 			{Table: &tableRow{Reason: file, Message: rest, From: rest, Object: rest}},
 		} {
-			ev, ok := classify(rec)
+			ev, ok := Classify(rec)
 			if ok && ev.Kind == "" {
 				t.Fatalf("ok with empty kind for %q", rest)
 			}

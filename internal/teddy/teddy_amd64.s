@@ -1,11 +1,11 @@
 #include "textflag.h"
 
-// func teddyChunk(p *byte, n int, m *teddyMasks) (off int, mask uint32)
+// func chunk(p *byte, n int, m *nibbleMasks) (off int, mask uint32)
 //
 // For each 32-byte chunk at SI+AX: candidate byte k = AND over j = 0..2 of
 // lo_j[b[AX+k+j] & 15] & hi_j[b[AX+k+j] >> 4]; nonzero means the three bytes
 // may start a literal of the buckets whose bits are set.
-TEXT ·teddyChunk(SB), NOSPLIT, $0-36
+TEXT ·chunk(SB), NOSPLIT, $0-36
 	MOVQ p+0(FP), SI
 	MOVQ n+8(FP), DX
 	MOVQ m+16(FP), DI

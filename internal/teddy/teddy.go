@@ -1,56 +1,56 @@
-package parser
+// Package teddy finds the first of a small set of byte strings in a byte
+// slice: a Teddy searcher (the packed multi-literal algorithm of Hyperscan
+// and of Rust's aho-corasick crate, which ripgrep runs). It knows nothing of
+// logs; the parser's prefilter builds its sets from the token list of
+// parser/classify. The kernel (teddy_amd64.s, AVX2) examines 32 positions at once:
+// position p is a candidate when the bytes p, p+1 and p+2 can be the
+// fingerprint of a literal of one of eight buckets, each byte tested with
+// two 16-entry nibble tables (VPSHUFB). Candidates are then verified here,
+// in Go. Without the kernel (Available false) Set.Index is a byte-at-a-time
+// scan; callers that care keep a faster scalar searcher of their own.
+//
+// A literal's fingerprint is 3 of its bytes, not necessarily its first
+// ones (Literal.FP): every candidate costs a return from the kernel and a
+// verification, so each literal is looked for by its rarest 3 bytes in
+// logs ("kId" of "diskId", not "dis" of "display", "discovery", …).
+package teddy
 
 import (
 	"bytes"
 	"math/bits"
 )
 
-// This file owns the SIMD side of the prefilter: a Teddy searcher (the
-// packed multi-literal algorithm of Hyperscan and of Rust's aho-corasick
-// crate, which ripgrep runs) for the few byte strings that make a line worth
-// decoding. The kernel (teddy_amd64.s, AVX2) examines 32 positions at once:
-// position p is a candidate when the bytes p, p+1 and p+2 can be the
-// fingerprint of a literal of one of eight buckets, each byte tested with
-// two 16-entry nibble tables (VPSHUFB). Candidates are then verified here,
-// in Go. The scalar searchers stay the reference and the fallback on other
-// CPUs.
-//
-// A literal's fingerprint is 3 of its bytes, not necessarily its first
-// ones (teddyLit.fp): every candidate costs a return from the kernel and a
-// verification, so each literal is looked for by its rarest 3 bytes in
-// logs ("kId" of "diskId", not "dis" of "display", "discovery", …).
-
-// teddyMasks is the kernel's table: for k = 0, 1, 2 the low- and
+// nibbleMasks is the kernel's table: for k = 0, 1, 2 the low- and
 // high-nibble bucket tables of the (k+1)th byte, each 16 entries repeated in
 // both 128-bit lanes, then 32 bytes of 0x0F.
-type teddyMasks [7][32]byte
+type nibbleMasks [7][32]byte
 
-// teddyLit is a literal and the offset of its fingerprint, the bytes
-// lit[fp:fp+3] (fewer when the literal is shorter) the kernel looks for.
-type teddyLit struct {
-	lit []byte
-	fp  int
+// Literal is a literal and the offset of its fingerprint, the bytes
+// Lit[FP:FP+3] (fewer when the literal is shorter) the kernel looks for.
+type Literal struct {
+	Lit []byte
+	FP  int
 }
 
 // fingerprint is the part of l the kernel looks for.
-func (l teddyLit) fingerprint() []byte { return l.lit[l.fp:min(len(l.lit), l.fp+3)] }
+func (l Literal) fingerprint() []byte { return l.Lit[l.FP:min(len(l.Lit), l.FP+3)] }
 
-// prefixLits fingerprints each literal by its first bytes.
-func prefixLits(lits [][]byte) []teddyLit {
-	out := make([]teddyLit, len(lits))
+// Prefix fingerprints each literal by its first bytes.
+func Prefix(lits [][]byte) []Literal {
+	out := make([]Literal, len(lits))
 	for i, l := range lits {
-		out[i] = teddyLit{lit: l}
+		out[i] = Literal{Lit: l}
 	}
 	return out
 }
 
-// teddySet is one set of literals prepared for the kernel. A fingerprint of
+// Set is one set of literals prepared for the kernel. A fingerprint of
 // one byte or two matches whatever follows it: its bucket accepts every
 // byte in the positions it does not have.
-type teddySet struct {
-	masks teddyMasks
+type Set struct {
+	masks nibbleMasks
 	// byFP lists, per first byte of a fingerprint, the literals with it
-	byFP [256][]teddyLit
+	byFP [256][]Literal
 	// fpFirst marks the bytes that start a fingerprint, for the scalar tail
 	fpFirst [256]bool
 	// maxFP is the largest fingerprint offset: a literal found at s is the
@@ -58,13 +58,13 @@ type teddySet struct {
 	maxFP int
 }
 
-// newTeddySet spreads lits over the eight buckets, merging the literals
+// New spreads lits over the eight buckets, merging the literals
 // whose merged nibble tables accept the fewest extra 3-byte strings.
-func newTeddySet(lits []teddyLit) *teddySet {
+func New(lits []Literal) *Set {
 	type group struct{ fps [][]byte }
 	groups := make([]group, 0, len(lits))
 	for _, l := range lits {
-		if len(l.lit) == 0 || l.fp < 0 || l.fp >= len(l.lit) {
+		if len(l.Lit) == 0 || l.FP < 0 || l.FP >= len(l.Lit) {
 			panic("teddy: empty literal or fingerprint outside it")
 		}
 		groups = append(groups, group{fps: [][]byte{l.fingerprint()}})
@@ -107,7 +107,7 @@ func newTeddySet(lits []teddyLit) *teddySet {
 		groups[bi].fps = append(groups[bi].fps, groups[bj].fps...)
 		groups = append(groups[:bj], groups[bj+1:]...)
 	}
-	s := &teddySet{}
+	s := &Set{}
 	for bucket, g := range groups {
 		bit := byte(1) << bucket
 		for _, f := range g.fps {
@@ -126,10 +126,10 @@ func newTeddySet(lits []teddyLit) *teddySet {
 		s.masks[6][i] = 0x0f
 	}
 	for _, l := range lits {
-		c := l.lit[l.fp]
+		c := l.Lit[l.FP]
 		s.byFP[c] = append(s.byFP[c], l)
 		s.fpFirst[c] = true
-		s.maxFP = max(s.maxFP, l.fp)
+		s.maxFP = max(s.maxFP, l.FP)
 	}
 	return s
 }
@@ -137,7 +137,7 @@ func newTeddySet(lits []teddyLit) *teddySet {
 // setNibbles lets bucket bit accept low nibble lo and high nibble hi as
 // byte k of a literal. A bucket accepts every (lo, hi) pair of its literals,
 // which is where false candidates come from.
-func (s *teddySet) setNibbles(k, lo, hi int, bit byte) {
+func (s *Set) setNibbles(k, lo, hi int, bit byte) {
 	s.masks[2*k][lo] |= bit
 	s.masks[2*k][16+lo] |= bit
 	s.masks[2*k+1][hi] |= bit
@@ -146,26 +146,26 @@ func (s *teddySet) setNibbles(k, lo, hi int, bit byte) {
 
 // startAt returns the smallest start of a literal of s whose fingerprint
 // is at b[p], or -1.
-func (s *teddySet) startAt(b []byte, p int) int {
+func (s *Set) startAt(b []byte, p int) int {
 	best := -1
 	for _, l := range s.byFP[b[p]] {
-		if st := p - l.fp; st >= 0 && (best < 0 || st < best) && bytes.HasPrefix(b[st:], l.lit) {
+		if st := p - l.FP; st >= 0 && (best < 0 || st < best) && bytes.HasPrefix(b[st:], l.Lit) {
 			best = st
 		}
 	}
 	return best
 }
 
-// index returns the smallest p at which a literal of s starts in b, or -1.
+// Index returns the smallest p at which a literal of s starts in b, or -1.
 // Fingerprint positions are examined in order, so a literal found at st is
 // the answer once the positions up to st+maxFP have been: a literal that
 // starts earlier has its fingerprint no later. Without the kernel
-// (useTeddy false) it is a byte-at-a-time scan.
-func (s *teddySet) index(b []byte) int {
+// (Available false) it is a byte-at-a-time scan.
+func (s *Set) Index(b []byte) int {
 	best := -1
 	off := 0
-	for useTeddy {
-		i, m := teddyScan(b[off:], &s.masks)
+	for Available {
+		i, m := scan(b[off:], &s.masks)
 		base := off + i
 		if m == 0 {
 			// the kernel stops short of the positions whose 3-byte window

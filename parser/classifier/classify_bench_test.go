@@ -1,4 +1,4 @@
-package parser
+package classifier
 
 import (
 	"path/filepath"
@@ -8,7 +8,7 @@ import (
 // BenchmarkClassify classifies every record of the catalog examples once per
 // iteration (bytes = the records' text).
 func BenchmarkClassify(b *testing.B) {
-	recs := testRecords(b, testReadFile(b, filepath.Join("..", "testdata", "catalog", "examples.log")))
+	recs := testRecords(b, testReadFile(b, filepath.Join("..", "..", "testdata", "catalog", "examples.log")))
 	n := 0
 	for _, r := range recs {
 		n += len(r.rec.Rest) + len(r.rec.Msg)
@@ -20,7 +20,7 @@ func BenchmarkClassify(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, r := range recs {
-			classify(r.rec)
+			Classify(r.rec)
 		}
 	}
 }

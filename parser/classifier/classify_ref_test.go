@@ -1,4 +1,4 @@
-package parser
+package classifier
 
 import (
 	"go/ast"
@@ -63,8 +63,8 @@ func refCorpus(t testing.TB, more bool) []string {
 		"MountVolume.SetUp succeeded", "MountVolume.foo", "MountVolume.foo failed", "DetachVolume",
 		"attacherDetacher.AttachVolume started", "Starting attacherDetacher.DetachVolume",
 	}
-	files := []string{filepath.Join("..", "testdata", "catalog", "examples.log")}
-	real, _ := filepath.Glob(filepath.Join("..", "testdata", "real-logs", "*.log"))
+	files := []string{filepath.Join("..", "..", "testdata", "catalog", "examples.log")}
+	real, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "real-logs", "*.log"))
 	for _, p := range append(files, real...) {
 		for _, r := range testRecords(t, testReadFile(t, p)) {
 			out = append(out, r.rec.Rest, r.rec.Msg)
@@ -74,14 +74,11 @@ func refCorpus(t testing.TB, more bool) []string {
 		}
 	}
 	for _, era := range []loggen.Era{loggen.Legacy, loggen.Structured} {
-		for _, g := range genCandidates(t, era, 1<<20) {
-			for _, l := range g.lines {
-				h, _ := parseKlogHeader(l)
-				rest := string(l[h.rest:])
-				out = append(out, rest)
-				if m, _, ok := parseStructured(rest); ok {
-					out = append(out, m)
-				}
+		for _, r := range testRecords(t, genCandidateLines(t, era, 1<<20)) {
+			rest := r.rec.Rest
+			out = append(out, rest)
+			if m, _, ok := parseStructured(rest); ok {
+				out = append(out, m)
 			}
 		}
 	}

@@ -1,0 +1,55 @@
+package teddy
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"testing"
+)
+
+// indexNaive is the reference of Set.Index.
+func indexNaive(lits [][]byte, b []byte) int {
+	best := -1
+	for _, l := range lits {
+		if i := bytes.Index(b, l); i >= 0 && (best < 0 || i < best) {
+			best = i
+		}
+	}
+	return best
+}
+
+// TestTeddyRandomSets checks the kernel and its verification on random
+// literal sets (one to twenty literals of one to six bytes, so buckets get
+// merged and short literals accept any following byte) over random
+// haystacks of every length around the chunk and tail boundaries, with the
+// match placed at every offset.
+func TestTeddyRandomSets(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	alphabet := []byte("abcdeXYZ \x00\xc2\xa0\n")
+	randBytes := func(n int) []byte {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		return b
+	}
+	for set := 0; set < 200; set++ {
+		lits := make([][]byte, 1+rng.IntN(20))
+		for i := range lits {
+			lits[i] = randBytes(1 + rng.IntN(6))
+		}
+		tl := Prefix(lits)
+		if set%2 == 1 {
+			// fingerprints anywhere in the literals
+			for i := range tl {
+				tl[i].FP = rng.IntN(len(tl[i].Lit))
+			}
+		}
+		ts := New(tl)
+		for n := 0; n < 140; n++ {
+			hay := randBytes(n)
+			if got, want := ts.Index(hay), indexNaive(lits, hay); got != want {
+				t.Fatalf("set %q: index(%q) = %d, want %d", lits, hay, got, want)
+			}
+		}
+	}
+}

@@ -1,0 +1,150 @@
+package classifier
+
+import "time"
+
+// Kind names what an event says happened. Values are kebab-case and stable:
+// they appear in `kcmtrace events` output and in JSON.
+type Kind string
+
+// The event vocabulary (DESIGN.md "Events"), plus a few extensions that the
+// timeline needs (kubelet mount path starts, CSI sidecar/driver lines).
+const (
+	AttachStarted        Kind = "attach-started"
+	AttachSucceeded      Kind = "attach-succeeded"
+	AttachFailed         Kind = "attach-failed"
+	DetachRequested      Kind = "detach-requested" // "Set detach request time", ASW bookkeeping
+	DetachStarted        Kind = "detach-started"
+	DetachVerifiedSafe   Kind = "detach-verified-safe"
+	DetachSucceeded      Kind = "detach-succeeded"
+	DetachFailed         Kind = "detach-failed"
+	ForceDetach          Kind = "force-detach"
+	MultiAttach          Kind = "multi-attach"
+	DetachBlockedMounted Kind = "detach-blocked-mounted"
+	MarkedDetached       Kind = "marked-detached"
+	RetryScheduled       Kind = "retry-scheduled" // nestedpendingoperations line whose inner operation has no kind of its own
+
+	VerifyAttachedStarted   Kind = "verify-attached-started"   // kubelet: VerifyControllerAttachedVolume started
+	VerifyAttachedSucceeded Kind = "verify-attached-succeeded" // kubelet: "Controller attach succeeded"
+	VerifyAttachedFailed    Kind = "verify-attached-failed"    // kubelet: not attached according to node status / not in VolumesInUse
+	MountStarted            Kind = "mount-started"             // kubelet: operationExecutor.MountVolume started
+	WaitForAttachSucceeded  Kind = "wait-for-attach-succeeded"
+	WaitForAttachFailed     Kind = "wait-for-attach-failed"
+	MountDeviceSucceeded    Kind = "mount-device-succeeded"
+	MountDeviceFailed       Kind = "mount-device-failed"
+	SetupSucceeded          Kind = "setup-succeeded"
+	SetupFailed             Kind = "setup-failed"
+	UnmountStarted          Kind = "unmount-started" // kubelet: UnmountVolume / UnmountDevice started
+	TeardownSucceeded       Kind = "teardown-succeeded"
+	TeardownFailed          Kind = "teardown-failed"
+	UnmountDeviceSucceeded  Kind = "unmount-device-succeeded"
+	UnmountDeviceFailed     Kind = "unmount-device-failed"
+	KubeletVolumeDetached   Kind = "kubelet-volume-detached" // kubelet bookkeeping "Volume detached"
+	MountTimeout            Kind = "mount-timeout"           // "Unable to attach or mount volumes"
+
+	CSIAttaching Kind = "csi-attaching" // external-attacher "Attaching" VolumeAttachment
+	CSIAttached  Kind = "csi-attached"
+	CSIDetaching Kind = "csi-detaching"
+	CSIDetached  Kind = "csi-detached"
+	CSIError     Kind = "csi-error" // driver / sidecar / kubernetes.io/csi plugin error line
+
+	ControllerStarted Kind = "controller-started" // attach/detach controller start, leader election
+	Unknown           Kind = "unknown"            // volume-looking line not understood; Reason says why
+)
+
+// Components that emit events.
+const (
+	ComponentKCM     = "kcm"
+	ComponentKubelet = "kubelet"
+	ComponentCSI     = "csi"
+	ComponentEvents  = "events" // kubectl describe / get events tables
+)
+
+// Origins: how an event reached us. Empty means a component's own log line.
+const (
+	OriginEvent    = "event"    // a Kubernetes Event echoed into a component log (event.go)
+	OriginDescribe = "describe" // a row of `kubectl describe` / `kubectl get events`
+)
+
+// Error codes (Event.Code): a classification of the error text.
+const (
+	CodeZoneNotMatch     = "ZoneNotMatch" // also ZoneMismatch, "not in the same zone", node affinity zone conflicts
+	CodeVolumeInUse      = "VolumeInUse"  // already attached elsewhere / in use by node
+	CodeNotFound         = "NotFound"
+	CodeDeadlineExceeded = "DeadlineExceeded" // timeouts of every kind
+	CodeSerialNotFound   = "SerialNotFound"   // device not found on the node: by serial, VolumeDeviceNotFound, could not find device path
+	CodeMultiAttach      = "MultiAttach"
+	CodeNotAttached      = "NotAttached"       // kubelet: volume not attached according to node status
+	CodeNotInUse         = "NotInVolumesInUse" // kubelet: not yet in node.status.volumesInUse
+	CodeAlreadyExecuting = "AlreadyExecuting"
+	CodeStillMounted     = "StillMounted" // detach refused: still in use by node
+	CodePermission       = "PermissionDenied"
+	CodeInternal         = "Internal" // rpc Internal with no better class
+)
+
+// Retry is the backoff a nestedpendingoperations/goroutinemap line carries.
+type Retry struct {
+	Backoff time.Duration // durationBeforeRetry
+	Until   string        // raw "No retries permitted until" Go time text
+	Mono    float64       // m=+seconds of the deadline (0 when absent): seconds since process start
+}
+
+// Source is where a line came from.
+type Source struct {
+	Path  string // as given on the command line (or as found when walking a directory)
+	Line  int    // 1-based line number of the entry's first line
+	Input int    // index of the input in command-line order; used for stable sorting
+}
+
+// Event is one typed fact read from one log entry.
+//
+// Memory: a 1 GiB log yields tens of thousands of events, all kept until the
+// report is written, so the fields are ordered to leave no padding (the two
+// one-byte fields sit together) and the strings should share memory: Text is
+// a fresh copy of the entry (never a window of a read block), and the names
+// cut from the entry are best windows of Text (timeline.Build re-points
+// them there when they are not).
+type Event struct {
+	Time       time.Time // UTC; zero when unknown
+	Kind       Kind
+	Volume     string // UniqueName when known
+	PV         string // PV / volume display name ("pvc-…"); never "nil"
+	Handle     string // CSI volume handle or in-tree backend id (disk-…, vol-…)
+	Attachment string // VolumeAttachment name (csi-<sha256>)
+	Node       string
+	Pod        string // "ns/name", or "name" when the namespace is unknown
+	PodUID     string
+	Error      string // error text, unquoted
+	Code       string // classified error (Code* constants) or ""
+	Count      int    // describe rows "(x35 over 77m)"; 0 means 1
+	Span       time.Duration
+	Component  string // Component* constants
+	Origin     string // Origin* constants or ""
+	Detail     string // kind-specific extra: multi-attach blockers, force-detach cause, device path…
+	Reason     string // for Unknown: why it was not understood; for events: the event reason
+	Retry      *Retry // present on retry lines
+	PID        int    // klog thread/process id; restarts show as a new pid or a smaller m=+
+	Source     Source
+	Text       string // the entry as read (continuation lines joined with "\n"), wrapper removed
+
+	// Age is, for describe / get-events rows, how long before the snapshot the
+	// event was last seen; Time = anchor - Age once anchored.
+	Age time.Duration
+
+	Level    byte // 'I','W','E','F' or 0
+	Relative bool // Time derived from a relative age (describe) that could not be anchored
+}
+
+// Kinds lists every event kind, in the order of the vocabulary above.
+func Kinds() []Kind {
+	return []Kind{
+		AttachStarted, AttachSucceeded, AttachFailed, DetachRequested, DetachStarted,
+		DetachVerifiedSafe, DetachSucceeded, DetachFailed, ForceDetach, MultiAttach,
+		DetachBlockedMounted, MarkedDetached, RetryScheduled,
+		VerifyAttachedStarted, VerifyAttachedSucceeded, VerifyAttachedFailed, MountStarted,
+		WaitForAttachSucceeded, WaitForAttachFailed, MountDeviceSucceeded, MountDeviceFailed,
+		SetupSucceeded, SetupFailed, UnmountStarted, TeardownSucceeded, TeardownFailed,
+		UnmountDeviceSucceeded, UnmountDeviceFailed, KubeletVolumeDetached, MountTimeout,
+		CSIAttaching, CSIAttached, CSIDetaching, CSIDetached, CSIError,
+		ControllerStarted, AttachStartFailed, DetachStartFailed, Bookkeeping, Unknown,
+	}
+}

@@ -1,0 +1,78 @@
+package parser
+
+import "github.com/kcmtrace/kcmtrace/parser/classifier"
+
+// The event vocabulary is the message side's (package classifier); these
+// names keep it reachable as parser.Event, parser.Kind and so on, so the
+// packages that read events need not know where classification lives.
+type (
+	Event  = classifier.Event
+	Kind   = classifier.Kind
+	Retry  = classifier.Retry
+	Source = classifier.Source
+)
+
+// Kinds lists every event kind, in the order of the vocabulary.
+func Kinds() []Kind { return classifier.Kinds() }
+
+// Event kinds, components, origins and error codes (see classifier).
+const (
+	AttachStarted           = classifier.AttachStarted
+	AttachSucceeded         = classifier.AttachSucceeded
+	AttachFailed            = classifier.AttachFailed
+	DetachRequested         = classifier.DetachRequested
+	DetachStarted           = classifier.DetachStarted
+	DetachVerifiedSafe      = classifier.DetachVerifiedSafe
+	DetachSucceeded         = classifier.DetachSucceeded
+	DetachFailed            = classifier.DetachFailed
+	ForceDetach             = classifier.ForceDetach
+	MultiAttach             = classifier.MultiAttach
+	DetachBlockedMounted    = classifier.DetachBlockedMounted
+	MarkedDetached          = classifier.MarkedDetached
+	RetryScheduled          = classifier.RetryScheduled
+	VerifyAttachedStarted   = classifier.VerifyAttachedStarted
+	VerifyAttachedSucceeded = classifier.VerifyAttachedSucceeded
+	VerifyAttachedFailed    = classifier.VerifyAttachedFailed
+	MountStarted            = classifier.MountStarted
+	WaitForAttachSucceeded  = classifier.WaitForAttachSucceeded
+	WaitForAttachFailed     = classifier.WaitForAttachFailed
+	MountDeviceSucceeded    = classifier.MountDeviceSucceeded
+	MountDeviceFailed       = classifier.MountDeviceFailed
+	SetupSucceeded          = classifier.SetupSucceeded
+	SetupFailed             = classifier.SetupFailed
+	UnmountStarted          = classifier.UnmountStarted
+	TeardownSucceeded       = classifier.TeardownSucceeded
+	TeardownFailed          = classifier.TeardownFailed
+	UnmountDeviceSucceeded  = classifier.UnmountDeviceSucceeded
+	UnmountDeviceFailed     = classifier.UnmountDeviceFailed
+	KubeletVolumeDetached   = classifier.KubeletVolumeDetached
+	MountTimeout            = classifier.MountTimeout
+	CSIAttaching            = classifier.CSIAttaching
+	CSIAttached             = classifier.CSIAttached
+	CSIDetaching            = classifier.CSIDetaching
+	CSIDetached             = classifier.CSIDetached
+	CSIError                = classifier.CSIError
+	ControllerStarted       = classifier.ControllerStarted
+	Unknown                 = classifier.Unknown
+	ComponentKCM            = classifier.ComponentKCM
+	ComponentKubelet        = classifier.ComponentKubelet
+	ComponentCSI            = classifier.ComponentCSI
+	ComponentEvents         = classifier.ComponentEvents
+	OriginEvent             = classifier.OriginEvent
+	OriginDescribe          = classifier.OriginDescribe
+	CodeZoneNotMatch        = classifier.CodeZoneNotMatch
+	CodeVolumeInUse         = classifier.CodeVolumeInUse
+	CodeNotFound            = classifier.CodeNotFound
+	CodeDeadlineExceeded    = classifier.CodeDeadlineExceeded
+	CodeSerialNotFound      = classifier.CodeSerialNotFound
+	CodeMultiAttach         = classifier.CodeMultiAttach
+	CodeNotAttached         = classifier.CodeNotAttached
+	CodeNotInUse            = classifier.CodeNotInUse
+	CodeAlreadyExecuting    = classifier.CodeAlreadyExecuting
+	CodeStillMounted        = classifier.CodeStillMounted
+	CodePermission          = classifier.CodePermission
+	CodeInternal            = classifier.CodeInternal
+	AttachStartFailed       = classifier.AttachStartFailed
+	DetachStartFailed       = classifier.DetachStartFailed
+	Bookkeeping             = classifier.Bookkeeping
+)
