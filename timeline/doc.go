@@ -41,6 +41,9 @@
 //     nodeName for this volume, or two attach-confirmed nodes at once with no
 //     Multi-Attach error anywhere and the kubelets showing the volume mounted
 //     on both.
+//   - Selection: Window (--since/--until, applied to parse results before
+//     Build; events without a time are kept) and Timeline.Events (the events
+//     of some volumes, and Other, in one time order).
 //   - Lookup (Find, FilterNode, FilterPod) with sahilm/fuzzy and edit-distance
 //     suggestions, per-volume Stats, and Dump, a plain debug format.
 //

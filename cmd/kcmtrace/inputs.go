@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"fmt"
 	"os"
 	"slices"
@@ -9,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kcmtrace/kcmtrace/internal/mempolicy"
 	"github.com/kcmtrace/kcmtrace/parser"
 	"github.com/kcmtrace/kcmtrace/timeline"
 )
@@ -60,14 +60,14 @@ func (f *inputFlags) load(e env) (*loaded, error) {
 	if err != nil {
 		return nil, err
 	}
-	parsed := prepareHeap(f.Paths, e.getenv)
+	heap := mempolicy.Start(f.Paths, e.getenv) // the run's memory policy; it lasts as long as the process
 	bar := newProgress(e, f.Paths, f.NoProgress)
 	if bar != nil {
 		opt.Progress = bar.add
 	}
 	results, errs := parser.ParseAll(f.Paths, opt)
 	bar.finish()
-	parsed()
+	heap.Parsed()
 
 	l := &loaded{readErrs: len(errs)}
 	for _, err := range errs {
@@ -85,9 +85,11 @@ func (f *inputFlags) load(e env) (*loaded, error) {
 		}
 		return nil, &codeError{code: exitInput, msg: "no input could be read"}
 	}
-	if err := f.applyWindow(results); err != nil {
+	win, err := f.window(results)
+	if err != nil {
 		return nil, err
 	}
+	win.Filter(results)
 	for _, r := range results {
 		l.events += len(r.Events)
 	}
@@ -122,34 +124,22 @@ func oneLine(s string) string {
 	}, s)
 }
 
-// applyWindow drops events outside --since/--until.
-func (f *inputFlags) applyWindow(results []parser.Result) error {
+// window is the time window of --since/--until; a duration counts back
+// from the newest line of the results.
+func (f *inputFlags) window(results []parser.Result) (timeline.Window, error) {
 	if f.Since == "" && f.Until == "" {
-		return nil
+		return timeline.Window{}, nil
 	}
-	var newest time.Time
-	for _, r := range results {
-		if r.Input.Last.After(newest) {
-			newest = r.Input.Last
-		}
-	}
+	newest := timeline.Newest(results)
 	since, err := parseWhen(f.Since, newest)
 	if err != nil {
-		return usageErr("--since %s: %v", f.Since, err)
+		return timeline.Window{}, usageErr("--since %s: %v", f.Since, err)
 	}
 	until, err := parseWhen(f.Until, newest)
 	if err != nil {
-		return usageErr("--until %s: %v", f.Until, err)
+		return timeline.Window{}, usageErr("--until %s: %v", f.Until, err)
 	}
-	for i := range results {
-		results[i].Events = slices.DeleteFunc(results[i].Events, func(ev parser.Event) bool {
-			if ev.Time.IsZero() {
-				return false
-			}
-			return (!since.IsZero() && ev.Time.Before(since)) || (!until.IsZero() && ev.Time.After(until))
-		})
-	}
-	return nil
+	return timeline.Window{Since: since, Until: until}, nil
 }
 
 // whenLayouts are the absolute time forms --since/--until accept (UTC unless
@@ -301,19 +291,9 @@ func withVolumes(tl *timeline.Timeline, vols []*timeline.Volume) *timeline.Timel
 }
 
 // allEvents returns the events of vols (and, when all is set, the events not
-// tied to any volume) in timeline order.
+// tied to any volume) in time order (Timeline.Events).
 func allEvents(tl *timeline.Timeline, vols []*timeline.Volume, all bool) []parser.Event {
-	var evs []parser.Event
-	for _, v := range vols {
-		evs = append(evs, v.Events...)
-	}
-	if all {
-		evs = append(evs, tl.Other...)
-	}
-	slices.SortStableFunc(evs, func(a, b parser.Event) int {
-		return cmp.Or(a.Time.Compare(b.Time), cmp.Compare(a.Source.Input, b.Source.Input), cmp.Compare(a.Source.Line, b.Source.Line))
-	})
-	return evs
+	return tl.Events(vols, all)
 }
 
 func osGetenv(k string) string { return os.Getenv(k) }

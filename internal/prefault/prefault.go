@@ -19,6 +19,13 @@
 // a third of a CPU-second (flattening and gathering ~64k events of ~380
 // bytes each), and holding the collector off another 20–35 ms. An array without
 // pointers is never scanned: Slice is enough for it.
+//
+// Holding the collector off changes a process-wide setting (GOGC), which a
+// library must not do on its own: HoldCollector does nothing unless the
+// program's memory policy allows holds (AllowHolds, called by
+// internal/mempolicy for the run of the CLI). Parser, timeline and rules
+// only say where a large array is being filled; whether the collector is
+// held then is the policy's decision.
 package prefault
 
 import (
@@ -60,21 +67,43 @@ func Make[T any](n, c int) []T {
 const holdPercent = 1 << 20
 
 // hold counts the callers holding the collector off and keeps the GOGC
-// value to restore when the last lets go.
+// value to restore when the last lets go; allowed is whether holds may be
+// taken (AllowHolds).
 var hold struct {
 	sync.Mutex
-	n   int
-	old int
+	n       int
+	old     int
+	allowed bool
+}
+
+// AllowHolds lets HoldCollector hold the collector off until revoke is
+// called (once; later calls do nothing). It is for the program's memory
+// policy (internal/mempolicy), not for library code. Holds taken before
+// revoke still end at their release, restoring GOGC as usual.
+func AllowHolds() (revoke func()) {
+	hold.Lock()
+	hold.allowed = true
+	hold.Unlock()
+	return sync.OnceFunc(func() {
+		hold.Lock()
+		hold.allowed = false
+		hold.Unlock()
+	})
 }
 
 // HoldCollector keeps the garbage collector from starting a new cycle,
 // except for the memory limit, until release is called (once; later calls
-// do nothing). A cycle already running goes on, but it does not scan what
+// do nothing), when holds are allowed (AllowHolds); otherwise it does
+// nothing. A cycle already running goes on, but it does not scan what
 // is allocated meanwhile. Holds nest across goroutines: GOGC is restored
 // when the last is released. It is for the short time between allocating a
 // large array and writing its pages; holding longer lets the heap grow.
 func HoldCollector() (release func()) {
 	hold.Lock()
+	if !hold.allowed {
+		hold.Unlock()
+		return func() {}
+	}
 	if hold.n == 0 {
 		hold.old = debug.SetGCPercent(holdPercent)
 	}

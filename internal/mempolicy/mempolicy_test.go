@@ -1,0 +1,94 @@
+package mempolicy
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"testing"
+
+	"github.com/kcmtrace/kcmtrace/internal/prefault"
+)
+
+// TestStart: a large input gets the soft limit of its size, and the model
+// its room once parsed; a small one, GOMEMLIMIT or an input of unknown
+// size leave the limit alone. End puts back the limit there was.
+func TestStart(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	dir := t.TempDir()
+	big := filepath.Join(dir, "kcm.log")
+	if err := os.WriteFile(big, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, 512<<20); err != nil { // sparse: only its size (and first bytes) are read
+		t.Fatal(err)
+	}
+	small := filepath.Join(dir, "small.log")
+	if err := os.WriteFile(small, []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const none = math.MaxInt64
+	for _, tc := range []struct {
+		name              string
+		paths             []string
+		gomemlimit        string
+		limit, afterParse int64
+	}{
+		{name: "large", paths: []string{big}, limit: memBase + memPerGiB/2, afterParse: memBase + memPerGiB/2 + memModelRoom},
+		{name: "large with GOMEMLIMIT", paths: []string{big}, gomemlimit: "1GiB", limit: none, afterParse: none},
+		{name: "small", paths: []string{small}, limit: none, afterParse: none},
+		{name: "directory", paths: []string{big, dir}, limit: none, afterParse: none},
+	} {
+		debug.SetMemoryLimit(none)
+		run := Start(tc.paths, func(k string) string {
+			if k == "GOMEMLIMIT" {
+				return tc.gomemlimit
+			}
+			return ""
+		})
+		if got := debug.SetMemoryLimit(-1); got != tc.limit {
+			t.Errorf("%s: limit %d, want %d", tc.name, got, tc.limit)
+		}
+		run.Parsed()
+		if got := debug.SetMemoryLimit(-1); got != tc.afterParse {
+			t.Errorf("%s: limit once parsed %d, want %d", tc.name, got, tc.afterParse)
+		}
+		run.End()
+		if got := debug.SetMemoryLimit(-1); got != none {
+			t.Errorf("%s: limit after End %d, want %d as before Start", tc.name, got, int64(none))
+		}
+	}
+}
+
+// TestHoldsOnlyWithinRun: prefault's collector holds change GOGC only
+// while a run is in force; before Start and after End (library use) they
+// leave it alone, and a hold taken within a run still restores GOGC when
+// released after End.
+func TestHoldsOnlyWithinRun(t *testing.T) {
+	before := debug.SetGCPercent(137)
+	defer debug.SetGCPercent(before)
+	gogc := func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
+
+	release := prefault.HoldCollector()
+	if got := gogc(); got != 137 {
+		t.Fatalf("GOGC held without a run: %d, want 137", got)
+	}
+	release()
+
+	run := Start(nil, func(string) string { return "" })
+	release = prefault.HoldCollector()
+	if got := gogc(); got == 137 {
+		t.Fatalf("GOGC not held within a run: %d", got)
+	}
+	run.End()
+	release()
+	if got := gogc(); got != 137 {
+		t.Fatalf("GOGC after the hold's release = %d, want 137", got)
+	}
+
+	release = prefault.HoldCollector()
+	defer release()
+	if got := gogc(); got != 137 {
+		t.Fatalf("GOGC held after End: %d, want 137", got)
+	}
+}
