@@ -1,7 +1,38 @@
 // Package parser turns Kubernetes component logs and event tables into typed
 // volume events ([Event]): the envelope side reads inputs, removes wrappers,
-// assembles entries and resolves time; the message side (classify) decides
-// what an entry says. It knows nothing about rules, timelines or styling.
+// assembles entries and resolves time; the message side (package
+// parser/classifier) decides what an entry says. It knows nothing about
+// rules, timelines or styling.
+//
+// # Layout
+//
+// Orchestration and results: parse.go (ParseAll, ParseReader, Options,
+// inputState, the per-input Result), event.go (Input, Result, Problem),
+// vocabulary.go (Event, Kind and the constants, re-exported from
+// classifier). Source stage: source.go (paths, directories, read blocks,
+// decompression by magic number), source_envelope.go (the seam for document
+// and JSON-lines envelopes). Line path: scanner.go (run, physical lines, skip
+// rules, payload dispatch), entry.go (open, continue, close an entry),
+// emit.go (entry → event), record.go (the seam type to the classifier).
+// Wrappers: wrapper.go (the registry: what each wrapper claims, unwrap,
+// sniffing) and one wrap_*.go per wrapper (journald, rfc3339 for CRI and
+// kubectl --timestamps, docker, ui, grep). Payload formats: payload_klog.go,
+// payload_json.go, payload_describe.go, payload_logrus.go. Fast path:
+// prefilter.go (the token search over whole blocks, with internal/teddy),
+// fastpath_block.go (analyzeBlock), fastpath_plain.go (what makes a line
+// plain), fastpath_runs.go (the scanner's side of runs), ahead.go
+// (decode-ahead), bareklog_*.{go,s} (the AVX2 klog header kernel),
+// plumbing.go (informer plumbing found cheaply). Time: clock.go (tracking,
+// resolution, inheritance, anchoring) and timefix.go (evidence and votes).
+// Events: store.go (pages, reserve).
+//
+// Where a change goes: a new line wrapper is one wrap_<name>.go plus its
+// kind and registry entry in wrapper.go (see the registry's comment); a
+// document or JSON-lines envelope is one envelope_<name>.go that calls
+// registerEnvelope (see source_envelope.go); a new payload format is one
+// payload_<name>.go plus its recognition in scanner.go's payload and an
+// entryKind in entry.go; a new token, message or event kind is the
+// classifier's (its tokens.go is the one list of what is volume-related).
 //
 // # Inputs
 //
@@ -137,15 +168,16 @@
 //
 // # Prefilter and accounting
 //
-// Before any decoding, the input is tested for the tokens in
-// prefilterTokens (see prefilter.go); entries with no token are counted as
+// Before any decoding, the input is tested for the tokens of
+// classifier.PrefilterTokens (classifier/tokens.go); entries with no token are counted as
 // irrelevant and never reach the message side. The input is read in blocks
 // of whole lines; each block is searched as a whole for tokens, NUL bytes
 // and no-break spaces by one of GOMAXPROCS analysis goroutines
 // (analyzeBlock; Teddy looks for each token by its rarest 3 bytes), and the
 // lines between hits get only a newline search and a check of the klog
 // header's fixed positions (or, for a line starting with "{", of the JSON
-// log shape); on amd64 an AVX2 kernel (bareKlogKernel) does both for the
+// log shape; which lines a wrapper may claim the fast path asks the
+// wrapper registry, claimedBy); on amd64 an AVX2 kernel (bareKlogKernel) does both for the
 // bare klog lines of a run that share the previous line's minute. Informer
 // plumbing (reflector.go and the like) is never relevant, so its lines stay
 // in runs despite their tokens. Runs of such plain klog lines are counted

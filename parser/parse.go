@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"github.com/kcmtrace/kcmtrace/internal/prefault"
 	"io"
 	"os"
 	"runtime"
@@ -12,12 +13,12 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
-
-	"github.com/kcmtrace/kcmtrace/internal/prefault"
 )
 
 // Options control how inputs are read. The zero value resolves everything
+
 // from the inputs themselves.
+
 type Options struct {
 	// Year overrides the year of klog/journald timestamps (--year); 0 resolves it.
 	Year int
@@ -42,15 +43,21 @@ type Options struct {
 }
 
 // DefaultMaxLineBytes is the line cap when Options.MaxLineBytes is 0.
+
 const DefaultMaxLineBytes = 16 << 20
 
 // InputFormats lists the values Options.Format accepts besides "" and "auto".
+
 // Wrapper names force that wrapper (lines that do not fit it are read as bare
+
 // payload); "klog" means no wrapper; "json" reads every object line as a
+
 // --logging-format=json line; "describe" and "get-events" read event tables.
+
 var InputFormats = []string{"klog", "journald", "cri", "docker-json", "kubectl-timestamps", "ui-timestamp", "json", "describe", "get-events"}
 
 // Skip reasons used in Input.Skipped.
+
 const (
 	SkipTooLong   = "too-long"  // longer than MaxLineBytes
 	SkipBinary    = "binary"    // contains NUL bytes
@@ -62,20 +69,31 @@ const (
 )
 
 // maxProblems caps Input.Problems; one more entry says how many were left out.
+
 const maxProblems = 100
 
 // maxEntryBytes caps the text of one multi-line entry (continuations beyond
+
 // it are counted but not kept).
+
 const maxEntryBytes = 4 << 20
 
 // ParseAll expands paths (files, .gz, directories, "-" for stdin) and parses
+
 // each input. Unreadable paths give one-line errors ("open kcm.log: no such
+
 // file or directory"); the rest is still parsed. Results are in command-line
+
 // order (a directory's files in walk order at its place). Inputs without
+
 // evidence of their own year/zone inherit them from another input sharing
+
 // their clock (same journald host, or the zone all evidenced inputs agree
+
 // on); relative describe ages are anchored to the newest time of the other
+
 // inputs.
+
 func ParseAll(paths []string, opt Options) ([]Result, []error) {
 	// every source in command-line order; they are parsed concurrently
 	// (up to GOMAXPROCS at a time) and collected in that order
@@ -149,6 +167,7 @@ func ParseAll(paths []string, opt Options) ([]Result, []error) {
 }
 
 // setIndex sets the input's position among the results (Source.Input).
+
 func (st *inputState) setIndex(i int) {
 	st.index = i
 	for k := range st.events {
@@ -157,8 +176,11 @@ func (st *inputState) setIndex(i int) {
 }
 
 // ParseReader parses one stream. It never panics; problems go to
+
 // Result.Input.Problems. Year/zone come from the stream itself, then the
+
 // file's mtime when r is an *os.File, then the current year and UTC.
+
 func ParseReader(r io.Reader, path string, opt Options) Result {
 	st := newInputState(path, 0)
 	if f, ok := r.(*os.File); ok {
@@ -171,7 +193,9 @@ func ParseReader(r io.Reader, path string, opt Options) Result {
 }
 
 // alone finishes an input parsed on its own: year and zone from its own
+
 // evidence or the fallbacks, times converted, describe ages anchored.
+
 func (st *inputState) alone(opt Options) Result {
 	flattenAll([]*inputState{st})
 	st.resolveOwn(opt)
@@ -182,36 +206,19 @@ func (st *inputState) alone(opt Options) Result {
 }
 
 // evMeta keeps what is needed to date an event once the year and zone are known.
-type evMeta struct {
-	w       wall
-	yoff    int
-	hasWall bool
-	abs     instant
-	age     time.Duration
-	hasAge  bool
-}
 
 // instant is an absolute time without a *time.Location, so that evMeta
-// holds no pointers: the metadata pages are then copied (flattenAll) and
-// kept without write barriers and without the garbage collector scanning
-// them. Only the instant matters: events are dated in UTC.
-type instant struct {
-	sec  int64
-	nsec int32
-	set  bool // false for the zero time.Time
-}
 
-func instantOf(t time.Time) instant {
-	if t.IsZero() {
-		return instant{}
-	}
-	return instant{sec: t.Unix(), nsec: int32(t.Nanosecond()), set: true}
-}
+// holds no pointers: the metadata pages are then copied (flattenAll) and
+
+// kept without write barriers and without the garbage collector scanning
+
+// them. Only the instant matters: events are dated in UTC.
 
 // time is the instant in UTC.
-func (i instant) time() time.Time { return time.Unix(i.sec, int64(i.nsec)).UTC() }
 
 // inputState is one input while it is read and resolved.
+
 type inputState struct {
 	in Input
 	// events and metas are the input's events once read (flattenAll);
@@ -265,6 +272,7 @@ func newInputState(path string, index int) *inputState {
 }
 
 // problem records a one-line complaint, capped at maxProblems.
+
 func (st *inputState) problem(line int, format string, args ...any) {
 	if st.problemsLeft == 0 {
 		return
@@ -279,92 +287,274 @@ func (st *inputState) problem(line int, format string, args ...any) {
 }
 
 // read parses r to the end, recovering from any panic.
+
 func (st *inputState) read(r io.Reader, opt Options) {
 	st.readWith(r, opt, (*scanner).run)
 }
 
 // eventPage is how many events a page of inputState.pages holds at most.
+
 // The first page holds firstEventPage and each next one twice as many, so
+
 // that a small input does not fill in (prefault) 2048 events' worth of
+
 // memory (~740 KiB) for a handful.
-const (
-	eventPage      = 2048
-	firstEventPage = 64
-)
 
 // addEvent appends an event being read (and its metadata). Pages are
+
 // filled and never grown, so a large input's events are not copied again
+
 // and again (nor rescanned by the garbage collector at each copy) while it
+
 // is read.
-func (st *inputState) addEvent(ev *Event, m evMeta) {
-	if st.direct {
-		if len(st.events) < cap(st.events) {
-			st.events = append(st.events, *ev)
-			st.metas = append(st.metas, m)
-			return
-		}
-		st.direct = false // more than estimated: the rest in pages
-	}
-	if k := len(st.pages); k == 0 || len(st.pages[k-1]) == cap(st.pages[k-1]) {
-		if k > 0 && st.reserve() {
-			st.addEvent(ev, m)
-			return
-		}
-		n := eventPage
-		if k < 6 {
-			n = min(eventPage, firstEventPage<<k)
-		}
-		st.pages = append(st.pages, prefault.Make[Event](0, n))
-		// metas hold no pointers: never scanned, Slice is enough
-		st.mpages = append(st.mpages, prefault.Slice(make([]evMeta, 0, n)))
-	}
-	k := len(st.pages) - 1
-	st.pages[k] = append(st.pages[k], *ev)
-	st.mpages[k] = append(st.mpages[k], m)
-}
 
 // reserveFrom is the part of an input (of known size) that must be read
+
 // before reserve estimates its events: the estimate is then at most
+
 // 1/reserveFrom times the events already read, however they are spread.
-const reserveFrom = 4
 
 // reserve moves the events read so far, all in pages, into one array
+
 // (events, metas) with room for the whole input, estimated from their
+
 // density in the part read plus an eighth; the next events are appended
+
 // to it (direct), and flattenAll has nothing to copy for this input when
+
 // the estimate holds (when it does not, the rest goes into pages as
+
 // before). It does so once, for an input of known size of which at least
+
 // 1/reserveFrom has been read; it reports whether it did.
-func (st *inputState) reserve() bool {
-	if st.reserved || st.sizeHint <= 0 || st.seen*reserveFrom < st.sizeHint || len(st.events) > 0 {
-		return false
-	}
-	st.reserved = true
-	n := 0
-	for _, pg := range st.pages {
-		n += len(pg)
-	}
-	est := int(int64(n) * st.sizeHint / st.seen)
-	c := est + est/8 + eventPage
-	evs, metas := prefault.Make[Event](0, c), prefault.Slice(make([]evMeta, 0, c))
-	for k := range st.pages {
-		evs, metas = append(evs, st.pages[k]...), append(metas, st.mpages[k]...)
-	}
-	st.events, st.metas, st.pages, st.mpages = evs, metas, nil, nil
-	st.direct = true
-	return true
-}
 
 // flattenAll moves the pages of every input into its events and metas,
+
 // and lets the pages go. The events of all the inputs go into
+
 // one array, in input order, each input's a window of it that reaches to
+
 // the array's end: timeline.Build, which needs them all in one array, then
+
 // takes it as it is instead of copying them again. The metas go into one
+
 // array the same way. When the first input's events already lie in an
+
 // array with room for all (reserve), the others' are appended to it;
+
 // otherwise new arrays are filled. They are filled in consecutive parts,
+
 // one per core, each part prefaulted by the goroutine that fills it (page
+
 // faults are most of the cost).
+
+// readWith is read with the scanner's loop given: the block pipeline in
+
+// production, the line-at-a-time reference loop in tests.
+
+func (st *inputState) readWith(r io.Reader, opt Options, loop func(*scanner, io.Reader)) {
+	st.guarded(opt, func(sc *scanner) {
+		r, comp, closeFn, err := decompress(r)
+		if err != nil {
+			st.problem(0, "%v", err)
+			st.in.Truncated = true
+			return
+		}
+		if closeFn != nil {
+			defer closeFn()
+		}
+		sc.comp = comp
+		if comp != "" {
+			st.sizeHint = 0 // the file's size is not the text's
+		}
+		if br, ok := r.(*bufio.Reader); ok || len(envelopes) > 0 {
+			if !ok {
+				br = bufio.NewReaderSize(r, sniffBufSize)
+				r = br
+			}
+			if e := sniffEnvelope(br); e != nil {
+				sc.records(e, br)
+				return
+			}
+		}
+		loop(sc, r)
+	})
+}
+
+// guarded runs body with a new scanner, recovering from any panic (a
+
+// bug): the lines read are kept and the input is marked truncated.
+
+func (st *inputState) guarded(opt Options, body func(*scanner)) {
+	sc := newScanner(st, opt)
+	defer func() {
+		if p := recover(); p != nil {
+			st.problem(st.in.Lines, "internal error, rest of input not read: %v", p)
+			st.in.Truncated = true
+			// keep the line accounting balanced
+			st.in.Skipped["internal-error"] += st.in.Lines - st.accounted()
+		}
+	}()
+	body(sc)
+}
+
+// accounted is the number of lines put into one of the buckets.
+
+func (st *inputState) accounted() int {
+	n := st.in.EventLines + st.in.Irrelevant
+	for _, v := range st.in.Skipped {
+		n += v
+	}
+	return n
+}
+
+// Unaccounted returns how many physical lines are in no bucket; it is 0 for
+
+// every parsed input: Lines == EventLines + Irrelevant + the sum of Skipped.
+
+func (in *Input) Unaccounted() int {
+	n := in.Lines - in.EventLines - in.Irrelevant
+	for _, v := range in.Skipped {
+		n -= v
+	}
+	return n
+}
+
+// trackWall records a clock reading of the input in file order, counting
+
+// Dec→Jan rollovers (and Jan→Dec in reversed pastes). It returns the year
+
+// offset of the reading.
+
+// resolveOwn decides year and zone from the flags and the input's own evidence.
+
+// fallback fills what is still undecided: mtime, then the current year; UTC.
+
+// convert dates every event now that year and zone are known.
+
+// inherit gives inputs without evidence the year/zone of an input that
+
+// shares their clock: the same journald host first, else the one value all
+
+// evidenced inputs agree on. Year and zone are inherited separately (with
+
+// --tz every zone is a flag, but a year may still come from another input).
+
+// anchorAll dates relative describe/get-events rows: the anchor is the newest
+
+// time known from the other inputs (for a lone input, or when the others
+
+// know no time, from its own dated entries); without one the rows stay
+
+// Relative with a zero Time.
+
+// result finishes the Input summary.
+
+func (st *inputState) result() Result {
+	in := &st.in
+	in.Events = len(st.events)
+	in.Unknown = 0
+	comp := map[string]int{}
+	for _, ev := range st.events {
+		if ev.Kind == Unknown {
+			in.Unknown++
+		}
+		if ev.Component != "" {
+			comp[ev.Component]++
+		}
+	}
+	in.Component = majority(comp, "")
+	if in.Component == "" {
+		in.Component = componentFromProcs(st.procs)
+	}
+	if in.Format == "" {
+		votes := map[string]int{}
+		for f, n := range st.formatVotes {
+			if n > 0 {
+				votes[formatNames[f]] = n
+			}
+		}
+		in.Format = majority(votes, "unknown")
+	}
+	best := wrapNone
+	for k := wrapJournald; k < numWraps; k++ {
+		if st.wrapVotes[k] > st.wrapVotes[best] {
+			best = k
+		}
+	}
+	in.Wrapper = wrapNames[best]
+	if st.envelope != "" {
+		in.Wrapper = st.envelope
+	}
+	if st.grepVotes*2 > in.Lines-in.Skipped[SkipBlank]-in.Skipped[SkipComment] && st.grepVotes > 0 {
+		if best == wrapNone {
+			in.Wrapper = grepPrefix
+		} else {
+			in.Wrapper = grepPrefix + "+" + in.Wrapper
+		}
+	}
+	if len(in.Skipped) == 0 {
+		in.Skipped = nil
+	}
+	return Result{Input: *in, Events: st.events}
+}
+
+// majority returns the key with the highest count (ties: alphabetical first),
+
+// "mixed" when the runner-up has at least half the winner's count, def when empty.
+
+func majority(m map[string]int, def string) string {
+	if len(m) == 0 {
+		return def
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		if m[a] != m[b] {
+			return m[b] - m[a]
+		}
+		return strings.Compare(a, b)
+	})
+	if len(keys) > 1 && m[keys[1]]*2 >= m[keys[0]] && m[keys[0]] > 2 {
+		return "mixed"
+	}
+	return keys[0]
+}
+
+// componentFromProcs maps journald process names to a component.
+
+func componentFromProcs(procs map[string]int) string {
+	best, n := "", 0
+	for p, c := range procs {
+		if c > n || (c == n && p < best) {
+			best, n = p, c
+		}
+	}
+	switch best {
+	case "":
+		return "unknown"
+	case "kubelet", "kubenswrapper", "origin-node":
+		return ComponentKubelet
+	case "kube-controller-manager":
+		return ComponentKCM
+	case "k3s", "hyperkube", "k3s-server", "k3s-agent", "rke2":
+		return "mixed"
+	}
+	return "unknown"
+}
+
+// sanitizeText makes text valid UTF-8 (trailing newlines removed).
+
+func sanitizeText(b []byte) string {
+	b = bytes.TrimRight(b, "\n")
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	return strings.ToValidUTF8(string(b), "\uFFFD")
+}
+
 func flattenAll(states []*inputState) {
 	// a piece is an input's flat events or one of its pages, and where it
 	// goes in the arrays
@@ -427,399 +617,4 @@ func flattenAll(states []*inputState) {
 		st.pages, st.mpages = nil, nil
 		start += n
 	}
-}
-
-// readWith is read with the scanner's loop given: the block pipeline in
-// production, the line-at-a-time reference loop in tests.
-func (st *inputState) readWith(r io.Reader, opt Options, loop func(*scanner, io.Reader)) {
-	st.guarded(opt, func(sc *scanner) {
-		r, comp, closeFn, err := decompress(r)
-		if err != nil {
-			st.problem(0, "%v", err)
-			st.in.Truncated = true
-			return
-		}
-		if closeFn != nil {
-			defer closeFn()
-		}
-		sc.comp = comp
-		if comp != "" {
-			st.sizeHint = 0 // the file's size is not the text's
-		}
-		if br, ok := r.(*bufio.Reader); ok || len(envelopes) > 0 {
-			if !ok {
-				br = bufio.NewReaderSize(r, sniffBufSize)
-				r = br
-			}
-			if e := sniffEnvelope(br); e != nil {
-				sc.records(e, br)
-				return
-			}
-		}
-		loop(sc, r)
-	})
-}
-
-// guarded runs body with a new scanner, recovering from any panic (a
-// bug): the lines read are kept and the input is marked truncated.
-func (st *inputState) guarded(opt Options, body func(*scanner)) {
-	sc := newScanner(st, opt)
-	defer func() {
-		if p := recover(); p != nil {
-			st.problem(st.in.Lines, "internal error, rest of input not read: %v", p)
-			st.in.Truncated = true
-			// keep the line accounting balanced
-			st.in.Skipped["internal-error"] += st.in.Lines - st.accounted()
-		}
-	}()
-	body(sc)
-}
-
-// accounted is the number of lines put into one of the buckets.
-func (st *inputState) accounted() int {
-	n := st.in.EventLines + st.in.Irrelevant
-	for _, v := range st.in.Skipped {
-		n += v
-	}
-	return n
-}
-
-// Unaccounted returns how many physical lines are in no bucket; it is 0 for
-// every parsed input: Lines == EventLines + Irrelevant + the sum of Skipped.
-func (in *Input) Unaccounted() int {
-	n := in.Lines - in.EventLines - in.Irrelevant
-	for _, v := range in.Skipped {
-		n -= v
-	}
-	return n
-}
-
-// trackWall records a clock reading of the input in file order, counting
-// Dec→Jan rollovers (and Jan→Dec in reversed pastes). It returns the year
-// offset of the reading.
-func (sc *scanner) trackWall(w wall) int {
-	st := sc.st
-	if sc.prevMon == 12 && w.mon == 1 {
-		sc.yoff++
-	} else if sc.prevMon == 1 && w.mon == 12 {
-		sc.yoff--
-	}
-	sc.prevMon = w.mon
-	if !st.haveWall {
-		st.haveWall = true
-		st.firstW, st.firstYoff = w, sc.yoff
-	}
-	st.lastW, st.lastYoff = w, sc.yoff
-	return sc.yoff
-}
-
-func (st *inputState) trackAbs(t time.Time) {
-	if t.IsZero() {
-		return
-	}
-	if st.minAbs.IsZero() || t.Before(st.minAbs) {
-		st.minAbs = t
-	}
-	if t.After(st.maxAbs) {
-		st.maxAbs = t
-	}
-}
-
-// resolveOwn decides year and zone from the flags and the input's own evidence.
-func (st *inputState) resolveOwn(opt Options) {
-	in := &st.in
-	if opt.Location != nil {
-		st.loc = opt.Location
-		in.Zone, in.ZoneFrom = opt.Location.String(), FromFlag
-	}
-	if opt.Year != 0 {
-		st.year, in.YearFrom = opt.Year, FromFlag
-	}
-	for _, from := range []string{FromRetry, FromWrapper} {
-		e, ok := vote(st.evid, from)
-		if !ok {
-			continue
-		}
-		if in.YearFrom == "" && e.hasYear {
-			st.year, in.YearFrom = e.year, from
-		}
-		if in.ZoneFrom == "" && e.hasOff {
-			st.off, st.hasOff = e.off, true
-			in.Zone, in.ZoneFrom = zoneName(e.off), from
-		}
-	}
-	if !st.haveWall && !st.maxAbs.IsZero() {
-		// only absolute times (JSON ts, CRI without klog): nothing to resolve
-		if in.YearFrom == "" {
-			st.year, in.YearFrom = st.maxAbs.Year(), FromJSONTS
-			if st.formatVotes[fmtJSON] == 0 {
-				in.YearFrom = FromWrapper
-			}
-		}
-		if in.ZoneFrom == "" {
-			in.Zone, in.ZoneFrom = "+00:00", in.YearFrom
-		}
-	}
-}
-
-// fallback fills what is still undecided: mtime, then the current year; UTC.
-func (st *inputState) fallback(opt Options) {
-	in := &st.in
-	now := opt.now
-	if now.IsZero() {
-		now = time.Now()
-	}
-	if in.YearFrom == "" {
-		switch {
-		case !st.haveWall:
-			st.year, in.YearFrom = now.Year(), FromAssumed
-		case !st.mtime.IsZero():
-			st.year, in.YearFrom = yearBefore(st.lastW, st.lastYoff, st.mtime), FromMtime
-		default:
-			st.year, in.YearFrom = yearBefore(st.lastW, st.lastYoff, now), FromAssumed
-		}
-	}
-	if in.ZoneFrom == "" {
-		in.Zone, in.ZoneFrom = "+00:00", FromAssumed
-	}
-	in.Year = st.year + st.firstYoff
-}
-
-// convert dates every event now that year and zone are known.
-func (st *inputState) convert() {
-	for i := range st.events {
-		m := &st.metas[i]
-		ev := &st.events[i]
-		switch {
-		case m.hasWall:
-			ev.Time = wallTime(m.w, st.year+m.yoff, st.loc, st.off)
-		case m.abs.set:
-			ev.Time = m.abs.time()
-		}
-	}
-	if st.haveWall {
-		st.trackAbs(wallTime(st.firstW, st.year+st.firstYoff, st.loc, st.off))
-		st.trackAbs(wallTime(st.lastW, st.year+st.lastYoff, st.loc, st.off))
-	}
-	for _, ev := range st.events {
-		if !ev.Time.IsZero() && !ev.Relative {
-			st.trackAbs(ev.Time)
-		}
-	}
-	st.in.First, st.in.Last = st.minAbs, st.maxAbs
-}
-
-// inherit gives inputs without evidence the year/zone of an input that
-// shares their clock: the same journald host first, else the one value all
-// evidenced inputs agree on. Year and zone are inherited separately (with
-// --tz every zone is a flag, but a year may still come from another input).
-func inherit(states []*inputState) {
-	pick := func(st *inputState, ok func(*inputState) bool, same func(a, b *inputState) bool) *inputState {
-		var donors []*inputState
-		for _, c := range states {
-			if c != st && c.haveWall && ok(c) {
-				donors = append(donors, c)
-			}
-		}
-		if len(donors) == 0 {
-			return nil
-		}
-		if st.host != "" {
-			for _, c := range donors {
-				if c.host == st.host {
-					return c
-				}
-			}
-		}
-		for _, c := range donors[1:] {
-			if !same(c, donors[0]) {
-				return nil
-			}
-		}
-		return donors[0]
-	}
-	for _, st := range states {
-		if !st.haveWall {
-			continue
-		}
-		if st.in.ZoneFrom == "" {
-			d := pick(st, func(c *inputState) bool { return c.in.ZoneFrom == FromRetry || c.in.ZoneFrom == FromWrapper },
-				func(a, b *inputState) bool { return a.off == b.off })
-			if d != nil {
-				st.off, st.hasOff = d.off, true
-				st.in.Zone, st.in.ZoneFrom = d.in.Zone, FromOtherInput
-			}
-		}
-		if st.in.YearFrom == "" {
-			d := pick(st, func(c *inputState) bool { return strongFrom(c.in.YearFrom) && c.in.YearFrom != FromFlag },
-				func(a, b *inputState) bool { return a.year+a.lastYoff == b.year+b.lastYoff })
-			if d != nil {
-				// the donor's newest reading, expressed in the donor's clock
-				dl := wallTime(d.lastW, d.year+d.lastYoff, nil, 0)
-				st.year, st.in.YearFrom = yearNear(st.lastW, st.lastYoff, dl), FromOtherInput
-			}
-		}
-	}
-}
-
-// anchorAll dates relative describe/get-events rows: the anchor is the newest
-// time known from the other inputs (for a lone input, or when the others
-// know no time, from its own dated entries); without one the rows stay
-// Relative with a zero Time.
-func anchorAll(states []*inputState) {
-	newest := make([]time.Time, len(states))
-	for i, st := range states {
-		for k := range st.events {
-			if !st.metas[k].hasAge && st.events[k].Time.After(newest[i]) {
-				newest[i] = st.events[k].Time
-			}
-		}
-		if st.haveWall || st.formatVotes[fmtJSON] > 0 {
-			if st.maxAbs.After(newest[i]) {
-				newest[i] = st.maxAbs
-			}
-		}
-	}
-	// the two largest, so that "newest of the others" is O(1) per input
-	first, second := -1, -1
-	for i := range newest {
-		switch {
-		case first < 0 || newest[i].After(newest[first]):
-			first, second = i, first
-		case second < 0 || newest[i].After(newest[second]):
-			second = i
-		}
-	}
-	for i, st := range states {
-		var anchor time.Time
-		switch {
-		case first >= 0 && first != i:
-			anchor = newest[first]
-		case second >= 0:
-			anchor = newest[second]
-		}
-		if anchor.IsZero() {
-			anchor = newest[i]
-		}
-		rows := false
-		for k := range st.events {
-			m := &st.metas[k]
-			if !m.hasAge {
-				continue
-			}
-			rows = true
-			ev := &st.events[k]
-			if anchor.IsZero() {
-				ev.Relative, ev.Time = true, time.Time{}
-				continue
-			}
-			ev.Time = anchor.Add(-m.age)
-			st.trackAbs(ev.Time)
-		}
-		if rows {
-			st.in.First, st.in.Last = st.minAbs, st.maxAbs
-		}
-	}
-}
-
-// result finishes the Input summary.
-func (st *inputState) result() Result {
-	in := &st.in
-	in.Events = len(st.events)
-	in.Unknown = 0
-	comp := map[string]int{}
-	for _, ev := range st.events {
-		if ev.Kind == Unknown {
-			in.Unknown++
-		}
-		if ev.Component != "" {
-			comp[ev.Component]++
-		}
-	}
-	in.Component = majority(comp, "")
-	if in.Component == "" {
-		in.Component = componentFromProcs(st.procs)
-	}
-	if in.Format == "" {
-		votes := map[string]int{}
-		for f, n := range st.formatVotes {
-			if n > 0 {
-				votes[formatNames[f]] = n
-			}
-		}
-		in.Format = majority(votes, "unknown")
-	}
-	best := wrapNone
-	for k := wrapJournald; k < numWraps; k++ {
-		if st.wrapVotes[k] > st.wrapVotes[best] {
-			best = k
-		}
-	}
-	in.Wrapper = wrapNames[best]
-	if st.envelope != "" {
-		in.Wrapper = st.envelope
-	}
-	if st.grepVotes*2 > in.Lines-in.Skipped[SkipBlank]-in.Skipped[SkipComment] && st.grepVotes > 0 {
-		if best == wrapNone {
-			in.Wrapper = grepPrefix
-		} else {
-			in.Wrapper = grepPrefix + "+" + in.Wrapper
-		}
-	}
-	if len(in.Skipped) == 0 {
-		in.Skipped = nil
-	}
-	return Result{Input: *in, Events: st.events}
-}
-
-// majority returns the key with the highest count (ties: alphabetical first),
-// "mixed" when the runner-up has at least half the winner's count, def when empty.
-func majority(m map[string]int, def string) string {
-	if len(m) == 0 {
-		return def
-	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b string) int {
-		if m[a] != m[b] {
-			return m[b] - m[a]
-		}
-		return strings.Compare(a, b)
-	})
-	if len(keys) > 1 && m[keys[1]]*2 >= m[keys[0]] && m[keys[0]] > 2 {
-		return "mixed"
-	}
-	return keys[0]
-}
-
-// componentFromProcs maps journald process names to a component.
-func componentFromProcs(procs map[string]int) string {
-	best, n := "", 0
-	for p, c := range procs {
-		if c > n || (c == n && p < best) {
-			best, n = p, c
-		}
-	}
-	switch best {
-	case "":
-		return "unknown"
-	case "kubelet", "kubenswrapper", "origin-node":
-		return ComponentKubelet
-	case "kube-controller-manager":
-		return ComponentKCM
-	case "k3s", "hyperkube", "k3s-server", "k3s-agent", "rke2":
-		return "mixed"
-	}
-	return "unknown"
-}
-
-// sanitizeText makes text valid UTF-8 (trailing newlines removed).
-func sanitizeText(b []byte) string {
-	b = bytes.TrimRight(b, "\n")
-	if utf8.Valid(b) {
-		return string(b)
-	}
-	return strings.ToValidUTF8(string(b), "\uFFFD")
 }

@@ -562,3 +562,60 @@ func literalEnd(p []byte, i int, lit string) (int, bool) {
 }
 
 func isHex(c byte) bool { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+// This file owns turning a klog JSON entry into an event (jsonEmit,
+// emitJSON).
+
+func jsonEmit(buf []byte) emitResult {
+	if bytes.HasSuffix(buf, []byte("\n")) || !utf8.Valid(buf) {
+		return jsonEmitIn(buf, "", false)
+	}
+	// Most lines classified are no event: decode a view of buf and copy
+	// the line only for an event (as klogEmit does)
+	if r := jsonEmitIn(buf, unsafe.String(unsafe.SliceData(buf), len(buf)), true); r.err == nil && r.panicV == nil {
+		return r
+	}
+	// an error or a panic value may keep parts of the text: on a copy
+	return jsonEmitIn(buf, string(buf), false)
+}
+
+func jsonEmitIn(buf []byte, text string, view bool) (r emitResult) {
+	var rec record
+	if err := decodeJSONLogIn(buf, text, &rec); err != nil {
+		r.err = err
+		return r
+	}
+	r.ev, r.ok, r.panicV = classifyGuarded(&rec)
+	if !r.ok {
+		r.ev = Event{}
+		return r
+	}
+	switch {
+	case view:
+		r.text = string(buf)
+		rebaseEvent(&r.ev, text, r.text)
+	case text == "":
+		r.text = sanitizeText(buf)
+	default:
+		r.text = text
+	}
+	if r.ev.Level == 0 {
+		r.ev.Level = rec.Level
+	}
+	if r.ev.PID == 0 {
+		r.ev.PID = rec.PID
+	}
+	return r
+}
+
+func (sc *scanner) emitJSON(e *entry) bool {
+	r, event := e.result(jsonEmit)
+	if !event || sc.failed(&r, e.line) {
+		return false
+	}
+	st := sc.st
+	ev := r.ev
+	sc.finishEvent(&ev, e, r.text)
+	st.addEvent(&ev, evMeta{abs: instantOf(e.abs)})
+	return true
+}

@@ -2,6 +2,7 @@ package parser
 
 import (
 	"bytes"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -387,4 +388,141 @@ func isOldRowStart(p []byte) bool {
 	}
 	_, ok := parseAge(string(t[:tab]))
 	return ok
+}
+
+// This file owns the scanner's side of event tables: the pod a `kubectl
+// describe` header names, recognising rows, and turning a row into an
+// event.
+
+type describedPod struct {
+	name, ns string
+	pod      string // "ns/name" once the Node: line confirms a pod
+	node     string
+}
+
+func describeField(p []byte) (key, val string, ok bool) {
+	k, v, found := bytes.Cut(p, []byte(":"))
+	if !found {
+		return "", "", false
+	}
+	switch key = string(k); key {
+	case "Name", "Namespace", "Node":
+		return key, string(bytes.TrimSpace(v)), true
+	}
+	return "", "", false
+}
+
+func (d *describedPod) set(key, val string) {
+	switch key {
+	case "Name":
+		*d = describedPod{name: val}
+	case "Namespace":
+		d.ns = val
+	case "Node":
+		if d.name == "" || val == "" || val == "<none>" {
+			return
+		}
+		node, _, _ := strings.Cut(val, "/") // "10.0.3.27/10.0.3.27": node name / node IP
+		d.node = node
+		d.pod = d.name
+		if d.ns != "" {
+			d.pod = d.ns + "/" + d.name
+		}
+	}
+}
+
+func (sc *scanner) tableRows(p []byte) []tableRowParse {
+	switch sc.table.layout {
+	case tableOld:
+		if isOldRowStart(p) {
+			if r, ok := parseOldRow(p); ok {
+				return []tableRowParse{r}
+			}
+		}
+		return nil
+	case tableGetEvents:
+		if len(p) > 0 && p[0] != ' ' && p[0] != '\t' {
+			if r, ok := parseGetEventsRow(p, &sc.table); ok {
+				return []tableRowParse{r}
+			}
+		}
+		return nil
+	}
+	// describe rows, also without a header (pasted rows, real-logs/008)
+	t := bytes.TrimLeft(p, " ")
+	if !bytes.HasPrefix(t, []byte("Normal")) && !bytes.HasPrefix(t, []byte("Warning")) {
+		return nil
+	}
+	return parseDescribeRows(p)
+}
+
+func (sc *scanner) emitRow(e *entry, r *tableRowParse) bool {
+	st := sc.st
+	if !sc.opt.noPrefilter && len(e.rows) > 1 && !mayMatter([]byte(r.row.Message+" "+r.row.Reason)) {
+		return false
+	}
+	row := r.row
+	if r.wrapped {
+		row.Message = strings.ToValidUTF8(string(r.more), "\uFFFD")
+	}
+	rec := record{Msg: row.Message, Table: &row}
+	ev, ok := sc.classifySafe(&rec, e.line)
+	if !ok {
+		return false
+	}
+	text := sanitizeText(e.buf)
+	if len(e.rows) > 1 {
+		text = rowText(r)
+	}
+	sc.finishEvent(&ev, e, text)
+	if ev.Count == 0 && row.Count > 1 {
+		ev.Count = row.Count
+	}
+	if ev.Span == 0 {
+		ev.Span = r.span
+	}
+	if ev.Node == "" {
+		ev.Node = r.node
+	}
+	// `kubectl describe pod` names the pod and its node above the Events
+	// table; the rows themselves carry neither.
+	if d := sc.described; d.pod != "" {
+		if ev.Pod == "" || ev.Pod == d.pod[strings.IndexByte(d.pod, '/')+1:] {
+			ev.Pod = d.pod
+		}
+		if ev.Node == "" {
+			ev.Node = d.node
+		}
+	}
+	if ev.Origin == "" {
+		ev.Origin = OriginDescribe
+	}
+	if ev.Component == "" {
+		ev.Component = ComponentEvents
+	}
+	if ev.Reason == "" {
+		ev.Reason = row.Reason
+	}
+	if ev.Level == 0 {
+		switch row.Type {
+		case "Warning":
+			ev.Level = 'W'
+		case "Normal":
+			ev.Level = 'I'
+		}
+	}
+	if ev.Pod == "" && strings.HasPrefix(r.object, "pod/") {
+		ev.Pod = r.object[4:]
+	}
+	m := evMeta{}
+	if r.ageOK {
+		m.age, m.hasAge = r.age, true
+		ev.Age = r.age
+	}
+	st.addEvent(&ev, m)
+	return true
+}
+
+func rowText(r *tableRowParse) string {
+	return fmt.Sprintf("%s  %s  %s  %s  %s", r.row.Type, r.row.Reason, r.ageText, r.row.From, r.row.Message)
 }

@@ -3,7 +3,10 @@ package parser
 import (
 	"bytes"
 	"encoding/binary"
+	"github.com/kcmtrace/kcmtrace/parser/classifier"
 	"math/bits"
+	"unicode/utf8"
+	"unsafe"
 )
 
 // wall is a clock reading without year and zone, as printed by klog and
@@ -281,4 +284,88 @@ func klogFileSlow(p []byte, i int) (file []byte, rest int) {
 		i++
 	}
 	return loc, i
+}
+
+// This file owns turning a klog text entry into an event (klogEmit,
+// emitKlog), with the retry deadline as clock evidence.
+
+func klogEmit(buf []byte) (r emitResult) {
+	var rec record
+	// h.file is empty when the header is not one (parseKlogHeader sets it
+	// last), so this is fromInformerPlumbing(buf)
+	h, _ := parseKlogHeader(buf)
+	if classifier.IsInformerPlumbing(string(h.file)) {
+		r.plumbing = true
+		return r // never an event (classifyMessage): not worth a copy
+	}
+	rec.Level, rec.PID = h.level, h.pid
+	// the text, and the message as its tail when no byte was replaced
+	if t := bytes.TrimRight(buf, "\n"); h.rest <= len(t) && utf8.Valid(t) {
+		// Most entries classified are no event: classify a view of buf
+		// and copy the text only for an event, moving its strings onto
+		// the copy (rebase), so that nothing kept points into buf. The
+		// header, file name included, lies within the view.
+		view := unsafe.String(unsafe.SliceData(t), len(t))
+		rec.File = unsafe.String(unsafe.SliceData(h.file), len(h.file))
+		rec.Rest = view[h.rest:]
+		r.ev, r.ok, r.panicV = classifyGuarded(&rec)
+		switch {
+		case r.ok:
+			r.text = string(t)
+			rebaseEvent(&r.ev, view, r.text)
+		case r.panicV != nil:
+			// the panic value may hold parts of the view: panic again
+			// on a copy (rare)
+			r.text = string(t)
+			rec.File, rec.Rest = string(h.file), r.text[h.rest:]
+			r.ev, r.ok, r.panicV = classifyGuarded(&rec)
+		}
+	} else {
+		rec.File = string(h.file)
+		r.text = sanitizeText(buf)
+		rec.Rest = sanitizeText(buf[h.rest:])
+		r.ev, r.ok, r.panicV = classifyGuarded(&rec)
+	}
+	if !r.ok {
+		r.ev, r.text = Event{}, ""
+		return r
+	}
+	if rec.Level != 0 {
+		r.ev.Level = rec.Level
+	}
+	if r.ev.PID == 0 {
+		r.ev.PID = rec.PID
+	}
+	if r.ev.Retry != nil && r.ev.Retry.Until != "" {
+		r.until, r.okU = parseRetryUntil(r.ev.Retry.Until)
+		r.backoff = r.ev.Retry.Backoff
+	}
+	if !r.okU {
+		r.until, r.backoff, r.okU = retryFromText(r.text)
+	}
+	return r
+}
+
+func (sc *scanner) emitKlog(e *entry) bool {
+	r, event := e.result(klogEmit)
+	if !event || sc.failed(&r, e.line) {
+		return false
+	}
+	st := sc.st
+	ev := r.ev
+	var m evMeta
+	if e.hasWall {
+		m.w, m.yoff, m.hasWall = e.w, e.yoff, true
+	}
+	sc.finishEvent(&ev, e, r.text)
+	// in-band year/zone evidence
+	if e.hasWall && r.okU {
+		if !plausibleYear(r.until.Year()) {
+			st.problem(e.line, "implausible year %d in retry deadline ignored", r.until.Year())
+		} else if y, off, ok := matchWall(e.w, r.until.Add(-r.backoff)); ok {
+			st.evid = append(st.evid, evidence{from: FromRetry, year: y - e.yoff, off: off, hasOff: true, hasYear: true})
+		}
+	}
+	st.addEvent(&ev, m)
+	return true
 }

@@ -1,0 +1,224 @@
+package parser
+
+import (
+	"time"
+)
+
+// This file owns time resolution for an input and across inputs: tracking
+// the clock readings, deciding year and zone (with the evidence of
+// timefix.go), converting wall clocks, inheriting from other inputs and
+// anchoring relative event-table ages.
+
+func (sc *scanner) trackWall(w wall) int {
+	st := sc.st
+	if sc.prevMon == 12 && w.mon == 1 {
+		sc.yoff++
+	} else if sc.prevMon == 1 && w.mon == 12 {
+		sc.yoff--
+	}
+	sc.prevMon = w.mon
+	if !st.haveWall {
+		st.haveWall = true
+		st.firstW, st.firstYoff = w, sc.yoff
+	}
+	st.lastW, st.lastYoff = w, sc.yoff
+	return sc.yoff
+}
+
+func (st *inputState) trackAbs(t time.Time) {
+	if t.IsZero() {
+		return
+	}
+	if st.minAbs.IsZero() || t.Before(st.minAbs) {
+		st.minAbs = t
+	}
+	if t.After(st.maxAbs) {
+		st.maxAbs = t
+	}
+}
+
+func (st *inputState) resolveOwn(opt Options) {
+	in := &st.in
+	if opt.Location != nil {
+		st.loc = opt.Location
+		in.Zone, in.ZoneFrom = opt.Location.String(), FromFlag
+	}
+	if opt.Year != 0 {
+		st.year, in.YearFrom = opt.Year, FromFlag
+	}
+	for _, from := range []string{FromRetry, FromWrapper} {
+		e, ok := vote(st.evid, from)
+		if !ok {
+			continue
+		}
+		if in.YearFrom == "" && e.hasYear {
+			st.year, in.YearFrom = e.year, from
+		}
+		if in.ZoneFrom == "" && e.hasOff {
+			st.off, st.hasOff = e.off, true
+			in.Zone, in.ZoneFrom = zoneName(e.off), from
+		}
+	}
+	if !st.haveWall && !st.maxAbs.IsZero() {
+		// only absolute times (JSON ts, CRI without klog): nothing to resolve
+		if in.YearFrom == "" {
+			st.year, in.YearFrom = st.maxAbs.Year(), FromJSONTS
+			if st.formatVotes[fmtJSON] == 0 {
+				in.YearFrom = FromWrapper
+			}
+		}
+		if in.ZoneFrom == "" {
+			in.Zone, in.ZoneFrom = "+00:00", in.YearFrom
+		}
+	}
+}
+
+func (st *inputState) fallback(opt Options) {
+	in := &st.in
+	now := opt.now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	if in.YearFrom == "" {
+		switch {
+		case !st.haveWall:
+			st.year, in.YearFrom = now.Year(), FromAssumed
+		case !st.mtime.IsZero():
+			st.year, in.YearFrom = yearBefore(st.lastW, st.lastYoff, st.mtime), FromMtime
+		default:
+			st.year, in.YearFrom = yearBefore(st.lastW, st.lastYoff, now), FromAssumed
+		}
+	}
+	if in.ZoneFrom == "" {
+		in.Zone, in.ZoneFrom = "+00:00", FromAssumed
+	}
+	in.Year = st.year + st.firstYoff
+}
+
+func (st *inputState) convert() {
+	for i := range st.events {
+		m := &st.metas[i]
+		ev := &st.events[i]
+		switch {
+		case m.hasWall:
+			ev.Time = wallTime(m.w, st.year+m.yoff, st.loc, st.off)
+		case m.abs.set:
+			ev.Time = m.abs.time()
+		}
+	}
+	if st.haveWall {
+		st.trackAbs(wallTime(st.firstW, st.year+st.firstYoff, st.loc, st.off))
+		st.trackAbs(wallTime(st.lastW, st.year+st.lastYoff, st.loc, st.off))
+	}
+	for _, ev := range st.events {
+		if !ev.Time.IsZero() && !ev.Relative {
+			st.trackAbs(ev.Time)
+		}
+	}
+	st.in.First, st.in.Last = st.minAbs, st.maxAbs
+}
+
+func inherit(states []*inputState) {
+	pick := func(st *inputState, ok func(*inputState) bool, same func(a, b *inputState) bool) *inputState {
+		var donors []*inputState
+		for _, c := range states {
+			if c != st && c.haveWall && ok(c) {
+				donors = append(donors, c)
+			}
+		}
+		if len(donors) == 0 {
+			return nil
+		}
+		if st.host != "" {
+			for _, c := range donors {
+				if c.host == st.host {
+					return c
+				}
+			}
+		}
+		for _, c := range donors[1:] {
+			if !same(c, donors[0]) {
+				return nil
+			}
+		}
+		return donors[0]
+	}
+	for _, st := range states {
+		if !st.haveWall {
+			continue
+		}
+		if st.in.ZoneFrom == "" {
+			d := pick(st, func(c *inputState) bool { return c.in.ZoneFrom == FromRetry || c.in.ZoneFrom == FromWrapper },
+				func(a, b *inputState) bool { return a.off == b.off })
+			if d != nil {
+				st.off, st.hasOff = d.off, true
+				st.in.Zone, st.in.ZoneFrom = d.in.Zone, FromOtherInput
+			}
+		}
+		if st.in.YearFrom == "" {
+			d := pick(st, func(c *inputState) bool { return strongFrom(c.in.YearFrom) && c.in.YearFrom != FromFlag },
+				func(a, b *inputState) bool { return a.year+a.lastYoff == b.year+b.lastYoff })
+			if d != nil {
+				// the donor's newest reading, expressed in the donor's clock
+				dl := wallTime(d.lastW, d.year+d.lastYoff, nil, 0)
+				st.year, st.in.YearFrom = yearNear(st.lastW, st.lastYoff, dl), FromOtherInput
+			}
+		}
+	}
+}
+
+func anchorAll(states []*inputState) {
+	newest := make([]time.Time, len(states))
+	for i, st := range states {
+		for k := range st.events {
+			if !st.metas[k].hasAge && st.events[k].Time.After(newest[i]) {
+				newest[i] = st.events[k].Time
+			}
+		}
+		if st.haveWall || st.formatVotes[fmtJSON] > 0 {
+			if st.maxAbs.After(newest[i]) {
+				newest[i] = st.maxAbs
+			}
+		}
+	}
+	// the two largest, so that "newest of the others" is O(1) per input
+	first, second := -1, -1
+	for i := range newest {
+		switch {
+		case first < 0 || newest[i].After(newest[first]):
+			first, second = i, first
+		case second < 0 || newest[i].After(newest[second]):
+			second = i
+		}
+	}
+	for i, st := range states {
+		var anchor time.Time
+		switch {
+		case first >= 0 && first != i:
+			anchor = newest[first]
+		case second >= 0:
+			anchor = newest[second]
+		}
+		if anchor.IsZero() {
+			anchor = newest[i]
+		}
+		rows := false
+		for k := range st.events {
+			m := &st.metas[k]
+			if !m.hasAge {
+				continue
+			}
+			rows = true
+			ev := &st.events[k]
+			if anchor.IsZero() {
+				ev.Relative, ev.Time = true, time.Time{}
+				continue
+			}
+			ev.Time = anchor.Add(-m.age)
+			st.trackAbs(ev.Time)
+		}
+		if rows {
+			st.in.First, st.in.Last = st.minAbs, st.maxAbs
+		}
+	}
+}

@@ -1,0 +1,147 @@
+package parser
+
+import (
+	"bytes"
+	"time"
+	"unsafe"
+
+	"github.com/kcmtrace/kcmtrace/parser/classifier"
+)
+
+// This file owns the step from a closed entry to an event: the result of
+// decoding and classifying an entry's text (emitResult), guarded against
+// panics, and the envelope fields every event gets.
+
+type emitResult struct {
+	ev Event
+	ok bool
+	// plumbing: the entry is informer plumbing (fromInformerPlumbing; klog
+	// only), found while decoding it
+	plumbing bool
+	err      error // the entry could not be decoded (JSON)
+	panicV   any   // classify panicked with this value
+	text     string
+	until    time.Time // retry deadline, for year/zone evidence (klog)
+	backoff  time.Duration
+	okU      bool
+}
+
+func (r *emitResult) worthKeeping() bool { return r.ok || r.err != nil || r.panicV != nil }
+
+func (sc *scanner) classifySafe(rec *record, line int) (Event, bool) {
+	ev, ok, panicV := classifyGuarded(rec)
+	if panicV != nil {
+		sc.st.problem(line, "internal error classifying entry: %v", panicV)
+	}
+	return ev, ok
+}
+
+func classifyGuarded(rec *record) (ev Event, ok bool, panicV any) {
+	defer func() {
+		if p := recover(); p != nil {
+			ev, ok, panicV = Event{}, false, p
+		}
+	}()
+	ev, ok = classifyFn(*rec)
+	return ev, ok, nil
+}
+
+var classifyFn = func(rec record) (Event, bool) { return classifier.Classify(&rec) }
+
+func rebaseEvent(ev *Event, view, text string) {
+	for _, p := range [...]*string{&ev.Volume, &ev.PV, &ev.Handle, &ev.Attachment, &ev.Node, &ev.Pod, &ev.PodUID,
+		&ev.Error, &ev.Code, &ev.Component, &ev.Origin, &ev.Detail, &ev.Reason, &ev.Source.Path, &ev.Text} {
+		*p = rebaseString(*p, view, text)
+	}
+	ev.Kind = Kind(rebaseString(string(ev.Kind), view, text))
+	if ev.Retry != nil {
+		ev.Retry.Until = rebaseString(ev.Retry.Until, view, text)
+	}
+}
+
+func rebaseString(s, view, text string) string {
+	if len(s) == 0 {
+		return s
+	}
+	off := uintptr(unsafe.Pointer(unsafe.StringData(s))) - uintptr(unsafe.Pointer(unsafe.StringData(view)))
+	if off >= uintptr(len(view)) || off+uintptr(len(s)) > uintptr(len(view)) {
+		return s
+	}
+	return text[off : off+uintptr(len(s))]
+}
+
+func (e *entry) ownSpec() *spec {
+	if s := e.spec; s != nil && !e.full && bytes.Equal(s.buf, e.buf) {
+		return s
+	}
+	return nil
+}
+
+func (e *entry) plumbing(json bool) bool {
+	if s := e.ownSpec(); s != nil {
+		return s.plumbing
+	}
+	return fromPlumbing(json, e.buf)
+}
+
+func (e *entry) result(emit func([]byte) emitResult) (r emitResult, event bool) {
+	if s := e.ownSpec(); s != nil {
+		if s.res == nil {
+			return r, false // decoded ahead: not an event
+		}
+		return *s.res, true
+	}
+	return emit(e.buf), true
+}
+
+func (sc *scanner) failed(r *emitResult, line int) bool {
+	switch {
+	case r.err != nil:
+		sc.st.problem(line, "bad JSON log line: %v", r.err)
+	case r.panicV != nil:
+		sc.st.problem(line, "internal error classifying entry: %v", r.panicV)
+	}
+	return r.err != nil || r.panicV != nil || !r.ok
+}
+
+func (sc *scanner) emit(e *entry, kind entryKind) bool {
+	st := sc.st
+	var rec record
+	var m evMeta
+	switch kind {
+	case entOther:
+		rec.Rest = sanitizeText(e.buf)
+		if bytes.HasPrefix(e.buf, []byte(`time="`)) {
+			rec.Level, rec.Msg = logrusFields(e.buf)
+		}
+		m.abs = instantOf(e.abs)
+		if !m.abs.set {
+			if wt, ok := parseWrapTime(e.wk, e.wts); ok {
+				if !wt.abs.IsZero() {
+					m.abs = instantOf(wt.abs)
+				} else {
+					m.w, m.yoff, m.hasWall = wt.w, e.yoff, true
+				}
+			}
+		}
+	}
+	ev, ok := sc.classifySafe(&rec, e.line)
+	if !ok {
+		return false
+	}
+	text := sanitizeText(e.buf)
+	if ev.Level == 0 {
+		ev.Level = rec.Level
+	}
+	if ev.PID == 0 {
+		ev.PID = rec.PID
+	}
+	sc.finishEvent(&ev, e, text)
+	st.addEvent(&ev, m)
+	return true
+}
+
+func (sc *scanner) finishEvent(ev *Event, e *entry, text string) {
+	ev.Source = Source{Path: sc.st.in.Path, Line: e.line, Input: sc.st.index}
+	ev.Text = text
+}

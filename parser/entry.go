@@ -1,0 +1,194 @@
+package parser
+
+import (
+	"bytes"
+	"time"
+)
+
+// This file owns the entry being assembled: the payload formats an entry can
+// have, opening one, attaching continuation lines, and closing it (counting
+// it and turning a relevant one into events).
+
+type entryKind uint8
+
+const (
+	fmtKlog = iota
+	fmtJSON
+	fmtDescribe
+	fmtGetEvents
+	fmtText
+	numFormats
+)
+
+var formatNames = [numFormats]string{fmtKlog: "klog-text", fmtJSON: "klog-json", fmtDescribe: "describe", fmtGetEvents: "get-events", fmtText: "text"}
+
+var entryFormat = [...]int{entKlog: fmtKlog, entJSON: fmtJSON, entRow: fmtDescribe, entOther: fmtText}
+
+type entry struct {
+	kind     entryKind
+	line     int // first physical line
+	nlines   int
+	buf      []byte // payload text, lines joined with "\n"
+	full     bool   // buf reached maxEntryBytes; later lines are counted only
+	relevant bool
+	w        wall
+	yoff     int
+	hasWall  bool
+	badTime  bool
+	wk       wrapKind
+	wts      []byte // wrapper timestamp text (copied)
+	abs      time.Time
+	rows     []tableRowParse
+	spec     *spec // klogEmit's result computed ahead for this entry, if any
+}
+
+func (sc *scanner) open(k entryKind, p []byte, u unwrapped, line, nlines int) {
+	e := &sc.ent
+	e.kind, e.line, e.nlines = k, line, nlines
+	e.buf = append(e.buf[:0], p[:min(len(p), maxEntryBytes)]...)
+	e.full = len(p) > maxEntryBytes
+	e.w, e.yoff, e.hasWall, e.badTime = wall{}, sc.yoff, false, false
+	e.wk = u.kind
+	e.wts = append(e.wts[:0], u.ts...)
+	e.abs = time.Time{}
+	e.rows = nil
+	e.spec = nil
+	if (k == entKlog || k == entJSON) && sc.lineOff >= 0 {
+		for sc.specAt < len(sc.specs) && sc.specs[sc.specAt].off < sc.lineOff {
+			sc.specAt++
+		}
+		if sc.specAt < len(sc.specs) && sc.specs[sc.specAt].off == sc.lineOff && sc.specs[sc.specAt].json == (k == entJSON) {
+			e.spec = &sc.specs[sc.specAt]
+			sc.specAt++ // used at most once
+		}
+	}
+	switch s := e.spec; {
+	case sc.opt.noPrefilter:
+		e.relevant = true
+	case s != nil && len(p) == s.len0 && bytes.Equal(p, s.buf[:s.len0]):
+		e.relevant = s.rel0 // the spec's first line is this line
+	default:
+		e.relevant = mayMatter(p)
+	}
+	sc.entries++
+}
+
+func (sc *scanner) cont(p []byte, nlines int) {
+	e := &sc.ent
+	e.nlines += nlines
+	if !e.relevant && mayMatter(p) {
+		e.relevant = true
+	}
+	if e.full || len(e.buf)+len(p)+1 > maxEntryBytes {
+		e.full = true
+		return
+	}
+	e.buf = append(e.buf, '\n')
+	e.buf = append(e.buf, p...)
+	if e.kind == entRow && len(e.rows) > 0 {
+		r := &e.rows[len(e.rows)-1]
+		if !r.wrapped {
+			r.more = append(r.more[:0], r.row.Message...)
+			r.wrapped = true
+		}
+		if len(p) > 0 && p[0] != ' ' && p[0] != '\t' {
+			// a terminal hard-wrapped the row inside a token (real-logs/019): glue
+		} else {
+			r.more = append(r.more, '\n')
+		}
+		r.more = append(r.more, bytes.TrimRight(p, " \t")...)
+		r.more = bytes.TrimRight(r.more, " \t")
+	}
+}
+
+func (sc *scanner) close() {
+	e := &sc.ent
+	if e.kind == entNone {
+		return
+	}
+	st := sc.st
+	kind := e.kind
+	e.kind = entNone
+	if kind == entRow {
+		if e.rows[0].layout == tableGetEvents {
+			st.formatVotes[fmtGetEvents]++
+		} else {
+			st.formatVotes[fmtDescribe]++
+		}
+	} else {
+		st.formatVotes[entryFormat[kind]]++
+	}
+	if e.relevant && (kind == entKlog || kind == entJSON) && e.plumbing(kind == entJSON) {
+		e.relevant = false
+	}
+	// wrapper clock evidence from the first entries and from every relevant one
+	if e.hasWall && len(e.wts) > 0 && (sc.entries <= evidenceEntries || e.relevant) {
+		sc.wrapperEvidence(e)
+	}
+	if !e.relevant {
+		st.in.Irrelevant += e.nlines
+		return
+	}
+	st.in.Relevant++
+	produced := 0
+	switch kind {
+	case entRow:
+		for i := range e.rows {
+			if sc.emitRow(e, &e.rows[i]) {
+				produced++
+			}
+		}
+	case entKlog:
+		if sc.emitKlog(e) {
+			produced++
+		}
+	case entJSON:
+		if sc.emitJSON(e) {
+			produced++
+		}
+	default:
+		if sc.emit(e, kind) {
+			produced++
+		}
+	}
+	if produced > 0 {
+		st.in.EventLines += e.nlines
+	} else {
+		st.in.Irrelevant += e.nlines
+	}
+}
+
+const evidenceEntries = 16
+
+func (sc *scanner) wrapperEvidence(e *entry) {
+	wt, ok := parseWrapTime(e.wk, e.wts)
+	if !ok {
+		return
+	}
+	switch {
+	case !wt.abs.IsZero():
+		if y, off, ok := matchWall(e.w, wt.abs); ok {
+			sc.st.evid = append(sc.st.evid, evidence{from: FromWrapper, year: y - e.yoff, off: off, hasOff: true, hasYear: true})
+		}
+	case wt.year != 0:
+		sc.st.evid = append(sc.st.evid, evidence{from: FromWrapper, year: wt.year - e.yoff, hasYear: true})
+	}
+}
+
+const (
+	entNone  entryKind = iota
+	entKlog            // klog/glog text header + message, continuation lines attached
+	entJSON            // one --logging-format=json object
+	entRow             // describe / get-events row(s), wrapped continuation lines attached
+	entOther           // logrus "time=… level=… msg=…" or other text carried by a dated wrapper
+)
+
+// Input.Format values, counted per entry.
+
+// entry is the log entry being assembled: its first physical line and the
+
+// header-less lines that follow it.
+
+// scanner reads one input: lines → wrappers → entries → records → events.
+
+// It is pull-style and single-goroutine; run is the only loop.

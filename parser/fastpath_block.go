@@ -1,0 +1,321 @@
+package parser
+
+import (
+	"bytes"
+	"encoding/binary"
+	"time"
+	"unsafe"
+)
+
+// This file owns the block analysis of the fast path: cutting a block of
+// whole lines into runs of plain lines and spans read line by line
+// (analyzeBlock), the bare klog runs the AVX2 kernel takes, and the time
+// range of plain JSON runs.
+
+type seg struct {
+	off, end int  // byte range in the block, newlines included
+	n        int  // plain lines in the run; 0 for a span read line by line
+	lastOff  int  // start of the run's last line
+	mon      int  // month of the run's lines (klog runs)
+	json     bool // the run's lines are JSON log lines (plainJSON), not klog
+	// klog runs: the wrapper of the run's lines (plainWrapped; wrapNone for
+	// bare klog lines), the block offsets of the klog header of its first
+	// and last line, and, for journald, the host of its first line and the
+	// process name of all its lines (aliasing the block)
+	wk         wrapKind
+	pay0, payL int
+	host, proc []byte
+	// w0 and wL are the clocks of a klog run's first and last line (wL
+	// only when it has two or more), read while the block is in cache
+	w0, wL wall
+	// the earliest and latest "ts" (jsonTS) of a JSON run's lines; zero
+	// when none has a usable one. Those written as plain decimals are
+	// kept in nanoseconds since the epoch (minNS, maxNS; when hasNS).
+	minAbs, maxAbs time.Time
+	minNS, maxNS   int64
+	hasNS          bool
+}
+
+func (g *seg) trackTS(line []byte) {
+	if k, ok := loggerTS(line); ok {
+		g.foldNS(k)
+		return
+	}
+	num, other, found := jsonTSNumber(line)
+	if !found {
+		return
+	}
+	ms, ns, ok := decimalMillis(num, other)
+	if !ok {
+		if t, ok := jsonTS(line); ok {
+			g.trackAbs(t)
+		}
+		return
+	}
+	if ms < plausibleMillis[0] || ms >= plausibleMillis[1] {
+		return // jsonTS: not ok
+	}
+	g.foldNS(ms*1e6 + ns)
+}
+
+func (g *seg) foldNS(k int64) {
+	if !g.hasNS || k < g.minNS {
+		g.minNS = k
+	}
+	if !g.hasNS || k > g.maxNS {
+		g.maxNS = k
+	}
+	g.hasNS = true
+}
+
+func loggerTS(p []byte) (k int64, ok bool) {
+	const pre = `{"ts":`
+	if len(p) < len(pre)+13+2+1 || string(p[:len(pre)]) != pre || p[len(pre)+13] != '.' {
+		return 0, false
+	}
+	d := p[len(pre):]
+	hi, ok1 := eightDigits(binary.LittleEndian.Uint64(d))
+	lo, ok2 := eightDigits(binary.LittleEndian.Uint64(d[5:]))
+	if !ok1 || !ok2 {
+		return 0, false
+	}
+	ms := int64(hi/1000)*1e8 + int64(lo) // digits 0–4, then 5–12
+	if ms < plausibleMillis[0] || ms >= plausibleMillis[1] {
+		return 0, false
+	}
+	f := d[14:]
+	if len(f) >= 4 && isDigit(f[0]) && isDigit(f[1]) && isDigit(f[2]) && (f[3] == ',' || f[3] == '}') {
+		// the logger's own: three digits of fraction (microseconds)
+		return ms*1e6 + int64(f[0]-'0')*1e5 + int64(f[1]-'0')*1e4 + int64(f[2]-'0')*1e3, true
+	}
+	n := 0
+	for n < len(f) && isDigit(f[n]) {
+		n++
+	}
+	if n == 0 || n == len(f) {
+		return 0, false
+	}
+	switch f[n] {
+	case '.', 'e', 'E', '+', '-':
+		return 0, false
+	}
+	return ms*1e6 + fracNanos(f[:n]), true
+}
+
+func eightDigits(x uint64) (v uint64, ok bool) {
+	// a byte is a digit when its high nibble is 3 and adding 6 keeps it so
+	const threes, sixes, highs = 0x3030303030303030, 0x0606060606060606, 0xF0F0F0F0F0F0F0F0
+	if x&highs != threes || (x+sixes)&highs != threes {
+		return 0, false
+	}
+	x &= 0x0F0F0F0F0F0F0F0F
+	x = (x * (10<<8 + 1)) >> 8 // pairs: 10*first + second in the low byte of each 16 bits
+	x = ((x & 0x00FF00FF00FF00FF) * (100<<16 + 1)) >> 16
+	x = ((x & 0x0000FFFF0000FFFF) * (10000<<32 + 1)) >> 32
+	return x & 0xFFFFFFFF, true
+}
+
+func (g *seg) trackAbs(t time.Time) {
+	if t.IsZero() {
+		return
+	}
+	if g.minAbs.IsZero() || t.Before(g.minAbs) {
+		g.minAbs = t
+	}
+	if t.After(g.maxAbs) {
+		g.maxAbs = t
+	}
+}
+
+func analyzeBlock(data []byte, max int, fast bool, segs []seg) []seg {
+	segs = segs[:0]
+	if !fast {
+		return append(segs, seg{off: 0, end: len(data)})
+	}
+	// the next token, NUL or no-break space at or after the current line;
+	// len(data) when none
+	hit := -1
+	// hitFrom brings hit up to date for the line starting at s
+	hitFrom := func(s int) {
+		if hit < s {
+			hit = len(data)
+			if i := indexHit(data[s:]); i >= 0 {
+				hit = s + i
+			}
+		}
+	}
+	// the current segment; the previous line waits for the next one to be
+	// known plain (pend*)
+	var cur seg
+	curOpen := false
+	// closeSeg appends cur, with the clocks of a klog run's ends
+	closeSeg := func() {
+		if cur.n > 0 && !cur.json {
+			cur.w0 = wallAt(data, cur.pay0)
+			if cur.n > 1 {
+				cur.wL = wallAt(data, cur.payL)
+			}
+		}
+		segs = append(segs, cur)
+	}
+	const (
+		notPlain = iota
+		plainK   // klog header line
+		plainJ   // JSON log line
+	)
+	// one physical line: its kind, byte range (e after the newline, ce at
+	// the end of its content), and for klog lines the month, wrapper,
+	// header offset and journald host and process
+	type line struct {
+		kind, s, e, ce, mon int
+		wk                  wrapKind
+		pay                 int
+		host, proc          []byte
+		// the line is a klog header line (bare or wrapped), plain or
+		// not: it starts an entry of its own
+		header bool
+	}
+	var pend line
+	add := func(l line) {
+		ok, js := l.kind != notPlain, l.kind == plainJ
+		if !curOpen || ok != (cur.n > 0) || ok && (js != cur.json || !js && (cur.mon != l.mon || cur.wk != l.wk || !bytes.Equal(cur.proc, l.proc))) {
+			if curOpen {
+				closeSeg()
+			}
+			curOpen = true
+			cur = seg{off: l.s, end: l.e}
+			if ok {
+				cur.lastOff, cur.mon, cur.json = l.s, l.mon, js
+				cur.wk, cur.pay0, cur.host, cur.proc = l.wk, l.pay, l.host, l.proc
+			}
+		}
+		cur.end = l.e
+		if ok {
+			cur.n++
+			cur.lastOff, cur.payL = l.s, l.pay
+			if js {
+				cur.trackTS(data[l.s:l.ce])
+			}
+		}
+	}
+	for s := 0; s < len(data); {
+		if pend.kind == plainK && pend.wk == wrapNone && curOpen && cur.n > 0 && !cur.json && cur.wk == wrapNone && cur.mon == pend.mon {
+			// the common case, bare klog lines of one month in a run:
+			// what the general loop below would do for each, without
+			// the bookkeeping
+			hitFrom(s)
+			if r := bareKlogRun(data, s, hit, max, pend.mon, pend.s); r.n > 0 {
+				cur.n += r.n
+				cur.end = r.last
+				cur.lastOff, cur.payL = r.prev, r.prev
+				if r.n == 1 {
+					cur.lastOff, cur.payL = pend.s, pend.s
+				}
+				pend = line{kind: plainK, s: r.last, e: r.end, ce: r.ce, mon: pend.mon, pay: r.last}
+				s = r.end
+				continue
+			}
+		}
+		e := len(data)
+		if i := bytes.IndexByte(data[s:], '\n'); i >= 0 {
+			e = s + i + 1
+		}
+		ce := e
+		if ce > s && data[ce-1] == '\n' {
+			ce--
+		}
+		l := line{kind: notPlain, s: s, e: e, ce: ce, pay: s}
+		if ce-s <= max {
+			if ce > s && data[ce-1] == '\r' {
+				ce--
+				l.ce = ce
+			}
+			if ce > s && data[s] == '{' {
+				if plainJSON(data[s:ce]) {
+					l.kind = plainJ
+				}
+			} else if m, ok := plainKlog(data[s:ce]); ok {
+				l.kind, l.mon = plainK, m
+			} else if w, ok := plainWrapped(data[s:ce]); ok {
+				l.kind, l.mon, l.wk, l.pay, l.host, l.proc = plainK, w.mon, w.kind, s+w.pay, w.host, w.proc
+			}
+		}
+		l.header = l.kind == plainK
+		if l.kind != notPlain {
+			hitFrom(s)
+			if hit < ce && !(onlyTokens(data[s:ce], hit-s) && fromPlumbing(l.kind == plainJ, data[l.pay:ce])) {
+				l.kind = notPlain
+			}
+		}
+		if pend.e > 0 {
+			// a klog line joins a run only when the next line closes
+			// its entry: a plain line, or a klog header line with a hit
+			if pend.kind == plainK && l.kind == notPlain && !l.header {
+				pend.kind = notPlain
+			}
+			add(pend)
+		}
+		pend = l
+		s = e
+	}
+	if pend.e > 0 {
+		if pend.kind == plainK {
+			pend.kind = notPlain
+		}
+		add(pend)
+	}
+	if curOpen {
+		closeSeg()
+	}
+	return segs
+}
+
+type bareRun struct{ n, prev, last, end, ce int }
+
+func bareKlogRun(data []byte, s, hit, max, mon, ref int) bareRun {
+	r := bareRun{prev: -1, last: -1}
+	for s < hit {
+		if useBareKernel && ref+11 <= len(data) {
+			n, prev, last, end := bareKlogKernel(unsafe.SliceData(data), len(data), s, hit, max,
+				binary.LittleEndian.Uint64(data[ref+1:]), uint64(binary.LittleEndian.Uint16(data[ref+9:])))
+			if n > 0 {
+				if n == 1 {
+					prev = r.last
+				}
+				r.n += n
+				r.prev, r.last, r.end, r.ce = prev, last, end, end-1
+				if data[r.ce-1] == '\r' {
+					r.ce--
+				}
+				if s = end; s >= hit {
+					break
+				}
+			}
+		}
+		e, ce, ok := bareKlogLine(data, s, hit, max, mon)
+		if !ok {
+			break
+		}
+		r.n++
+		r.prev, r.last, r.end, r.ce = r.last, s, e, ce
+		ref, s = s, e
+	}
+	return r
+}
+
+func bareKlogLine(data []byte, s, hit, max, mon int) (e, ce int, ok bool) {
+	i := bytes.IndexByte(data[s:hit], '\n')
+	if i < 0 {
+		return 0, 0, false
+	}
+	e = s + i + 1
+	ce = e - 1
+	if ce-s > max {
+		return 0, 0, false
+	}
+	if ce > s && data[ce-1] == '\r' {
+		ce--
+	}
+	m, ok := plainKlog(data[s:ce])
+	return e, ce, ok && m == mon
+}
