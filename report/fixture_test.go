@@ -9,7 +9,7 @@ import (
 	"github.com/kcmtrace/kcmtrace/timeline"
 )
 
-// handSeed builds the seed incident by hand (DESIGN.md): attach to A fails
+// handSeed builds the seed incident by hand (docs/DESIGN.md): attach to A fails
 // with ZoneNotMatch for over an hour, the pod moves to B, the attach to B
 // succeeds while A is uncertain, then the detach from A pulls the disk off B
 // and kubelet on B cannot find it. hostile puts terminal and Markdown

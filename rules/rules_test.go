@@ -105,7 +105,7 @@ func TestRegistry(t *testing.T) {
 	if _, ok := Lookup("nope"); ok {
 		t.Error("Lookup(nope) succeeded")
 	}
-	// DESIGN.md's contract: default severities.
+	// docs/DESIGN.md's contract: default severities.
 	sev := map[string]Severity{"attach-before-detach": Critical, "mount-device-not-found": Critical,
 		"attach-retry-storm": Warning, "multi-attach": Warning, "force-detach": Warning,
 		"detach-failed": Warning, "slow-attach": Warning, "attach-state-lost": Warning}

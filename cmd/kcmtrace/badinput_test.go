@@ -18,7 +18,7 @@ import (
 	"github.com/kcmtrace/kcmtrace/parser"
 )
 
-// Bad input (DESIGN.md "Bad input", issue 7): every case passes a broken or
+// Bad input (docs/DESIGN.md "Bad input", issue 7): every case passes a broken or
 // hostile input beside the seed incident (testdata/incidents/seed-legacy)
 // and checks that
 //

@@ -9,7 +9,7 @@ import (
 	"github.com/alecthomas/kong"
 )
 
-// Exit codes (DESIGN.md "CLI contract"). They do not depend on --format.
+// Exit codes (docs/DESIGN.md "CLI contract"). They do not depend on --format.
 const (
 	exitOK       = 0 // success, no finding at or above --fail-on
 	exitFindings = 1 // findings at or above --fail-on

@@ -12,7 +12,7 @@ const (
 	nodeF = "10.0.7.33"
 )
 
-// Rule names the planted incidents are expected to produce (DESIGN.md).
+// Rule names the planted incidents are expected to produce (docs/DESIGN.md).
 const (
 	RuleAttachBeforeDetach   = "attach-before-detach"
 	RuleAttachRetryStorm     = "attach-retry-storm"

@@ -2,7 +2,7 @@
 // slice: a Teddy searcher (the packed multi-literal algorithm of Hyperscan
 // and of Rust's aho-corasick crate, which ripgrep runs). It knows nothing of
 // logs; the parser's prefilter builds its sets from the token list of
-// parser/classify. The kernel (teddy_amd64.s, AVX2) examines 32 positions at once:
+// parser/classifier. The kernel (teddy_amd64.s, AVX2) examines 32 positions at once:
 // position p is a candidate when the bytes p, p+1 and p+2 can be the
 // fingerprint of a literal of one of eight buckets, each byte tested with
 // two 16-entry nibble tables (VPSHUFB). Candidates are then verified here,

@@ -6,7 +6,7 @@ import "time"
 // they appear in `kcmtrace events` output and in JSON.
 type Kind string
 
-// The event vocabulary (DESIGN.md "Events"), plus a few extensions that the
+// The event vocabulary (docs/DESIGN.md "Events"), plus a few extensions that the
 // timeline needs (kubelet mount path starts, CSI sidecar/driver lines).
 const (
 	AttachStarted        Kind = "attach-started"
