@@ -25,15 +25,18 @@ func (sc *scanner) trackWall(w wall) int {
 	return sc.yoff
 }
 
-func (st *inputState) trackAbs(t time.Time) {
+func (st *inputState) trackAbs(t time.Time) { widen(&st.minAbs, &st.maxAbs, t) }
+
+// widen stretches the span [*lo, *hi] to take in t (a zero t is no time).
+func widen(lo, hi *time.Time, t time.Time) {
 	if t.IsZero() {
 		return
 	}
-	if st.minAbs.IsZero() || t.Before(st.minAbs) {
-		st.minAbs = t
+	if lo.IsZero() || t.Before(*lo) {
+		*lo = t
 	}
-	if t.After(st.maxAbs) {
-		st.maxAbs = t
+	if t.After(*hi) {
+		*hi = t
 	}
 }
 

@@ -115,17 +115,7 @@ func eightDigits(x uint64) (v uint64, ok bool) {
 	return x & 0xFFFFFFFF, true
 }
 
-func (g *seg) trackAbs(t time.Time) {
-	if t.IsZero() {
-		return
-	}
-	if g.minAbs.IsZero() || t.Before(g.minAbs) {
-		g.minAbs = t
-	}
-	if t.After(g.maxAbs) {
-		g.maxAbs = t
-	}
-}
+func (g *seg) trackAbs(t time.Time) { widen(&g.minAbs, &g.maxAbs, t) }
 
 func analyzeBlock(data []byte, max int, fast bool, segs []seg) []seg {
 	segs = segs[:0]
