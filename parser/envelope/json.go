@@ -46,14 +46,24 @@ const (
 // errBroken unwinds a document walk after a problem that ends it.
 var errBroken = errors.New("broken document")
 
-// jsonLines reports whether a JSON sample is JSON Lines: its first line is
-// a whole JSON value and another line starting with "{" follows.
+// jsonLines reports whether a JSON sample is JSON Lines: at least two of
+// its complete lines, and at least half, are "{…}" starting in column 0
+// (a pretty-printed document indents the objects inside it, and its first
+// line is "{" or "[" alone). A bad line or a foreign line among them does
+// not change the verdict, so it costs only itself.
 func jsonLines(s *sample) bool {
-	if len(s.lines) < 2 || (s.cut && len(s.lines) == 2) {
-		return false
+	n, objs := 0, 0
+	for i, l := range s.lines {
+		if s.cut && i == len(s.lines)-1 {
+			break
+		}
+		n++
+		t := bytes.TrimRight(l, " \t")
+		if len(t) >= 2 && t[0] == '{' && t[len(t)-1] == '}' {
+			objs++
+		}
 	}
-	l := bytes.TrimSpace(s.lines[0])
-	return len(l) > 0 && l[0] == '{' && json.Valid(l) && bytes.HasPrefix(bytes.TrimSpace(s.lines[1]), []byte("{"))
+	return objs >= 2 && objs*2 >= n
 }
 
 // decodeJSON reads a JSON envelope: JSON Lines line by line, anything else
@@ -349,12 +359,12 @@ func (d *decoder) resync(r io.Reader, line int) (io.Reader, int) {
 		l, ok := lr.next()
 		if !ok {
 			if from > 0 {
-				d.problem(from, "lines %d-%d are not JSON; skipped", from, lr.n)
+				skipped(d, from, lr.n)
 			}
 			return nil, 0
 		}
 		if len(l) > 0 && (l[0] == '{' || l[0] == '[') && from != 0 {
-			d.problem(from, "lines %d-%d are not JSON; skipped", from, lr.n-1)
+			skipped(d, from, lr.n-1)
 			rest := append(append([]byte(nil), l...), '\n')
 			return io.MultiReader(bytes.NewReader(rest), br), lr.n
 		}
@@ -362,6 +372,14 @@ func (d *decoder) resync(r io.Reader, line int) (io.Reader, int) {
 			from = lr.n
 		}
 	}
+}
+
+func skipped(d *decoder, from, to int) {
+	if from == to {
+		d.problem(from, "not JSON; skipped")
+		return
+	}
+	d.problem(from, "lines %d-%d are not JSON; skipped", from, to)
 }
 
 // walker streams one JSON input with the decoder's tokens, so a large
@@ -390,7 +408,10 @@ func (w *walker) fail(err error) error {
 		w.resume = -1
 		w.d.problem(w.t.lines(), "JSON document cut off inside the record that starts on line %d (truncated?); the records before it were read", w.start)
 	case errors.As(err, &se):
-		off := int(se.Offset - 1 - w.t.base)
+		// Offset is the offending byte (a token error) or the byte after
+		// it (a scanner error); either lies on the offending line, as the
+		// offending byte is never a newline.
+		off := int(se.Offset - w.t.base)
 		if off < 0 {
 			off = 0
 		}
