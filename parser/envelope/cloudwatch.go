@@ -2,7 +2,6 @@ package envelope
 
 import (
 	"bufio"
-	"bytes"
 	"time"
 )
 
@@ -118,51 +117,17 @@ func tailShortFits(l []byte) bool {
 // the format's time continues the previous record's message (tail prints a
 // multi-line message as it is).
 func decodeTail(d *decoder, br *bufio.Reader, detailed bool) error {
-	lr := newLineReader(d, br, 1)
-	var cur *Record
-	flush := func() error {
-		if cur == nil {
-			return nil
-		}
-		r := *cur
-		cur = nil
-		return d.emit(r)
-	}
-	for {
-		l, ok := lr.next()
-		if !ok {
-			if err := flush(); err != nil {
-				return err
-			}
-			return lr.err
-		}
-		var r Record
+	return decodeTimedLines(d, br, "aws logs tail", func(l []byte) (Record, bool, bool) {
 		if detailed {
-			t, stream, msg, fits := tailDetailed(l)
-			if fits {
-				r = Record{Time: t, TimeSource: TimeZoned, Precision: time.Millisecond, Msg: string(msg)}
-				r.Labels.Component = streamComponent(string(stream))
+			t, stream, msg, ok := tailDetailed(l)
+			if !ok {
+				return Record{}, false, false
 			}
-			ok = fits
-		} else {
-			t, msg, fits := tailShort(l)
-			if fits {
-				r = Record{Time: t, TimeSource: TimeUTCByFormat, Precision: time.Second, Msg: string(msg)}
-			}
-			ok = fits
+			r := Record{Time: t, TimeSource: TimeZoned, Precision: time.Millisecond, Msg: string(msg)}
+			r.Labels.Component = streamComponent(string(stream))
+			return r, true, false
 		}
-		if !ok {
-			if cur != nil {
-				cur.Msg += "\n" + string(l)
-			} else if len(bytes.TrimSpace(l)) > 0 {
-				d.problem(lr.n, "not an aws logs tail line: %q", clip(string(l)))
-			}
-			continue
-		}
-		if err := flush(); err != nil {
-			return err
-		}
-		r.Pos = lr.n
-		cur = &r
-	}
+		t, msg, ok := tailShort(l)
+		return Record{Time: t, TimeSource: TimeUTCByFormat, Precision: time.Second, Msg: string(msg)}, ok, false
+	})
 }

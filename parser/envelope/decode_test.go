@@ -194,7 +194,7 @@ func TestBadInput(t *testing.T) {
 			records: 2},
 		{name: "aws logs tail with a foreign first line", envelope: "cloudwatch",
 			in:      "hello\n2024-08-12T03:10:00.612000+00:00 s I0812 11:10:00.612388 1 a.go:1] x\n2024-08-12T03:10:01.612000+00:00 s y\n",
-			records: 2, problems: []string{"line 1: not an aws logs tail line"}},
+			records: 2, problems: []string{"line 1: no aws logs tail record starts here"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			recs, st := decodeAll(t, tc.envelope, []byte(tc.in))

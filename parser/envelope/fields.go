@@ -50,49 +50,27 @@ const (
 	numLabels
 )
 
-// setLabel stores v as label i.
-func setLabel(l *Labels, i int, v string) {
+// label returns label i of l.
+func label(l *Labels, i int) *string {
 	switch i {
 	case lComponent:
-		l.Component = v
+		return &l.Component
 	case lPod:
-		l.Pod = v
+		return &l.Pod
 	case lNamespace:
-		l.Namespace = v
+		return &l.Namespace
 	case lContainer:
-		l.Container = v
+		return &l.Container
 	case lNode:
-		l.Node = v
+		return &l.Node
 	case lHost:
-		l.Host = v
+		return &l.Host
 	case lStream:
-		l.Stream = v
+		return &l.Stream
 	case lUnit:
-		l.Unit = v
+		return &l.Unit
 	}
-}
-
-// getLabel returns label i.
-func getLabel(l *Labels, i int) string {
-	switch i {
-	case lComponent:
-		return l.Component
-	case lPod:
-		return l.Pod
-	case lNamespace:
-		return l.Namespace
-	case lContainer:
-		return l.Container
-	case lNode:
-		return l.Node
-	case lHost:
-		return l.Host
-	case lStream:
-		return l.Stream
-	case lUnit:
-		return l.Unit
-	}
-	return ""
+	panic("envelope: no label " + strconv.Itoa(i))
 }
 
 // record builds the Record of obj, which starts at line pos. ok is false
@@ -139,7 +117,7 @@ func (fm *fieldMap) record(d *decoder, obj map[string]any, pos int) (Record, boo
 	r.ID = first(obj, fm.id)
 	for i, paths := range fm.label {
 		if s := first(obj, paths); s != "" {
-			setLabel(&r.Labels, i, s)
+			*label(&r.Labels, i) = s
 		}
 	}
 	if fm.fix != nil {

@@ -185,7 +185,8 @@ func lokiStream(sf seedFile) map[string]string {
 		"node_name": sf.labels.Node, "syslog_identifier": "kubelet"}
 }
 
-// lokiLabelsOf is what a Loki label set gives of the seed's labels.
+// lokiLabelsOf is what a Loki label set gives of the seed's labels (a
+// pod's labels name no component); Filebeat's ECS fields give the same.
 func lokiLabelsOf(sf seedFile) Labels {
 	if isKCM(sf) {
 		l := sf.labels
@@ -225,12 +226,7 @@ func none(seedFile) bool { return false }
 
 var fixtures = []fixture{
 	{envelope: "gcp", shape: "array", ext: "json", split: isKCM,
-		labels: func(sf seedFile) Labels {
-			if isKCM(sf) {
-				return Labels{Component: "controller-manager"}
-			}
-			return Labels{Component: "kubelet", Node: sf.labels.Node, Host: sf.labels.Host, Unit: sf.labels.Unit}
-		},
+		labels: gcpLabels,
 		render: func(sf seedFile, lines []seedLine) []byte {
 			var out []any
 			for i, l := range lines {
@@ -242,12 +238,7 @@ var fixtures = []fixture{
 			return jsonText(out, "  ")
 		}},
 	{envelope: "gcp", shape: "sink", ext: "jsonl", split: isKCM, dups: 1,
-		labels: func(sf seedFile) Labels {
-			if isKCM(sf) {
-				return Labels{Component: "controller-manager"}
-			}
-			return Labels{Component: "kubelet", Node: sf.labels.Node, Host: sf.labels.Host, Unit: sf.labels.Unit}
-		},
+		labels: gcpLabels,
 		render: func(sf seedFile, lines []seedLine) []byte {
 			var out []any
 			for i, l := range lines {
@@ -257,12 +248,7 @@ var fixtures = []fixture{
 			return jsonLinesOf(out)
 		}},
 	{envelope: "cloudwatch", shape: "events", ext: "json", split: none, dups: 1,
-		labels: func(sf seedFile) Labels {
-			if isKCM(sf) {
-				return Labels{Component: "kube-controller-manager"}
-			}
-			return Labels{}
-		},
+		labels: cloudwatchLabels,
 		render: func(sf seedFile, lines []seedLine) []byte {
 			// Two pages appended to one file, the second repeating the
 			// first page's last event.
@@ -280,12 +266,7 @@ var fixtures = []fixture{
 				jsonText(map[string]any{"events": p2, "searchedLogStreams": []any{}}, "    ")...)
 		}},
 	{envelope: "cloudwatch", shape: "insights", ext: "json", split: none,
-		labels: func(sf seedFile) Labels {
-			if isKCM(sf) {
-				return Labels{Component: "kube-controller-manager"}
-			}
-			return Labels{}
-		},
+		labels: cloudwatchLabels,
 		render: func(sf seedFile, lines []seedLine) []byte {
 			var rows []any
 			for i, l := range reversed(lines) { // Insights sorts @timestamp desc by default
@@ -300,12 +281,7 @@ var fixtures = []fixture{
 			return jsonText(map[string]any{"results": rows, "statistics": map[string]any{"recordsMatched": len(rows)}, "status": "Complete"}, "    ")
 		}},
 	{envelope: "cloudwatch", shape: "tail-detailed", ext: "txt", split: none, trimmed: true,
-		labels: func(sf seedFile) Labels {
-			if isKCM(sf) {
-				return Labels{Component: "kube-controller-manager"}
-			}
-			return Labels{}
-		},
+		labels: cloudwatchLabels,
 		render: func(sf seedFile, lines []seedLine) []byte {
 			var b bytes.Buffer
 			for i, l := range lines {
@@ -414,7 +390,7 @@ var fixtures = []fixture{
 				"total": map[string]any{"value": len(hits), "relation": "eq"}, "max_score": nil, "hits": hits}}, "  ")
 		}},
 	{envelope: "elasticsearch", shape: "filebeat", ext: "ndjson", split: none,
-		labels: filebeatLabels,
+		labels: lokiLabelsOf,
 		render: func(sf seedFile, lines []seedLine) []byte {
 			var out []any
 			for _, l := range lines {
@@ -486,6 +462,23 @@ var fixtures = []fixture{
 		}},
 }
 
+// gcpLabels: GKE names the control-plane component; node entries carry
+// the node, the journal's host and unit.
+func gcpLabels(sf seedFile) Labels {
+	if isKCM(sf) {
+		return Labels{Component: "controller-manager"}
+	}
+	return Labels{Component: "kubelet", Node: sf.labels.Node, Host: sf.labels.Host, Unit: sf.labels.Unit}
+}
+
+// cloudwatchLabels: only an EKS control-plane stream name says anything.
+func cloudwatchLabels(sf seedFile) Labels {
+	if isKCM(sf) {
+		return Labels{Component: "kube-controller-manager"}
+	}
+	return Labels{}
+}
+
 func azureLabels(sf seedFile) Labels {
 	if isKCM(sf) {
 		return Labels{Component: "kube-controller-manager", Pod: sf.labels.Pod, Stream: sf.labels.Stream}
@@ -543,16 +536,6 @@ func fluentBitSource(sf seedFile, l seedLine) map[string]any {
 // searchLabels: Fluent Bit's kubernetes filter gives the pod labels
 // (component), the pod, namespace, container and host (the node).
 func searchLabels(sf seedFile) Labels {
-	return sf.labels
-}
-
-// filebeatLabels: Filebeat's ECS fields carry no component for a pod.
-func filebeatLabels(sf seedFile) Labels {
-	if isKCM(sf) {
-		l := sf.labels
-		l.Component = ""
-		return l
-	}
 	return sf.labels
 }
 

@@ -134,8 +134,12 @@ func decodeJournaldExport(d *decoder, br *bufio.Reader) error {
 				d.st.Lines = line
 				return flush()
 			}
-			v := make([]byte, size+1)
-			if _, rerr := io.ReadFull(br, v); rerr != nil {
+			// Read as the bytes come, so a false length costs no memory.
+			v, rerr := io.ReadAll(io.LimitReader(br, int64(size)+1))
+			if rerr != nil {
+				return rerr
+			}
+			if uint64(len(v)) != size+1 {
 				d.problem(line, "journal export cut off inside field %s", clip(string(body)))
 				d.st.Lines = line
 				return flush()

@@ -88,7 +88,7 @@ func setLokiLabels(r *Record, labels map[string]string) {
 	for i, names := range lokiLabelMap {
 		for _, n := range names {
 			if v := labels[n]; v != "" {
-				setLabel(&r.Labels, i, v)
+				*label(&r.Labels, i) = v
 				break
 			}
 		}
@@ -207,7 +207,7 @@ func decodeTimedLines(d *decoder, br *bufio.Reader, what string, split func([]by
 			if cur != nil {
 				cur.Msg += "\n" + string(l)
 			} else if len(bytes.TrimSpace(l)) > 0 {
-				d.problem(lr.n, "not a %s line: %q", what, clip(string(l)))
+				d.problem(lr.n, "no %s record starts here: %q", what, clip(string(l)))
 			}
 			continue
 		}

@@ -36,8 +36,8 @@ var victorialogsDoc = &docSpec{fields: &fieldMap{
 		var fromStream Record
 		setLokiLabels(&fromStream, labels)
 		for i := range numLabels {
-			if getLabel(&r.Labels, i) == "" {
-				setLabel(&r.Labels, i, getLabel(&fromStream.Labels, i))
+			if l := label(&r.Labels, i); *l == "" {
+				*l = *label(&fromStream.Labels, i)
 			}
 		}
 	},
