@@ -1,0 +1,157 @@
+package envelope
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"strings"
+	"unicode/utf8"
+)
+
+// errStop unwinds a shape's decode loop when yield returned an error
+// (kept in decoder.stopErr).
+var errStop = errors.New("stop")
+
+// decoder is the state one Decode call shares with its shape: statistics,
+// de-duplication and the caller's yield.
+type decoder struct {
+	st      Stats
+	yield   func(Record) error
+	stopErr error
+	seen    map[uint64]struct{}
+	seed    maphash.Seed
+	seeded  bool
+}
+
+// problem records a problem at line (0 for none).
+func (d *decoder) problem(line int, format string, args ...any) {
+	d.st.ProblemCount++
+	if len(d.st.Problems) < MaxProblems {
+		d.st.Problems = append(d.st.Problems, Problem{Line: line, Msg: fmt.Sprintf(format, args...)})
+	}
+}
+
+// finish adds the summary of problems that were only counted.
+func (d *decoder) finish() {
+	if n := d.st.ProblemCount - len(d.st.Problems); n > 0 {
+		d.st.Problems = append(d.st.Problems, Problem{Msg: fmt.Sprintf("%d more problems not listed", n)})
+	}
+}
+
+// emit checks, de-duplicates and yields one record. It returns errStop
+// when yield failed.
+func (d *decoder) emit(r Record) error {
+	r.Msg = trimNewline(r.Msg)
+	if !utf8.ValidString(r.Msg) {
+		d.problem(r.Pos, "message is not valid UTF-8; invalid bytes replaced with U+FFFD")
+		r.Msg = strings.ToValidUTF8(r.Msg, "\uFFFD")
+	}
+	if r.ID != "" {
+		if !d.seeded {
+			d.seed, d.seeded = maphash.MakeSeed(), true
+		}
+		var h maphash.Hash
+		h.SetSeed(d.seed)
+		h.WriteString(r.ID)
+		h.WriteByte(0)
+		h.WriteString(r.Labels.Component)
+		var b [8]byte
+		n := r.Time.UnixNano()
+		for i := range b {
+			b[i] = byte(n >> (8 * i))
+		}
+		h.Write(b[:])
+		k := h.Sum64()
+		if _, dup := d.seen[k]; dup {
+			d.st.Duplicates++
+			return nil
+		}
+		d.seen[k] = struct{}{}
+	}
+	if r.Time.IsZero() {
+		r.TimeSource = TimeNone
+		d.st.NoTime++
+		d.problem(r.Pos, "record without a usable time")
+	}
+	d.st.Records++
+	if err := d.yield(r); err != nil {
+		d.stopErr = err
+		return errStop
+	}
+	return nil
+}
+
+func trimNewline(s string) string {
+	s = strings.TrimSuffix(s, "\n")
+	return strings.TrimSuffix(s, "\r")
+}
+
+// sample is the start of an input, split into its first lines, for scoring.
+type sample struct {
+	data  []byte
+	lines [][]byte // up to sampleLines non-empty lines, trailing "\r" removed
+	// last is true when the final element of lines is cut by the sample's end.
+	cut bool
+}
+
+const sampleLines = 200
+
+func newSample(b []byte) *sample {
+	s := &sample{data: b}
+	rest := b
+	for len(rest) > 0 && len(s.lines) < sampleLines {
+		line := rest
+		i := bytes.IndexByte(rest, '\n')
+		if i >= 0 {
+			line, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = nil
+			s.cut = len(b) >= SampleSize
+		}
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		if len(bytes.TrimSpace(line)) > 0 {
+			s.lines = append(s.lines, line)
+		}
+	}
+	return s
+}
+
+// first returns the first non-space byte of the sample, or 0.
+func (s *sample) first() byte {
+	t := bytes.TrimLeft(s.data, " \t\r\n\ufeff")
+	t = bytes.TrimPrefix(t, []byte("\ufeff"))
+	if len(t) == 0 {
+		return 0
+	}
+	return t[0]
+}
+
+// has reports whether the sample contains every one of the strings.
+func (s *sample) has(subs ...string) bool {
+	for _, x := range subs {
+		if !bytes.Contains(s.data, []byte(x)) {
+			return false
+		}
+	}
+	return true
+}
+
+// fraction is the share (0..100) of the sample's complete lines for which
+// ok holds; 0 when there are none.
+func (s *sample) fraction(ok func([]byte) bool) int {
+	n, hit := 0, 0
+	for i, l := range s.lines {
+		if s.cut && i == len(s.lines)-1 {
+			break
+		}
+		n++
+		if ok(l) {
+			hit++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return hit * 100 / n
+}
