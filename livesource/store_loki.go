@@ -157,11 +157,13 @@ func (s *lokiStore) fetch(ctx context.Context, rf *roleFetch) error {
 			}
 			newest := page[len(page)-1].ts
 			if len(fresh) == 0 {
-				// A full page of entries already read (so all at cursor):
-				// more than limit entries share this nanosecond.
-				rf.truncate(fmt.Sprintf("more than %d entries at %s: the rest of that nanosecond was skipped",
-					limit, time.Unix(0, newest).UTC().Format(time.RFC3339Nano)))
-				cursor, seen = newest+1, map[string]int{}
+				// A full page of entries already read, all at cursor: more
+				// than limit entries share this nanosecond. Read it alone
+				// with Loki's largest limit, then go on after it.
+				if err := s.oneNanosecond(ctx, rf, &out, cursor, seen); err != nil {
+					return err
+				}
+				cursor, seen = cursor+1, map[string]int{}
 				continue
 			}
 			if newest != cursor {
@@ -173,6 +175,29 @@ func (s *lokiStore) fetch(ctx context.Context, rf *roleFetch) error {
 				}
 			}
 		}
+	}
+	return nil
+}
+
+// oneNanosecond writes the entries at ts not yet in seen, asking for up to
+// lokiMaxPage of them; more than that is truncation, reported.
+func (s *lokiStore) oneNanosecond(ctx context.Context, rf *roleFetch, out *lokiWriter, ts int64, seen map[string]int) error {
+	page, err := s.send(ctx, rf, s.query(rf.sel, rf.pushdown, rf.fallback != ""), ts, ts+1, lokiMaxPage, "forward")
+	if err != nil {
+		return err
+	}
+	var fresh []lokiEntry
+	for _, e := range page {
+		if k := e.key(); seen[k] > 0 {
+			seen[k]--
+			continue
+		}
+		fresh = append(fresh, e)
+	}
+	out.page(fresh)
+	if len(page) >= lokiMaxPage {
+		rf.truncate(fmt.Sprintf("more than %d entries at %s (Loki cannot page within one nanosecond): the rest were skipped",
+			lokiMaxPage, time.Unix(0, ts).UTC().Format(time.RFC3339Nano)))
 	}
 	return nil
 }
@@ -191,31 +216,27 @@ func (w *lokiWriter) begin() {
 	w.rf.w.WriteString(`{"status":"success","data":{"resultType":"streams","result":[`)
 }
 
-// page writes the fresh entries, one result element per stream, in time
-// order within each.
+// page writes the fresh entries (sorted by time) in time order: one
+// result element per run of entries from one stream.
 func (w *lokiWriter) page(es []lokiEntry) {
-	var order []string
-	by := map[string][]lokiEntry{}
-	for _, e := range es {
-		if _, ok := by[e.stream]; !ok {
-			order = append(order, e.stream)
-		}
-		by[e.stream] = append(by[e.stream], e)
-	}
-	for _, key := range order {
-		if !w.first {
-			w.rf.w.WriteByte(',')
-		}
-		w.first = false
-		w.rf.w.WriteString("\n{\"stream\":" + key + ",\"values\":[")
-		for i, e := range by[key] {
+	for i, e := range es {
+		if i == 0 || e.stream != es[i-1].stream {
 			if i > 0 {
+				w.rf.w.WriteString("]}")
+			}
+			if !w.first {
 				w.rf.w.WriteByte(',')
 			}
-			b, _ := json.Marshal(e.raw)
-			w.rf.w.Write(b)
-			w.rf.records++
+			w.first = false
+			w.rf.w.WriteString("\n{\"stream\":" + e.stream + ",\"values\":[")
+		} else {
+			w.rf.w.WriteByte(',')
 		}
+		b, _ := json.Marshal(e.raw)
+		w.rf.w.Write(b)
+		w.rf.records++
+	}
+	if len(es) > 0 {
 		w.rf.w.WriteString("]}")
 	}
 }
