@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -115,7 +116,7 @@ func (c *client) do(ctx context.Context, r request) ([]byte, error) {
 			return body, nil
 		}
 		if err == nil {
-			err = &httpError{status: status, body: clip(firstLine(string(body)), 300)}
+			err = &httpError{status: status, body: clip(errorText(body), 300)}
 		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -249,6 +250,38 @@ func (c *client) logf(format string, args ...any) {
 	if c.opt.Logf != nil {
 		c.opt.Logf("%s", c.redact(oneLine(fmt.Sprintf(format, args...))))
 	}
+}
+
+// errorText is the reason an error body gives: Elasticsearch's
+// error.root_cause[0].reason or error.reason, a JSON "error" string, or the
+// body's first line (Loki and VictoriaLogs answer in plain text).
+func errorText(body []byte) string {
+	var e struct {
+		Error json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(body, &e) == nil && len(e.Error) > 0 {
+		var s string
+		if json.Unmarshal(e.Error, &s) == nil {
+			return s
+		}
+		var es struct {
+			Type      string `json:"type"`
+			Reason    string `json:"reason"`
+			RootCause []struct {
+				Type   string `json:"type"`
+				Reason string `json:"reason"`
+			} `json:"root_cause"`
+		}
+		if json.Unmarshal(e.Error, &es) == nil {
+			if len(es.RootCause) > 0 && es.RootCause[0].Reason != "" {
+				return es.RootCause[0].Type + ": " + es.RootCause[0].Reason
+			}
+			if es.Reason != "" {
+				return es.Type + ": " + es.Reason
+			}
+		}
+	}
+	return firstLine(string(body))
 }
 
 func firstLine(s string) string {
