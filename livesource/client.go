@@ -64,9 +64,6 @@ func newClient(src Source, opt Options) (*client, error) {
 	return c, nil
 }
 
-// errLimit is returned when the per-role request bound is reached.
-var errLimit = errors.New("request limit reached")
-
 // httpError is a non-2xx answer.
 type httpError struct {
 	status int
@@ -108,7 +105,7 @@ func (c *client) do(ctx context.Context, r request) ([]byte, error) {
 	delay := c.opt.Backoff
 	for attempt := 0; ; attempt++ {
 		if c.requests >= c.opt.MaxRequests {
-			return nil, errLimit
+			return nil, &permanentError{fmt.Errorf("stopped after %d requests (the request limit)", c.requests)}
 		}
 		c.requests++
 		body, status, retryAfter, err := c.once(ctx, r)
