@@ -141,10 +141,10 @@ func (s *elasticStore) closePIT(rf *roleFetch, id string) {
 		path, body = "/_search/point_in_time", map[string]any{"pit_id": []string{id}}
 	}
 	b, _ := json.Marshal(body)
-	saved := rf.opt.Retries
-	rf.c.opt.Retries = 0
+	retries := rf.c.opt.Retries
+	rf.c.opt.Retries = 0 // one try: a PIT left open expires after pitKeepAlive
 	rf.c.do(ctx, request{method: http.MethodDelete, path: path, body: b, ctype: "application/json"})
-	rf.c.opt.Retries = saved
+	rf.c.opt.Retries = retries
 }
 
 func (s *elasticStore) fetch(ctx context.Context, rf *roleFetch) error {
