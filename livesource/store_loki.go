@@ -1,0 +1,244 @@
+package livesource
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// lokiStore queries Loki's /loki/api/v1/query_range (streams result).
+// Paging: the window is split into Options.Window pieces (Loki splits by
+// 1 h itself and refuses spans over max_query_length); each piece is read
+// with direction=forward and limit ≤ 5000 (max_entries_limit_per_query's
+// default). A full page continues from start = its newest nanosecond
+// (start is inclusive), dropping the entries already read at exactly that
+// nanosecond, so lines sharing one are neither lost nor repeated. Entries
+// are sorted by time whatever order the server used.
+//
+// The file written is one query_range response document holding every
+// page's streams, oldest first.
+type lokiStore struct{ opt Options }
+
+func (s *lokiStore) query(sel string, pushdown, fallback bool) string {
+	switch {
+	case !pushdown:
+		return sel
+	case fallback:
+		return sel + " " + LogQLRegexpFilter(s.opt.Contains)
+	}
+	return sel + " " + LogQLFilter(s.opt.Contains)
+}
+
+// lokiResponse is the part of a query_range answer read here.
+type lokiResponse struct {
+	Status string `json:"status"`
+	Data   struct {
+		ResultType string `json:"resultType"`
+		Result     []struct {
+			Stream map[string]string   `json:"stream"`
+			Values [][]json.RawMessage `json:"values"`
+		} `json:"result"`
+	} `json:"data"`
+}
+
+// lokiEntry is one value of a stream.
+type lokiEntry struct {
+	stream string // the stream's labels as JSON (the output key)
+	ts     int64
+	line   string
+	raw    []json.RawMessage
+}
+
+func (s *lokiStore) send(ctx context.Context, rf *roleFetch, q string, start, end int64, limit int, dir string) ([]lokiEntry, error) {
+	v := url.Values{
+		"query": {q}, "start": {strconv.FormatInt(start, 10)}, "end": {strconv.FormatInt(end, 10)},
+		"limit": {strconv.Itoa(limit)}, "direction": {dir},
+	}
+	body, err := rf.c.do(ctx, request{method: http.MethodGet, path: "/loki/api/v1/query_range", query: v})
+	if err != nil {
+		return nil, err
+	}
+	var r lokiResponse
+	if err := json.Unmarshal(body, &r); err != nil {
+		return nil, &permanentError{fmt.Errorf("not a query_range response: %v", err)}
+	}
+	if r.Status != "success" {
+		return nil, &permanentError{fmt.Errorf("query_range status %q", r.Status)}
+	}
+	if r.Data.ResultType != "streams" {
+		return nil, &permanentError{fmt.Errorf("query_range result type %q, want streams (a log query, not a metric query)", r.Data.ResultType)}
+	}
+	var out []lokiEntry
+	for _, st := range r.Data.Result {
+		key, _ := json.Marshal(st.Stream) // map keys sorted: a stable key
+		for _, val := range st.Values {
+			var tsText, line string
+			if len(val) < 2 || json.Unmarshal(val[0], &tsText) != nil || json.Unmarshal(val[1], &line) != nil {
+				return nil, &permanentError{errors.New("query_range value is not [\"<ns>\", \"<line>\", …]")}
+			}
+			ts, err := strconv.ParseInt(tsText, 10, 64)
+			if err != nil {
+				return nil, &permanentError{fmt.Errorf("query_range timestamp %q is not nanoseconds", tsText)}
+			}
+			out = append(out, lokiEntry{stream: string(key), ts: ts, line: line, raw: val})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b lokiEntry) int {
+		if a.ts != b.ts {
+			return cmpInt(a.ts, b.ts)
+		}
+		return strings.Compare(a.stream, b.stream)
+	})
+	return out, nil
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func (s *lokiStore) probe(ctx context.Context, rf *roleFetch) (bool, error) {
+	es, err := s.send(ctx, rf, rf.sel, rf.opt.Since.UnixNano(), rf.opt.Until.UnixNano(), 1, "backward")
+	return len(es) > 0, err
+}
+
+func (s *lokiStore) fetch(ctx context.Context, rf *roleFetch) error {
+	limit := min(rf.opt.PageSize, lokiMaxPage)
+	out := lokiWriter{rf: rf}
+	out.begin()
+	defer out.end()
+	for _, win := range windows(rf.opt.Since, rf.opt.Until, rf.opt.Window) {
+		cursor, end := win[0].UnixNano(), win[1].UnixNano()
+		seen := map[string]int{} // stream+line already written at exactly cursor
+		for {
+			if rf.full() {
+				return nil
+			}
+			page, err := s.send(ctx, rf, s.query(rf.sel, rf.pushdown, rf.fallback != ""), cursor, end, limit, "forward")
+			var he *httpError
+			if err != nil && rf.pushdown && rf.fallback == "" && errors.As(err, &he) && he.status == http.StatusBadRequest {
+				rf.fallback = `Loki rejected "|= … or …" (before 2.9): used the |~ regexp filter`
+				rf.c.logf("%s: %s", rf.c.src, rf.fallback)
+				page, err = s.send(ctx, rf, s.query(rf.sel, true, true), cursor, end, limit, "forward")
+			}
+			if err != nil {
+				return err
+			}
+			avail := maps.Clone(seen)
+			var fresh []lokiEntry
+			for _, e := range page {
+				if e.ts < cursor || e.ts >= end {
+					return fmt.Errorf("server returned an entry at %d ns outside [%d, %d)", e.ts, cursor, end)
+				}
+				if e.ts == cursor {
+					if k := e.key(); avail[k] > 0 {
+						avail[k]--
+						continue
+					}
+				}
+				fresh = append(fresh, e)
+			}
+			out.page(fresh)
+			if len(page) < limit {
+				break
+			}
+			newest := page[len(page)-1].ts
+			if len(fresh) == 0 {
+				// A full page of entries already read, all at cursor: more
+				// than limit entries share this nanosecond. Read it alone
+				// with Loki's largest limit, then go on after it.
+				if err := s.oneNanosecond(ctx, rf, &out, cursor, seen); err != nil {
+					return err
+				}
+				cursor, seen = cursor+1, map[string]int{}
+				continue
+			}
+			if newest != cursor {
+				cursor, seen = newest, map[string]int{}
+			}
+			for _, e := range fresh {
+				if e.ts == cursor {
+					seen[e.key()]++
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// oneNanosecond writes the entries at ts not yet in seen, asking for up to
+// lokiMaxPage of them; more than that is truncation, reported.
+func (s *lokiStore) oneNanosecond(ctx context.Context, rf *roleFetch, out *lokiWriter, ts int64, seen map[string]int) error {
+	page, err := s.send(ctx, rf, s.query(rf.sel, rf.pushdown, rf.fallback != ""), ts, ts+1, lokiMaxPage, "forward")
+	if err != nil {
+		return err
+	}
+	var fresh []lokiEntry
+	for _, e := range page {
+		if k := e.key(); seen[k] > 0 {
+			seen[k]--
+			continue
+		}
+		fresh = append(fresh, e)
+	}
+	out.page(fresh)
+	if len(page) >= lokiMaxPage {
+		rf.truncate(fmt.Sprintf("more than %d entries at %s (Loki cannot page within one nanosecond): the rest were skipped",
+			lokiMaxPage, time.Unix(0, ts).UTC().Format(time.RFC3339Nano)))
+	}
+	return nil
+}
+
+// key identifies an entry within one nanosecond.
+func (e lokiEntry) key() string { return e.stream + "\x00" + e.line }
+
+// lokiWriter writes one query_range document: every page's streams.
+type lokiWriter struct {
+	rf    *roleFetch
+	first bool
+}
+
+func (w *lokiWriter) begin() {
+	w.first = true
+	w.rf.w.WriteString(`{"status":"success","data":{"resultType":"streams","result":[`)
+}
+
+// page writes the fresh entries (sorted by time) in time order: one
+// result element per run of entries from one stream.
+func (w *lokiWriter) page(es []lokiEntry) {
+	for i, e := range es {
+		if i == 0 || e.stream != es[i-1].stream {
+			if i > 0 {
+				w.rf.w.WriteString("]}")
+			}
+			if !w.first {
+				w.rf.w.WriteByte(',')
+			}
+			w.first = false
+			w.rf.w.WriteString("\n{\"stream\":" + e.stream + ",\"values\":[")
+		} else {
+			w.rf.w.WriteByte(',')
+		}
+		b, _ := json.Marshal(e.raw)
+		w.rf.w.Write(b)
+		w.rf.records++
+	}
+	if len(es) > 0 {
+		w.rf.w.WriteString("]}")
+	}
+}
+
+func (w *lokiWriter) end() { w.rf.w.WriteString("\n]}}\n") }

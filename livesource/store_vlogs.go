@@ -1,0 +1,119 @@
+package livesource
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+)
+
+// vlogsStore queries VictoriaLogs' /select/logsql/query, which streams one
+// JSON object per record. Paging: the window is split into Options.Window
+// pieces; each piece is read in pages of PageSize records sorted by
+// (_time, _stream_id, _msg) — a total order — from a cursor: _time at or
+// after the last page's newest time, skipping (sort pipe offset) the
+// records already read at exactly that nanosecond, so lines that share a
+// timestamp are neither lost nor repeated.
+type vlogsStore struct{ opt Options }
+
+func (s *vlogsStore) query(sel string, pushdown, _ bool) string {
+	if sel == "" {
+		sel = "*"
+	}
+	if !pushdown {
+		return sel
+	}
+	return sel + " " + LogsQLFilter(s.opt.Contains)
+}
+
+// vlogsTime formats a time for LogsQL and the start/end args.
+func vlogsTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+// send posts one LogsQL query (form-encoded: the server ignores a JSON
+// body) and returns the JSON lines.
+func (s *vlogsStore) send(ctx context.Context, rf *roleFetch, q string, start, end time.Time) ([][]byte, error) {
+	form := url.Values{"query": {q}, "start": {vlogsTime(start)}, "end": {vlogsTime(end)}}
+	body, err := rf.c.do(ctx, request{method: http.MethodPost, path: "/select/logsql/query",
+		body: []byte(form.Encode()), ctype: "application/x-www-form-urlencoded"})
+	if err != nil {
+		return nil, err
+	}
+	var lines [][]byte
+	for _, l := range bytes.Split(body, []byte{'\n'}) {
+		if l = bytes.TrimSpace(l); len(l) > 0 {
+			lines = append(lines, l)
+		}
+	}
+	return lines, nil
+}
+
+func (s *vlogsStore) probe(ctx context.Context, rf *roleFetch) (bool, error) {
+	lines, err := s.send(ctx, rf, s.query(rf.sel, false, false)+" | limit 1", rf.opt.Since, rf.opt.Until)
+	return len(lines) > 0, err
+}
+
+func (s *vlogsStore) fetch(ctx context.Context, rf *roleFetch) error {
+	base := s.query(rf.sel, rf.pushdown, false)
+	page := rf.opt.PageSize
+	for _, win := range windows(rf.opt.Since, rf.opt.Until, rf.opt.Window) {
+		cursor, skip := win[0], 0
+		for {
+			if rf.full() {
+				return nil
+			}
+			q := fmt.Sprintf("%s _time:[%s, %s) | sort by (_time, _stream_id, _msg) offset %d limit %d",
+				base, vlogsTime(cursor), vlogsTime(win[1]), skip, page)
+			lines, err := s.send(ctx, rf, q, cursor, win[1])
+			if err != nil {
+				return err
+			}
+			var last time.Time
+			atLast := 0
+			for _, l := range lines {
+				ts, err := vlogsRecordTime(l)
+				if err != nil {
+					return fmt.Errorf("record %d of a page: %v", rf.records+1, err)
+				}
+				if ts.Before(cursor) || !ts.Before(win[1]) {
+					return fmt.Errorf("server returned a record at %s outside [%s, %s)", vlogsTime(ts), vlogsTime(cursor), vlogsTime(win[1]))
+				}
+				if ts.Equal(last) {
+					atLast++
+				} else {
+					last, atLast = ts, 1
+				}
+				rf.w.Write(l)
+				rf.w.WriteByte('\n')
+				rf.records++
+			}
+			if len(lines) < page {
+				break
+			}
+			if last.Equal(cursor) {
+				skip += atLast
+			} else {
+				cursor, skip = last, atLast
+			}
+		}
+	}
+	return nil
+}
+
+// vlogsRecordTime reads the _time field of one JSON line.
+func vlogsRecordTime(line []byte) (time.Time, error) {
+	var r struct {
+		Time string `json:"_time"`
+	}
+	if err := json.Unmarshal(line, &r); err != nil {
+		return time.Time{}, fmt.Errorf("not a JSON record: %v", err)
+	}
+	ts, err := time.Parse(time.RFC3339Nano, r.Time)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("_time %s: %v", strconv.Quote(r.Time), err)
+	}
+	return ts, nil
+}

@@ -1,0 +1,317 @@
+package livesource
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kcmtrace/kcmtrace/parser/classifier"
+)
+
+// seedRecord is one record put into the store: its stream, time and text.
+type seedRecord struct {
+	role string
+	time time.Time
+	msg  string
+}
+
+// keptByPrefilter is the parser's local prefilter: any prefilter token as a
+// substring (what parser.mayMatter computes, per its tests).
+func keptByPrefilter(line string) bool {
+	for _, tok := range classifier.PrefilterTokens() {
+		if bytes.Contains([]byte(line), tok) {
+			return true
+		}
+	}
+	return false
+}
+
+// klogTime reads the time of a klog header (Lmmdd hh:mm:ss.uuuuuu) in
+// year 2024 and zone loc.
+func klogTime(t *testing.T, line string, loc *time.Location) time.Time {
+	t.Helper()
+	ts, err := time.ParseInLocation("0102 15:04:05.000000", line[1:21], loc)
+	if err != nil {
+		t.Fatalf("klog time of %q: %v", line, err)
+	}
+	return ts.AddDate(2024, 0, 0)
+}
+
+// loadSeed reads testdata/incidents/seed-legacy as the store would hold it
+// (the KCM clock is +08:00, the kubelet's journal UTC) and adds noise:
+// other controllers' lines in the KCM stream, lines sharing one nanosecond
+// (more than a page of them), and volume lines in other streams that the
+// selectors must leave out.
+func loadSeed(t *testing.T) []seedRecord {
+	t.Helper()
+	dir := filepath.Join("..", "testdata", "incidents", "seed-legacy")
+	cst := time.FixedZone("CST", 8*3600)
+	var out []seedRecord
+	for _, f := range []struct{ file, role string }{{"kcm.log", "kcm"}, {"kubelet.log", "kubelet"}} {
+		b, err := os.ReadFile(filepath.Join(dir, f.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+			loc := cst
+			if f.role == "kubelet" {
+				_, line, _ = strings.Cut(line, "kubelet[2783]: ") // the journal's message
+				loc = time.UTC
+			}
+			out = append(out, seedRecord{role: f.role, time: klogTime(t, line, loc), msg: line})
+		}
+	}
+	day := time.Date(2024, 8, 12, 0, 0, 0, 0, time.UTC)
+	for i := range 3000 {
+		ts := day.Add(time.Duration(i) * 17 * time.Second).Add(time.Duration(i*7919) * time.Microsecond)
+		msg := fmt.Sprintf("I%s       1 endpointslice_controller.go:312] \"Error syncing endpoint slices for service, retrying\" key=\"default/svc-%d\"",
+			ts.In(cst).Format("0102 15:04:05.000000"), i%97)
+		if i%10 == 0 {
+			msg = fmt.Sprintf("I%s       1 reconciler.go:%d] attacherDetacher.AttachVolume started for volume \"pvc-noise-%d\" from node \"10.0.9.%d\" ",
+				ts.In(cst).Format("0102 15:04:05.000000"), 300+i%7, i, i%250)
+		}
+		out = append(out, seedRecord{role: "kcm", time: ts, msg: msg})
+	}
+	tie := day.Add(5*time.Hour + 123456789) // 23 lines in one nanosecond, 16 of them volume lines
+	for i := range 23 {
+		msg := fmt.Sprintf("I0812 13:00:00.123456       1 garbagecollector.go:501] \"Processing item\" item=\"uid-%02d\"", i)
+		if i%3 != 0 {
+			msg = fmt.Sprintf("I0812 13:00:00.123456       1 operation_generator.go:370] AttachVolume.Attach succeeded for volume \"pvc-tie-%02d\" ", i)
+		}
+		out = append(out, seedRecord{role: "kcm", time: tie, msg: msg})
+	}
+	for i := range 50 { // a scheduler that talks about volumes: not the KCM
+		out = append(out, seedRecord{role: "scheduler", time: day.Add(time.Duration(i) * time.Minute),
+			msg: fmt.Sprintf("I0812 00:%02d:00.000000       1 volume_binding.go:333] \"FindPodVolumes\" pod=\"default/p-%d\"", i, i)})
+	}
+	out = append(out, seedRecord{role: "kcm", time: day.Add(-time.Second), // outside the window
+		msg: "I0811 07:59:59.000000       1 reconciler.go:304] attacherDetacher.AttachVolume started for volume \"pvc-yesterday\" "})
+	return out
+}
+
+// vlJSONLines renders records as VictoriaLogs JSON lines with the labels
+// the collectors give: Promtail-style container/namespace/pod for pods,
+// journald fields for the kubelet.
+func vlJSONLines(recs []seedRecord) []byte {
+	var b bytes.Buffer
+	for _, r := range recs {
+		m := map[string]string{"_time": r.time.Format(time.RFC3339Nano), "_msg": r.msg}
+		switch r.role {
+		case "kcm":
+			m["container"], m["namespace"], m["pod"] = "kube-controller-manager", "kube-system", "kube-controller-manager-master-1"
+		case "scheduler":
+			m["container"], m["namespace"], m["pod"] = "kube-scheduler", "kube-system", "kube-scheduler-master-1"
+		case "kubelet":
+			m["_SYSTEMD_UNIT"], m["_HOSTNAME"], m["SYSLOG_IDENTIFIER"] = "kubelet.service", "vm-3-27-centos", "kubelet"
+		}
+		j, _ := json.Marshal(m)
+		b.Write(j)
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+var vlLoadOnce sync.Once
+
+// vlLoaded ingests the seed once into the shared server.
+func vlLoaded(t *testing.T) (string, []seedRecord) {
+	t.Helper()
+	base := needVictoriaLogs(t)
+	recs := loadSeed(t)
+	vlLoadOnce.Do(func() {
+		t0 := time.Now()
+		var pods, kubelet []seedRecord
+		for _, r := range recs {
+			if r.role == "kubelet" {
+				kubelet = append(kubelet, r)
+			} else {
+				pods = append(pods, r)
+			}
+		}
+		vlIngest(t, base, "container,namespace,pod", vlJSONLines(pods))
+		vlIngest(t, base, "_SYSTEMD_UNIT,_HOSTNAME", vlJSONLines(kubelet))
+		t.Logf("VictoriaLogs: ready in %s, %d records ingested and flushed in %s", vlServer.start, len(recs), time.Since(t0))
+	})
+	return base, recs
+}
+
+// expected lists, in time order, the messages of role in the window that
+// keep(msg) accepts (ties in message order, as the server sorts them).
+func expected(recs []seedRecord, role string, since, until time.Time, keep func(string) bool) []string {
+	var sel []seedRecord
+	for _, r := range recs {
+		if r.role == role && !r.time.Before(since) && r.time.Before(until) && keep(r.msg) {
+			sel = append(sel, r)
+		}
+	}
+	slices.SortStableFunc(sel, func(a, b seedRecord) int {
+		if c := a.time.Compare(b.time); c != 0 {
+			return c
+		}
+		return strings.Compare(a.msg, b.msg)
+	})
+	out := make([]string, len(sel))
+	for i, r := range sel {
+		out[i] = r.msg
+	}
+	return out
+}
+
+// fetchedMessages reads the _msg of every JSON line of a fetched file.
+func fetchedMessages(t *testing.T, s Stream) []string {
+	t.Helper()
+	rc, err := s.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	var out []string
+	sc := bufio.NewScanner(rc)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var r struct {
+			Msg string `json:"_msg"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("%s: %v", s.Path, err)
+		}
+		out = append(out, r.Msg)
+	}
+	return out
+}
+
+func diffLines(t *testing.T, what string, got, want []string) {
+	t.Helper()
+	if slices.Equal(got, want) {
+		return
+	}
+	t.Errorf("%s: got %d lines, want %d", what, len(got), len(want))
+	for i := 0; i < max(len(got), len(want)); i++ {
+		var g, w string
+		if i < len(got) {
+			g = got[i]
+		}
+		if i < len(want) {
+			w = want[i]
+		}
+		if g != w {
+			t.Errorf("first difference at line %d:\n got  %q\n want %q", i+1, g, w)
+			return
+		}
+	}
+}
+
+var (
+	seedSince = time.Date(2024, 8, 12, 0, 0, 0, 0, time.UTC)
+	seedUntil = time.Date(2024, 8, 13, 0, 0, 0, 0, time.UTC)
+)
+
+// TestVictoriaLogsPushdownEqualsPrefilter: against the real server, with
+// the default selectors probed and pages of 7 records (so paging crosses
+// the 23 records that share one nanosecond), each role's fetched lines are
+// exactly the lines the local prefilter keeps, in time order; the
+// scheduler's volume lines and the record outside the window stay out.
+func TestVictoriaLogsPushdownEqualsPrefilter(t *testing.T) {
+	base, recs := vlLoaded(t)
+	src, err := Parse("vlogs+" + base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var notes []string
+	t0 := time.Now()
+	streams, err := Fetch(context.Background(), src, Options{
+		Dir: t.TempDir(), Since: seedSince, Until: seedUntil, PageSize: 7,
+		Logf: func(f string, a ...any) { notes = append(notes, fmt.Sprintf(f, a...)) },
+	})
+	took := time.Since(t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(streams) != 2 {
+		t.Fatalf("got %d streams, want kcm and kubelet", len(streams))
+	}
+	total := 0
+	for _, s := range streams {
+		want := expected(recs, s.Role, seedSince, seedUntil, keptByPrefilter)
+		got := fetchedMessages(t, s)
+		diffLines(t, s.Role, got, want)
+		if s.Records != len(got) || s.Truncated != "" || !s.DefaultSelector || s.Envelope != "victorialogs" {
+			t.Errorf("%s: stream %+v", s.Role, s)
+		}
+		all := expected(recs, s.Role, seedSince, seedUntil, func(string) bool { return true })
+		t.Logf("%s: %d of %d lines in the stream fetched (selector %s, %d requests)", s.Role, len(got), len(all), s.Selector, s.Requests)
+		total += len(got)
+	}
+	if streams[0].Selector != `container:="kube-controller-manager"` || streams[1].Selector != `_SYSTEMD_UNIT:="kubelet.service"` {
+		t.Errorf("selectors %q, %q", streams[0].Selector, streams[1].Selector)
+	}
+	if !strings.Contains(strings.Join(notes, "\n"), "using default selector") {
+		t.Errorf("no note on the default selector: %q", notes)
+	}
+	t.Logf("fetched %d lines in %s", total, took)
+}
+
+// TestVictoriaLogsPushdownOffAndContains: --pushdown off returns the whole
+// selected stream; Contains narrows to one volume's lines (AND).
+func TestVictoriaLogsPushdownOffAndContains(t *testing.T) {
+	base, recs := vlLoaded(t)
+	src, _ := Parse("vlogs+" + base)
+	sel := map[string]string{"kcm": `{container="kube-controller-manager"}`}
+	streams, err := Fetch(context.Background(), src, Options{
+		Dir: t.TempDir(), Since: seedSince, Until: seedUntil, Selectors: sel, Pushdown: PushdownOff, PageSize: 500,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	diffLines(t, "pushdown off", fetchedMessages(t, streams[0]),
+		expected(recs, "kcm", seedSince, seedUntil, func(string) bool { return true }))
+	if streams[0].Query != sel["kcm"] {
+		t.Errorf("query %q, want the selector alone", streams[0].Query)
+	}
+
+	streams, err = Fetch(context.Background(), src, Options{
+		Dir: t.TempDir(), Since: seedSince, Until: seedUntil, Selectors: sel, Contains: []string{"disk-4k8m2p1q"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := expected(recs, "kcm", seedSince, seedUntil, func(m string) bool {
+		return keptByPrefilter(m) && strings.Contains(m, "disk-4k8m2p1q")
+	})
+	if len(want) == 0 {
+		t.Fatal("seed has no disk-4k8m2p1q line")
+	}
+	diffLines(t, "contains", fetchedMessages(t, streams[0]), want)
+}
+
+// TestVictoriaLogsQueryError: a selector the server cannot parse is one
+// line naming the source and role, and the other role is still fetched.
+func TestVictoriaLogsQueryError(t *testing.T) {
+	base, _ := vlLoaded(t)
+	src, _ := Parse("vlogs+" + base)
+	streams, err := Fetch(context.Background(), src, Options{
+		Dir: t.TempDir(), Since: seedSince, Until: seedUntil, Retries: -1,
+		Selectors: map[string]string{"kcm": `{container="kube-controller-manager"`, "kubelet": `_SYSTEMD_UNIT:="kubelet.service"`},
+	})
+	if err == nil || !strings.HasPrefix(err.Error(), "vlogs+"+base+": kcm: query rejected (HTTP 400") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("error %q", err)
+	}
+	var kubelet *Stream
+	for i := range streams {
+		if streams[i].Role == "kubelet" {
+			kubelet = &streams[i]
+		}
+	}
+	if kubelet == nil || kubelet.Records != 118 {
+		t.Fatalf("kubelet stream %+v", kubelet)
+	}
+}
