@@ -171,9 +171,9 @@ func describeKind(root *entry) string {
 	switch {
 	case has("Reclaim Policy") || has("Claim") && has("Source"):
 		return "PersistentVolume"
-	case has("Used By") || has("Volume") && has("Access Modes"):
+	case has("Used By") || has("Volume") && (has("Access Modes") || has("StorageClass")):
 		return "PersistentVolumeClaim"
-	case has("Taints") || has("System Info") || has("Addresses") && has("Conditions"):
+	case has("Roles") || has("Taints") || has("System Info") || has("Addresses") && has("Conditions"):
 		return "Node"
 	}
 	return ""

@@ -29,8 +29,10 @@ func Detect(sample []byte) (role string, ok bool) {
 	case body[0] == '{' || body[0] == '[':
 		kinds, ok = detectJSON(body)
 	case bytes.HasPrefix(body, []byte("Name:")):
-		roots := parseDescribe(body, 1)
-		return RoleState, len(roots) > 0 && describeKind(roots[0]) != ""
+		if roots := parseDescribe(body, 1); len(roots) > 0 && describeKind(roots[0]) != "" {
+			return RoleState, true
+		}
+		return "", false
 	default:
 		kinds, ok = detectYAML(body)
 	}
