@@ -61,7 +61,8 @@ func (s *Snapshot) ReadFile(path string) error {
 
 // Add reads one state input (kubectl get -o json or -o yaml, a List, several
 // YAML documents, concatenated JSON objects, or kubectl describe of PV, PVC,
-// Node and VolumeAttachment) into s and returns its File entry. Problems are
+// Node and VolumeAttachment) into s and returns its File entry (valid until
+// the next Add: it points into s.Files). Problems are
 // appended to s.Problems; the objects before and after a bad one are kept.
 func (s *Snapshot) Add(path string, data []byte) *File {
 	before := s.count()
