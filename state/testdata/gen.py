@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""Writes the seed-legacy cluster dump (testdata/incidents/seed-legacy) as
+kubectl would print it: seed-legacy/state.json (kubectl get -A -o json of
+mixed kinds), seed-legacy/state.yaml (the same List as -o yaml),
+seed-legacy/events.json (core/v1 EventList) and seed-legacy/events.yaml
+(events.k8s.io/v1). The dump is taken at 04:10Z, after the last log line.
+Run from this directory: python3 gen.py"""
+import json, yaml
+
+DRV = "com.tencent.cloud.csi.cbs"
+ZK = "topology.com.tencent.cloud.csi.cbs/zone"
+A, B, C = "10.0.3.15", "10.0.3.27", "10.0.3.41"
+V1, H1 = "pvc-5d6c3d9e-8b1a-4c0e-9f2e-3a7b8c9d0e1f", "disk-7x9qk2mz"
+V2, H2 = "pvc-a41c7f20-3e5b-4d9a-8c71-6b2e9f0d1a53", "disk-4k8m2p1q"
+TAKEN = "2024-08-12T04:10:02Z"
+
+def managed(t): return [{"manager": "kube-controller-manager", "operation": "Update", "time": t}]
+
+def pv(name, handle, claim, uid, zone):
+    return {"apiVersion": "v1", "kind": "PersistentVolume",
+        "metadata": {"name": name, "uid": uid, "creationTimestamp": "2024-08-01T02:00:00Z",
+            "annotations": {"pv.kubernetes.io/provisioned-by": DRV},
+            "finalizers": ["kubernetes.io/pv-protection", "external-attacher/com-tencent-cloud-csi-cbs"],
+            "managedFields": managed("2024-08-01T02:00:05Z")},
+        "spec": {"accessModes": ["ReadWriteOnce"], "capacity": {"storage": "20Gi"},
+            "claimRef": {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "namespace": "default", "name": claim},
+            "csi": {"driver": DRV, "volumeHandle": handle, "fsType": "ext4"},
+            "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+                {"key": ZK, "operator": "In", "values": [zone]}]}]}},
+            "persistentVolumeReclaimPolicy": "Delete", "storageClassName": "cbs", "volumeMode": "Filesystem"},
+        "status": {"phase": "Bound"}}
+
+def pvc(name, vol):
+    return {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+        "metadata": {"name": name, "namespace": "default", "creationTimestamp": "2024-08-01T01:59:58Z",
+            "annotations": {"pv.kubernetes.io/bind-completed": "yes", "volume.kubernetes.io/selected-node": A},
+            "finalizers": ["kubernetes.io/pvc-protection"]},
+        "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "20Gi"}},
+            "storageClassName": "cbs", "volumeMode": "Filesystem", "volumeName": vol},
+        "status": {"accessModes": ["ReadWriteOnce"], "capacity": {"storage": "20Gi"}, "phase": "Bound"}}
+
+def unique(h): return "kubernetes.io/csi/%s^%s" % (DRV, h)
+
+def node(name, zone, attached, unschedulable=False):
+    n = {"apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": name, "creationTimestamp": "2024-08-05T02:11:09Z",
+            "labels": {"kubernetes.io/hostname": name, "topology.kubernetes.io/zone": zone,
+                "failure-domain.beta.kubernetes.io/zone": {"ap-guangzhou-3": "100003", "ap-guangzhou-4": "100004"}[zone],
+                ZK: zone},
+            "annotations": {"csi.volume.kubernetes.io/nodeid": json.dumps({DRV: "ins-" + name.replace(".", "")})}},
+        "spec": {"providerID": "qcloud:///100004/ins-" + name.replace(".", "")},
+        "status": {"allocatable": {"cpu": "3920m", "memory": "6857Mi", "pods": "61"},
+            "addresses": [{"type": "InternalIP", "address": name}, {"type": "Hostname", "address": name}],
+            "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady",
+                "lastHeartbeatTime": TAKEN, "lastTransitionTime": "2024-08-05T02:12:09Z"}],
+            "volumesAttached": [{"name": unique(h), "devicePath": ""} for h in attached],
+            "volumesInUse": [unique(h) for h in attached]}}
+    if unschedulable:
+        n["spec"]["unschedulable"] = True
+    if not attached:
+        del n["status"]["volumesAttached"], n["status"]["volumesInUse"]
+    return n
+
+def csinode(name, zone):
+    return {"apiVersion": "storage.k8s.io/v1", "kind": "CSINode",
+        "metadata": {"name": name, "creationTimestamp": "2024-08-05T02:11:20Z"},
+        "spec": {"drivers": [{"name": DRV, "nodeID": "ins-" + name.replace(".", ""),
+            "topologyKeys": [ZK], "allocatable": {"count": 20}}]}}
+
+def va(handle, pvname, nodename, created):
+    import hashlib
+    return {"apiVersion": "storage.k8s.io/v1", "kind": "VolumeAttachment",
+        "metadata": {"name": "csi-" + hashlib.sha256((handle + DRV + nodename).encode()).hexdigest(),
+            "creationTimestamp": created, "finalizers": ["external-attacher/com-tencent-cloud-csi-cbs"],
+            "annotations": {"csi.alpha.kubernetes.io/node-id": "ins-" + nodename.replace(".", "")},
+            "managedFields": managed(created)},
+        "spec": {"attacher": DRV, "nodeName": nodename, "source": {"persistentVolumeName": pvname}},
+        "status": {"attached": True}}
+
+def pod(name, uid, claim, nodename):
+    return {"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "namespace": "default", "uid": uid, "creationTimestamp": "2024-08-12T03:52:30Z"},
+        "spec": {"nodeName": nodename, "volumes": [
+            {"name": "data", "persistentVolumeClaim": {"claimName": claim}},
+            {"name": "kube-api-access-x", "projected": {"sources": []}}]},
+        "status": {"phase": "Pending" if name == "mysql-0" else "Running"}}
+
+objs = [
+    pv(V1, H1, "data-mysql-0", "5d6c3d9e-8b1a-4c0e-9f2e-3a7b8c9d0e1f", "ap-guangzhou-4"),
+    pv(V2, H2, "data-redis-0", "a41c7f20-3e5b-4d9a-8c71-6b2e9f0d1a53", "ap-guangzhou-4"),
+    pvc("data-mysql-0", V1), pvc("data-redis-0", V2),
+    node(A, "ap-guangzhou-3", []), node(B, "ap-guangzhou-4", [H1, H2]), node(C, "ap-guangzhou-4", [], True),
+    csinode(A, "ap-guangzhou-3"), csinode(B, "ap-guangzhou-4"), csinode(C, "ap-guangzhou-4"),
+    {"apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver", "metadata": {"name": DRV},
+        "spec": {"attachRequired": True, "podInfoOnMount": False, "volumeLifecycleModes": ["Persistent"]}},
+    {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "cbs"},
+        "provisioner": DRV, "reclaimPolicy": "Delete", "volumeBindingMode": "Immediate",
+        "parameters": {"diskType": "CLOUD_PREMIUM"}},
+    pod("mysql-0", "5a9c7e3d-2b1f-4c8a-9e6d-7f0a1b2c3d4e", "data-mysql-0", B),
+    pod("redis-0", "0c9b8a7d-6e5f-4d3c-9b2a-1f0e9d8c7b6a", "data-redis-0", B),
+    va(H1, V1, B, "2024-08-12T03:45:09Z"),
+    va(H2, V2, B, "2024-08-12T03:50:48Z"),
+]
+lst = {"apiVersion": "v1", "items": objs, "kind": "List", "metadata": {"resourceVersion": ""}}
+open("seed-legacy/state.json", "w").write(json.dumps(lst, indent=4) + "\n")
+open("seed-legacy/state.yaml", "w").write(yaml.safe_dump(lst, default_flow_style=False, sort_keys=True))
+
+def ref(name, uid): return {"apiVersion": "v1", "kind": "Pod", "namespace": "default", "name": name, "uid": uid}
+zmsg = ("AttachVolume.Attach failed for volume \"%s\" : rpc error: code = Internal desc = [TencentCloudSDKError] "
+        "Code=ResourceUnavailable.ZoneNotMatch, Message=DiskId: %s, 可用区不匹配 (5e2b9c0d7a41), RequestId=413c9497-d987-4b3a-9fa2-31a30f5c68c3") % (V1, H1)
+core = {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": [
+    {"apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": "mysql-0.17eab1c2d3e4f5a6", "namespace": "default", "creationTimestamp": "2024-08-12T03:10:01Z"},
+        "involvedObject": ref("mysql-0", "8e1d2c3b-4a5f-4b6c-9d7e-0f1a2b3c4d5e"), "reason": "FailedAttachVolume",
+        "message": zmsg, "type": "Warning", "count": 24, "firstTimestamp": "2024-08-12T03:10:01Z",
+        "lastTimestamp": "2024-08-12T03:43:06Z", "source": {"component": "attachdetach-controller"},
+        "eventTime": None, "reportingComponent": "", "reportingInstance": ""},
+    {"apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": "mysql-0.17eab3a0b1c2d3e4", "namespace": "default", "creationTimestamp": "2024-08-12T03:45:13Z"},
+        "involvedObject": ref("mysql-0", "8e1d2c3b-4a5f-4b6c-9d7e-0f1a2b3c4d5e"), "reason": "SuccessfulAttachVolume",
+        "message": "AttachVolume.Attach succeeded for volume \"%s\" " % V1, "type": "Normal", "count": 1,
+        "firstTimestamp": "2024-08-12T03:45:13Z", "lastTimestamp": "2024-08-12T03:45:13Z",
+        "source": {"component": "attachdetach-controller"}}]}
+open("seed-legacy/events.json", "w").write(json.dumps(core, indent=4, ensure_ascii=False) + "\n")
+new = [{"apiVersion": "events.k8s.io/v1", "kind": "Event",
+        "metadata": {"name": "mysql-0.17eab4f0a1b2c3d4", "namespace": "default", "creationTimestamp": "2024-08-12T03:52:41Z"},
+        "eventTime": "2024-08-12T03:52:41.118237Z", "reportingController": "kubelet", "reportingInstance": B,
+        "action": "", "reason": "FailedMount", "type": "Warning",
+        "regarding": ref("mysql-0", "5a9c7e3d-2b1f-4c8a-9e6d-7f0a1b2c3d4e"),
+        "note": "MountVolume.WaitForAttach failed for volume \"%s\" : can not find diskId %s by serial" % (V1, H1),
+        "series": {"count": 14, "lastObservedTime": "2024-08-12T04:06:59.017187Z"},
+        "deprecatedFirstTimestamp": "2024-08-12T03:52:41Z", "deprecatedLastTimestamp": "2024-08-12T04:06:59Z",
+        "deprecatedCount": 14, "deprecatedSource": {"component": "kubelet", "host": B}}]
+open("seed-legacy/events.yaml", "w").write("".join("---\n" + yaml.safe_dump(e, allow_unicode=True, sort_keys=True) for e in new))
