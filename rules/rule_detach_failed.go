@@ -86,10 +86,6 @@ func checkDetachFailed(c *Context) []Finding {
 			byTime(evs)
 			out = append(out, detachFailedFinding(v, k.node, k.code, evs))
 		}
-		// 2. Detaches retried or left hanging, without failure lines.
-		if !vf.has(startKinds) {
-			continue
-		}
 		// 2. The cloud reports the disk busy while detaching, and no detach
 		// result follows (the driver's own poll lines may be all there is).
 		busy := filter(v, isBusyPoll)
