@@ -52,7 +52,15 @@ func TestRealLogs(t *testing.T) {
 		{file: "030-openebs-iscsi-node-shutdown-multiattach-used-by-pods.log", wantRules: []string{"multi-attach"},
 			why: "agrees: long-lived 'used by pod(s)' Multi-Attach (warning); the FailedMount x7 row is cut from the excerpt"},
 	}
-	files, _ := filepath.Glob("../testdata/real-logs/*.log")
+	// The shared corpus is 001–030; the project's own excerpts (031 on) are
+	// held to testdata/real-logs/expectations.tsv by their own test.
+	all, _ := filepath.Glob("../testdata/real-logs/*.log")
+	var files []string
+	for _, f := range all {
+		if filepath.Base(f) <= "030-~" {
+			files = append(files, f)
+		}
+	}
 	if len(files) != len(cases) {
 		t.Errorf("%d real logs, %d cases: keep the table in step with INDEX.md", len(files), len(cases))
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kcmtrace/kcmtrace/parser"
+	"github.com/kcmtrace/kcmtrace/parser/classifier"
 	"github.com/kcmtrace/kcmtrace/timeline"
 )
 
@@ -52,13 +53,21 @@ func checkDetachFailed(c *Context) []Finding {
 	logEnd := end(c.Timeline)
 	var out []Finding
 	var starts detachStarts
-	failedKinds, startKinds := kindsOf(parser.DetachFailed), kindsOf(parser.DetachStarted, parser.ForceDetach)
+	failedKinds := kindsOf(parser.DetachFailed, parser.CSIError)
+	startKinds := kindsOf(parser.DetachStarted, parser.ForceDetach, parser.DetachVerifiedSafe)
+	busyOther := volumelessBusy(c.Timeline)
 	for vi, v := range c.Timeline.Volumes {
 		vf := c.vol(vi)
+		// 0. A plugin that cannot detach at all: one quiet finding.
+		if vf.has(kindsOf(parser.DetachStartFailed)) {
+			if f, ok := notAttachableFinding(v); ok {
+				out = append(out, f)
+			}
+		}
 		// 1. Explicit failures, per (node, class).
 		var fails []parser.Event
 		if vf.has(failedKinds) {
-			fails = counted(filter(v, func(e *parser.Event) bool { return e.Kind == parser.DetachFailed }))
+			fails = counted(detachFailures(v))
 		}
 		type key struct{ node, code string }
 		groups := map[key][]parser.Event{}
@@ -77,20 +86,141 @@ func checkDetachFailed(c *Context) []Finding {
 			byTime(evs)
 			out = append(out, detachFailedFinding(v, k.node, k.code, evs))
 		}
-		// 2. Detaches retried or left hanging, without failure lines.
+		// 2. The cloud reports the disk busy while detaching, and no detach
+		// result follows (the driver's own poll lines may be all there is).
+		busy := filter(v, isBusyPoll)
+		if len(fails) == 0 && len(busy) > 0 && !vf.has(startKinds) {
+			if f, ok := busyFinding(v, busy); ok {
+				out = append(out, f)
+			}
+		}
+		// 3. Detaches retried or left hanging, without failure lines.
 		if !vf.has(startKinds) {
 			continue
 		}
 		for n, nd := range vf.nodes {
-			if failedNode[nd] {
+			if failedNode[nd] || (nd == "" && len(fails) > 0) {
 				continue
 			}
-			if f, ok := starts.retriedOrStuck(c.Timeline, v, vf, int32(n), stuckAfter, logEnd); ok {
+			if f, ok := starts.retriedOrStuck(c.Timeline, v, vf, int32(n), stuckAfter, logEnd, append(busy, busyOther...)); ok {
 				out = append(out, f)
 			}
 		}
 	}
 	return out
+}
+
+// detachFailures are v's failed detaches: the controller's (KCM
+// DetachVolume.Detach failed, the in-tree cloud detacher's error), or —
+// when the KCM log is not among the inputs — the external-attacher's and
+// the CSI controller plugin's (ControllerUnpublishVolume errors, "failed to
+// detach", detach timeouts), which are the same failures seen from below.
+// A failure without a node takes the volume's only detach node.
+func detachFailures(v *timeline.Volume) []parser.Event {
+	kcm := filter(v, func(e *parser.Event) bool { return e.Kind == parser.DetachFailed })
+	fails := kcm
+	if len(kcm) == 0 {
+		fails = filter(v, func(e *parser.Event) bool {
+			return e.Kind == parser.CSIError && e.Detail == "detach" && e.Code != classifier.CodeOperationPending
+		})
+	}
+	nodes := map[string]bool{}
+	for i := range v.Events {
+		if e := &v.Events[i]; isDetach(e.Kind) && e.Node != "" {
+			nodes[e.Node] = true
+		}
+	}
+	if len(nodes) == 1 {
+		for n := range nodes {
+			for i := range fails {
+				if fails[i].Node == "" {
+					fails[i].Node = n
+				}
+			}
+		}
+	}
+	return fails
+}
+
+// isBusyPoll: the cloud's "Waiting for volume state: actual=busy" poll.
+func isBusyPoll(e *parser.Event) bool {
+	return e.Kind == parser.Bookkeeping && e.Code == classifier.CodeVolumeBusy
+}
+
+// volumelessBusy are the busy polls that name no volume (in-tree aws.go).
+func volumelessBusy(tl *timeline.Timeline) []parser.Event {
+	var out []parser.Event
+	for i := range tl.Other {
+		if isBusyPoll(&tl.Other[i]) {
+			out = append(out, tl.Other[i])
+		}
+	}
+	return out
+}
+
+// busyFinding reports a disk the cloud keeps busy while detaching, with no
+// detach success after the last poll.
+func busyFinding(v *timeline.Volume, busy []parser.Event) (Finding, bool) {
+	last := busy[len(busy)-1]
+	if firstAfterTime(v, last.Time, func(e *parser.Event) bool {
+		return kindIn(e.Kind, parser.DetachSucceeded, parser.CSIDetached, parser.MarkedDetached)
+	}) != nil {
+		return Finding{}, false
+	}
+	first := busy[0].Time
+	f := Finding{
+		Volume:      key(v),
+		PV:          v.PV,
+		Start:       first,
+		End:         last.Time,
+		Count:       len(busy),
+		Code:        classifier.CodeVolumeBusy,
+		Summary:     fmt.Sprintf("detach of %s does not finish: the cloud reports the disk busy (%d polls over %s)", name(v), len(busy), dur(last.Time.Sub(first))),
+		Explanation: fmt.Sprintf("The detacher (the CSI driver's ControllerUnpublishVolume, or the in-tree cloud detacher in the KCM) asked the cloud to detach %s and polls its state: it went from detaching to busy. EC2 reports busy while the instance still uses the device — the kubelet's UnmountDevice did not unmount the global mount (plugins/…/globalmount), or something outside Kubernetes holds it. Busy does not clear by itself; the detach times out and is retried while the volume stays attached and cannot move.", name(v)),
+		Evidence:    append(series(busy[:1], "cloud reports the disk busy"), evidence(last, "still busy at the last poll")),
+	}
+	f.SetNext(busySteps()...)
+	return f, true
+}
+
+// busySteps are the next steps for a detach the cloud reports busy.
+func busySteps() []Step {
+	return []Step{
+		{Confirm, "On the old node, find what holds the device: grep the disk in /proc/mounts (the global mount under /var/lib/kubelet/plugins/…), lsof / fuser on the device."},
+		{Recover, "Unmount the leftover global mount on that node (or drain and reboot it); the next detach retry then succeeds."},
+		{Fix, "Read the kubelet's UnmountDevice / NodeUnstageVolume lines for the volume on that node: why it did not unmount."},
+	}
+}
+
+// notAttachableFinding reports a volume whose plugin is not attachable but
+// for which the attach/detach controller keeps trying to start a detach
+// (FindAttachablePluginBySpec failed), once, quietly: nothing is attached,
+// so nothing is stuck, but the reconciler logs it every 100ms.
+func notAttachableFinding(v *timeline.Volume) (Finding, bool) {
+	evs := counted(filter(v, func(e *parser.Event) bool {
+		return e.Kind == parser.DetachStartFailed && e.Code == classifier.CodeNotAttachable
+	}))
+	if len(evs) == 0 {
+		return Finding{}, false
+	}
+	first, last := spanOf(evs)
+	n := total(evs)
+	f := Finding{
+		Severity:    Info,
+		Volume:      key(v),
+		PV:          v.PV,
+		Start:       first,
+		End:         last,
+		Count:       n,
+		Code:        classifier.CodeNotAttachable,
+		Summary:     fmt.Sprintf("attach/detach controller tried to start a detach of %s %s (%s): its plugin is not attachable", name(v), plural(n, "time"), dur(last.Sub(first))),
+		Explanation: fmt.Sprintf("The attach/detach controller's actual state of world lists %s as attached, but DetachVolume cannot start: FindAttachablePluginBySpec finds no attachable plugin for it (a volume type that is never attached, e.g. NFS or a CSI driver without the attach capability, recorded as attached by an older controller or a changed CSIDriver attachRequired). The reconciler retries every loop, so the log fills with the same line; nothing is attached, so nothing waits on it.", name(v)),
+		Evidence:    series(evs, "detach cannot start: plugin not attachable"),
+	}
+	f.SetNext(
+		Step{Confirm, "kubectl get volumeattachments and kubectl get csidriver: is there a VolumeAttachment for this volume, and does its driver have attachRequired: false?"},
+		Step{Fix, "Delete the stale VolumeAttachment (or restart the KCM so the actual state of world is rebuilt from node status); upgrade a KCM that keeps non-attachable volumes in its actual state."})
+	return f, true
 }
 
 func detachFailedFinding(v *timeline.Volume, node, code string, evs []parser.Event) Finding {
@@ -113,6 +243,15 @@ func detachFailedFinding(v *timeline.Volume, node, code string, evs []parser.Eve
 	if cad := cadence(evs); cad != "" {
 		fmt.Fprintf(&ex, "Retries: %s (backoff 500ms doubling to 2m2s). ", cad)
 	}
+	if pvGone(evs) {
+		ex.WriteString("The PersistentVolume the VolumeAttachment points to was deleted, so the external-attacher cannot read the volume handle to call ControllerUnpublishVolume; the VolumeAttachment keeps its finalizer and the disk may still be attached in the cloud. ")
+	}
+	switch code {
+	case classifier.CodeVolumeBusy:
+		ex.WriteString("The cloud kept the disk busy: the instance still uses the device (the kubelet's global mount was not unmounted, or something outside Kubernetes holds it). ")
+	case parser.CodeDeadlineExceeded:
+		ex.WriteString("The detacher gave up waiting for the detach to complete (csi_attacher waits for the VolumeAttachment to go; the cloud for the disk's state). ")
+	}
 	if code == parser.CodeStillMounted {
 		ex.WriteString("The safe-to-detach check refused: the node still lists the volume in node.status.volumesInUse, i.e. its kubelet has not unmounted it. ")
 	} else {
@@ -129,6 +268,12 @@ func detachFailedFinding(v *timeline.Volume, node, code string, evs []parser.Eve
 		ex.WriteString("No successful detach follows in these logs.")
 	}
 	next := "Read the error text; check the external-attacher and the CSI controller plugin's ControllerUnpublishVolume logs for this VolumeAttachment, and the disk's state in the cloud."
+	switch {
+	case code == classifier.CodeVolumeBusy:
+		next = "On the old node, find and unmount what holds the device (the global mount under /var/lib/kubelet/plugins/…, lsof / fuser); read the kubelet's UnmountDevice lines for the volume there."
+	case pvGone(evs):
+		next = "Check the VolumeAttachment (kubectl get volumeattachment -o yaml: spec.source.persistentVolumeName, status.detachError); detach the disk in the cloud if it is still attached, then remove the VolumeAttachment's finalizer."
+	}
 	if code == parser.CodeStillMounted {
 		next = fmt.Sprintf("Check the kubelet on %s: UnmountDevice/TearDown errors, or a stale mount keeping the volume in node.status.volumesInUse.", nodeOr(node))
 	}
@@ -158,7 +303,13 @@ type detachStarts struct {
 // starts that repeat with no result between them (the failure lines
 // filtered out of the input), or a last detach start with no result while
 // the logs go on past stuckAfter.
-func (d *detachStarts) retriedOrStuck(tl *timeline.Timeline, v *timeline.Volume, vf *volFacts, n int32, stuckAfter time.Duration, logEnd time.Time) (Finding, bool) {
+//
+// A "Verified volume is safe to detach" line opens a run when no start
+// does (the start line may be filtered out or at a lower verbosity), and a
+// detach still open when the logs end counts as stuck sooner than
+// stuckAfter when the cloud reported the disk busy after it (busy: polls of
+// this volume, or polls naming no volume in the same input).
+func (d *detachStarts) retriedOrStuck(tl *timeline.Timeline, v *timeline.Volume, vf *volFacts, n int32, stuckAfter time.Duration, logEnd time.Time, busy []parser.Event) (Finding, bool) {
 	node := vf.nodes[n]
 	run, best := d.run[:0], d.best[:0] // detach starts since the last result; the last run of several
 	for i := range v.Events {
@@ -167,6 +318,10 @@ func (d *detachStarts) retriedOrStuck(tl *timeline.Timeline, v *timeline.Volume,
 			continue
 		}
 		switch {
+		case e.Kind == parser.DetachVerifiedSafe:
+			if len(run) == 0 {
+				run = append(run, i)
+			}
 		case e.Kind == parser.DetachStarted || e.Kind == parser.ForceDetach:
 			if k := len(run); k > 0 && e.Time.Sub(v.Events[run[k-1]].Time) < minRetryGap {
 				continue // the same attempt logged twice
@@ -211,8 +366,34 @@ func (d *detachStarts) retriedOrStuck(tl *timeline.Timeline, v *timeline.Volume,
 			}
 		}
 	}
-	if len(run) == 1 && !restartedSince && logEnd.Sub(v.Events[run[0]].Time) >= stuckAfter {
+	var busyAfter *parser.Event
+	if len(run) == 1 {
+		s := &v.Events[run[0]]
+		for i := range busy {
+			if b := &busy[i]; !b.Time.Before(s.Time) && (b.Volume != "" || b.Handle != "" || b.Source.Input == s.Source.Input) {
+				busyAfter = b
+			}
+		}
+	}
+	if len(run) == 1 && !restartedSince && (logEnd.Sub(v.Events[run[0]].Time) >= stuckAfter || busyAfter != nil) {
 		s := v.Events[run[0]]
+		if busyAfter != nil {
+			f := Finding{
+				Volume:  key(v),
+				PV:      v.PV,
+				Nodes:   []string{node},
+				Start:   s.Time,
+				End:     logEnd,
+				Count:   1,
+				Code:    classifier.CodeVolumeBusy,
+				Summary: fmt.Sprintf("detach of %s from %s started at %s and never finished: the cloud reports the disk busy", name(v), nodeOr(node), clock(s.Time)),
+				Explanation: fmt.Sprintf("The attach/detach controller started DetachVolume for %s on %s; the cloud's state poll then went to busy (%s) and no result follows before the logs end. Busy means the instance still uses the device — usually the kubelet left the global mount (UnmountDevice did not run or failed) — and it does not clear by itself: the detach times out and is retried while the volume stays in the controller's actual state of world for %s.",
+					name(v), nodeOr(node), clock(busyAfter.Time), nodeOr(node)),
+				Evidence: []Evidence{evidence(s, "detach started; no result follows"), evidence(*busyAfter, "cloud reports the disk busy")},
+			}
+			f.SetNext(busySteps()...)
+			return f, true
+		}
 		return Finding{
 			Volume:  key(v),
 			PV:      v.PV,
@@ -230,9 +411,36 @@ func (d *detachStarts) retriedOrStuck(tl *timeline.Timeline, v *timeline.Volume,
 	return Finding{}, false
 }
 
+// pvGone reports a detach failure because the PersistentVolume is deleted
+// (the external-attacher's `persistentvolume "pvc-…" not found`).
+func pvGone(evs []parser.Event) bool {
+	for _, e := range evs {
+		l := strings.ToLower(e.Error)
+		if strings.Contains(l, "persistentvolume ") && strings.Contains(l, "not found") {
+			return true
+		}
+	}
+	return false
+}
+
 func causeDetachFailed(c *Chain) (Cause, bool) {
+	f := c.First("detach-failed")
+	switch f.Code {
+	case classifier.CodeNotAttachable:
+		return Cause{
+			Summary:   f.Summary,
+			Component: "attach/detach controller actual state of world (a non-attachable volume recorded as attached)",
+			RootCause: "The controller keeps a volume of a non-attachable plugin in its actual state of world and tries to detach it every reconciler loop; nothing is attached, only the log fills.",
+		}, true
+	case classifier.CodeVolumeBusy:
+		return Cause{
+			Summary:   f.Summary,
+			Component: "the old node's mount of the device (kubelet UnmountDevice) / cloud detach",
+			RootCause: "The cloud keeps the disk busy because the old node still uses the device, so the detach cannot finish and the volume cannot move.",
+		}, true
+	}
 	return Cause{
-		Summary:   c.First("detach-failed").Summary,
+		Summary:   f.Summary,
 		Component: "CSI driver ControllerUnpublishVolume / cloud detach API",
 		RootCause: "The detach from the old node keeps failing or hangs, so the volume cannot move.",
 	}, true

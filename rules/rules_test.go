@@ -51,7 +51,7 @@ func TestFixtures(t *testing.T) {
 // checkFinding checks what every finding must carry.
 func checkFinding(t *testing.T, f Finding) {
 	t.Helper()
-	if f.Rule == "" || f.Severity == None || f.Volume == "" && len(f.Pods) == 0 || f.Summary == "" || f.Explanation == "" || f.Next == "" {
+	if f.Rule == "" || f.Severity == None || f.Volume == "" && len(f.Pods) == 0 && len(f.Nodes) == 0 || f.Summary == "" || f.Explanation == "" || f.Next == "" {
 		t.Errorf("incomplete finding: %+v", f)
 	}
 	if len(f.Evidence) == 0 || len(f.Evidence) > 12 {

@@ -104,6 +104,9 @@ func classifyMessage(file, msg string, kvs []kv) (Event, bool) {
 	if done := classifySentence(&ev, msg, kvs); done {
 		return finish(ev)
 	}
+	if limitRefusal(&ev, msg) || driverAttachProgress(&ev, firstLine(msg)) {
+		return finish(ev)
+	}
 	// Not understood.
 	if !volumeRelated(msg) && !kvVolumeRelated(kvs) {
 		return Event{}, false
@@ -304,7 +307,20 @@ func specialCases(ev *Event, file, first, msg string, kvs []kv) bool {
 	case strings.HasPrefix(first, "GRPC error: "):
 		ev.Kind, ev.Component = CSIError, ComponentCSI
 		ev.Error = strings.TrimSpace(strings.TrimPrefix(msg, "GRPC error: "))
-		ev.Handle = backendID(ev.Error)
+		ev.Handle = grpcErrorVolume(ev.Error)
+		if strings.Contains(strings.ToLower(ev.Error), "detach") {
+			ev.Detail = "detach"
+		}
+		return true
+	case strings.HasPrefix(first, "GRPC request: {"):
+		// The request of the call logged just before: its volume_id joins
+		// the call and its error to the volume (the rest — secrets stripped
+		// by the sidecar, paths, capabilities — is not kept).
+		id := quotedAfter(first, `"volume_id":`)
+		if id == "" {
+			return false
+		}
+		ev.Kind, ev.Component, ev.Handle, ev.Detail = Bookkeeping, ComponentCSI, id, "GRPC request"
 		return true
 	case strings.HasPrefix(first, "GRPC call: "):
 		method := strings.TrimSpace(strings.TrimPrefix(first, "GRPC call: "))
@@ -330,9 +346,17 @@ func specialCases(ev *Event, file, first, msg string, kvs []kv) bool {
 	case strings.HasPrefix(first, "Attaching \"csi-") || strings.HasPrefix(first, "Attached \"csi-") ||
 		strings.HasPrefix(first, "Detaching \"csi-") || strings.HasPrefix(first, "Detached \"csi-"):
 		verb, rest, _ := strings.Cut(first, " ")
-		ev.Attachment, _, _ = readQuoted(rest)
+		va, n, _ := readQuoted(rest)
+		ev.Attachment = va
 		ev.Component = ComponentCSI
 		ev.Kind = sidecarKind(verb)
+		if e, ok := strings.CutPrefix(rest[n:], " with error "); ok && verb == "Detached" {
+			// external-attacher ≤v2: the driver said detached but returned
+			// an error; the VolumeAttachment is marked detached anyway.
+			_, e, _ = strings.Cut(msg, " with error ")
+			ev.Error = strings.TrimSpace(e)
+			ev.Detail = "detached with error"
+		}
 		return true
 	case strings.HasPrefix(first, "Error processing \"csi-") || (first == "Error processing" && hasKey(kvs, "VolumeAttachment")):
 		ev.Kind, ev.Component = CSIError, ComponentCSI
@@ -351,6 +375,39 @@ func specialCases(ev *Event, file, first, msg string, kvs []kv) bool {
 			ev.Error = strings.TrimPrefix(ev.Error, "failed to detach: ")
 		}
 		ev.Handle = backendID(ev.Error)
+		return true
+
+	// --- cloud detach progress (in-tree AWS attacher.go/aws.go in the KCM,
+	// aws-ebs-csi-driver cloud.go): the poll of the disk's state and the
+	// detach that gives up on it.
+	case strings.HasPrefix(first, "Error detaching volumeID "):
+		ev.Kind, ev.Component = DetachFailed, ComponentKCM
+		rest := strings.TrimPrefix(msg, "Error detaching volumeID ")
+		h, n, _ := readQuoted(rest)
+		ev.Handle = h
+		ev.Error = strings.TrimSpace(strings.TrimPrefix(rest[n:], ":"))
+		return true
+	case strings.HasPrefix(first, "Waiting for volume ") && strings.Contains(first, "actual="):
+		ev.Kind, ev.Component = Bookkeeping, ComponentCSI
+		if file == "aws.go" {
+			ev.Component = ComponentKCM
+		}
+		ev.Handle = quotedAfter(first, "Waiting for volume ")
+		_, state, _ := strings.Cut(first, "actual=")
+		ev.Detail = "cloud volume state actual=" + state
+		if strings.HasPrefix(state, "busy") {
+			ev.Code = CodeVolumeBusy
+		}
+		return true
+	case first == "Waiting for volume state" && hasKey(kvs, "actual"):
+		ev.Kind, ev.Component = Bookkeeping, ComponentCSI
+		ev.Handle, _ = lookup(kvs, "volumeID")
+		actual, _ := lookup(kvs, "actual")
+		desired, _ := lookup(kvs, "desired")
+		ev.Detail = "cloud volume state actual=" + actual + ", desired=" + desired
+		if actual == "busy" {
+			ev.Code = CodeVolumeBusy
+		}
 		return true
 
 	// --- Tencent CBS driver (catalog §9)
@@ -373,6 +430,12 @@ func specialCases(ev *Event, file, first, msg string, kvs []kv) bool {
 	case strings.HasPrefix(first, "cbs block path ") && strings.Contains(first, "not found"):
 		ev.Kind, ev.Component, ev.Error = CSIError, ComponentCSI, first
 		ev.Handle = backendID(first)
+		return true
+	case strings.HasPrefix(first, "NodeUnstageVolume: volume ") || strings.HasPrefix(first, "NodeStageVolume: volume "):
+		// Driver progress ("… unmounting on <path>", "… mounting …").
+		_, rest, _ := strings.Cut(first, ": volume ")
+		ev.Kind, ev.Component, ev.Detail = Bookkeeping, ComponentCSI, clip(first, 120)
+		ev.Handle, _, _ = strings.Cut(rest, " ")
 		return true
 	case strings.HasPrefix(first, "Successfully get device(") || (strings.HasPrefix(first, "NodeStageVolume: volume ") && strings.HasSuffix(first, " finished")):
 		ev.Kind, ev.Component, ev.Detail = Bookkeeping, ComponentCSI, clip(first, 120)
@@ -550,13 +613,15 @@ func classifyCSIPlugin(ev *Event, s string) {
 	case strings.HasPrefix(first, "attachment for ") && strings.Contains(first, " failed: "):
 		h, e, _ := strings.Cut(strings.TrimPrefix(s, "attachment for "), " failed: ")
 		ev.Handle, ev.Error, ev.Detail = h, strings.TrimSpace(e), "attach"
-	case strings.HasPrefix(first, "Attach timeout after ") || strings.HasPrefix(first, "Detach timeout after "):
+	case strings.HasPrefix(first, "Attach timeout after ") || strings.HasPrefix(first, "Detach timeout after ") ||
+		strings.HasPrefix(first, "detacher.WaitForDetach timeout after ") ||
+		strings.HasPrefix(first, "attachdetacher.WaitForDetach timeout after "):
 		ev.Handle = bracketField(first, "volume=")
 		ev.Attachment = bracketField(first, "attachment.ID=")
 		ev.Error = first
 		ev.Code = CodeDeadlineExceeded
 		ev.Detail = "attach"
-		if first[0] == 'D' {
+		if first[0] != 'A' {
 			ev.Detail = "detach"
 		}
 	case strings.HasPrefix(first, "attacher.MountDevice failed"):
@@ -1317,4 +1382,92 @@ func clip(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
+}
+
+// limitRefusal classifies a line no case understood whose text says the
+// node's volume limit refused an attach (CodeAttachLimit): a cloud API error
+// logged by a controller plugin or cloud client (Azure's 409 "maximum number
+// of data disks", with its JSON body on continuation lines), or the
+// scheduler's "node(s) exceed max volume count". It reports whether it set
+// a kind.
+func limitRefusal(ev *Event, msg string) bool {
+	if classifyCode(msg) != CodeAttachLimit {
+		return false
+	}
+	ev.Code = CodeAttachLimit
+	if strings.Contains(msg, "nodes are available") {
+		// The scheduler never placed the pod: no attach was tried.
+		ev.Kind, ev.Detail = Bookkeeping, "scheduler: node(s) exceed max volume count"
+		return true
+	}
+	ev.Kind, ev.Component, ev.Detail = CSIError, ComponentCSI, "attach"
+	if ev.Error == "" {
+		ev.Error = strings.TrimSpace(msg)
+	}
+	if ev.Handle == "" {
+		ev.Handle = backendID(msg)
+	}
+	if i := strings.Index(msg, "/virtualMachines/"); i >= 0 && ev.Node == "" {
+		// Azure resource id: …/virtualMachines/<vm name>?api-version=…
+		vm := msg[i+len("/virtualMachines/"):]
+		if j := strings.IndexAny(vm, "?/, \n\""); j >= 0 {
+			vm = vm[:j]
+		}
+		ev.Node = vm
+	}
+	return true
+}
+
+// grpcErrorVolume finds the volume a CSI error names: a disk-…/vol-… id,
+// the id of "An operation with the given Volume ID X already exists", or the
+// name of Longhorn's "The volume X is attaching".
+func grpcErrorVolume(e string) string {
+	if id := backendID(e); id != "" {
+		return id
+	}
+	if _, r, ok := strings.Cut(e, "with the given Volume ID "); ok {
+		id, _, _ := strings.Cut(r, " ")
+		return id
+	}
+	if _, r, ok := strings.Cut(e, "desc = The volume "); ok {
+		if id, tail, ok := strings.Cut(r, " is "); ok && !strings.Contains(id, " ") && tail != "" {
+			return id
+		}
+	}
+	return ""
+}
+
+// driverAttachProgress classifies a CSI controller plugin's own progress
+// lines for an attach that name the volume and the instance — QingCloud's
+// "<request hash>: Attaching volume vol-… to instance i-… in zone …" and
+// "Call IaaS AttachVolume request volume id: vol-…, instance id: i-…" —
+// which tie a later error of the same call (a volume limit, say) to its
+// volume. It reports whether it set a kind.
+func driverAttachProgress(ev *Event, first string) bool {
+	if h, rest, ok := strings.Cut(first, ": "); ok && len(h) == 8 && isHex(h) {
+		first = rest // request hash prefix
+	}
+	switch {
+	case strings.HasPrefix(first, "Attaching volume ") && strings.Contains(first, " to instance "):
+		rest := strings.TrimPrefix(first, "Attaching volume ")
+		vol, inst, _ := strings.Cut(rest, " to instance ")
+		inst, _, _ = strings.Cut(inst, " ")
+		ev.Kind, ev.Component, ev.Handle, ev.Detail = CSIAttaching, ComponentCSI, vol, "instance "+inst
+		return true
+	case strings.HasPrefix(first, "Call IaaS AttachVolume request volume id: "):
+		rest := strings.TrimPrefix(first, "Call IaaS AttachVolume request volume id: ")
+		vol, _, _ := strings.Cut(rest, ",")
+		ev.Kind, ev.Component, ev.Handle, ev.Detail = Bookkeeping, ComponentCSI, vol, "cloud attach request"
+		return true
+	}
+	return false
+}
+
+func isHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }

@@ -312,7 +312,12 @@ func classifyCodeReference(errText string) string {
 	}
 	s := stripSDKMessages(errText)
 	l := strings.ToLower(s)
+	has := func(p string) bool { return strings.Contains(l, p) }
 	switch {
+	case !has("interface count") && (has("attachmentlimitexceeded") && has("volume") || has("attachment limit exceeded") ||
+		has("maximum number of data disks") || has("maximum_persistent_disks") || has("number of disk devices") ||
+		has("exceed max volume count") || has("volumes to one instance") || has("code = resourceexhausted")):
+		return CodeAttachLimit
 	case strings.Contains(l, "has not been added to the list of volumesinuse"),
 		strings.Contains(l, "has not yet been added to the list of volumesinuse"),
 		strings.Contains(l, "volume not marked in-use"):
@@ -320,6 +325,8 @@ func classifyCodeReference(errText string) string {
 	case strings.Contains(l, "not attached according to node status"),
 		strings.Contains(l, "not yet attached according to node status"):
 		return CodeNotAttached
+	case has("findattachablepluginbyspec"):
+		return CodeNotAttachable
 	case strings.Contains(l, "can not find diskid"), strings.Contains(l, "cannot find diskid"),
 		strings.Contains(l, "volumedevicenotfound"),
 		strings.Contains(l, "could not find device path"),
@@ -336,6 +343,8 @@ func classifyCodeReference(errText string) string {
 		strings.Contains(l, "node affinity conflict"),
 		strings.Contains(l, "availability zone") && strings.Contains(l, "match"):
 		return CodeZoneNotMatch
+	case has("actual=busy"):
+		return CodeVolumeBusy
 	case strings.Contains(l, "still in use by node"), strings.Contains(l, "still mounted by other references"):
 		return CodeStillMounted
 	case strings.Contains(l, "volumeinuse"), strings.Contains(l, "already attached to an instance"),
@@ -343,6 +352,9 @@ func classifyCodeReference(errText string) string {
 		strings.Contains(l, "already attached to a different"), strings.Contains(l, "already attached to node"),
 		strings.Contains(l, "already used by pod"):
 		return CodeVolumeInUse
+	case has("operation with the given volume id"),
+		has("code = aborted") && (has("is attaching") || has("is detaching") || has("is attached") || has("already exists") || has("in progress")):
+		return CodeOperationPending
 	case strings.Contains(l, "already executing"), strings.Contains(l, "alreadyexists desc = operation"):
 		return CodeAlreadyExecuting
 	case strings.Contains(l, "permissiondenied"), strings.Contains(l, "permission denied"),

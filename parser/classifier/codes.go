@@ -18,8 +18,11 @@ func classifyCode(errText string) string {
 	}
 	have := codePhrasesIn(stripSDKMessages(errText))
 	for _, r := range codeRules {
+		if have.meets(r.unless) {
+			continue
+		}
 		for _, m := range r.masks {
-			if have&m == m {
+			if have.covers(m) {
 				return r.code
 			}
 		}
@@ -29,79 +32,119 @@ func classifyCode(errText string) string {
 
 // codeRuleText lists the classes classifyCode tells, in the order it tries
 // them, each with the phrases that make it: a rule applies to a text whose
-// lower-case form contains every phrase of one of its clauses. Order
-// matters: the most specific classes come first (a CBS serial error is
-// wrapped in `code = Internal`; a ZoneNotMatch message may say "not found").
+// lower-case form contains every phrase of one of its clauses and none of
+// its unless phrases. Order matters: the most specific classes come first
+// (a CBS serial error is wrapped in `code = Internal`; a ZoneNotMatch
+// message may say "not found"; a volume limit may be a PermissionDenied).
 var codeRuleText = [...]struct {
 	code    string
 	clauses [][]string
+	unless  []string
 }{
+	// The node's volume limit: AWS (EC2 AttachmentLimitExceeded "You may
+	// attach up to N devices", the EBS driver's "Attachment limit exceeded
+	// for volume"; an ENI's AttachmentLimitExceeded "Interface count N
+	// exceeds the limit" is not a volume's), Azure, GCE, OpenStack nova,
+	// QingCloud, the scheduler's volume-limit filter, and CSI
+	// ResourceExhausted (what ControllerPublishVolume returns at the limit).
+	{CodeAttachLimit, [][]string{{"attachmentlimitexceeded", "volume"}, {"attachment limit exceeded"},
+		{"maximum number of data disks"}, {"maximum_persistent_disks"}, {"number of disk devices"},
+		{"exceed max volume count"}, {"volumes to one instance"}, {"code = resourceexhausted"}},
+		[]string{"interface count"}},
 	{CodeNotInUse, [][]string{{"has not been added to the list of volumesinuse"},
-		{"has not yet been added to the list of volumesinuse"}, {"volume not marked in-use"}}},
+		{"has not yet been added to the list of volumesinuse"}, {"volume not marked in-use"}}, nil},
 	{CodeNotAttached, [][]string{{"not attached according to node status"},
-		{"not yet attached according to node status"}}},
+		{"not yet attached according to node status"}}, nil},
+	{CodeNotAttachable, [][]string{{"findattachablepluginbyspec"}}, nil},
 	{CodeSerialNotFound, [][]string{{"can not find diskid"}, {"cannot find diskid"},
 		{"volumedevicenotfound"}, {"could not find device path"}, {"cbs block path", "not found"},
-		{"not attached to node"}, {"failed to find device path"}, {"no device found"}}},
-	{CodeMultiAttach, [][]string{{"multi-attach"}, {"already exclusively attached"}, {"waiting for detach"}}},
+		{"not attached to node"}, {"failed to find device path"}, {"no device found"}}, nil},
+	{CodeMultiAttach, [][]string{{"multi-attach"}, {"already exclusively attached"}, {"waiting for detach"}}, nil},
 	{CodeZoneNotMatch, [][]string{{"zonenotmatch"}, {"zonemismatch"}, {"zone mismatch"},
-		{"not in the same zone"}, {"node affinity conflict"}, {"availability zone", "match"}}},
-	{CodeStillMounted, [][]string{{"still in use by node"}, {"still mounted by other references"}}},
+		{"not in the same zone"}, {"node affinity conflict"}, {"availability zone", "match"}}, nil},
+	{CodeVolumeBusy, [][]string{{"actual=busy"}}, nil},
+	{CodeStillMounted, [][]string{{"still in use by node"}, {"still mounted by other references"}}, nil},
 	{CodeVolumeInUse, [][]string{{"volumeinuse"}, {"already attached to an instance"},
 		{"is attach to another instance"}, {"attached to another"}, {"already attached to a different"},
-		{"already attached to node"}, {"already used by pod"}}},
-	{CodeAlreadyExecuting, [][]string{{"already executing"}, {"alreadyexists desc = operation"}}},
+		{"already attached to node"}, {"already used by pod"}}, nil},
+	// CSI Aborted for an operation in flight: "An operation with the given
+	// Volume ID … already exists" (the drivers' per-volume lock), Longhorn's
+	// "The volume … is attaching"; not the CBS driver's Aborted wrapper
+	// around any attach error ("attachVolume … failed, err: […]").
+	{CodeOperationPending, [][]string{{"operation with the given volume id"}, {"code = aborted", "is attaching"},
+		{"code = aborted", "is detaching"}, {"code = aborted", "is attached"}, {"code = aborted", "already exists"},
+		{"code = aborted", "in progress"}}, nil},
+	{CodeAlreadyExecuting, [][]string{{"already executing"}, {"alreadyexists desc = operation"}}, nil},
 	{CodePermission, [][]string{{"permissiondenied"}, {"permission denied"}, {"unauthorizedoperation"},
-		{"authfailure"}}},
-	{CodeNotFound, [][]string{{"notfound"}, {"not found"}, {"does not exist"}}},
-	{CodeDeadlineExceeded, [][]string{{"deadlineexceeded"}, {"deadline exceeded"}, {"timed out"}, {"timeout"}}},
-	{CodeInternal, [][]string{{"code = internal"}}},
+		{"authfailure"}}, nil},
+	{CodeNotFound, [][]string{{"notfound"}, {"not found"}, {"does not exist"}}, nil},
+	{CodeDeadlineExceeded, [][]string{{"deadlineexceeded"}, {"deadline exceeded"}, {"timed out"}, {"timeout"}}, nil},
+	{CodeInternal, [][]string{{"code = internal"}}, nil},
 }
 
-// codePhrases are the distinct phrases of codeRuleText (fewer than 64), and
-// codeRules its rules with each clause as the set of its phrases (bit k for
-// codePhrases[k]).
+// codePhrases are the distinct phrases of codeRuleText (at most
+// maxCodePhrases), and codeRules its rules with each clause and the unless
+// list as sets of its phrases (phrase k is bit k of the set).
 var codePhrases, codeRules = func() (phrases []string, rules []codeRule) {
 	index := map[string]int{}
+	set := func(ps []string) (m phraseSet) {
+		for _, p := range ps {
+			k, ok := index[p]
+			if !ok {
+				k = len(phrases)
+				index[p] = k
+				phrases = append(phrases, p)
+			}
+			m.add(k)
+		}
+		return m
+	}
 	for _, r := range codeRuleText {
 		cr := codeRule{code: r.code}
 		for _, c := range r.clauses {
-			var m uint64
-			for _, p := range c {
-				k, ok := index[p]
-				if !ok {
-					k = len(phrases)
-					index[p] = k
-					phrases = append(phrases, p)
-				}
-				m |= 1 << k
-			}
-			cr.masks = append(cr.masks, m)
+			cr.masks = append(cr.masks, set(c))
 		}
+		cr.unless = set(r.unless)
 		rules = append(rules, cr)
 	}
-	if len(phrases) > 64 {
-		panic("codeRuleText: more than 64 phrases")
+	if len(phrases) > maxCodePhrases {
+		panic("codeRuleText: more than maxCodePhrases phrases")
 	}
 	return phrases, rules
 }()
 
-// codeRule is a rule of codeRuleText: its code and clauses as phrase sets.
+// maxCodePhrases is how many distinct phrases a phraseSet holds.
+const maxCodePhrases = 64 * len(phraseSet{})
+
+// phraseSet is a set of codePhrases: bit k%64 of word k/64 for phrase k.
+type phraseSet [2]uint64
+
+func (s *phraseSet) add(k int) { s[k>>6] |= 1 << (k & 63) }
+
+// covers reports whether s holds every phrase of m.
+func (s phraseSet) covers(m phraseSet) bool { return s[0]&m[0] == m[0] && s[1]&m[1] == m[1] }
+
+// meets reports whether s and m share a phrase.
+func (s phraseSet) meets(m phraseSet) bool { return s[0]&m[0] != 0 || s[1]&m[1] != 0 }
+
+// codeRule is a rule of codeRuleText: its code, its clauses and its unless
+// phrases as phrase sets.
 type codeRule struct {
-	code  string
-	masks []uint64
+	code   string
+	masks  []phraseSet
+	unless phraseSet
 }
 
 // codeGate holds, for each byte and j < 4, the set of codePhrases whose
 // byte j it is in either letter case: a phrase can only start at s[i] if it
 // is in codeGate[j][s[i+j]] for each j.
-var codeGate = func() (t [4][256]uint64) {
+var codeGate = func() (t [4][256]phraseSet) {
 	for k, p := range codePhrases {
 		for j := range t {
 			c := p[j]
-			t[j][c] |= 1 << k
+			t[j][c].add(k)
 			if 'a' <= c && c <= 'z' {
-				t[j][c-'a'+'A'] |= 1 << k
+				t[j][c-'a'+'A'].add(k)
 			}
 		}
 	}
@@ -113,7 +156,7 @@ var codeGate = func() (t [4][256]uint64) {
 // checking at each byte the phrases its first four bytes may start (each
 // phrase has more), among those not found yet; a text with other bytes is
 // lowered and searched for each phrase.
-func codePhrasesIn(s string) (have uint64) {
+func codePhrasesIn(s string) (have phraseSet) {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c >= utf8.RuneSelf {
@@ -122,11 +165,13 @@ func codePhrasesIn(s string) (have uint64) {
 		if i+3 >= len(s) {
 			continue
 		}
-		m := codeGate[0][c] & codeGate[1][s[i+1]] & codeGate[2][s[i+2]] & codeGate[3][s[i+3]] &^ have
-		for ; m != 0; m &= m - 1 {
-			k := bits.TrailingZeros64(m)
-			if hasPrefixLower(s[i:], codePhrases[k]) {
-				have |= 1 << k
+		for w := range have {
+			m := codeGate[0][c][w] & codeGate[1][s[i+1]][w] & codeGate[2][s[i+2]][w] & codeGate[3][s[i+3]][w] &^ have[w]
+			for ; m != 0; m &= m - 1 {
+				k := w<<6 + bits.TrailingZeros64(m)
+				if hasPrefixLower(s[i:], codePhrases[k]) {
+					have.add(k)
+				}
 			}
 		}
 	}
@@ -134,10 +179,10 @@ func codePhrasesIn(s string) (have uint64) {
 }
 
 // codePhrasesInLower returns the set of codePhrases that l contains.
-func codePhrasesInLower(l string) (have uint64) {
+func codePhrasesInLower(l string) (have phraseSet) {
 	for k, p := range codePhrases {
 		if strings.Contains(l, p) {
-			have |= 1 << k
+			have.add(k)
 		}
 	}
 	return have

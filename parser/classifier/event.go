@@ -79,6 +79,11 @@ const (
 	CodeStillMounted     = "StillMounted" // detach refused: still in use by node
 	CodePermission       = "PermissionDenied"
 	CodeInternal         = "Internal" // rpc Internal with no better class
+
+	CodeAttachLimit      = "AttachLimit"      // attach refused: the node's volume limit is reached (max data disks, AttachmentLimitExceeded, …)
+	CodeOperationPending = "OperationPending" // CSI Aborted: an earlier operation on the volume is still in flight
+	CodeVolumeBusy       = "VolumeBusy"       // the cloud reports the disk busy while detaching (still in use on the instance)
+	CodeNotAttachable    = "NotAttachable"    // the volume's plugin is not attachable (FindAttachablePluginBySpec failed)
 )
 
 // Retry is the backoff a nestedpendingoperations/goroutinemap line carries.

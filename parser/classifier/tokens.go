@@ -47,8 +47,10 @@ func InformerPlumbingFiles() []string {
 //	"olume"         Volume/volume: AttachVolume, DetachVolume, MountVolume, for volume,
 //	                volumeName=, VolumeAttachment=, VolumesInUse, VolumeDeviceNotFound,
 //	                Unable to attach or mount volumes, NodeStageVolume, CSI RPC names
-//	"ttach"         attach/Attach/detach/Detach/Multi-Attach, attach_detach_controller,
-//	                Started "attachdetach", csi-attacher "Attaching"/"Detached"
+//	"ttach"         attach/Attach/Multi-Attach, attach_detach_controller,
+//	                Started "attachdetach", csi-attacher "Attaching"/"Attached"
+//	"etach"         detach/Detach: csi-attacher "Detaching"/"Detached" lines, which
+//	                have no other token
 //	"Mount" "mount" MountDevice, Unmount, unmount, FailedMount (describe rows)
 //	"No retries"    nestedpendingoperations / goroutinemap backoff lines
 //	"acquired lease" leader election ("successfully acquired lease …")
@@ -64,6 +66,7 @@ func InformerPlumbingFiles() []string {
 var prefilterTokens = [][]byte{
 	[]byte("olume"),
 	[]byte("ttach"),
+	[]byte("etach"),
 	[]byte("Mount"),
 	[]byte("mount"),
 	[]byte("No retries"),
@@ -112,7 +115,7 @@ var plumbingLens = func() (t [32]bool) {
 var specialStems = [...]string{
 	"S", "s", "attacherDetacher.DetachVolume started: ", "Multi-Attach error: ", "Waiting for detach: ",
 	"kubernetes.io/csi: ", "GRPC ", "Attachi", "Attache", "Attach ", "Detachi", "Detache",
-	"Error processing", "can not find diskId ", "cbs block path ", "NodeStageVolume: ",
+	"Error processing", "Error detaching volumeID ", "Waiting for volume ", "can not find diskId ", "cbs block path ", "NodeStageVolume: ", "NodeUnstageVolume: volume ",
 	"disk ", "detach", "RemoveVolumeFromReportAsAttached", "Report volume ",
 	"error removing node ", "Failed to update statusUpdateNeeded", "Volume ",
 	"Operation for volume ", "Unable to ", "timeout expired waiting",
