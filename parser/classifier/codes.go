@@ -19,7 +19,7 @@ func classifyCode(errText string) string {
 	have := codePhrasesIn(stripSDKMessages(errText))
 	for _, r := range codeRules {
 		for _, m := range r.masks {
-			if have&m == m {
+			if have.covers(m) {
 				return r.code
 			}
 		}
@@ -40,33 +40,48 @@ var codeRuleText = [...]struct {
 		{"has not yet been added to the list of volumesinuse"}, {"volume not marked in-use"}}},
 	{CodeNotAttached, [][]string{{"not attached according to node status"},
 		{"not yet attached according to node status"}}},
+	{CodeDriverNotRegistered, [][]string{{"not found in the list of registered csi drivers"},
+		{"does not contain driver"}}},
 	{CodeSerialNotFound, [][]string{{"can not find diskid"}, {"cannot find diskid"},
 		{"volumedevicenotfound"}, {"could not find device path"}, {"cbs block path", "not found"},
-		{"not attached to node"}, {"failed to find device path"}, {"no device found"}}},
+		{"not attached to node"}, {"failed to find device path"}, {"no device found"},
+		{"device not found with serial"}, {"/dev/disk/by-id/", "does not exist"},
+		{"failed to find device for the volumeid"}}},
 	{CodeMultiAttach, [][]string{{"multi-attach"}, {"already exclusively attached"}, {"waiting for detach"}}},
 	{CodeZoneNotMatch, [][]string{{"zonenotmatch"}, {"zonemismatch"}, {"zone mismatch"},
 		{"not in the same zone"}, {"node affinity conflict"}, {"availability zone", "match"}}},
 	{CodeStillMounted, [][]string{{"still in use by node"}, {"still mounted by other references"}}},
+	// mount(8), fsck and mkfs failures of a device that is present, as
+	// mount-utils reports them.
+	{CodeMountOptionRejected, [][]string{{"unrecognized mount option"}, {"unknown mount option"},
+		{"invalid mount option"}}},
+	{CodeWrongFSType, [][]string{{"wrong fs type"}, {"unknown filesystem type"}, {"can't read superblock"},
+		{"bad superblock"}}},
+	{CodeFsckFailed, [][]string{{"found errors on device"}, {"fsck", "could not correct"}}},
+	{CodeDeviceBusy, [][]string{{"already mounted or mount point busy"}, {"resource busy"},
+		{"target is busy"}}},
 	{CodeVolumeInUse, [][]string{{"volumeinuse"}, {"already attached to an instance"},
 		{"is attach to another instance"}, {"attached to another"}, {"already attached to a different"},
 		{"already attached to node"}, {"already used by pod"}}},
 	{CodeAlreadyExecuting, [][]string{{"already executing"}, {"alreadyexists desc = operation"}}},
 	{CodePermission, [][]string{{"permissiondenied"}, {"permission denied"}, {"unauthorizedoperation"},
-		{"authfailure"}}},
+		{"authfailure"}, {"operation not permitted"}}},
+	{CodeFormatFailed, [][]string{{"format of disk", "failed"}, {"failed to format"}}},
+	{CodeMountFailed, [][]string{{"mount failed: exit status"}, {"failed to mount volume"}}},
 	{CodeNotFound, [][]string{{"notfound"}, {"not found"}, {"does not exist"}}},
 	{CodeDeadlineExceeded, [][]string{{"deadlineexceeded"}, {"deadline exceeded"}, {"timed out"}, {"timeout"}}},
 	{CodeInternal, [][]string{{"code = internal"}}},
 }
 
-// codePhrases are the distinct phrases of codeRuleText (fewer than 64), and
-// codeRules its rules with each clause as the set of its phrases (bit k for
-// codePhrases[k]).
+// codePhrases are the distinct phrases of codeRuleText (at most
+// maxCodePhrases), and codeRules its rules with each clause as the set of
+// its phrases (bit k for codePhrases[k]).
 var codePhrases, codeRules = func() (phrases []string, rules []codeRule) {
 	index := map[string]int{}
 	for _, r := range codeRuleText {
 		cr := codeRule{code: r.code}
 		for _, c := range r.clauses {
-			var m uint64
+			var m phraseSet
 			for _, p := range c {
 				k, ok := index[p]
 				if !ok {
@@ -74,14 +89,14 @@ var codePhrases, codeRules = func() (phrases []string, rules []codeRule) {
 					index[p] = k
 					phrases = append(phrases, p)
 				}
-				m |= 1 << k
+				m = m.with(k)
 			}
 			cr.masks = append(cr.masks, m)
 		}
 		rules = append(rules, cr)
 	}
-	if len(phrases) > 64 {
-		panic("codeRuleText: more than 64 phrases")
+	if len(phrases) > maxCodePhrases {
+		panic("codeRuleText: more than maxCodePhrases phrases")
 	}
 	return phrases, rules
 }()
@@ -89,19 +104,37 @@ var codePhrases, codeRules = func() (phrases []string, rules []codeRule) {
 // codeRule is a rule of codeRuleText: its code and clauses as phrase sets.
 type codeRule struct {
 	code  string
-	masks []uint64
+	masks []phraseSet
 }
+
+// maxCodePhrases is how many distinct phrases a phraseSet holds.
+const maxCodePhrases = 64 * len(phraseSet{})
+
+// phraseSet is a set of codePhrases: bit k%64 of word k/64 for phrase k.
+type phraseSet [2]uint64
+
+// with returns s with phrase k added.
+func (s phraseSet) with(k int) phraseSet { s[k>>6] |= 1 << (k & 63); return s }
+
+// and returns the phrases in both s and o.
+func (s phraseSet) and(o phraseSet) phraseSet { return phraseSet{s[0] & o[0], s[1] & o[1]} }
+
+// andNot returns the phrases of s not in o.
+func (s phraseSet) andNot(o phraseSet) phraseSet { return phraseSet{s[0] &^ o[0], s[1] &^ o[1]} }
+
+// covers reports whether s holds every phrase of m.
+func (s phraseSet) covers(m phraseSet) bool { return s.and(m) == m }
 
 // codeGate holds, for each byte and j < 4, the set of codePhrases whose
 // byte j it is in either letter case: a phrase can only start at s[i] if it
 // is in codeGate[j][s[i+j]] for each j.
-var codeGate = func() (t [4][256]uint64) {
+var codeGate = func() (t [4][256]phraseSet) {
 	for k, p := range codePhrases {
 		for j := range t {
 			c := p[j]
-			t[j][c] |= 1 << k
+			t[j][c] = t[j][c].with(k)
 			if 'a' <= c && c <= 'z' {
-				t[j][c-'a'+'A'] |= 1 << k
+				t[j][c-'a'+'A'] = t[j][c-'a'+'A'].with(k)
 			}
 		}
 	}
@@ -113,7 +146,7 @@ var codeGate = func() (t [4][256]uint64) {
 // checking at each byte the phrases its first four bytes may start (each
 // phrase has more), among those not found yet; a text with other bytes is
 // lowered and searched for each phrase.
-func codePhrasesIn(s string) (have uint64) {
+func codePhrasesIn(s string) (have phraseSet) {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c >= utf8.RuneSelf {
@@ -122,11 +155,13 @@ func codePhrasesIn(s string) (have uint64) {
 		if i+3 >= len(s) {
 			continue
 		}
-		m := codeGate[0][c] & codeGate[1][s[i+1]] & codeGate[2][s[i+2]] & codeGate[3][s[i+3]] &^ have
-		for ; m != 0; m &= m - 1 {
-			k := bits.TrailingZeros64(m)
-			if hasPrefixLower(s[i:], codePhrases[k]) {
-				have |= 1 << k
+		m := codeGate[0][c].and(codeGate[1][s[i+1]]).and(codeGate[2][s[i+2]]).and(codeGate[3][s[i+3]]).andNot(have)
+		for w := range m {
+			for ; m[w] != 0; m[w] &= m[w] - 1 {
+				k := w<<6 | bits.TrailingZeros64(m[w])
+				if hasPrefixLower(s[i:], codePhrases[k]) {
+					have = have.with(k)
+				}
 			}
 		}
 	}
@@ -134,10 +169,10 @@ func codePhrasesIn(s string) (have uint64) {
 }
 
 // codePhrasesInLower returns the set of codePhrases that l contains.
-func codePhrasesInLower(l string) (have uint64) {
+func codePhrasesInLower(l string) (have phraseSet) {
 	for k, p := range codePhrases {
 		if strings.Contains(l, p) {
-			have |= 1 << k
+			have = have.with(k)
 		}
 	}
 	return have
