@@ -40,6 +40,7 @@ const (
 	UnmountDeviceFailed     Kind = "unmount-device-failed"
 	KubeletVolumeDetached   Kind = "kubelet-volume-detached" // kubelet bookkeeping "Volume detached"
 	MountTimeout            Kind = "mount-timeout"           // "Unable to attach or mount volumes"
+	OwnershipChange         Kind = "ownership-change"        // kubelet: recursive fsGroup chown of a volume (Detail: started, progress N files, slow)
 
 	CSIAttaching Kind = "csi-attaching" // external-attacher "Attaching" VolumeAttachment
 	CSIAttached  Kind = "csi-attached"
@@ -163,7 +164,7 @@ func Kinds() []Kind {
 		VerifyAttachedStarted, VerifyAttachedSucceeded, VerifyAttachedFailed, MountStarted,
 		WaitForAttachSucceeded, WaitForAttachFailed, MountDeviceSucceeded, MountDeviceFailed,
 		SetupSucceeded, SetupFailed, UnmountStarted, TeardownSucceeded, TeardownFailed,
-		UnmountDeviceSucceeded, UnmountDeviceFailed, KubeletVolumeDetached, MountTimeout,
+		UnmountDeviceSucceeded, UnmountDeviceFailed, KubeletVolumeDetached, MountTimeout, OwnershipChange,
 		CSIAttaching, CSIAttached, CSIDetaching, CSIDetached, CSIError,
 		ControllerStarted, AttachStartFailed, DetachStartFailed, Bookkeeping, Unknown,
 	}
