@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/kcmtrace/kcmtrace/parser"
@@ -48,18 +47,7 @@ func checkMountDeviceNotFound(c *Context) []Finding {
 		if !c.vol(i).has(deviceNotFoundKinds) {
 			continue
 		}
-		all := filter(v, isDeviceNotFound)
-		nodes, groups := groupByNode(all)
-		// Node-less rows (describe/event echoes) join the only named node.
-		if len(groups) == 2 && groups[""] != nil {
-			for _, n := range nodes {
-				if n != "" {
-					groups[n] = append(groups[n], groups[""]...)
-				}
-			}
-			delete(groups, "")
-			nodes = slices.DeleteFunc(nodes, func(n string) bool { return n == "" })
-		}
+		nodes, groups := nodeGroups(filter(v, isDeviceNotFound))
 		for _, n := range nodes {
 			evs := counted(groups[n])
 			byTime(evs)
