@@ -150,6 +150,7 @@ func slowMountSteps(ms *mountSide, t *parser.Event, v *timeline.Volume, ex *stri
 		fmt.Fprintf(ex, "The kubelet's recursive fsGroup ownership change of the volume is running long (%s %s): with fsGroupChangePolicy Always every file is chowned on every mount. ", own.Detail, clockOr(own.Time))
 		f.Evidence = append(f.Evidence, evidence(*own, "fsGroup ownership change running long"))
 		f.Code = "FSGroupOwnershipChange"
+		f.Summary += "; the kubelet's fsGroup ownership change is still running"
 		return []Step{
 			{Fix, "Set fsGroupChangePolicy: OnRootMismatch in the pod's securityContext so the kubelet skips the recursive chown when the volume's root already matches (or drop fsGroup if the image does not need it)."},
 			{Recover, "Let the current ownership change finish; deleting the pod starts it over."},
