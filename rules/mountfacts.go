@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -277,6 +278,19 @@ func (m *mountSide) mountIsSlow(t *parser.Event, tv *timeline.Volume) bool {
 	}
 	waiting, listed := waitingForAttach(t)
 	return listed && len(waiting) == 0 && !oldUnattachedList(t)
+}
+
+// tally says how often and over how long: "×3 over 12m5s", "×3", or ""
+// for a single occurrence.
+func tally(n int, first, last time.Time) string {
+	if n <= 1 {
+		return ""
+	}
+	s := fmt.Sprintf("×%d", n)
+	if last.Sub(first) > 0 {
+		s += " over " + dur(last.Sub(first))
+	}
+	return s
 }
 
 // nodeGroups splits evs by node (groupByNode); node-less rows (describe

@@ -90,11 +90,8 @@ func driverFinding(v *timeline.Volume, node string, evs, all []parser.Event) Fin
 		drv = driver
 	}
 	f.Summary = fmt.Sprintf("kubelet on %s has no CSI node plugin registered for %s (%s)", nodeOr(node), drv, what)
-	if n > 1 {
-		f.Summary += fmt.Sprintf(" ×%d", n)
-		if last.Sub(first) > 0 {
-			f.Summary += " over " + dur(last.Sub(first))
-		}
+	if t := tally(n, first, last); t != "" {
+		f.Summary += " " + t
 	}
 	var ex strings.Builder
 	fmt.Fprintf(&ex, "MountDevice/SetUp of %s on %s failed %s because %s is not in the kubelet's list of registered CSI drivers: its node plugin never registered there (node-driver-registrar). ", what, nodeOr(node), plural(n, "time"), drv)

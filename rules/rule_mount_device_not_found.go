@@ -99,12 +99,8 @@ func deviceFinding(v *timeline.Volume, node string, evs []parser.Event) Finding 
 	}
 
 	sum := fmt.Sprintf("kubelet on %s %s for %s", nodeOr(node), what, name(v))
-	if n > 1 {
-		sum += fmt.Sprintf(" (×%d", n)
-		if last.Sub(first) > 0 {
-			sum += " over " + dur(last.Sub(first))
-		}
-		sum += ")"
+	if t := tally(n, first, last); t != "" {
+		sum += " (" + t + ")"
 	}
 	var ex strings.Builder
 	fmt.Fprintf(&ex, "MountDevice (NodeStageVolume) for %s on %s failed %s because the device is not on the node, while the controller considers the volume attached there. ", name(v), nodeOr(node), plural(n, "time"))

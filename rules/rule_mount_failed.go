@@ -133,12 +133,8 @@ func mountFailedFinding(v *timeline.Volume, node string, evs, all []parser.Event
 		f.Volume, f.PV = key(v), v.PV
 	}
 	f.Summary = fmt.Sprintf("%s of %s on %s fails: %s", step, what, nodeOr(node), reason.what)
-	if n > 1 {
-		f.Summary += fmt.Sprintf(" (×%d", n)
-		if last.Sub(first) > 0 {
-			f.Summary += " over " + dur(last.Sub(first))
-		}
-		f.Summary += ")"
+	if t := tally(n, first, last); t != "" {
+		f.Summary += " (" + t + ")"
 	}
 	var ex strings.Builder
 	fmt.Fprintf(&ex, "%s of %s on %s failed %s with the device present: %s. ", step, what, nodeOr(node), plural(n, "time"), reason.what)
