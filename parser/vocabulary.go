@@ -47,6 +47,7 @@ const (
 	UnmountDeviceFailed     = classifier.UnmountDeviceFailed
 	KubeletVolumeDetached   = classifier.KubeletVolumeDetached
 	MountTimeout            = classifier.MountTimeout
+	OwnershipChange         = classifier.OwnershipChange
 	CSIAttaching            = classifier.CSIAttaching
 	CSIAttached             = classifier.CSIAttached
 	CSIDetaching            = classifier.CSIDetaching
@@ -72,6 +73,17 @@ const (
 	CodeStillMounted        = classifier.CodeStillMounted
 	CodePermission          = classifier.CodePermission
 	CodeInternal            = classifier.CodeInternal
+	CodeAttachLimit         = classifier.CodeAttachLimit
+	CodeOperationPending    = classifier.CodeOperationPending
+	CodeVolumeBusy          = classifier.CodeVolumeBusy
+	CodeNotAttachable       = classifier.CodeNotAttachable
+	CodeDriverNotRegistered = classifier.CodeDriverNotRegistered
+	CodeWrongFSType         = classifier.CodeWrongFSType
+	CodeFsckFailed          = classifier.CodeFsckFailed
+	CodeMountOptionRejected = classifier.CodeMountOptionRejected
+	CodeDeviceBusy          = classifier.CodeDeviceBusy
+	CodeFormatFailed        = classifier.CodeFormatFailed
+	CodeMountFailed         = classifier.CodeMountFailed
 	AttachStartFailed       = classifier.AttachStartFailed
 	DetachStartFailed       = classifier.DetachStartFailed
 	Bookkeeping             = classifier.Bookkeeping

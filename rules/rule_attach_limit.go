@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/kcmtrace/kcmtrace/parser"
-	"github.com/kcmtrace/kcmtrace/parser/classifier"
 	"github.com/kcmtrace/kcmtrace/timeline"
 )
 
@@ -54,7 +53,7 @@ volumeAttachLimit, or a larger instance size).`,
 const limitJoin = 30 * time.Second
 
 func isAttachLimit(e *parser.Event) bool {
-	return e.Code == classifier.CodeAttachLimit && e.Origin != parser.OriginEvent
+	return e.Code == parser.CodeAttachLimit && e.Origin != parser.OriginEvent
 }
 
 func checkAttachLimit(c *Context) []Finding {
@@ -152,7 +151,7 @@ func attachLimitFinding(v *timeline.Volume, node string, evs []parser.Event) Fin
 		Start:       first,
 		End:         last,
 		Count:       n,
-		Code:        classifier.CodeAttachLimit,
+		Code:        parser.CodeAttachLimit,
 		Summary:     sum,
 		Explanation: ex.String(),
 		Evidence:    series(evs, "attach refused: volume limit"),

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/kcmtrace/kcmtrace/parser"
-	"github.com/kcmtrace/kcmtrace/parser/classifier"
 	"github.com/kcmtrace/kcmtrace/timeline"
 )
 
@@ -121,7 +120,7 @@ func detachFailures(v *timeline.Volume) []parser.Event {
 	fails := kcm
 	if len(kcm) == 0 {
 		fails = filter(v, func(e *parser.Event) bool {
-			return e.Kind == parser.CSIError && e.Detail == "detach" && e.Code != classifier.CodeOperationPending
+			return e.Kind == parser.CSIError && e.Detail == "detach" && e.Code != parser.CodeOperationPending
 		})
 	}
 	nodes := map[string]bool{}
@@ -144,7 +143,7 @@ func detachFailures(v *timeline.Volume) []parser.Event {
 
 // isBusyPoll: the cloud's "Waiting for volume state: actual=busy" poll.
 func isBusyPoll(e *parser.Event) bool {
-	return e.Kind == parser.Bookkeeping && e.Code == classifier.CodeVolumeBusy
+	return e.Kind == parser.Bookkeeping && e.Code == parser.CodeVolumeBusy
 }
 
 // volumelessBusy are the busy polls that name no volume (in-tree aws.go).
@@ -174,7 +173,7 @@ func busyFinding(v *timeline.Volume, busy []parser.Event) (Finding, bool) {
 		Start:       first,
 		End:         last.Time,
 		Count:       len(busy),
-		Code:        classifier.CodeVolumeBusy,
+		Code:        parser.CodeVolumeBusy,
 		Summary:     fmt.Sprintf("detach of %s does not finish: the cloud reports the disk busy (%d polls over %s)", name(v), len(busy), dur(last.Time.Sub(first))),
 		Explanation: fmt.Sprintf("The detacher (the CSI driver's ControllerUnpublishVolume, or the in-tree cloud detacher in the KCM) asked the cloud to detach %s and polls its state: it went from detaching to busy. EC2 reports busy while the instance still uses the device — the kubelet's UnmountDevice did not unmount the global mount (plugins/…/globalmount), or something outside Kubernetes holds it. Busy does not clear by itself; the detach times out and is retried while the volume stays attached and cannot move.", name(v)),
 		Evidence:    append(series(busy[:1], "cloud reports the disk busy"), evidence(last, "still busy at the last poll")),
@@ -198,7 +197,7 @@ func busySteps() []Step {
 // so nothing is stuck, but the reconciler logs it every 100ms.
 func notAttachableFinding(v *timeline.Volume) (Finding, bool) {
 	evs := counted(filter(v, func(e *parser.Event) bool {
-		return e.Kind == parser.DetachStartFailed && e.Code == classifier.CodeNotAttachable
+		return e.Kind == parser.DetachStartFailed && e.Code == parser.CodeNotAttachable
 	}))
 	if len(evs) == 0 {
 		return Finding{}, false
@@ -212,7 +211,7 @@ func notAttachableFinding(v *timeline.Volume) (Finding, bool) {
 		Start:       first,
 		End:         last,
 		Count:       n,
-		Code:        classifier.CodeNotAttachable,
+		Code:        parser.CodeNotAttachable,
 		Summary:     fmt.Sprintf("attach/detach controller tried to start a detach of %s %s (%s): its plugin is not attachable", name(v), plural(n, "time"), dur(last.Sub(first))),
 		Explanation: fmt.Sprintf("The attach/detach controller's actual state of world lists %s as attached, but DetachVolume cannot start: FindAttachablePluginBySpec finds no attachable plugin for it (a volume type that is never attached, e.g. NFS or a CSI driver without the attach capability, recorded as attached by an older controller or a changed CSIDriver attachRequired). The reconciler retries every loop, so the log fills with the same line; nothing is attached, so nothing waits on it.", name(v)),
 		Evidence:    series(evs, "detach cannot start: plugin not attachable"),
@@ -247,7 +246,7 @@ func detachFailedFinding(v *timeline.Volume, node, code string, evs []parser.Eve
 		ex.WriteString("The PersistentVolume the VolumeAttachment points to was deleted, so the external-attacher cannot read the volume handle to call ControllerUnpublishVolume; the VolumeAttachment keeps its finalizer and the disk may still be attached in the cloud. ")
 	}
 	switch code {
-	case classifier.CodeVolumeBusy:
+	case parser.CodeVolumeBusy:
 		ex.WriteString("The cloud kept the disk busy: the instance still uses the device (the kubelet's global mount was not unmounted, or something outside Kubernetes holds it). ")
 	case parser.CodeDeadlineExceeded:
 		ex.WriteString("The detacher gave up waiting for the detach to complete (csi_attacher waits for the VolumeAttachment to go; the cloud for the disk's state). ")
@@ -269,7 +268,7 @@ func detachFailedFinding(v *timeline.Volume, node, code string, evs []parser.Eve
 	}
 	next := "Read the error text; check the external-attacher and the CSI controller plugin's ControllerUnpublishVolume logs for this VolumeAttachment, and the disk's state in the cloud."
 	switch {
-	case code == classifier.CodeVolumeBusy:
+	case code == parser.CodeVolumeBusy:
 		next = "On the old node, find and unmount what holds the device (the global mount under /var/lib/kubelet/plugins/…, lsof / fuser); read the kubelet's UnmountDevice lines for the volume there."
 	case pvGone(evs):
 		next = "Check the VolumeAttachment (kubectl get volumeattachment -o yaml: spec.source.persistentVolumeName, status.detachError); detach the disk in the cloud if it is still attached, then remove the VolumeAttachment's finalizer."
@@ -385,7 +384,7 @@ func (d *detachStarts) retriedOrStuck(tl *timeline.Timeline, v *timeline.Volume,
 				Start:   s.Time,
 				End:     logEnd,
 				Count:   1,
-				Code:    classifier.CodeVolumeBusy,
+				Code:    parser.CodeVolumeBusy,
 				Summary: fmt.Sprintf("detach of %s from %s started at %s and never finished: the cloud reports the disk busy", name(v), nodeOr(node), clock(s.Time)),
 				Explanation: fmt.Sprintf("The attach/detach controller started DetachVolume for %s on %s; the cloud's state poll then went to busy (%s) and no result follows before the logs end. Busy means the instance still uses the device — usually the kubelet left the global mount (UnmountDevice did not run or failed) — and it does not clear by itself: the detach times out and is retried while the volume stays in the controller's actual state of world for %s.",
 					name(v), nodeOr(node), clock(busyAfter.Time), nodeOr(node)),
@@ -426,13 +425,13 @@ func pvGone(evs []parser.Event) bool {
 func causeDetachFailed(c *Chain) (Cause, bool) {
 	f := c.First("detach-failed")
 	switch f.Code {
-	case classifier.CodeNotAttachable:
+	case parser.CodeNotAttachable:
 		return Cause{
 			Summary:   f.Summary,
 			Component: "attach/detach controller actual state of world (a non-attachable volume recorded as attached)",
 			RootCause: "The controller keeps a volume of a non-attachable plugin in its actual state of world and tries to detach it every reconciler loop; nothing is attached, only the log fills.",
 		}, true
-	case classifier.CodeVolumeBusy:
+	case parser.CodeVolumeBusy:
 		return Cause{
 			Summary:   f.Summary,
 			Component: "the old node's mount of the device (kubelet UnmountDevice) / cloud detach",

@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/kcmtrace/kcmtrace/parser"
@@ -48,18 +47,7 @@ func checkMountDeviceNotFound(c *Context) []Finding {
 		if !c.vol(i).has(deviceNotFoundKinds) {
 			continue
 		}
-		all := filter(v, isDeviceNotFound)
-		nodes, groups := groupByNode(all)
-		// Node-less rows (describe/event echoes) join the only named node.
-		if len(groups) == 2 && groups[""] != nil {
-			for _, n := range nodes {
-				if n != "" {
-					groups[n] = append(groups[n], groups[""]...)
-				}
-			}
-			delete(groups, "")
-			nodes = slices.DeleteFunc(nodes, func(n string) bool { return n == "" })
-		}
+		nodes, groups := nodeGroups(filter(v, isDeviceNotFound))
 		for _, n := range nodes {
 			evs := counted(groups[n])
 			byTime(evs)
@@ -111,12 +99,8 @@ func deviceFinding(v *timeline.Volume, node string, evs []parser.Event) Finding 
 	}
 
 	sum := fmt.Sprintf("kubelet on %s %s for %s", nodeOr(node), what, name(v))
-	if n > 1 {
-		sum += fmt.Sprintf(" (×%d", n)
-		if last.Sub(first) > 0 {
-			sum += " over " + dur(last.Sub(first))
-		}
-		sum += ")"
+	if t := tally(n, first, last); t != "" {
+		sum += " (" + t + ")"
 	}
 	var ex strings.Builder
 	fmt.Fprintf(&ex, "MountDevice (NodeStageVolume) for %s on %s failed %s because the device is not on the node, while the controller considers the volume attached there. ", name(v), nodeOr(node), plural(n, "time"))

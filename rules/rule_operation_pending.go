@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/kcmtrace/kcmtrace/parser"
-	"github.com/kcmtrace/kcmtrace/parser/classifier"
 	"github.com/kcmtrace/kcmtrace/timeline"
 )
 
@@ -54,7 +53,7 @@ hung it.`,
 const callWindow = 5 * time.Second
 
 func isOperationPending(e *parser.Event) bool {
-	return e.Code == classifier.CodeOperationPending && e.Origin != parser.OriginEvent
+	return e.Code == parser.CodeOperationPending && e.Origin != parser.OriginEvent
 }
 
 func checkOperationPending(c *Context) []Finding {
@@ -211,7 +210,7 @@ func operationPendingFinding(v *timeline.Volume, evs []parser.Event, calls []par
 		Start:       first,
 		End:         last,
 		Count:       n,
-		Code:        classifier.CodeOperationPending,
+		Code:        parser.CodeOperationPending,
 		Summary:     sum,
 		Explanation: ex.String(),
 		Evidence:    series(evs, "Aborted: operation pending"),

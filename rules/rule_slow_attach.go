@@ -49,7 +49,7 @@ func checkSlowAttach(c *Context) []Finding {
 	logEnd := end(c.Timeline)
 	var out []Finding
 	var runs attachRunner
-	missing := missingDevices{c: c}
+	ms := c.mountSide()
 	for i, v := range c.Timeline.Volumes {
 		vf := c.vol(i)
 		// Controller side: whole attach runs on one node.
@@ -68,13 +68,13 @@ func checkSlowAttach(c *Context) []Finding {
 		if !vf.has(timeoutKinds) {
 			continue
 		}
-		if f, ok := mountTimeoutFinding(v, v.Events, &missing); ok {
+		if f, ok := mountTimeoutFinding(v, v.Events, ms); ok {
 			out = append(out, f)
 		}
 	}
 	// Mount timeouts the timeline could not join to a volume (they name
 	// the pod's volume, not the PV).
-	if f, ok := mountTimeoutFinding(nil, c.Timeline.Other, &missing); ok {
+	if f, ok := mountTimeoutFinding(nil, c.Timeline.Other, ms); ok {
 		out = append(out, f)
 	}
 	return out
@@ -195,13 +195,15 @@ func kubeletWaitFinding(v *timeline.Volume, vf *volFacts, th time.Duration) (Fin
 var timeoutKinds = kindsOf(parser.MountTimeout)
 
 // mountTimeoutFinding reports the kubelet's pod-level "Unable to attach or
-// mount volumes" timeouts in evs. With v nil the events are the timeline's
-// unjoined ones. Pods whose volume fails with a missing device are left to
-// mount-device-not-found: the timeout is its consequence.
-func mountTimeoutFinding(v *timeline.Volume, evs []parser.Event, missing *missingDevices) (Finding, bool) {
+// mount volumes" timeouts in evs that are about the attach (see
+// mountSide.attachIsSlow). With v nil the events are the timeline's
+// unjoined ones. A timeout whose pod has a mount failing (device missing,
+// driver not registered, mount refused) is that failure's consequence, and
+// one after a confirmed attach is slow-mount's.
+func mountTimeoutFinding(v *timeline.Volume, evs []parser.Event, ms *mountSide) (Finding, bool) {
 	var tos []parser.Event
 	for i := range evs {
-		if e := &evs[i]; e.Kind == parser.MountTimeout && !missing.pod(e.Pod) {
+		if e := &evs[i]; e.Kind == parser.MountTimeout && ms.attachIsSlow(e, v) {
 			tos = append(tos, *e)
 		}
 	}
@@ -234,6 +236,10 @@ func mountTimeoutFinding(v *timeline.Volume, evs []parser.Event, missing *missin
 	if len(pods) == 0 {
 		what = "a pod"
 	}
+	if n == 1 && ms.mountedAfter(&tos[0], v) != nil {
+		// one timeout, then the mount went through: a transient wait
+		f.Severity = Info
+	}
 	f.Summary = fmt.Sprintf("kubelet timed out waiting to attach/mount volumes for %s (×%d)", what, n)
 	if v != nil && len(pods) > 0 {
 		f.Summary = fmt.Sprintf("kubelet timed out waiting to attach/mount %s for pod %s (×%d)", what, strings.Join(pods, ", "), n)
@@ -254,41 +260,6 @@ func mountTimeoutFinding(v *timeline.Volume, evs []parser.Event, missing *missin
 	f.Next = "Find the volume's attach in the KCM log (Multi-Attach? failures? nothing?) and the kubelet's per-operation FailedMount errors for it; check the VolumeAttachment object."
 	f.Evidence = series(tos, "kubelet: timed out waiting for volumes")
 	return f, true
-}
-
-// missingDevices answers, for mount timeouts, whether a pod has a mount
-// failing because its device is missing (mount-device-not-found covers it).
-// The timeline is searched once, on the first question.
-type missingDevices struct {
-	c    *Context
-	done bool
-	pods []string // the distinct pods of the device-not-found events ("" included)
-}
-
-// pod reports whether a device-not-found event names pod, names no pod, or
-// pod is "" (any such event then counts).
-func (m *missingDevices) pod(pod string) bool {
-	if !m.done {
-		m.done = true
-		for vi, v := range m.c.Timeline.Volumes {
-			if !m.c.vol(vi).has(deviceNotFoundKinds) {
-				continue
-			}
-			for i := range v.Events {
-				if e := &v.Events[i]; isDeviceNotFound(e) {
-					m.pods = append(m.pods, e.Pod)
-				}
-			}
-		}
-		slices.Sort(m.pods)
-		m.pods = slices.Compact(m.pods)
-	}
-	for _, p := range m.pods {
-		if pod == "" || p == "" || samePod(p, pod) {
-			return true
-		}
-	}
-	return false
 }
 
 // samePod compares "ns/name" with "name" leniently.

@@ -22,6 +22,9 @@ type runFacts struct {
 
 	restartsOnce sync.Once
 	restarts     []restart // see restarts; filled on first use
+
+	mountOnce sync.Once
+	mount     *mountSide // see mountSide; filled on first use
 }
 
 // volFacts is what several rules read about one volume, derived in one pass

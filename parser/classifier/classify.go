@@ -62,6 +62,9 @@ func Classify(rec *Record) (ev Event, ok bool) {
 		buf [16]kv
 	)
 	switch {
+	case rec.Rest != "" && rec.Msg != "" && strings.HasPrefix(rec.Rest, `time="`):
+		// logrus text: the envelope side decoded msg="…" (CSI drivers).
+		msg = rec.Msg
 	case rec.Rest != "":
 		msg = rec.Rest
 		if rec.Rest[0] == '"' {
@@ -110,6 +113,18 @@ func classifyMessage(file, msg string, kvs []kv) (Event, bool) {
 	// Not understood.
 	if !volumeRelated(msg) && !kvVolumeRelated(kvs) {
 		return Event{}, false
+	}
+	if code := classifyCode(msg); isNodeSideCode(code) {
+		// A driver's or mount-utils' own line about a mount that failed
+		// ("Mount failed: exit status 32 … already mounted or mount point
+		// busy", "NodeStageVolume: err: …", "lvm: failed to mount volume …").
+		ev.Kind, ev.Component, ev.Code = CSIError, ComponentCSI, code
+		ev.Error = strings.TrimSpace(msg)
+		ev.Detail = "mount"
+		if ev.PV == "" && ev.Volume == "" {
+			ev.PV = pvInPath(msg)
+		}
+		return finish(ev)
 	}
 	ev.Kind = Unknown
 	ev.Reason = "unrecognised volume message: " + clip(firstLine(msg), 80)
@@ -562,8 +577,14 @@ func specialCases(ev *Event, file, first, msg string, kvs []kv) bool {
 		ev.Volume = quotedAfter(first, "Operation for volume ")
 		return true
 
+	// --- kubelet fsGroup ownership change (volume_linux.go, VolumePermissionChangeInProgress)
+	case strings.HasPrefix(first, "Setting volume ownership for "):
+		classifyOwnership(ev, first)
+		return true
+
 	// --- kubelet pod-level wait (catalog §5.3)
 	case strings.HasPrefix(first, "Unable to attach or mount volumes") ||
+		strings.HasPrefix(first, "unable to attach or mount volumes") ||
 		strings.HasPrefix(first, "Unable to mount volumes for pod") ||
 		strings.HasPrefix(first, "timeout expired waiting for volumes to attach"):
 		classifyMountTimeout(ev, msg)
@@ -661,6 +682,95 @@ func classifyCSIPlugin(ev *Event, s string) {
 			ev.Component = ComponentKubelet
 		}
 	}
+}
+
+// classifyOwnership handles the kubelet's recursive fsGroup ownership change:
+// "Setting volume ownership for DIR and fsGroup set. If the volume has a lot
+// of files then setting volume ownership could be slow, see …/69699" (the
+// change starts), "Setting volume ownership for DIR, processed N files."
+// (still running after 30s) and the VolumePermissionChangeInProgress event
+// "Setting volume ownership for DIR is taking longer than expected, consider
+// using OnRootMismatch - …". DIR is the pod's volume directory
+// (/var/lib/kubelet/pods/UID/volumes/PLUGIN/NAME[/mount]).
+func classifyOwnership(ev *Event, first string) {
+	ev.Kind, ev.Component = OwnershipChange, ComponentKubelet
+	rest := strings.TrimPrefix(first, "Setting volume ownership for ")
+	dir, tail := rest, ""
+	for _, sep := range [...]string{" and fsGroup set", " is taking longer", ", processed "} {
+		if i := strings.Index(rest, sep); i >= 0 {
+			dir, tail = rest[:i], rest[i:]
+			break
+		}
+	}
+	switch {
+	case strings.HasPrefix(tail, " is taking longer"):
+		ev.Detail = "slow"
+	case strings.HasPrefix(tail, ", processed "):
+		ev.Detail = "progress " + strings.TrimSuffix(strings.TrimPrefix(tail, ", "), ".")
+	default:
+		ev.Detail = "started"
+	}
+	if i := strings.Index(dir, "/pods/"); i >= 0 {
+		uid, _, _ := strings.Cut(dir[i+len("/pods/"):], "/")
+		if isUID(uid) {
+			ev.PodUID = uid
+		}
+	}
+	if i := strings.Index(dir, "/volumes/"); i >= 0 {
+		plugin, name, _ := strings.Cut(dir[i+len("/volumes/"):], "/")
+		name, _, _ = strings.Cut(name, "/")
+		ev.Detail += " " + plugin + "/" + name
+		if plugin == "kubernetes.io~csi" || !nonAttachablePlugin(plugin) {
+			ev.PV = name
+		}
+	}
+}
+
+// nonAttachablePlugin reports the in-tree plugins (as pod volume directory
+// names) whose volumes are never attached or mounted from a device.
+func nonAttachablePlugin(dir string) bool {
+	switch dir {
+	case "kubernetes.io~secret", "kubernetes.io~configmap", "kubernetes.io~projected",
+		"kubernetes.io~downward-api", "kubernetes.io~empty-dir", "kubernetes.io~git-repo":
+		return true
+	}
+	return false
+}
+
+// isNodeSideCode reports the codes of a mount that failed on the node
+// (MountCodes), a missing device or an unregistered driver: the classes a
+// driver's own mount line is read for.
+func isNodeSideCode(code string) bool {
+	switch code {
+	case "":
+		return false
+	case CodeSerialNotFound, CodeDriverNotRegistered:
+		return true
+	}
+	for _, c := range MountCodes() {
+		if c == code {
+			return true
+		}
+	}
+	return false
+}
+
+// pvInPath returns the PV name in a kubelet mount path of s
+// (".../kubernetes.io/csi/pv/NAME/globalmount",
+// ".../volumes/kubernetes.io~csi/NAME/mount"), or "".
+func pvInPath(s string) string {
+	for _, key := range [...]string{"/kubernetes.io/csi/pv/", "/volumes/kubernetes.io~csi/"} {
+		if i := strings.Index(s, key); i >= 0 {
+			name := s[i+len(key):]
+			if j := strings.IndexAny(name, "/ \n\"'"); j >= 0 {
+				name = name[:j]
+			}
+			if name != "" {
+				return name
+			}
+		}
+	}
+	return ""
 }
 
 // classifyMountTimeout handles "Unable to attach or mount volumes" (all eras).
@@ -1172,6 +1282,11 @@ func classifyEventLine(msg string, kvs []kv) (Event, bool) {
 func classifyEventText(reason, text string) (Event, bool) {
 	text = strings.TrimSpace(text)
 	text = strings.TrimPrefix(text, "(combined from similar events): ")
+	if strings.Contains(text, "\n") && (strings.HasPrefix(text, "Unable to") || strings.HasPrefix(text, "unable to")) {
+		// A pod-level mount timeout has no newline of its own: a terminal
+		// wrapped the row ("Unable to\n attach or mount …", "def\nault-token").
+		text = strings.ReplaceAll(text, "\n", "")
+	}
 	ev, ok := classifyMessage("", text, nil)
 	if ok && ev.Kind == Unknown {
 		// Reason-only fallbacks.

@@ -327,13 +327,19 @@ func classifyCodeReference(errText string) string {
 		return CodeNotAttached
 	case has("findattachablepluginbyspec"):
 		return CodeNotAttachable
+	case strings.Contains(l, "not found in the list of registered csi drivers"),
+		strings.Contains(l, "does not contain driver"):
+		return CodeDriverNotRegistered
 	case strings.Contains(l, "can not find diskid"), strings.Contains(l, "cannot find diskid"),
 		strings.Contains(l, "volumedevicenotfound"),
 		strings.Contains(l, "could not find device path"),
 		strings.Contains(l, "cbs block path") && strings.Contains(l, "not found"),
 		strings.Contains(l, "not attached to node"),
 		strings.Contains(l, "failed to find device path"),
-		strings.Contains(l, "no device found"):
+		strings.Contains(l, "no device found"),
+		strings.Contains(l, "device not found with serial"),
+		strings.Contains(l, "/dev/disk/by-id/") && strings.Contains(l, "does not exist"),
+		strings.Contains(l, "failed to find device for the volumeid"):
 		return CodeSerialNotFound
 	case strings.Contains(l, "multi-attach"), strings.Contains(l, "already exclusively attached"),
 		strings.Contains(l, "waiting for detach"):
@@ -347,6 +353,18 @@ func classifyCodeReference(errText string) string {
 		return CodeVolumeBusy
 	case strings.Contains(l, "still in use by node"), strings.Contains(l, "still mounted by other references"):
 		return CodeStillMounted
+	case strings.Contains(l, "unrecognized mount option"), strings.Contains(l, "unknown mount option"),
+		strings.Contains(l, "invalid mount option"):
+		return CodeMountOptionRejected
+	case strings.Contains(l, "wrong fs type"), strings.Contains(l, "unknown filesystem type"),
+		strings.Contains(l, "can't read superblock"), strings.Contains(l, "bad superblock"):
+		return CodeWrongFSType
+	case strings.Contains(l, "found errors on device"),
+		strings.Contains(l, "fsck") && strings.Contains(l, "could not correct"):
+		return CodeFsckFailed
+	case strings.Contains(l, "already mounted or mount point busy"), strings.Contains(l, "resource busy"),
+		strings.Contains(l, "target is busy"):
+		return CodeDeviceBusy
 	case strings.Contains(l, "volumeinuse"), strings.Contains(l, "already attached to an instance"),
 		strings.Contains(l, "is attach to another instance"), strings.Contains(l, "attached to another"),
 		strings.Contains(l, "already attached to a different"), strings.Contains(l, "already attached to node"),
@@ -358,8 +376,14 @@ func classifyCodeReference(errText string) string {
 	case strings.Contains(l, "already executing"), strings.Contains(l, "alreadyexists desc = operation"):
 		return CodeAlreadyExecuting
 	case strings.Contains(l, "permissiondenied"), strings.Contains(l, "permission denied"),
-		strings.Contains(l, "unauthorizedoperation"), strings.Contains(l, "authfailure"):
+		strings.Contains(l, "unauthorizedoperation"), strings.Contains(l, "authfailure"),
+		strings.Contains(l, "operation not permitted"):
 		return CodePermission
+	case strings.Contains(l, "format of disk") && strings.Contains(l, "failed"),
+		strings.Contains(l, "failed to format"):
+		return CodeFormatFailed
+	case strings.Contains(l, "mount failed: exit status"), strings.Contains(l, "failed to mount volume"):
+		return CodeMountFailed
 	case strings.Contains(l, "notfound"), strings.Contains(l, "not found"), strings.Contains(l, "does not exist"):
 		return CodeNotFound
 	case strings.Contains(l, "deadlineexceeded"), strings.Contains(l, "deadline exceeded"),

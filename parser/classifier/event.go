@@ -40,6 +40,7 @@ const (
 	UnmountDeviceFailed     Kind = "unmount-device-failed"
 	KubeletVolumeDetached   Kind = "kubelet-volume-detached" // kubelet bookkeeping "Volume detached"
 	MountTimeout            Kind = "mount-timeout"           // "Unable to attach or mount volumes"
+	OwnershipChange         Kind = "ownership-change"        // kubelet: recursive fsGroup chown of a volume (Detail: started, progress N files, slow)
 
 	CSIAttaching Kind = "csi-attaching" // external-attacher "Attaching" VolumeAttachment
 	CSIAttached  Kind = "csi-attached"
@@ -76,15 +77,35 @@ const (
 	CodeNotAttached      = "NotAttached"       // kubelet: volume not attached according to node status
 	CodeNotInUse         = "NotInVolumesInUse" // kubelet: not yet in node.status.volumesInUse
 	CodeAlreadyExecuting = "AlreadyExecuting"
-	CodeStillMounted     = "StillMounted" // detach refused: still in use by node
-	CodePermission       = "PermissionDenied"
-	CodeInternal         = "Internal" // rpc Internal with no better class
+	CodeStillMounted     = "StillMounted"     // detach refused: still in use by node
+	CodePermission       = "PermissionDenied" // also a mount's "permission denied" / "operation not permitted" (SELinux, root squash)
+	CodeInternal         = "Internal"         // rpc Internal with no better class
+
+	// The kubelet has no CSI node plugin for the driver: "driver name X not
+	// found in the list of registered CSI drivers", "CSINode … does not
+	// contain driver X".
+	CodeDriverNotRegistered = "DriverNotRegistered"
+	// Mount-side failures of a device that is present (mount(8), fsck, mkfs
+	// output as mount-utils reports it).
+	CodeWrongFSType         = "WrongFSType"         // "wrong fs type, bad option, bad superblock", unknown filesystem type, can't read superblock
+	CodeFsckFailed          = "FsckFailed"          // "'fsck' found errors on device … but could not correct them"
+	CodeMountOptionRejected = "MountOptionRejected" // unrecognized / invalid mount option
+	CodeDeviceBusy          = "DeviceBusy"          // "already mounted or mount point busy", device or resource busy
+	CodeFormatFailed        = "FormatFailed"        // mkfs failed: "format of disk … failed"
+	CodeMountFailed         = "MountFailed"         // "mount failed: exit status N" with no recognised reason
 
 	CodeAttachLimit      = "AttachLimit"      // attach refused: the node's volume limit is reached (max data disks, AttachmentLimitExceeded, …)
 	CodeOperationPending = "OperationPending" // CSI Aborted: an earlier operation on the volume is still in flight
 	CodeVolumeBusy       = "VolumeBusy"       // the cloud reports the disk busy while detaching (still in use on the instance)
 	CodeNotAttachable    = "NotAttachable"    // the volume's plugin is not attachable (FindAttachablePluginBySpec failed)
 )
+
+// MountCodes are the codes of a mount that failed with its device present
+// (the mount-failed class).
+func MountCodes() []string {
+	return []string{CodeWrongFSType, CodeFsckFailed, CodeMountOptionRejected, CodeDeviceBusy,
+		CodePermission, CodeFormatFailed, CodeMountFailed}
+}
 
 // Retry is the backoff a nestedpendingoperations/goroutinemap line carries.
 type Retry struct {
@@ -148,7 +169,7 @@ func Kinds() []Kind {
 		VerifyAttachedStarted, VerifyAttachedSucceeded, VerifyAttachedFailed, MountStarted,
 		WaitForAttachSucceeded, WaitForAttachFailed, MountDeviceSucceeded, MountDeviceFailed,
 		SetupSucceeded, SetupFailed, UnmountStarted, TeardownSucceeded, TeardownFailed,
-		UnmountDeviceSucceeded, UnmountDeviceFailed, KubeletVolumeDetached, MountTimeout,
+		UnmountDeviceSucceeded, UnmountDeviceFailed, KubeletVolumeDetached, MountTimeout, OwnershipChange,
 		CSIAttaching, CSIAttached, CSIDetaching, CSIDetached, CSIError,
 		ControllerStarted, AttachStartFailed, DetachStartFailed, Bookkeeping, Unknown,
 	}

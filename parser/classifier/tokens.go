@@ -59,6 +59,8 @@ func InformerPlumbingFiles() []string {
 //	"diskId"        CBS driver errors without any other token
 //	"ZoneNotMatch"  CBS zone errors quoted alone
 //	"evice"         device not found / could not find device path
+//	"GRPC error"    CSI drivers' "GRPC error: rpc error: …" lines (logrus or klog),
+//	                which often name no volume
 //
 // Every line that Classify can turn into an event must
 // contain one of these; TestPrefilterPassesClassified checks that on every
@@ -76,6 +78,7 @@ var prefilterTokens = [][]byte{
 	[]byte("diskId"),
 	[]byte("ZoneNotMatch"),
 	[]byte("evice"),
+	[]byte("GRPC error"),
 }
 
 // informerPlumbing lists files whose lines mention volumes but never an
@@ -118,7 +121,7 @@ var specialStems = [...]string{
 	"Error processing", "Error detaching volumeID ", "Waiting for volume ", "can not find diskId ", "cbs block path ", "NodeStageVolume: ", "NodeUnstageVolume: volume ",
 	"disk ", "detach", "RemoveVolumeFromReportAsAttached", "Report volume ",
 	"error removing node ", "Failed to update statusUpdateNeeded", "Volume ",
-	"Operation for volume ", "Unable to ", "timeout expired waiting",
+	"Operation for volume ", "Unable to ", "unable to ", "timeout expired waiting",
 }
 
 // specialStemsBy holds specialStems by their first byte.
