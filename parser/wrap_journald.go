@@ -218,11 +218,7 @@ func journaldStampAt(line []byte) int {
 	if journaldStampEnd(line) > 0 {
 		return 0
 	}
-	// a node name: a lowercase RFC 1123 subdomain
-	i := 0
-	for i < len(line) && i < 254 && (line[i] >= 'a' && line[i] <= 'z' || isDigit(line[i]) || line[i] == '-' || line[i] == '.') {
-		i++
-	}
+	i := dnsName(line) // a node name
 	if i == 0 || i >= len(line) || line[i] != ' ' || journaldStampEnd(line[i+1:]) == 0 {
 		return -1
 	}

@@ -8,7 +8,8 @@ import (
 // This file is the wrapper registry: the outer wrappers a physical line may
 // carry around its payload (journald, CRI, docker json-file, kubectl
 // --timestamps, the Rancher UI stamp, pod-name prefixes, k9s box borders),
-// each defined in a wrap_*.go file of its own, and the unwrapper that removes them line by line.
+// each defined in a wrap_*.go file of its own, and the unwrapper that
+// removes them line by line.
 //
 // Each wrapper declares what it claims: the first bytes of the lines it may
 // decode (firsts) and a cheap test that every line it decodes passes
