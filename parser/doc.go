@@ -16,7 +16,7 @@
 // emit.go (entry → event), record.go (the seam type to the classifier).
 // Wrappers: wrapper.go (the registry: what each wrapper claims, unwrap,
 // sniffing) and one wrap_*.go per wrapper (journald, rfc3339 for CRI and
-// kubectl --timestamps, docker, ui, grep). Payload formats: payload_klog.go,
+// kubectl --timestamps, docker, ui, podprefix, k9s, grep). Payload formats: payload_klog.go,
 // payload_json.go, payload_describe.go, payload_logrus.go. Fast path:
 // prefilter.go (the token search over whole blocks, with internal/teddy),
 // fastpath_block.go (analyzeBlock), fastpath_plain.go (what makes a line
@@ -65,10 +65,18 @@
 //   - one wrapper, from this list (Input.Wrapper names):
 //
 // journald: "Mon DD hh:mm:ss host proc[pid]: " (journalctl's default, also
-// in journalctl -r reverse order) and the short-iso form
-// "2024-08-12T03:14:11+0000 host proc[pid]: ". The process names kubelet,
-// kubenswrapper, origin-node, kube-controller-manager, k3s and hyperkube set
-// the input's component when it has no events.
+// in journalctl -r reverse order), short-precise "Aug 12 03:14:11.301223 "
+// (the kubelet's Node Log Query and oc adm node-logs), short-full and
+// with-unit "Mon 2024-08-12 03:14:11 UTC host kubelet.service[pid]: ",
+// short-unix "1723432451.301223 ", the short-iso form
+// "2024-08-12T03:14:11+0000 host proc[pid]: ", month names of common
+// locales ("Okt", "août", "дек", CJK "8月"), and any of these but short-iso
+// after a node name ("worker-1 Aug 12 …", oc adm node-logs on several
+// nodes). short-full gives year and zone (a zone abbreviation that names
+// one offset, or a numeric one; otherwise the year only), short-unix the
+// instant. The process names kubelet, kubenswrapper, origin-node,
+// kube-controller-manager, k3s and hyperkube (a unit's ".service" dropped)
+// set the input's component when it has no events.
 //
 // cri: "2024-08-12T03:14:11.301223Z stderr F "; a "P" (partial) record is
 // joined with the records up to the next "F".
@@ -79,7 +87,18 @@
 // such as `…Z"}` is kept as text.
 //
 // kubectl-timestamps: "2025-07-23T03:20:43.248292357-04:00 " (RFC 3339 with
-// Z or an offset).
+// Z or an offset). Two envelopes' text lines start alike and are no
+// wrapper's, so that the envelope detection reads them: aws logs tail
+// ("2024-08-12T03:10:00.612000+00:00 stream msg": Python's isoformat,
+// which Go never writes) and logcli ("2024-08-12T03:10:00Z {labels} msg").
+//
+// pod-prefix: kubetail's "[pod-name] ", kubectl logs --prefix's
+// "[pod/name/container] " and stern's "pod-name container-name " before a
+// klog or JSON log line (or before any line after the same prefix, a
+// continuation); the container (or pod) name counts as the process name.
+//
+// k9s: "│ … │", a row of a terminal UI's box (k9s describe and log views);
+// the box's edges ("┌── Describe(…) ──┐", "└──┘") are markup.
 //
 // ui-timestamp: "7/29/2016 7:38:17 PM" glued to the payload
 // ("…PME0729 17:38:17…", Rancher's log viewer).
@@ -93,7 +112,7 @@
 // Lines that are not log content are skipped and counted by reason
 // (Input.Skipped): "#" annotations (comment), shell prompts such as
 // "[root@host ~]# journalctl -r …" (prompt), ``` fences and journalctl
-// "-- Logs begin at … --" markers (markup), empty lines (blank), lines with
+// "-- Logs begin at … --" markers and box edges (markup), empty lines (blank), lines with
 // NUL bytes (binary), over-long lines (too-long), broken docker records
 // (malformed). No-break spaces (U+00A0, from web pastes) count as blanks.
 //

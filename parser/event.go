@@ -12,7 +12,7 @@ type Problem struct {
 type Input struct {
 	Path      string
 	Component string // kcm, kubelet, csi, events, mixed, unknown
-	Wrapper   string // none, journald, cri, docker-json, kubectl-timestamps, grep-prefix, ui-timestamp
+	Wrapper   string // none, journald, cri, docker-json, kubectl-timestamps, grep-prefix, ui-timestamp, pod-prefix, k9s
 	Format    string // klog-text, klog-json, describe, get-events, …
 	Bytes     int64
 	Lines     int            // physical lines read

@@ -27,6 +27,13 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	}
+	for _, fx := range wrapperFixtures(f) {
+		for i, line := range strings.Split(string(fx.data), "\n") {
+			if i < 8 && line != "" {
+				f.Add([]byte(line + "\n"))
+			}
+		}
+	}
 	f.Add(gzHeaderOnly)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res := ParseReader(bytes.NewReader(data), "fuzz.log", Options{MaxLineBytes: 4096, now: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)})

@@ -314,6 +314,12 @@ func (sc *scanner) physical(line []byte, tooLong bool) {
 			sc.skip(SkipMarkup)
 			return
 		}
+	case 0xe2:
+		if isBoxEdge(line) {
+			sc.close()
+			sc.skip(SkipMarkup)
+			return
+		}
 	case '-':
 		if bytes.HasPrefix(line, []byte("-- ")) && bytes.HasSuffix(bytes.TrimSpace(line), []byte("--")) {
 			sc.close()

@@ -6,12 +6,17 @@ import (
 
 // This file owns the wrappers that start with an RFC 3339 stamp: CRI
 // ("ts stream F|P msg") and kubectl logs --timestamps ("ts msg"); one
-// decoder tells them (and short-iso journald) apart.
+// decoder tells them (and short-iso journald) apart. Lines of two
+// envelopes start with such a stamp too and are left to the envelope
+// detection (parser/envelope), which reads them whole: `aws logs tail`
+// (detailed: Python's isoformat, "…T03:10:00.612000+00:00 stream msg",
+// which Go's RFC 3339 never writes) and logcli's default output
+// ("…Z {labels} msg").
 
 var criWrapper = wrapper{
 	name:   "cri",
 	firsts: "0123456789",
-	claims: func(line []byte) bool { return rfc3339End(line) > 0 },
+	claims: func(line []byte) bool { n := rfc3339End(line); return n > 0 && !envelopeStamped(line, n) },
 	decode: func(_ *unwrapper, line []byte, out *unwrapped) bool { return unwrapRFC3339(line, out) },
 	time:   stampTime,
 }
@@ -62,7 +67,7 @@ func rfc3339End(p []byte) int {
 // ("ts msg") and journalctl -o short-iso ("ts host proc[pid]: msg").
 func unwrapRFC3339(line []byte, out *unwrapped) bool {
 	n := rfc3339End(line)
-	if n == 0 || n >= len(line) || line[n] != ' ' || line[10] != 'T' {
+	if n == 0 || n >= len(line) || line[n] != ' ' || line[10] != 'T' || envelopeStamped(line, n) {
 		return false
 	}
 	ts := line[:n]
@@ -95,5 +100,29 @@ func unwrapRFC3339(line []byte, out *unwrapped) bool {
 	out.kind = wrapKubectlTS
 	out.ts = ts
 	out.payload = rest
+	return true
+}
+
+// envelopeStamped reports whether line, whose RFC 3339 stamp ends at n, is
+// an `aws logs tail` detailed line ("2024-08-12T03:10:00.612000+00:00
+// <stream> <msg>", microseconds and "+00:00", and no journald tail after
+// it) or a logcli default line ("<stamp> {labels} <msg>").
+func envelopeStamped(line []byte, n int) bool {
+	rest := line[min(n+1, len(line)):]
+	if len(rest) >= 2 && rest[0] == '{' {
+		// logcli labels: {} or {name="…", …}; a JSON payload is {"…
+		c := rest[1]
+		return c == '}' || c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+	}
+	if n != 32 || line[19] != '.' || string(line[26:32]) != "+00:00" {
+		return false
+	}
+	// short-iso-precise journald with a colon in the offset is not aws
+	sp := bytes.IndexByte(rest, ' ')
+	if sp > 0 {
+		if sp2 := bytes.IndexByte(rest[sp+1:], ' '); sp2 > 0 && bytes.HasSuffix(rest[sp+1:sp+1+sp2], []byte("]:")) {
+			return false
+		}
+	}
 	return true
 }

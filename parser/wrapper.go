@@ -7,8 +7,9 @@ import (
 
 // This file is the wrapper registry: the outer wrappers a physical line may
 // carry around its payload (journald, CRI, docker json-file, kubectl
-// --timestamps, the Rancher UI stamp), each defined in a wrap_*.go file of
-// its own, and the unwrapper that removes them line by line.
+// --timestamps, the Rancher UI stamp, pod-name prefixes, k9s box borders),
+// each defined in a wrap_*.go file of its own, and the unwrapper that
+// removes them line by line.
 //
 // Each wrapper declares what it claims: the first bytes of the lines it may
 // decode (firsts) and a cheap test that every line it decodes passes
@@ -39,6 +40,8 @@ const (
 	wrapDocker             // {"log":"…\n","stream":"stderr","time":"…"}
 	wrapKubectlTS          // "2024-…Z " (kubectl logs --timestamps)
 	wrapUI                 // "7/29/2016 7:38:17 PM" glued to the payload (Rancher UI)
+	wrapPodPrefix          // "[pod] ", "pod container " (kubetail, kubectl logs --prefix, stern)
+	wrapK9s                // "│ … │" (a terminal UI's box: k9s)
 	numWraps
 )
 
@@ -69,6 +72,8 @@ var wrappers = [numWraps]*wrapper{
 	wrapDocker:    &dockerWrapper,
 	wrapKubectlTS: &kubectlTSWrapper,
 	wrapUI:        &uiWrapper,
+	wrapPodPrefix: &podPrefixWrapper,
+	wrapK9s:       &k9sWrapper,
 }
 
 // wrapNames are the names used in Input.Wrapper and Options.Format.
@@ -132,9 +137,10 @@ type unwrapped struct {
 // the other wrappers, so mixed inputs (a journald paste followed by raw klog)
 // work line by line. With a forced wrapper only that one is tried.
 type unwrapper struct {
-	prefer  wrapKind
-	forced  bool
-	scratch []byte
+	prefer    wrapKind
+	forced    bool
+	scratch   []byte
+	podPrefix []byte // the pod-prefix of the previous line
 }
 
 // sniffSample is how many non-empty lines sniffWrapper scores.

@@ -21,6 +21,9 @@ func TestWrapperClaims(t *testing.T) {
 		}
 		lines = append(lines, bytes.Split(data, []byte("\n"))...)
 	}
+	for _, f := range wrapperFixtures(t) {
+		lines = append(lines, bytes.Split(f.data, []byte("\n"))...)
+	}
 	taken := make([]int, numWraps)
 	for _, line := range lines {
 		if len(line) == 0 {
@@ -47,7 +50,8 @@ func TestWrapperClaims(t *testing.T) {
 
 // TestClaimedBy checks the registry's answers that the fast path's proofs
 // stand on: only docker-json claims a line starting with "{", nothing but
-// journald one starting with a month name, and a CRI line is no UI line.
+// journald one starting with a month name, a CRI line is no UI line, and
+// no wrapper claims what the envelopes read (aws logs tail, logcli).
 func TestClaimedBy(t *testing.T) {
 	for _, c := range []struct {
 		line string
@@ -60,6 +64,16 @@ func TestClaimedBy(t *testing.T) {
 		{"2024-08-12T03:14:11.301223Z stderr F x", wrapCRI, false},
 		{"2024-08-12T03:14:11.301223Z stderr F x", wrapKubectlTS, false},
 		{"7/29/2016 7:38:17 PM x", wrapCRI, true},
+		{"Aug 12 03:14:11.301223 host kubelet[1]: x", wrapJournald, false},
+		{"Mon 2024-08-12 03:14:11 UTC host kubelet.service[1]: x", wrapJournald, false},
+		{"1723432451.301223 host kubelet[1]: x", wrapCRI, true},
+		{"[pod-1] I0812 03:10:00.612388 1 r.go:1] m", wrapNone, true},
+		{"│ Events: │", wrapNone, true},
+		// the envelopes' lines (parser/envelope: cloudwatch tail-detailed,
+		// loki logcli default) are no wrapper's, so detection gets them
+		{"2024-08-12T03:10:00.612000+00:00 kube-controller-manager-1234567890abcdef01234567890abcde I0812 11:10:00.612388 1 r.go:1] m", wrapNone, false},
+		{"2024-08-12T03:10:00 I0812 11:10:00.612388 1 r.go:1] m", wrapNone, false},
+		{`2024-08-12T03:10:00Z {container="kube-controller-manager", namespace="kube-system"} I0812 11:10:00.612388 1 r.go:1] m`, wrapNone, false},
 	} {
 		if got := claimedBy([]byte(c.line), c.k); got != c.want {
 			t.Errorf("claimedBy(%q, %s) = %v, want %v", c.line, wrapNames[c.k], got, c.want)

@@ -30,6 +30,20 @@ func TestUnwrap(t *testing.T) {
 		{name: "docker fragment", line: `2017-08-18T23:27:07.048273963Z"}`, kind: wrapNone, payload: `2017-08-18T23:27:07.048273963Z"}`},
 		{name: "rancher ui", line: "7/29/2016 7:38:17 PME0729 17:38:17.644916    7458 goroutinemap.go:155] m", kind: wrapUI, payload: "E0729 17:38:17.644916    7458 goroutinemap.go:155] m", ts: "7/29/2016 7:38:17 PM"},
 		{name: "stray backtick", line: "`I1222 03:49:17.229946       1 openstack_instances.go:46] Claiming", kind: wrapNone, payload: "I1222 03:49:17.229946       1 openstack_instances.go:46] Claiming"},
+		{name: "journald short-precise", line: "Aug 12 03:14:11.301223 vm-3-27 kubelet[2783]: I0812 03:14:11.301223    2783 r.go:1] m", kind: wrapJournald, payload: "I0812 03:14:11.301223    2783 r.go:1] m", ts: "Aug 12 03:14:11.301223", proc: "kubelet"},
+		{name: "journald short-full with-unit", line: "Mon 2024-08-12 03:14:11 UTC vm-3-27 kubelet.service[2783]: I0812 03:14:11.301223    2783 r.go:1] m", kind: wrapJournald, payload: "I0812 03:14:11.301223    2783 r.go:1] m", ts: "Mon 2024-08-12 03:14:11 UTC", proc: "kubelet"},
+		{name: "journald short-unix", line: "1723432451.301223 vm-3-27 kubelet[2783]: I0812 03:14:11.301223    2783 r.go:1] m", kind: wrapJournald, payload: "I0812 03:14:11.301223    2783 r.go:1] m", ts: "1723432451.301223", proc: "kubelet"},
+		{name: "journald cjk month", line: "6月 10 03:14:11 vm-3-27 kubelet[2783]: I0610 03:14:11.301223    2783 r.go:1] m", kind: wrapJournald, payload: "I0610 03:14:11.301223    2783 r.go:1] m", ts: "6月 10 03:14:11", proc: "kubelet"},
+		{name: "journald german month", line: "Dez 10 03:14:11 vm-3-27 kubelet[2783]: I1210 03:14:11.301223    2783 r.go:1] m", kind: wrapJournald, payload: "I1210 03:14:11.301223    2783 r.go:1] m", ts: "Dez 10 03:14:11", proc: "kubelet"},
+		{name: "journald node prefix", line: "worker-1.example.com Aug 12 03:14:11.301223 worker-1 kubenswrapper[2783]: I0812 03:14:11.301223    2783 r.go:1] m", kind: wrapJournald, payload: "I0812 03:14:11.301223    2783 r.go:1] m", ts: "Aug 12 03:14:11.301223", proc: "kubenswrapper"},
+		{name: "kubetail", line: "[kube-controller-manager-m1] I0812 03:10:00.612388       1 r.go:1] m", kind: wrapPodPrefix, payload: "I0812 03:10:00.612388       1 r.go:1] m", proc: "kube-controller-manager-m1"},
+		{name: "kubectl logs --prefix", line: "[pod/kube-controller-manager-m1/kube-controller-manager] I0812 03:10:00.612388       1 r.go:1] m", kind: wrapPodPrefix, payload: "I0812 03:10:00.612388       1 r.go:1] m", proc: "kube-controller-manager"},
+		{name: "stern", line: "kube-controller-manager-m1 kube-controller-manager I0812 03:10:00.612388       1 r.go:1] m", kind: wrapPodPrefix, payload: "I0812 03:10:00.612388       1 r.go:1] m", proc: "kube-controller-manager"},
+		{name: "stern prose is no prefix", line: "failed to mount the volume", kind: wrapNone, payload: "failed to mount the volume"},
+		{name: "k9s", line: "│   Warning  FailedMount  22m  kubelet  MountVolume.SetUp failed   │", kind: wrapK9s, payload: "  Warning  FailedMount  22m  kubelet  MountVolume.SetUp failed"},
+		{name: "aws logs tail detailed is no kubectl line", line: "2024-08-12T03:10:00.612000+00:00 kube-controller-manager-1234567890abcdef01234567890abcde I0812 11:10:00.612388       1 r.go:1] m", kind: wrapNone, payload: "2024-08-12T03:10:00.612000+00:00 kube-controller-manager-1234567890abcdef01234567890abcde I0812 11:10:00.612388       1 r.go:1] m"},
+		{name: "logcli default is no kubectl line", line: `2024-08-12T03:10:00Z {container="kube-controller-manager"} I0812 11:10:00.612388       1 r.go:1] m`, kind: wrapNone, payload: `2024-08-12T03:10:00Z {container="kube-controller-manager"} I0812 11:10:00.612388       1 r.go:1] m`},
+		{name: "kubectl timestamps with JSON payload", line: `2024-08-12T03:10:00.1Z {"ts":1,"msg":"x"}`, kind: wrapKubectlTS, payload: `{"ts":1,"msg":"x"}`, ts: "2024-08-12T03:10:00.1Z"},
 		{name: "prose with colon", line: "note: this is not a wrapper", kind: wrapNone, payload: "note: this is not a wrapper"},
 	}
 	for _, tt := range tests {
@@ -64,6 +78,14 @@ func TestParseWrapTime(t *testing.T) {
 		{name: "kubectl offset", kind: wrapKubectlTS, ts: "2025-07-23T03:20:43.248292357-04:00", abs: "2025-07-23T07:20:43.248292357Z"},
 		{name: "journald", kind: wrapJournald, ts: "Jun  7 05:19:34", w: wall{mon: 6, day: 7, hour: 5, min: 19, sec: 34}},
 		{name: "journald iso", kind: wrapJournald, ts: "2024-08-12T03:14:11+0800", abs: "2024-08-11T19:14:11Z"},
+		{name: "journald precise", kind: wrapJournald, ts: "Aug 12 03:14:11.301223", w: wall{mon: 8, day: 12, hour: 3, min: 14, sec: 11, nsec: 301223000}},
+		{name: "journald unix", kind: wrapJournald, ts: "1723432451.301223", abs: "2024-08-12T03:14:11.301223Z"},
+		{name: "journald full utc", kind: wrapJournald, ts: "Mon 2024-08-12 03:14:11 UTC", abs: "2024-08-12T03:14:11Z"},
+		{name: "journald full cest", kind: wrapJournald, ts: "Mon 2024-08-12 03:14:11 CEST", abs: "2024-08-12T01:14:11Z"},
+		{name: "journald full offset", kind: wrapJournald, ts: "Mon 2024-08-12 03:14:11 +0530", abs: "2024-08-11T21:44:11Z"},
+		{name: "journald full ambiguous zone", kind: wrapJournald, ts: "Mon 2024-08-12 03:14:11 CST", w: wall{mon: 8, day: 12, hour: 3, min: 14, sec: 11}, year: 2024},
+		{name: "journald cjk", kind: wrapJournald, ts: "6月 10 03:14:11", w: wall{mon: 6, day: 10, hour: 3, min: 14, sec: 11}},
+		{name: "journald russian", kind: wrapJournald, ts: "дек 10 03:14:11", w: wall{mon: 12, day: 10, hour: 3, min: 14, sec: 11}},
 		{name: "ui", kind: wrapUI, ts: "7/29/2016 7:38:17 PM", w: wall{mon: 7, day: 29, hour: 19, min: 38, sec: 17}, year: 2016},
 	}
 	for _, tt := range tests {
@@ -93,6 +115,8 @@ func TestSniffWrapper(t *testing.T) {
 		{name: "cri", head: "2023-10-04T15:52:18.594244326Z stderr F I1004 15:52:18.593603 1 x.go:1] m\n", want: wrapCRI},
 		{name: "docker", head: `{"log":"x\n","stream":"stderr","time":"2018-01-07T08:38:57Z"}` + "\n", want: wrapDocker},
 		{name: "grep and timestamps", head: "a/b.log:2025-07-23T03:20:43.248292357-04:00 I0723 07:20:43.246861 1 a.go:1] m\n", want: wrapKubectlTS},
+		{name: "short-precise", head: "Aug 12 03:14:11.301223 h kubelet[1]: I0812 03:14:11.301223 1 r.go:1] m\n", want: wrapJournald},
+		{name: "stern", head: "kcm-m1 kube-controller-manager I0812 03:14:11.301223 1 r.go:1] m\n", want: wrapPodPrefix},
 		{name: "empty", head: "", want: wrapNone},
 	}
 	for _, tt := range tests {
