@@ -15,14 +15,12 @@ import (
 // so the list cannot go stale.
 var corpusPending = map[string]string{
 	// lines the parser drops before classification
-	"043-longhorn-csi-attacher-kubectl-prefix-aborted-is-attaching.log":      "parser: the kubectl logs --prefix [pod/name/container] prefix is not unwrapped",
 	"040-rook-cephfs-gke-driver-not-registered-one-line.log":                 "parser: a describe row glued to ``` fences at both ends is skipped as markup",
 	"042-vsphere-csi-mountdevice-notfound-disk-not-attached.log":             "parser: a bare message line without a klog header is counted irrelevant",
 	"054-vsphere-csi-cant-read-superblock-after-network-outage.log":          "parser: a bare message line inside backticks is counted irrelevant",
 	"060-cinder-csi-rke-nodeplugin-prefixed-timestamps-device-not-found.log": "parser: kubectl logs --prefix (pod container) before --timestamps is not unwrapped",
 	"061-hpe-csi-dot-prefixed-events-device-not-found-with-serial.log":       "parser: dot-prefixed event messages and a bare MountDevice line are counted irrelevant",
 	"063-longhorn-k9s-bordered-mountdevice-exit-32.log":                      "parser: k9s box borders (│ … │) around describe rows are not removed",
-	"064-longhorn-k9s-bordered-setup-exit-32-multipath.log":                  "parser: k9s box borders (│ … │) around describe rows are not removed",
 }
 
 // TestCorpusExpectations runs the whole chain over every excerpt named by
