@@ -153,7 +153,9 @@ func inherit(states []*inputState) {
 			continue
 		}
 		if st.in.ZoneFrom == "" {
-			d := pick(st, func(c *inputState) bool { return c.in.ZoneFrom == FromEnvelope || c.in.ZoneFrom == FromRetry || c.in.ZoneFrom == FromWrapper },
+			d := pick(st, func(c *inputState) bool {
+				return c.in.ZoneFrom == FromEnvelope || c.in.ZoneFrom == FromRetry || c.in.ZoneFrom == FromWrapper
+			},
 				func(a, b *inputState) bool { return a.off == b.off })
 			if d != nil {
 				st.off, st.hasOff = d.off, true

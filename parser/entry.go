@@ -39,7 +39,7 @@ type entry struct {
 	wts      []byte // wrapper timestamp text (copied)
 	abs      time.Time
 	rows     []tableRowParse
-	spec     *spec // klogEmit's result computed ahead for this entry, if any
+	spec     *spec  // klogEmit's result computed ahead for this entry, if any
 	role     string // the envelope record's component (source_envelope.go), "" for lines
 	node     string // the envelope record's node, "" for lines
 }
