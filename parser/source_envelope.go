@@ -59,7 +59,11 @@ type envRecord struct {
 	Line     int       // the record's first line in the input (1-based), 0 when unknown
 	Role     string    // kcm, kubelet, csi from the record's labels; "" when they do not say
 	Node     string    // the node that wrote the record (its labels), "" when unknown
-	Host     string    // the host name (journald), "" when unknown
+	// Host is the host name (journald _HOSTNAME): the input's host, for
+	// sharing a clock with other inputs, but not its node: a kubelet's node
+	// name need not be its host name (the seeds' kubelet on vm-3-27-centos
+	// is node 10.0.3.27).
+	Host string
 }
 
 // envStats is what an envelope says about the whole input once decoded.
@@ -180,9 +184,6 @@ func (sc *scanner) record(rec *envRecord, line, nlines int) {
 	ent := &sc.ent
 	if ent.kind != entNone {
 		ent.role, ent.node = rec.Role, rec.Node
-		if ent.node == "" && rec.Role == ComponentKubelet {
-			ent.node = rec.Host
-		}
 		if !rec.Time.IsZero() {
 			sc.envTime(ent, rec)
 		}
