@@ -507,6 +507,7 @@ func (st *inputState) result() Result {
 			in.Wrapper = grepPrefix + "+" + in.Wrapper
 		}
 	}
+	st.noSilence()
 	if len(in.Skipped) == 0 {
 		in.Skipped = nil
 	}

@@ -87,3 +87,34 @@ func labelRole(l exports.Labels) string {
 	}
 	return ""
 }
+
+// noSilence adds the problem that says why an input gave no event when it
+// should have said something: it holds volume-looking text (entries that
+// pass the prefilter) that no parser understood, or nothing in it is in a
+// format the parser knows. The problem names what the input looks like
+// and how to force a format.
+func (st *inputState) noSilence() {
+	in := &st.in
+	if in.Events > 0 || in.Lines == 0 || in.Lines == in.Skipped[SkipBlank] {
+		return
+	}
+	looks := "it looks like no format kcmtrace knows"
+	switch {
+	case st.envelope != "":
+		looks = "it was read as a " + st.envelope + " export"
+	case st.envHint != "":
+		looks = "it looks a little like " + st.envHint
+	case in.Format != "" && in.Format != "unknown" && in.Format != formatNames[fmtText]:
+		looks = "it was read as " + in.Format
+		if in.Wrapper != "" && in.Wrapper != wrapNames[wrapNone] {
+			looks += " in " + in.Wrapper + " lines"
+		}
+	}
+	force := "force a format with --input-format NAME (" + strings.Join(InputFormats, ", ") + ")"
+	switch {
+	case in.Relevant > 0:
+		st.problem(0, "%d entries mention volumes but none gave an event; %s; %s", in.Relevant, looks, force)
+	case st.envelope == "" && (in.Format == "" || in.Format == "unknown" || in.Format == formatNames[fmtText]):
+		st.problem(0, "format not recognised (no klog, JSON log, journald, CRI, docker, event-table or log-export lines); %s; %s", looks, force)
+	}
+}

@@ -37,6 +37,7 @@ type loaded struct {
 	events   int // events within --since/--until, before de-duplication
 	timeline *timeline.Timeline
 	readErrs int // inputs that could not be read, or only in part (exit 3)
+	yielded  bool // some input gave at least one event (before --since/--until)
 }
 
 // load parses the inputs, reports unreadable inputs and input problems on
@@ -84,6 +85,9 @@ func (f *inputFlags) load(e env) (*loaded, error) {
 			return nil, &codeError{code: exitInput, msg: "no input: give at least one log file, directory or -"}
 		}
 		return nil, &codeError{code: exitInput, msg: "no input could be read"}
+	}
+	for _, r := range results {
+		l.yielded = l.yielded || len(r.Events) > 0
 	}
 	win, err := f.window(results)
 	if err != nil {
