@@ -36,7 +36,7 @@ type inputFlags struct {
 type loaded struct {
 	events   int // events within --since/--until, before de-duplication
 	timeline *timeline.Timeline
-	readErrs int // inputs that could not be read, or only in part (exit 3)
+	readErrs int  // inputs that could not be read, or only in part (exit 3)
 	yielded  bool // some input gave at least one event (before --since/--until)
 }
 
