@@ -106,3 +106,42 @@ func TestExportAccountsMultiLineRecords(t *testing.T) {
 		}
 	}
 }
+
+// FuzzExportParse runs log-export input through ParseReader, seeded from
+// the export fixtures (their first 8 KiB, decompressed) in automatic
+// detection and forced to their envelope: it must not panic and must keep
+// the line accounting.
+func FuzzExportParse(f *testing.F) {
+	paths, _ := filepath.Glob(filepath.Join("envelope", "testdata", "*", "*.gz"))
+	for _, p := range paths {
+		fh, err := os.Open(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		r, _, closeFn, err := decompress(fh)
+		if err != nil {
+			f.Fatal(err)
+		}
+		head, _ := io.ReadAll(io.LimitReader(r, 8<<10))
+		closeFn()
+		fh.Close()
+		f.Add(head, strings.SplitN(filepath.Base(p), ".", 3)[1])
+	}
+	f.Add([]byte(`{"events":[{"timestamp":1,"message":"I0812 03:10:10.208117 1 a.go:1] Attach"`), "")
+	f.Fuzz(func(t *testing.T, data []byte, format string) {
+		if format != "" && forcedEnvelope(format) == nil {
+			format = ""
+		}
+		res := ParseReader(bytes.NewReader(data), "fuzz.json", Options{Format: format})
+		in := res.Input
+		if u := in.Unaccounted(); u != 0 {
+			t.Fatalf("%d lines unaccounted: %+v", u, in)
+		}
+		if in.Events != len(res.Events) {
+			t.Fatalf("Input.Events %d, %d events", in.Events, len(res.Events))
+		}
+		if in.Skipped[SkipEnvelope] < 0 {
+			t.Fatalf("negative envelope lines: %+v", in)
+		}
+	})
+}
