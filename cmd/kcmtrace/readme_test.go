@@ -14,12 +14,7 @@ import (
 // TestREADMEListsEveryRule keeps the README's rule table in step with the
 // registry: every rule appears with its default severity, and nothing else.
 func TestREADMEListsEveryRule(t *testing.T) {
-	readme := readREADME(t)
-	_, section, ok := strings.Cut(readme, "## What it finds")
-	if !ok {
-		t.Fatal(`README has no "## What it finds" section`)
-	}
-	section, _, _ = strings.Cut(section, "\n## ")
+	section := readmeSection(t, "What it finds")
 	row := regexp.MustCompile("(?m)^\\| `([a-z-]+)` \\| ([a-z]+)")
 	listed := map[string]string{}
 	for _, m := range row.FindAllStringSubmatch(section, -1) {
@@ -85,12 +80,7 @@ func exportFilters() (re, reQuoted, orList string) {
 // command has one of the generated filters, and every place a filter
 // starts (the first token) is one of them.
 func TestREADMEExportFiltersMatchTokens(t *testing.T) {
-	readme := readREADME(t)
-	_, section, ok := strings.Cut(readme, "## Where the logs are")
-	if !ok {
-		t.Fatal(`README has no "## Where the logs are" section`)
-	}
-	section, _, _ = strings.Cut(section, "\n## ")
+	section := readmeSection(t, "Where the logs are")
 	re, reQuoted, orList := exportFilters()
 	// the quoted form does not contain the raw one (its `"` is escaped)
 	n := strings.Count(section, re) + strings.Count(section, reQuoted) + strings.Count(section, orList)
@@ -109,4 +99,15 @@ func TestREADMEExportFiltersMatchTokens(t *testing.T) {
 			t.Errorf("README's table has no row for %s", where)
 		}
 	}
+}
+
+// readmeSection is the README's "## heading" section, up to the next one.
+func readmeSection(t *testing.T, heading string) string {
+	t.Helper()
+	_, section, ok := strings.Cut(readREADME(t), "## "+heading+"\n")
+	if !ok {
+		t.Fatalf(`README has no "## %s" section`, heading)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	return section
 }
