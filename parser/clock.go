@@ -49,7 +49,7 @@ func (st *inputState) resolveOwn(opt Options) {
 	if opt.Year != 0 {
 		st.year, in.YearFrom = opt.Year, FromFlag
 	}
-	for _, from := range []string{FromRetry, FromWrapper} {
+	for _, from := range []string{FromEnvelope, FromRetry, FromWrapper} {
 		e, ok := vote(st.evid, from)
 		if !ok {
 			continue
@@ -66,7 +66,9 @@ func (st *inputState) resolveOwn(opt Options) {
 		// only absolute times (JSON ts, CRI without klog): nothing to resolve
 		if in.YearFrom == "" {
 			st.year, in.YearFrom = st.maxAbs.Year(), FromJSONTS
-			if st.formatVotes[fmtJSON] == 0 {
+			if st.envelope != "" {
+				in.YearFrom = FromEnvelope
+			} else if st.formatVotes[fmtJSON] == 0 {
 				in.YearFrom = FromWrapper
 			}
 		}
@@ -151,7 +153,9 @@ func inherit(states []*inputState) {
 			continue
 		}
 		if st.in.ZoneFrom == "" {
-			d := pick(st, func(c *inputState) bool { return c.in.ZoneFrom == FromRetry || c.in.ZoneFrom == FromWrapper },
+			d := pick(st, func(c *inputState) bool {
+				return c.in.ZoneFrom == FromEnvelope || c.in.ZoneFrom == FromRetry || c.in.ZoneFrom == FromWrapper
+			},
 				func(a, b *inputState) bool { return a.off == b.off })
 			if d != nil {
 				st.off, st.hasOff = d.off, true

@@ -116,6 +116,31 @@
 // NUL bytes (binary), over-long lines (too-long), broken docker records
 // (malformed). No-break spaces (U+00A0, from web pastes) count as blanks.
 //
+// # Log exports (envelopes)
+//
+// Cloud log exports and log-store dumps (package parser/envelope: gcp,
+// cloudwatch, azure, loki, elasticsearch, victorialogs, journald-json,
+// journald-export) are plugged in by source_envelopes.go through the seam
+// of source_envelope.go. Before the line path, the decompressed input's
+// first 64 KiB is scored (envelope.Scores); an envelope at or above
+// envelope.MinScore reads the whole input, and [Options].Format set to an
+// envelope name forces it (a forced line format skips the sniff). Each
+// record's text goes through the payload parsers as one logical line; a
+// GKE control-plane record, whose header the export split into severity
+// and sourceLocation, gets a klog header rebuilt from them and its time
+// (UTC, thread id 0). The record's time is year and zone evidence for a
+// header clock (FromEnvelope, ranked before the retry deadline), and dates
+// a record without one; a time of unknown zone gives the year only. The
+// record's labels give the input's component (componentOf, the table the
+// journald process names use) and the node of kubelet events before the
+// content does. Input.Wrapper names the envelope; Input.Records, NoTime
+// and Duplicates count its records; its problems keep their lines. A
+// record counts as the physical line it starts on; framing lines and the
+// further lines of multi-line records are skipped as SkipEnvelope, so the
+// line identity holds. An input with volume-looking entries but no event,
+// or in no known format, gets a problem saying what it looks like and how
+// to force a format (noSilence).
+//
 // # klog text
 //
 // The header is
@@ -169,6 +194,7 @@
 // one). The year and the zone are decided, in order, by
 //
 //   - flag: [Options].Year / [Options].Location;
+//   - envelope: a log export's record times compared with the header clock;
 //   - retry-deadline: "No retries permitted until 2021-01-13 16:27:21.123
 //     +0800 CST m=+…" minus its durationBeforeRetry is the instant of the
 //     header; the year and quarter-hour offset that map the header's wall

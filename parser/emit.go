@@ -115,7 +115,10 @@ func (sc *scanner) emit(e *entry, kind entryKind) bool {
 			rec.Level, rec.Msg = logrusFields(e.buf)
 		}
 		m.abs = instantOf(e.abs)
-		if !m.abs.set {
+		if !m.abs.set && e.hasWall {
+			// an envelope's time of unknown zone (source_envelope.go)
+			m.w, m.yoff, m.hasWall = e.w, e.yoff, true
+		} else if !m.abs.set {
 			if wt, ok := parseWrapTime(e.wk, e.wts); ok {
 				if !wt.abs.IsZero() {
 					m.abs = instantOf(wt.abs)
@@ -144,4 +147,12 @@ func (sc *scanner) emit(e *entry, kind entryKind) bool {
 func (sc *scanner) finishEvent(ev *Event, e *entry, text string) {
 	ev.Source = Source{Path: sc.st.in.Path, Line: e.line, Input: sc.st.index}
 	ev.Text = text
+	// an envelope's labels (source_envelope.go) say who wrote the record
+	// before its content does
+	if e.role != "" && ev.Component == "" {
+		ev.Component = e.role
+	}
+	if e.node != "" && e.role == ComponentKubelet {
+		ev.Node = e.node
+	}
 }

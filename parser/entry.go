@@ -39,7 +39,9 @@ type entry struct {
 	wts      []byte // wrapper timestamp text (copied)
 	abs      time.Time
 	rows     []tableRowParse
-	spec     *spec // klogEmit's result computed ahead for this entry, if any
+	spec     *spec  // klogEmit's result computed ahead for this entry, if any
+	role     string // the envelope record's component (source_envelope.go), "" for lines
+	node     string // the envelope record's node, "" for lines
 }
 
 func (sc *scanner) open(k entryKind, p []byte, u unwrapped, line, nlines int) {
@@ -53,6 +55,7 @@ func (sc *scanner) open(k entryKind, p []byte, u unwrapped, line, nlines int) {
 	e.abs = time.Time{}
 	e.rows = nil
 	e.spec = nil
+	e.role, e.node = "", ""
 	if (k == entKlog || k == entJSON) && sc.lineOff >= 0 {
 		for sc.specAt < len(sc.specs) && sc.specs[sc.specAt].off < sc.lineOff {
 			sc.specAt++

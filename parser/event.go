@@ -29,6 +29,13 @@ type Input struct {
 	Problems  []Problem
 	Truncated bool // input ended early (truncated gzip, read error)
 
+	// Log exports (Wrapper names the envelope, e.g. "gcp"; zero otherwise):
+	// the records read, those without a usable time, and the duplicates
+	// dropped (same id and time as an earlier record).
+	Records    int
+	NoTime     int
+	Duplicates int
+
 	// EventLines and Irrelevant complete the line accounting:
 	// Lines == EventLines + Irrelevant + the sum of Skipped (see Unaccounted).
 	EventLines int // physical lines of entries that produced events

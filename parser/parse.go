@@ -66,6 +66,7 @@ const (
 	SkipPrompt    = "prompt"    // shell prompt with a command ("[root@host ~]# journalctl …")
 	SkipMarkup    = "markup"    // ``` fences, journalctl "-- Logs begin at …" markers
 	SkipMalformed = "malformed" // starts like a wrapper record but cannot be decoded (broken docker JSON)
+	SkipEnvelope  = "envelope"  // an export's framing, the further lines of multi-line records, duplicate records (source_envelope.go)
 )
 
 // maxProblems caps Input.Problems; one more entry says how many were left out.
@@ -243,6 +244,8 @@ type inputState struct {
 	wrapVotes   [numWraps]int
 	grepVotes   int
 	envelope    string          // the document or line envelope read (source_envelope.go), if any
+	envRole     string          // the component the envelope's labels name (majority), if any
+	envHint     string          // what the input looks like when no envelope claimed it
 	formatVotes [numFormats]int // entries per format (formatNames)
 
 	// extent of the input's own clock readings
@@ -372,9 +375,17 @@ func (st *inputState) readWith(r io.Reader, opt Options, loop func(*scanner, io.
 				br = bufio.NewReaderSize(r, sniffBufSize)
 				r = br
 			}
-			if e := sniffEnvelope(br); e != nil {
-				sc.records(e, br)
+			if e := forcedEnvelope(opt.Format); e != nil {
+				sc.records(e, opt.Format, br)
 				return
+			}
+			if !sc.unw.forced && opt.Format != "describe" && opt.Format != "get-events" {
+				e, name, hint := sniffEnvelope(br)
+				if e != nil {
+					sc.records(e, name, br)
+					return
+				}
+				st.envHint = hint
 			}
 		}
 		loop(sc, r)
@@ -464,6 +475,9 @@ func (st *inputState) result() Result {
 		}
 	}
 	in.Component = majority(comp, "")
+	if st.envRole != "" && st.envRole != "mixed" {
+		in.Component = st.envRole // the envelope's labels say it before the content does
+	}
 	if in.Component == "" {
 		in.Component = componentFromProcs(st.procs)
 	}
@@ -493,6 +507,7 @@ func (st *inputState) result() Result {
 			in.Wrapper = grepPrefix + "+" + in.Wrapper
 		}
 	}
+	st.noSilence()
 	if len(in.Skipped) == 0 {
 		in.Skipped = nil
 	}
@@ -532,17 +547,36 @@ func componentFromProcs(procs map[string]int) string {
 			best, n = p, c
 		}
 	}
-	switch best {
+	if c := componentOf(best); c != "" {
+		return c
+	}
+	return "unknown"
+}
+
+// componentOf is the component table: the component a process, container,
+// unit or export label name stands for (kcm, kubelet, csi, "mixed" for the
+// all-in-one binaries), "" when the name says nothing. A pod or log stream
+// name is its component name and a suffix ("kube-controller-manager-node1").
+func componentOf(name string) string {
+	switch name {
 	case "":
-		return "unknown"
+		return ""
 	case "kubelet", "kubenswrapper", "origin-node":
 		return ComponentKubelet
-	case "kube-controller-manager":
+	case "kube-controller-manager", "controller-manager", "kcm", "cloud-controller-manager":
 		return ComponentKCM
 	case "k3s", "hyperkube", "k3s-server", "k3s-agent", "rke2":
 		return "mixed"
 	}
-	return "unknown"
+	switch {
+	case strings.HasPrefix(name, "kube-controller-manager-"):
+		return ComponentKCM
+	case strings.HasPrefix(name, "kubelet-"):
+		return ComponentKubelet
+	case strings.HasPrefix(name, "csi-") || strings.HasSuffix(name, "-csi-driver") || strings.Contains(name, "csi-plugin") || strings.Contains(name, "csi-controller") || strings.Contains(name, "csi-node"):
+		return ComponentCSI
+	}
+	return ""
 }
 
 // sanitizeText makes text valid UTF-8 (trailing newlines removed).

@@ -25,6 +25,7 @@ type scanner struct {
 	entries   int // entries opened, for sampling wrapper evidence
 	nbsp      []byte
 	comp      string // compression of the input, for messages
+	envText   bool   // the line is an envelope record's text (source_envelope.go)
 
 	// the specs of the block being applied (sorted by off), the next one
 	// that may match, and the block offset of the current physical line
@@ -517,7 +518,7 @@ func (sc *scanner) payload(p []byte, u unwrapped, line, nlines int) {
 	}
 	// stray text: a line of prose, an unknown format. When a dated wrapper
 	// carried it, it is an entry of its own (other components' output).
-	if u.kind != wrapNone && u.ts != nil {
+	if (u.kind != wrapNone && u.ts != nil) || (sc.envText && len(p) > 0) {
 		sc.open(entOther, p, u, line, nlines)
 		return
 	}

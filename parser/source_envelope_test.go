@@ -15,28 +15,36 @@ import (
 // its header and takes its year and zone from the record's time.
 func TestEnvelopeSeam(t *testing.T) {
 	toy := &envelope{
-		name:  "toy-jsonl",
-		sniff: func(head []byte) bool { return bytes.HasPrefix(head, []byte(`{"toy":`)) },
-		decode: func(r io.Reader, yield func(envRecord) bool) error {
+		names: []string{"toy-jsonl"},
+		sniff: func(head []byte) (string, string) {
+			if bytes.HasPrefix(head, []byte(`{"toy":`)) {
+				return "toy-jsonl", ""
+			}
+			return "", ""
+		},
+		decode: func(name string, r io.Reader, yield func(*envRecord) bool) (envStats, error) {
 			sc := bufio.NewScanner(r)
+			n := 0
 			for sc.Scan() {
+				n++
 				var d struct {
 					Toy  string    `json:"toy"`
 					Time time.Time `json:"time"`
 					Host string    `json:"host"`
 				}
 				if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
-					return err
+					return envStats{Lines: n}, err
 				}
-				if !yield(envRecord{Time: d.Time, Text: d.Toy, Labels: map[string]string{"host": d.Host}}) {
-					return nil
+				if !yield(&envRecord{Time: d.Time, Text: d.Toy, Host: d.Host, Line: n}) {
+					break
 				}
 			}
-			return sc.Err()
+			return envStats{Lines: n, Records: n}, sc.Err()
 		},
 	}
 	saved := envelopes
 	defer func() { envelopes = saved }()
+	envelopes = nil
 	registerEnvelope(toy)
 	in := `{"toy":"I0812 03:10:00.000001       1 reconciler.go:1] attacherDetacher.AttachVolume started for volume \"pvc-1\" (UniqueName: \"kubernetes.io/csi/d^vol-1\") from node \"n1\" ","time":"2021-08-12T11:10:00.000001+08:00","host":"h1"}
 {"toy":"just prose","time":"2021-08-12T11:10:01+08:00","host":"h1"}

@@ -12,6 +12,7 @@ const (
 	FromRetry      = "retry-deadline" // "No retries permitted until <Go time>" minus the backoff
 	FromWrapper    = "wrapper"        // CRI / kubectl --timestamps / docker / UI timestamp
 	FromJSONTS     = "json-ts"        // --logging-format=json "ts" (epoch ms)
+	FromEnvelope   = "envelope"       // the record times of a log export (Input.Wrapper names it)
 	FromOtherInput = "other-input"    // inherited from another input sharing the clock
 	FromMtime      = "mtime"          // the file's modification time
 	FromAssumed    = "assumed"        // current year / UTC
@@ -20,7 +21,7 @@ const (
 // strongFrom reports whether a decision came from evidence inside the input.
 func strongFrom(from string) bool {
 	switch from {
-	case FromFlag, FromRetry, FromWrapper, FromJSONTS:
+	case FromFlag, FromEnvelope, FromRetry, FromWrapper, FromJSONTS:
 		return true
 	}
 	return false

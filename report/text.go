@@ -203,6 +203,16 @@ func writeCoverage(t *textWriter, st *styles, a *Analysis, width int) {
 		det = append(det, spanText(in.First, in.Last))
 		det = append(det, clockText(tl, i))
 		det = append(det, plural(in.Lines, "line"))
+		if in.Records > 0 || in.NoTime > 0 || in.Duplicates > 0 {
+			rec := plural(in.Records, "record")
+			if in.NoTime > 0 {
+				rec += fmt.Sprintf(" (%d without time)", in.NoTime)
+			}
+			if in.Duplicates > 0 {
+				rec += fmt.Sprintf(", %d duplicates dropped", in.Duplicates)
+			}
+			det = append(det, rec)
+		}
 		for _, k := range sortedKeys(in.Skipped) {
 			det = append(det, fmt.Sprintf("%d skipped (%s)", in.Skipped[k], k))
 		}

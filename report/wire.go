@@ -63,6 +63,11 @@ type wireInput struct {
 	ZoneSource string         `json:"zone_source"`
 	Truncated  bool           `json:"truncated"`
 	Problems   []wireProblem  `json:"problems"`
+	// log exports (wrapper names the envelope): records read, records
+	// without a usable time, duplicate records dropped
+	Records    int `json:"records,omitempty"`
+	NoTime     int `json:"no_time,omitempty"`
+	Duplicates int `json:"duplicates,omitempty"`
 }
 
 type wireProblem struct {
@@ -239,6 +244,7 @@ func toWireInput(in parser.Input) wireInput {
 		Skipped: map[string]int{}, First: ts(in.First), Last: ts(in.Last),
 		Year: in.Year, YearSource: in.YearFrom, Zone: in.Zone, ZoneSource: in.ZoneFrom,
 		Truncated: in.Truncated, Problems: []wireProblem{},
+		Records: in.Records, NoTime: in.NoTime, Duplicates: in.Duplicates,
 	}
 	for k, v := range in.Skipped {
 		w.Skipped[k] = v

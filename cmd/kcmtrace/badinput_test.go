@@ -323,6 +323,51 @@ func TestBadInput(t *testing.T) {
 			wantStdout: seedFound,
 		},
 		{
+			name:       "export: JSON document truncated",
+			files:      map[string][]byte{"cw.json": cloudwatchTruncated()},
+			args:       []string{"analyze", "$D/cw.json", "$SEED"},
+			wantExit:   exitOK,
+			wantStderr: `^kcmtrace: \S*/cw\.json:\d+: cloudwatch \(events\): JSON document cut off inside the record that starts on line \d+ \(truncated\?\); the records before it were read$`,
+			wantStdout: seedFound,
+			check:      wantAttach(0, 1, 1),
+		},
+		{
+			name:       "export: JSON array cut mid-record",
+			files:      map[string][]byte{"gke.json": gcpArrayCut()},
+			args:       []string{"analyze", "$D/gke.json", "$SEED"},
+			wantExit:   exitOK,
+			wantStderr: `^kcmtrace: \S*/gke\.json:\d+: gcp \(logentry\): JSON document cut off inside the record that starts on line \d+`,
+			wantStdout: seedFound,
+			check:      wantAttach(0, 1, 1),
+		},
+		{
+			name:       "export: mixed envelopes in one file",
+			files:      map[string][]byte{"mixed.jsonl": gcpSinkMixed()},
+			args:       []string{"analyze", "$D/mixed.jsonl", "$SEED"},
+			wantExit:   exitOK,
+			wantStderr: `^kcmtrace: \S*/mixed\.jsonl:3: gcp \(logentry\): record without a message`,
+			wantStdout: seedFound,
+			check:      wantAttach(0, 1, 1),
+		},
+		{
+			name:       "export: record without time",
+			files:      map[string][]byte{"notime.jsonl": gcpSinkNoTime()},
+			args:       []string{"analyze", "$D/notime.jsonl", "$SEED"},
+			wantExit:   exitOK,
+			wantStderr: `^kcmtrace: \S*/notime\.jsonl:2: gcp \(logentry\): record without a usable time$`,
+			wantStdout: seedFound,
+			check:      wantAttach(0, 1, 1),
+		},
+		{
+			name:       "export: journald byte-array MESSAGE with invalid UTF-8",
+			files:      map[string][]byte{"journal.json": journalByteMessage()},
+			args:       []string{"analyze", "$D/journal.json", "$SEED"},
+			wantExit:   exitOK,
+			wantStderr: `^kcmtrace: \S*/journal\.json:1: journald-json \(json\): message is not valid UTF-8; invalid bytes replaced with U\+FFFD$`,
+			wantStdout: seedFound,
+			check:      wantAttach(0, 1, 1),
+		},
+		{
 			name:       "usage error is 2 before any input is read",
 			files:      map[string][]byte{"random.bin": randomBytes(4, 4096)},
 			args:       []string{"analyze", "--input-format", "yaml", "$D/random.bin", "$SEED"},
@@ -907,6 +952,15 @@ func wantSkipped(input int, reason string) func(*testing.T, []parser.Result) {
 		if rs[input].Input.Skipped[reason] == 0 {
 			t.Errorf("%s: nothing skipped as %s: %v", rs[input].Input.Path, reason, rs[input].Input.Skipped)
 		}
+	}
+}
+
+// wantAttach checks the attach-started and attach-succeeded events of input.
+func wantAttach(input, started, succeeded int) func(*testing.T, []parser.Result) {
+	return func(t *testing.T, rs []parser.Result) {
+		t.Helper()
+		wantKinds(t, rs[input], parser.AttachStarted, started)
+		wantKinds(t, rs[input], parser.AttachSucceeded, succeeded)
 	}
 }
 

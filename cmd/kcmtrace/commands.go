@@ -68,6 +68,10 @@ func (c *analyzeCmd) run(e env) error {
 	if l.readErrs > 0 {
 		return &codeError{code: exitInput}
 	}
+	if !l.yielded {
+		// nothing to analyse: the inputs' problems above say why
+		return &codeError{code: exitInput, msg: "no input yielded any event"}
+	}
 	if failOn := mustSeverity(c.FailOn); failOn != rules.None {
 		for _, f := range res.Findings {
 			if f.Severity >= failOn {

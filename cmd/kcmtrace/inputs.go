@@ -24,7 +24,7 @@ type inputFlags struct {
 	Pod         string   `help:"Only volumes used by a pod matching this fuzzy query." placeholder:"QUERY"`
 	Year        int      `help:"Year of klog timestamps (klog headers carry none); default: resolved from the logs."`
 	TZ          string   `name:"tz" help:"Time zone of klog timestamps: a name (Asia/Shanghai) or an offset (+08:00); default: resolved from the logs." placeholder:"ZONE"`
-	InputFormat string   `help:"Force the input wrapper or format instead of detecting it (auto, klog, journald, cri, docker-json, kubectl-timestamps, ui-timestamp, pod-prefix, k9s, json, describe, get-events)." default:"auto" placeholder:"FORMAT"`
+	InputFormat string   `help:"Force the input wrapper or format instead of detecting it (auto, klog, journald, cri, docker-json, kubectl-timestamps, ui-timestamp, pod-prefix, k9s, json, describe, get-events) or log export (gcp, cloudwatch, azure, loki, elasticsearch, victorialogs, journald-json, journald-export)." default:"auto" placeholder:"FORMAT"`
 	Skew        []string `help:"Clock offset added to FILE's times, overriding the estimate (repeatable), e.g. kubelet.log=-3s." placeholder:"FILE=DURATION"`
 	NoProgress  bool     `help:"Never show a progress bar (it only shows on a terminal for large inputs)."`
 	Color       string   `help:"Colour: auto (only on a terminal, and never with NO_COLOR set), always or never." enum:"auto,always,never" default:"auto"`
@@ -36,7 +36,8 @@ type inputFlags struct {
 type loaded struct {
 	events   int // events within --since/--until, before de-duplication
 	timeline *timeline.Timeline
-	readErrs int // inputs that could not be read, or only in part (exit 3)
+	readErrs int  // inputs that could not be read, or only in part (exit 3)
+	yielded  bool // some input gave at least one event (before --since/--until)
 }
 
 // load parses the inputs, reports unreadable inputs and input problems on
@@ -84,6 +85,9 @@ func (f *inputFlags) load(e env) (*loaded, error) {
 			return nil, &codeError{code: exitInput, msg: "no input: give at least one log file, directory or -"}
 		}
 		return nil, &codeError{code: exitInput, msg: "no input could be read"}
+	}
+	for _, r := range results {
+		l.yielded = l.yielded || len(r.Events) > 0
 	}
 	win, err := f.window(results)
 	if err != nil {

@@ -7,18 +7,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kcmtrace/kcmtrace/parser/classifier"
 	"github.com/kcmtrace/kcmtrace/rules"
 )
 
 // TestREADMEListsEveryRule keeps the README's rule table in step with the
 // registry: every rule appears with its default severity, and nothing else.
 func TestREADMEListsEveryRule(t *testing.T) {
-	readme := readREADME(t)
-	_, section, ok := strings.Cut(readme, "## What it finds")
-	if !ok {
-		t.Fatal(`README has no "## What it finds" section`)
-	}
-	section, _, _ = strings.Cut(section, "\n## ")
+	section := readmeSection(t, "What it finds")
 	row := regexp.MustCompile("(?m)^\\| `([a-z-]+)` \\| ([a-z]+)")
 	listed := map[string]string{}
 	for _, m := range row.FindAllStringSubmatch(section, -1) {
@@ -63,4 +59,55 @@ func readREADME(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// exportFilters are the line filters of the README's "Where the logs are"
+// commands, built from the parser's token list: a regular expression (as
+// it goes inside single quotes, and with its double quotes escaped for a
+// double-quoted query string) and Cloud Logging's OR list.
+func exportFilters() (re, reQuoted, orList string) {
+	var alt, or []string
+	for _, t := range classifier.PrefilterTokens() {
+		alt = append(alt, regexp.QuoteMeta(string(t)))
+		or = append(or, `"`+strings.ReplaceAll(string(t), `"`, `\"`)+`"`)
+	}
+	re = strings.Join(alt, "|")
+	return re, strings.ReplaceAll(re, `"`, `\"`), "(" + strings.Join(or, " OR ") + ")"
+}
+
+// TestREADMEExportFiltersMatchTokens fails when the README's export
+// commands filter on other strings than classifier.PrefilterTokens: every
+// command has one of the generated filters, and every place a filter
+// starts (the first token) is one of them.
+func TestREADMEExportFiltersMatchTokens(t *testing.T) {
+	section := readmeSection(t, "Where the logs are")
+	re, reQuoted, orList := exportFilters()
+	// the quoted form does not contain the raw one (its `"` is escaped)
+	n := strings.Count(section, re) + strings.Count(section, reQuoted) + strings.Count(section, orList)
+	first := regexp.QuoteMeta(string(classifier.PrefilterTokens()[0]))
+	starts := strings.Count(section, first+"|") + strings.Count(section, `("`+first+`"`)
+	if starts != n || n < 10 {
+		t.Errorf("README's export commands have %d filters starting with %q, %d of them the generated ones:\n  %s\n  %s\n  %s", starts, first, n, re, reQuoted, orList)
+	}
+	for _, env := range []string{"cloudwatch", "gcp", "azure", "loki", "elasticsearch", "victorialogs", "journald-json", "journald-export"} {
+		if !strings.Contains(section, "`"+env+"`") {
+			t.Errorf("README's table names no envelope %s", env)
+		}
+	}
+	for _, where := range []string{"EKS", "GKE", "AKS", "Loki", "Elasticsearch", "VictoriaLogs", "journald", "OpenShift"} {
+		if !strings.Contains(section, "| "+where) {
+			t.Errorf("README's table has no row for %s", where)
+		}
+	}
+}
+
+// readmeSection is the README's "## heading" section, up to the next one.
+func readmeSection(t *testing.T, heading string) string {
+	t.Helper()
+	_, section, ok := strings.Cut(readREADME(t), "## "+heading+"\n")
+	if !ok {
+		t.Fatalf(`README has no "## %s" section`, heading)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	return section
 }
