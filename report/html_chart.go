@@ -135,8 +135,8 @@ func volumeCharts(id string, v *timeline.Volume, marks []chartMark, zones []zone
 			}
 		}
 	}
-	if start.IsZero() {
-		return nil
+	if start.IsZero() || len(volumeNodes(v)) == 0 {
+		return nil // no time or no node to draw a lane for
 	}
 	f0, f1 := padDomain(msOf(start), msOf(end))
 	var race []int64
