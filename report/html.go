@@ -356,11 +356,7 @@ func htmlImpact(v *timeline.Volume) []htmlOutage {
 	for _, s := range v.MountOutages() {
 		var kinds []string
 		for _, k := range s.Kinds {
-			label := stepLabels[k]
-			if label == "" {
-				label = string(k)
-			}
-			kinds = append(kinds, fmt.Sprintf("%s ×%d", label, s.Counts[k]))
+			kinds = append(kinds, fmt.Sprintf("%s ×%d", stepLabel(k), s.Counts[k]))
 		}
 		o := htmlOutage{Pod: oneLine(firstNonEmpty(s.Pod, "?")), Node: oneLine(firstNonEmpty(s.Node, "?")),
 			From: clock(s.First, true), To: clock(s.Last, !sameDay(s.First, s.Last)), For: human(s.Last.Sub(s.First)),
@@ -381,6 +377,14 @@ func htmlImpact(v *timeline.Volume) []htmlOutage {
 		out = append(out, o)
 	}
 	return out
+}
+
+// stepLabel is the post-mortem word for an event kind (stepLabels), else the kind.
+func stepLabel(k parser.Kind) string {
+	if l := stepLabels[k]; l != "" {
+		return l
+	}
+	return string(k)
 }
 
 // htmlKeyRows is the volume's key events (see keyRows), at most maxKeyRows.

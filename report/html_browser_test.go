@@ -123,14 +123,18 @@ func TestHTMLInChromium(t *testing.T) {
 			}
 
 			// The screenshot is a picture, not a blank page, with the
-			// script and without it (--dump-dom needs scripts, so the
-			// scripts-off DOM is the one TestHTMLStructureOnShippedIncidents checks).
+			// script and without it. Headless Chromium needs scripts for
+			// its own --dump-dom and --screenshot, so "without" is the page
+			// with its script element cut out; its DOM is the served one
+			// TestHTMLStructureOnShippedIncidents checks.
+			static := withoutScript(t, page)
 			for _, mode := range []string{"script", "no-script"} {
 				args := []string{"--screenshot=" + filepath.Join(t.TempDir(), "shot.png")}
+				p := page
 				if mode == "no-script" {
-					args = append(args, "--blink-settings=scriptEnabled=false")
+					p = static
 				}
-				chromium(t, bin, page, args...)
+				chromium(t, bin, p, args...)
 				b, err := os.ReadFile(strings.TrimPrefix(args[0], "--screenshot="))
 				if err != nil {
 					t.Fatal(err)
@@ -164,6 +168,25 @@ func TestHTMLInChromium(t *testing.T) {
 			}
 		}
 	})
+}
+
+// withoutScript writes a copy of page without its script element.
+func withoutScript(t *testing.T, page string) string {
+	t.Helper()
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i, j := bytes.Index(b, []byte("<script>")), bytes.Index(b, []byte("</script>"))
+	if i < 0 || j < i {
+		t.Fatal("page has no script element")
+	}
+	b = append(b[:i:i], b[j+len("</script>"):]...)
+	out := filepath.Join(t.TempDir(), "static.html")
+	if err := os.WriteFile(out, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // pictureStats is a PNG's number of distinct colours and its share of
