@@ -1,7 +1,8 @@
 // Package report renders what the other packages computed: the analyze
-// report (text, JSON, Markdown), the events stream (JSON Lines, text), the
-// per-volume timeline (swimlanes, JSON, Markdown), the volumes and rules
-// tables and a rule's explanation.
+// report (text, JSON, Markdown, HTML), the events stream (JSON Lines, text),
+// the per-volume timeline (swimlanes, JSON, Markdown, HTML), the volumes and
+// rules tables and a rule's explanation. The HTML page (html.go, its charts
+// in html_chart.go, template, CSS and script in assets/) is self-contained.
 //
 // report owns every renderer, every lipgloss style (all of them in
 // styles.go), the JSON wire structs and their committed JSON Schemas

@@ -50,12 +50,14 @@ var (
 		"json":     RenderFunc[*Analysis](JSON),
 		"markdown": RenderFunc[*Analysis](Markdown),
 		"md":       RenderFunc[*Analysis](Markdown),
+		"html":     RenderFunc[*Analysis](HTML),
 	}}
 	TimelineFormats = Formats[TimelineView]{Default: "text", ByName: map[string]Renderer[TimelineView]{
 		"text":     timelineRenderer(TimelineText),
 		"json":     timelineRenderer(TimelineJSON),
 		"markdown": timelineRenderer(TimelineMarkdown),
 		"md":       timelineRenderer(TimelineMarkdown),
+		"html":     timelineRenderer(TimelineHTML),
 	}}
 	EventFormats = Formats[[]parser.Event]{Default: "jsonl", ByName: map[string]Renderer[[]parser.Event]{
 		"jsonl": RenderFunc[[]parser.Event](EventsJSONL),

@@ -18,7 +18,7 @@ import (
 type analyzeCmd struct {
 	inputFlags `embed:""`
 
-	Format  string   `help:"Output format: text, json or markdown (default text, or from the -o file's extension: .json, .md)." enum:"text,json,markdown,md," default:""`
+	Format  string   `help:"Output format: text, json, markdown or html (default text, or from the -o file's extension: .json, .md, .html)." enum:"text,json,markdown,md,html," default:""`
 	Output  string   `short:"o" help:"Write the report to FILE atomically instead of stdout." placeholder:"FILE"`
 	FailOn  string   `help:"Exit 1 when a finding is at least this severe: none, info, warning or critical." enum:"none,info,warning,critical" default:"none"`
 	Enable  []string `help:"Run only these rules (repeatable, comma-separated)." placeholder:"RULE"`
@@ -115,6 +115,8 @@ func formatFromExt(path, def string) string {
 		return "markdown"
 	case ".jsonl", ".ndjson":
 		return "jsonl"
+	case ".html", ".htm":
+		return "html"
 	}
 	return def
 }
@@ -153,7 +155,7 @@ func unknownRule(name string) error {
 type timelineCmd struct {
 	inputFlags `embed:""`
 
-	Format string `help:"Output format: text, json or markdown." enum:"text,json,markdown,md" default:"text"`
+	Format string `help:"Output format: text, json, markdown or html." enum:"text,json,markdown,md,html" default:"text"`
 	Output string `short:"o" help:"Write to FILE atomically instead of stdout." placeholder:"FILE"`
 }
 

@@ -1,0 +1,468 @@
+package report
+
+import (
+	"bufio"
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/kcmtrace/kcmtrace/parser"
+	"github.com/kcmtrace/kcmtrace/rules"
+	"github.com/kcmtrace/kcmtrace/timeline"
+)
+
+// The HTML report: one self-contained file (inline CSS, a few lines of
+// inline script, no network: its Content-Security-Policy forbids any) to
+// attach to an incident ticket. html/template escapes every log-derived
+// string for where it lands (HTML text, attributes, SVG text, the script's
+// JSON data); the strings are also Sanitized first, as for a terminal.
+
+var (
+	//go:embed assets/report.html.tmpl
+	htmlTemplateText string
+	//go:embed assets/report.css
+	htmlCSS string
+	//go:embed assets/report.js
+	htmlJS string
+
+	htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
+		"n": func(f float64) string { return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.1f", f), "0"), ".") },
+	}).Parse(htmlTemplateText))
+)
+
+// htmlPage is everything the template shows.
+type htmlPage struct {
+	Title     string
+	Kind      string // "analyze" or "timeline"
+	Intro     string
+	Summary   string
+	Incidents []htmlIncident
+	Loose     []htmlFinding
+	Volumes   []htmlVolume // the timeline view: one section per volume
+	Errors    []string
+	Table     []htmlVolumeRow
+	Inputs    []htmlInput
+	Notes     []string
+	CSS       template.CSS
+	JS        template.JS
+	Data      htmlScriptData
+}
+
+// htmlScriptData is what the inline script reads (escaped for the script
+// context by html/template).
+type htmlScriptData struct {
+	Steps  []int64           `json:"steps"`
+	Zones  []zoneName        `json:"zones"`
+	Labels map[string]string `json:"labels"` // chart id → volume label, for the zoom status line
+}
+
+type htmlIncident struct {
+	ID, Num    string
+	Severity   string
+	Title      string
+	Summary    string
+	Volume     string
+	UniqueName string
+	Driver     string
+	Nodes      []string
+	Pods       []string
+	Window     string
+	Story      []string
+	RootCause  string
+	Component  string
+	Charts     []htmlChart
+	Impact     []htmlOutage
+	Findings   []htmlFinding
+	Keys       []htmlKeyRow
+	KeysNote   string
+	Steps      []htmlStep
+}
+
+type htmlFinding struct {
+	ID, Num     string
+	Rule        string
+	Severity    string
+	Volume      string
+	Summary     string
+	Explanation string
+	When        string
+	Nodes       string
+	Evidence    []htmlEvidence
+	Steps       []htmlStep
+}
+
+type htmlEvidence struct {
+	ID     string
+	Loc    string
+	Path   string
+	Time   string
+	Note   string
+	Text   string
+	Marked bool // a chart marker links here
+}
+
+type htmlStep struct{ Phase, Text string }
+
+type htmlOutage struct {
+	Pod, Node, From, To, For, Failures, Then string
+}
+
+type htmlKeyRow struct{ Time, Rel, Node, Step, Source string }
+
+// htmlVolume is one volume of the timeline view.
+type htmlVolume struct {
+	ID, Label, UniqueName, Handle, Driver string
+	Nodes, Pods                           []string
+	Events                                int
+	Charts                                []htmlChart
+	Keys                                  []htmlKeyRow
+	KeysNote                              string
+}
+
+type htmlVolumeRow struct {
+	Label, Handle, Driver, Nodes, Pods, Span, Link string
+	Events, Overlaps, Findings                     int
+}
+
+type htmlInput struct {
+	Path, Component, Format, Span, YearZone string
+	Lines, Events, Unknown, Skipped         int
+}
+
+// HTML writes the analyze report as one self-contained HTML page: per
+// incident a swimlane chart of the volume (the controller's and the
+// kubelet's view per node, findings as markers linked to their evidence
+// lines, the overlap window shaded), the story, root cause, impact, key
+// events, evidence and next steps; then the other findings, the inputs'
+// coverage and a table of all volumes.
+func HTML(w io.Writer, a *Analysis, o Options) error {
+	a = prepare(a, o)
+	p := newHTMLPage(a.Timeline, "analyze")
+	res := a.Result
+	switch {
+	case len(res.Incidents) > 0:
+		p.Title = incidentsHeadline(a)
+	case len(res.Findings) > 0:
+		p.Title = fmt.Sprintf("kcmtrace: %s", plural(len(res.Findings), "finding"))
+	default:
+		p.Title = "kcmtrace: no findings"
+	}
+	p.Summary = summaryLine(a)
+	findingsOn := map[*timeline.Volume]int{}
+	for _, f := range res.Findings {
+		if v := findVolume(a.Timeline, f.Volume, f.PV); v != nil {
+			findingsOn[v]++
+		}
+	}
+	linked := map[*timeline.Volume]string{}
+	for i, in := range res.Incidents {
+		hi := htmlIncidentOf(a, i, in, p.Data)
+		if v := findVolume(a.Timeline, in.Volume, in.PV); v != nil && linked[v] == "" {
+			linked[v] = "#" + hi.ID
+		}
+		p.Incidents = append(p.Incidents, hi)
+	}
+	inInc := incidentOf(res)
+	for i, f := range res.Findings {
+		if _, ok := inInc[i]; ok {
+			continue
+		}
+		hf := htmlFindingOf(a, f, fmt.Sprintf("f%d", i+1), "")
+		hf.Steps = htmlSteps(findingSteps(a, f))
+		p.Loose = append(p.Loose, hf)
+	}
+	for _, e := range res.Errors {
+		p.Errors = append(p.Errors, oneLine(e))
+	}
+	if missing := nodesWithoutKubelet(a); len(missing) > 0 {
+		p.Notes = append(p.Notes, "no kubelet log for "+strings.Join(oneLines(missing), ", ")+" (named in findings)")
+	}
+	p.Table = htmlVolumeTable(a.Timeline, findingsOn, linked)
+	return writeHTML(w, p)
+}
+
+// TimelineHTML writes the timeline view as one self-contained HTML page:
+// per volume its names, swimlane chart and key events, then the volumes
+// table and the inputs' coverage. vols nil means every volume of tl.
+func TimelineHTML(w io.Writer, tl *timeline.Timeline, vols []*timeline.Volume, o Options) error {
+	tl, vols = prepareTimeline(tl, vols, o)
+	p := newHTMLPage(tl, "timeline")
+	p.Title = "kcmtrace: volume timeline"
+	if len(vols) == 1 {
+		p.Title = "kcmtrace: timeline of " + oneLine(volumeLabel(vols[0]))
+	}
+	p.Summary = plural(len(vols), "volume")
+	linked := map[*timeline.Volume]string{}
+	for i, v := range vols {
+		id := fmt.Sprintf("volume-%d", i+1)
+		hv := htmlVolume{ID: id, Label: oneLine(volumeLabel(v)), UniqueName: oneLine(v.UniqueName), Handle: oneLine(v.Handle),
+			Driver: oneLine(v.Driver), Nodes: oneLines(v.Nodes), Pods: oneLines(v.Pods), Events: len(v.Events)}
+		hv.Charts = volumeCharts(fmt.Sprintf("v%d", i+1), v, nil, p.Data.Zones)
+		for _, c := range hv.Charts {
+			p.Data.Labels[c.ID] = hv.Label
+		}
+		hv.Keys, hv.KeysNote = htmlKeyRows(v)
+		p.Volumes = append(p.Volumes, hv)
+		linked[v] = "#" + id
+	}
+	p.Table = htmlVolumeTable(&timeline.Timeline{Volumes: vols}, nil, linked)
+	return writeHTML(w, p)
+}
+
+func writeHTML(w io.Writer, p htmlPage) error {
+	bw := bufio.NewWriter(w)
+	if err := htmlTemplate.Execute(bw, p); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+func newHTMLPage(tl *timeline.Timeline, kind string) htmlPage {
+	p := htmlPage{Kind: kind, CSS: template.CSS(htmlCSS), JS: template.JS(htmlJS),
+		Data: htmlScriptData{Steps: tickSteps, Zones: logZones(tl), Labels: map[string]string{}}}
+	if p.Data.Zones == nil {
+		p.Data.Zones = []zoneName{}
+	}
+	if tl != nil {
+		p.Intro = fmt.Sprintf("Generated by kcmtrace from %s covering %s. Times are UTC; hover a time for the logs' own zone and yours.",
+			plural(len(tl.Inputs), "input"), spanText(tl.Start, tl.End))
+		p.Inputs, p.Notes = htmlCoverage(tl)
+	}
+	return p
+}
+
+// incidentsHeadline is the page's short title naming every incident's
+// volume: "1 critical incident: disk-7x9qk2mz", "4 incidents: a, b, c +1".
+func incidentsHeadline(a *Analysis) string {
+	ins := a.Result.Incidents
+	var names []string
+	for _, in := range ins {
+		names = append(names, oneLine(volumeName(a, in.Volume, in.PV)))
+	}
+	names = uniq(names)
+	const shown = 3
+	list := strings.Join(names[:min(len(names), shown)], ", ")
+	if len(names) > shown {
+		list += fmt.Sprintf(" +%d", len(names)-shown)
+	}
+	if len(ins) == 1 {
+		return fmt.Sprintf("kcmtrace: %s incident on %s", ins[0].Severity.String(), list)
+	}
+	return fmt.Sprintf("kcmtrace: %d incidents on %s", len(ins), list)
+}
+
+// plainTitle is an incident's heading: "disk-7x9qk2mz: The disk was pulled off …".
+func plainTitle(a *Analysis, in rules.Incident) string {
+	s := in.Summary
+	if s == "" && len(in.Chain) > 0 && in.Chain[0] < len(a.Result.Findings) {
+		s = a.Result.Findings[in.Chain[0]].Summary
+	}
+	return oneLine(volumeName(a, in.Volume, in.PV)) + ": " + oneLine(s)
+}
+
+func htmlIncidentOf(a *Analysis, i int, in rules.Incident, data htmlScriptData) htmlIncident {
+	fs := a.Result.Findings
+	var chain []rules.Finding
+	for _, c := range in.Chain {
+		if c >= 0 && c < len(fs) {
+			chain = append(chain, fs[c])
+		}
+	}
+	hi := htmlIncident{ID: fmt.Sprintf("incident-%d", i+1), Num: fmt.Sprint(i + 1), Severity: in.Severity.String(),
+		Title: plainTitle(a, in), Summary: oneLine(in.Summary), RootCause: oneLine(in.RootCause), Component: oneLine(in.Component),
+		Story: oneLines(in.Story)}
+	if hi.RootCause == "" && len(chain) > 0 {
+		hi.RootCause = oneLine(chain[0].Explanation)
+	}
+	v := findVolume(a.Timeline, in.Volume, in.PV)
+	hi.Volume = oneLine(firstNonEmpty(in.PV, in.Volume))
+	if v != nil {
+		hi.Volume, hi.Driver = oneLine(volumeLabel(v)), oneLine(v.Driver)
+		if v.UniqueName != "" && v.UniqueName != volumeLabel(v) {
+			hi.UniqueName = oneLine(v.UniqueName)
+		}
+	}
+	nodes, pods, start, end := chainScope(chain)
+	hi.Nodes, hi.Pods = oneLines(nodes), oneLines(pods)
+	if !start.IsZero() {
+		hi.Window = spanText(start, end) + " (" + human(end.Sub(start)) + ")"
+	}
+	var marks []chartMark
+	for j, f := range chain {
+		hf := htmlFindingOf(a, f, fmt.Sprintf("ev-%d-%d", i+1, j+1), fmt.Sprint(j+1))
+		for k := range hf.Evidence {
+			hf.Evidence[k].Marked = v != nil && !dedupEvidence(f.Evidence)[k].Time.IsZero()
+		}
+		for k, e := range dedupEvidence(f.Evidence) {
+			marks = append(marks, chartMark{ev: e, href: "#" + hf.Evidence[k].ID, num: j + 1, sev: f.Severity, rule: oneLine(f.Rule), nodes: f.Nodes})
+		}
+		hi.Findings = append(hi.Findings, hf)
+	}
+	if v != nil {
+		hi.Charts = volumeCharts(fmt.Sprintf("i%d", i+1), v, marks, data.Zones)
+		for _, c := range hi.Charts {
+			data.Labels[c.ID] = hi.Volume
+		}
+		hi.Impact = htmlImpact(v)
+		hi.Keys, hi.KeysNote = htmlKeyRows(v)
+	}
+	hi.Steps = htmlSteps(incidentSteps(a, in, chain))
+	return hi
+}
+
+// htmlFindingOf is a finding with its evidence lines; id prefixes the
+// evidence anchors ("ev-1-2" → "ev-1-2-3").
+func htmlFindingOf(a *Analysis, f rules.Finding, id, num string) htmlFinding {
+	hf := htmlFinding{ID: id, Num: num, Rule: oneLine(f.Rule), Severity: f.Severity.String(), Volume: oneLine(volumeName(a, f.Volume, f.PV)),
+		Summary: oneLine(f.Summary), Explanation: oneLine(f.Explanation), Nodes: strings.Join(oneLines(f.Nodes), ", ")}
+	if !f.Start.IsZero() {
+		end := f.End
+		if end.IsZero() {
+			end = f.Start
+		}
+		hf.When = spanText(f.Start, end)
+		if end.After(f.Start) {
+			hf.When += " (" + human(end.Sub(f.Start)) + ")"
+		}
+		if f.Count > 1 {
+			hf.When += fmt.Sprintf(" · %d times", f.Count)
+		}
+	}
+	for k, e := range dedupEvidence(f.Evidence) {
+		he := htmlEvidence{ID: fmt.Sprintf("%s-%d", id, k+1), Loc: evidenceLoc(e), Path: fmt.Sprintf("%s:%d", oneLine(e.Path), e.Line),
+			Time: clockMS(e.Time), Note: oneLine(e.Note), Text: oneLine(e.Text)}
+		if e.Time.IsZero() {
+			he.Time = ""
+		}
+		hf.Evidence = append(hf.Evidence, he)
+	}
+	return hf
+}
+
+func htmlSteps(steps []rules.Step) []htmlStep {
+	var out []htmlStep
+	for _, s := range steps {
+		out = append(out, htmlStep{Phase: s.Phase.String(), Text: oneLine(s.Text)})
+	}
+	return out
+}
+
+// htmlImpact is the volume's mount outages, one row per pod and node.
+func htmlImpact(v *timeline.Volume) []htmlOutage {
+	var out []htmlOutage
+	for _, s := range v.MountOutages() {
+		var kinds []string
+		for _, k := range s.Kinds {
+			kinds = append(kinds, fmt.Sprintf("%s ×%d", stepLabel(k), s.Counts[k]))
+		}
+		o := htmlOutage{Pod: oneLine(firstNonEmpty(s.Pod, "?")), Node: oneLine(firstNonEmpty(s.Node, "?")),
+			From: clock(s.First, true), To: clock(s.Last, !sameDay(s.First, s.Last)), For: human(s.Last.Sub(s.First)),
+			Failures: strings.Join(kinds, ", ")}
+		var then []string
+		if s.FromDescribe {
+			then = append(then, "from kubectl describe rows only")
+		}
+		if !s.Relapsed.IsZero() {
+			then = append(then, "mounted at "+clock(s.Relapsed, false)+", then failed again")
+		}
+		if !s.Recovered.IsZero() {
+			then = append(then, "mounted at "+clock(s.Recovered, true))
+		} else {
+			then = append(then, "no successful mount in the logs")
+		}
+		o.Then = strings.Join(then, "; ")
+		out = append(out, o)
+	}
+	return out
+}
+
+// stepLabel is the post-mortem word for an event kind (stepLabels), else the kind.
+func stepLabel(k parser.Kind) string {
+	if l := stepLabels[k]; l != "" {
+		return l
+	}
+	return string(k)
+}
+
+// htmlKeyRows is the volume's key events (see keyRows), at most maxKeyRows.
+func htmlKeyRows(v *timeline.Volume) ([]htmlKeyRow, string) {
+	rows := keyRows(v.Events)
+	omitted := 0
+	if len(rows) > maxKeyRows {
+		omitted = len(rows) - maxKeyRows
+		rows = rows[:maxKeyRows]
+	}
+	var base parser.Event
+	for _, r := range rows {
+		if !r.Time.IsZero() && (base.Time.IsZero() || r.Time.Before(base.Time)) {
+			base.Time = r.Time
+		}
+	}
+	var out []htmlKeyRow
+	for _, r := range rows {
+		tm := r.when(false)
+		if !r.Time.IsZero() {
+			tm = clockMS(r.Time)
+		}
+		out = append(out, htmlKeyRow{Time: tm, Rel: rel(r.Time, base.Time), Node: oneLine(firstNonEmpty(r.Node, unknownTime)),
+			Step: oneLine(r.step()), Source: r.sourceLoc()})
+	}
+	return out, oneLine(fullTimelineNote(v, omitted))
+}
+
+// htmlVolumeTable is one row per volume, linked to its section when it has one.
+func htmlVolumeTable(tl *timeline.Timeline, findings map[*timeline.Volume]int, link map[*timeline.Volume]string) []htmlVolumeRow {
+	if tl == nil {
+		return nil
+	}
+	var out []htmlVolumeRow
+	for _, v := range tl.Volumes {
+		start, end := volumeSpan(v)
+		out = append(out, htmlVolumeRow{Label: oneLine(volumeLabel(v)), Handle: oneLine(v.Handle), Driver: oneLine(driverLabel(v.Driver)),
+			Nodes: strings.Join(oneLines(v.Nodes), ", "), Pods: strings.Join(oneLines(v.Pods), ", "), Span: spanText(start, end),
+			Events: len(v.Events), Overlaps: len(v.Overlaps), Findings: findings[v], Link: link[v]})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Findings > out[j].Findings })
+	return out
+}
+
+// htmlCoverage is the inputs table and the notes on what they lack.
+func htmlCoverage(tl *timeline.Timeline) ([]htmlInput, []string) {
+	var ins []htmlInput
+	var notes []string
+	for _, in := range tl.Inputs {
+		skipped := 0
+		for _, n := range in.Skipped {
+			skipped += n
+		}
+		ins = append(ins, htmlInput{Path: oneLine(in.Path), Component: oneLine(firstNonEmpty(in.Component, "unknown")), Format: oneLine(formatText(in)),
+			Span: spanText(in.First, in.Last), YearZone: oneLine(yearZoneText(in)), Lines: in.Lines, Events: in.Events, Unknown: in.Unknown, Skipped: skipped})
+		for _, p := range in.Problems {
+			loc := oneLine(in.Path)
+			if p.Line > 0 {
+				loc += fmt.Sprintf(":%d", p.Line)
+			}
+			notes = append(notes, loc+": "+oneLine(p.Message))
+		}
+	}
+	for _, r := range tl.Restarts {
+		notes = append(notes, fmt.Sprintf("controller restart at %s UTC (%s, %s:%d)", clock(r.Time, true), oneLine(r.Reason), oneLine(r.Source.Path), r.Source.Line))
+	}
+	for _, s := range tl.Skews {
+		if s.Offset != 0 {
+			notes = append(notes, fmt.Sprintf("%s: clock offset %s against the controller's (%s)", oneLine(s.Path), signed(s.Offset), oneLine(s.From)))
+		}
+	}
+	return ins, notes
+}
+
+func oneLines(ss []string) []string {
+	out := make([]string, 0, len(ss))
+	for _, s := range ss {
+		out = append(out, oneLine(s))
+	}
+	return out
+}
