@@ -167,9 +167,6 @@ func fetchRole(ctx context.Context, c *client, st store, src Source, opt Options
 	if ferr != nil {
 		rf.truncate("stopped by an error: " + c.redact(oneLine(ferr.Error())))
 	}
-	if rf.truncated != "" {
-		c.logf("%s: %s: truncated: %s", src, role, rf.truncated)
-	}
 	s := &Stream{
 		Name: streamName(src.String(), role, rf.sel), Source: src.String(), Role: role,
 		Envelope: src.Envelope(), Path: path, Selector: rf.sel, DefaultSelector: defaults,

@@ -27,6 +27,7 @@ type liveFlags struct {
 	APIKey             string   `name:"api-key" help:"Elasticsearch/OpenSearch API key (or KCMTRACE_ES_API_KEY)."`
 	CAFile             string   `help:"PEM CA bundle for https store sources." placeholder:"FILE"`
 	InsecureSkipVerify bool     `help:"Do not verify store sources' TLS certificates."`
+	PageSize           int      `help:"Records per store request (default 5000; lower it for a Loki whose max_entries_limit_per_query is smaller)." placeholder:"N"`
 
 	// fetchedAt is "now" for --since/--until when a source is a store:
 	// their durations count back from it, not from the newest line.
@@ -90,6 +91,9 @@ func (f *inputFlags) fetchInputs(e env) (*fetched, error) {
 			continue
 		}
 		for _, s := range streams {
+			if s.Records == 0 && s.Truncated != "" {
+				continue // failed before any record: its error line says why
+			}
 			out.paths = append(out.paths, s.Path)
 			out.streams[filepath.Clean(s.Path)] = streamInput(s, defaultWindow)
 		}
@@ -122,7 +126,7 @@ func (f *liveFlags) fetchSource(e env, arg string, since, until time.Time, conta
 	opt := livesource.Options{
 		Dir: dir, Since: since, Until: until, Selectors: sel, Pushdown: f.Pushdown, Contains: contains,
 		Credentials: flags.Merge(livesource.CredentialsFromEnv(src.Store, e.getenv)),
-		CAFile:      f.CAFile, InsecureSkipVerify: f.InsecureSkipVerify,
+		CAFile:      f.CAFile, InsecureSkipVerify: f.InsecureSkipVerify, PageSize: f.PageSize,
 		Logf: func(format string, a ...any) { fmt.Fprintf(e.stderr, "kcmtrace: "+oneLine(format)+"\n", a...) },
 	}
 	streams, err := livesource.Fetch(context.Background(), src, opt)

@@ -55,8 +55,8 @@ func analyzeLive(t *testing.T, want int, args ...string) (analyzed, string) {
 	return analyzed{doc.Inputs, doc.Findings, doc.Incidents}, stderr
 }
 
-// normalised renders findings or incidents as JSON strings; with
-// byRole, evidence paths become the input's role and line numbers go (a
+// normalised renders findings or incidents as JSON strings; with roles
+// (input path → role; the items are changed in place), evidence paths become the input's role and line numbers go (a
 // fetched file numbers its own records), as for the export envelopes
 // (TestEnvelopesMatchPlain).
 func normalised(t *testing.T, items []map[string]any, roles map[string]string) []string {
