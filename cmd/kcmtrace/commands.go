@@ -278,5 +278,6 @@ var (
 	_ command = (*volumesCmd)(nil)
 	_ command = (*rulesCmd)(nil)
 	_ command = (*explainCmd)(nil)
+	_ command = (*fetchCmd)(nil)
 	_         = timeline.Build
 )
