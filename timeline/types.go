@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/kcmtrace/kcmtrace/parser"
+	"github.com/kcmtrace/kcmtrace/state"
 )
 
 // State is the attach/detach controller's belief about one (volume, node) pair,
@@ -64,6 +65,9 @@ type Volume struct {
 	Overlaps    []Overlap
 	First       time.Time
 	Last        time.Time
+	// Objects are the cluster-state objects about the volume (PV, claim,
+	// VolumeAttachments, pods), when Options.State was given.
+	Objects []Object
 }
 
 // Restart marks a point after which the controller's memory was rebuilt.
@@ -95,6 +99,7 @@ type Timeline struct {
 	Skews    []Skew
 	Start    time.Time
 	End      time.Time
-	Dupes    int // identical lines dropped because they were read twice
-	Ignored  int // events of secret/configmap/projected/empty-dir/downward-api volumes (kept in Other)
+	Dupes    int             // identical lines dropped because they were read twice
+	Ignored  int             // events of secret/configmap/projected/empty-dir/downward-api volumes (kept in Other)
+	State    *state.Snapshot // cluster state read with the logs (Options.State), or nil
 }
