@@ -161,8 +161,10 @@ func Build(results []parser.Result, opt Options) *Timeline {
 	kubeletNodeIDs(evs, bounds, nodes, sy, ids)
 	group(t, evs, ord, sy, ids, func() { t.Restarts = detectRestarts(evs, in, ord, comps) })
 	if opt.State != nil {
-		t.State = opt.State
-		joinState(t, opt.State)
+		t.StateRead = opt.State
+		if joinState(t, opt.State) {
+			t.State = opt.State
+		}
 	}
 	return t
 }

@@ -19,8 +19,12 @@ type Object struct {
 // joinState joins the snapshot's objects to the volumes they describe,
 // under the names the logs use (PV name, UniqueName, CSI handle,
 // VolumeAttachment csi-<sha256> name; state.Snapshot.PV), and completes a
-// volume's PV, handle, driver and VolumeAttachment names from its PV.
-func joinState(t *Timeline, snap *state.Snapshot) {
+// volume's PV, handle, driver and VolumeAttachment names from its PV. It
+// returns false, with a problem for each dump of volume objects, when the
+// logs have volumes and the snapshot holds volume objects but none of them
+// joins (a dump of another cluster, or of another time): such a snapshot
+// must not become evidence.
+func joinState(t *Timeline, snap *state.Snapshot) bool {
 	for _, v := range t.Volumes {
 		pv := stateVolume(snap, v)
 		key := v.UniqueName
@@ -54,6 +58,17 @@ func joinState(t *Timeline, snap *state.Snapshot) {
 				Text: pod.Kind + " " + pod.Key() + " spec.nodeName=" + pod.Node})
 		}
 	}
+	if len(t.Volumes) == 0 || t.joined() > 0 ||
+		len(snap.PersistentVolumes)+len(snap.VolumeAttachments)+len(snap.PersistentVolumeClaims) == 0 {
+		return true
+	}
+	for _, f := range snap.Files {
+		if f.Role == state.RoleState && f.Objects > 0 {
+			snap.Problems = append(snap.Problems, state.Problem{Path: f.Path,
+				Message: "no volume of the logs is in it (a dump of another cluster, or of another time?): not used as evidence"})
+		}
+	}
+	return false
 }
 
 // stateVolume is the PV of a volume in the snapshot, by any of its names.
@@ -81,8 +96,8 @@ func object(ev state.Evidence) Object {
 	return Object{Kind: kind, Name: name, Source: ev.Source.String(), Text: ev.Text}
 }
 
-// Joined reports how many volumes have at least one state object.
-func (t *Timeline) Joined() int {
+// joined is how many volumes have at least one state object.
+func (t *Timeline) joined() int {
 	n := 0
 	for _, v := range t.Volumes {
 		if len(v.Objects) > 0 {

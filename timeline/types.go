@@ -99,7 +99,11 @@ type Timeline struct {
 	Skews    []Skew
 	Start    time.Time
 	End      time.Time
-	Dupes    int             // identical lines dropped because they were read twice
-	Ignored  int             // events of secret/configmap/projected/empty-dir/downward-api volumes (kept in Other)
-	State    *state.Snapshot // cluster state read with the logs (Options.State), or nil
+	Dupes    int // identical lines dropped because they were read twice
+	Ignored  int // events of secret/configmap/projected/empty-dir/downward-api volumes (kept in Other)
+	// State is the cluster state read with the logs (Options.State), nil
+	// when none was given or it shares no volume with the logs; StateRead
+	// is what was read either way (for the inputs list).
+	State     *state.Snapshot
+	StateRead *state.Snapshot
 }

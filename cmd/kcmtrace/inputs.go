@@ -66,7 +66,8 @@ func (f *inputFlags) load(e env) (*loaded, error) {
 	if bar != nil {
 		opt.Progress = bar.add
 	}
-	results, errs := parser.ParseAll(f.Paths, opt)
+	paths, snap := routeState(f.Paths, opt.Format != "")
+	results, errs := parser.ParseAll(paths, opt)
 	bar.finish()
 	heap.Parsed()
 
@@ -80,7 +81,8 @@ func (f *inputFlags) load(e env) (*loaded, error) {
 			l.readErrs++ // read only in part (truncated gzip, read error): exit 3
 		}
 	}
-	if len(results) == 0 {
+	results = append(results, eventResults(snap, len(results))...)
+	if len(results) == 0 && snap == nil {
 		if len(errs) == 0 {
 			return nil, &codeError{code: exitInput, msg: "no input: give at least one log file, directory or -"}
 		}
@@ -97,7 +99,8 @@ func (f *inputFlags) load(e env) (*loaded, error) {
 	for _, r := range results {
 		l.events += len(r.Events)
 	}
-	l.timeline = timeline.Build(results, timeline.Options{Skew: skews, Consume: true})
+	l.timeline = timeline.Build(results, timeline.Options{Skew: skews, Consume: true, State: snap})
+	reportStateProblems(e, snap)
 	return l, nil
 }
 
