@@ -130,3 +130,23 @@ func writeMDChecks(m *mdWriter, cs []rules.Check) {
 	}
 	m.p("\n")
 }
+
+// capEvidence keeps the first n log lines of ev and every cluster-state
+// line (the objects that answer the checks are never cut), in order.
+func capEvidence(ev []rules.Evidence, n int) []rules.Evidence {
+	if len(ev) <= n {
+		return ev
+	}
+	var out []rules.Evidence
+	logs := 0
+	for _, e := range ev {
+		if e.SourceKind != rules.SourceState {
+			if logs == n {
+				continue
+			}
+			logs++
+		}
+		out = append(out, e)
+	}
+	return out
+}

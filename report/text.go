@@ -610,10 +610,7 @@ func writeEvidence(t *textWriter, st *styles, ev []rules.Evidence, width int, ke
 	if len(ev) == 0 {
 		return
 	}
-	shown := ev
-	if len(shown) > maxEvidence {
-		shown = shown[:maxEvidence]
-	}
+	shown := capEvidence(ev, maxEvidence)
 	t.line("  ", st.Label("evidence"))
 	locOf := evidenceLoc
 	locW := 0
