@@ -28,6 +28,7 @@ type cli struct {
 	Volumes  volumesCmd  `cmd:"" help:"Volumes seen, with every name, nodes, pods and failure counts."`
 	Rules    rulesCmd    `cmd:"" help:"List the rules."`
 	Explain  explainCmd  `cmd:"" help:"Explain one rule: the mechanism and what to check next."`
+	Collect  collectCmd  `cmd:"" help:"Print the kubectl commands that dump the cluster state, events and logs the analysis can use."`
 
 	Version kong.VersionFlag `help:"Print the version and exit."`
 }
