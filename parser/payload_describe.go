@@ -494,26 +494,7 @@ func (sc *scanner) emitRow(e *entry, r *tableRowParse) bool {
 			ev.Node = d.node
 		}
 	}
-	if ev.Origin == "" {
-		ev.Origin = OriginDescribe
-	}
-	if ev.Component == "" {
-		ev.Component = ComponentEvents
-	}
-	if ev.Reason == "" {
-		ev.Reason = row.Reason
-	}
-	if ev.Level == 0 {
-		switch row.Type {
-		case "Warning":
-			ev.Level = 'W'
-		case "Normal":
-			ev.Level = 'I'
-		}
-	}
-	if ev.Pod == "" && strings.HasPrefix(r.object, "pod/") {
-		ev.Pod = r.object[4:]
-	}
+	rowDefaults(&ev, &row, r.object)
 	m := evMeta{}
 	if r.ageOK {
 		m.age, m.hasAge = r.age, true

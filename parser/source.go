@@ -349,6 +349,18 @@ func expand(p string) ([]source, error) {
 	return out, nil
 }
 
+// LogFiles lists the files ParseAll reads for one command-line path: the
+// path itself for a file, the log files of a directory walked as ParseAll
+// walks it ("-" is stdin).
+func LogFiles(p string) ([]string, error) {
+	srcs, err := expand(p)
+	out := make([]string, len(srcs))
+	for i, s := range srcs {
+		out[i] = s.path
+	}
+	return out, err
+}
+
 // isLogName decides which files of a walked directory are logs: rotated and
 // compressed logs (kubelet.log.1, kcm.log.2.gz, messages-20240101), must-gather
 // current.log/previous.log, sosreport journal dumps (journalctl_--no-pager…)

@@ -56,7 +56,8 @@ func JSON(w io.Writer, a *Analysis, o Options) error {
 	// and incidents are encoded one at a time.
 	out := newObjectWriter(w)
 	out.field("schema", SchemaAnalyze)
-	out.array("inputs", len(tl.Inputs), func(i int) any { return toWireInput(tl.Inputs[i]) })
+	inputs := wireInputs(tl)
+	out.array("inputs", len(inputs), func(i int) any { return inputs[i] })
 	out.arrayOf("volumes", len(tl.Volumes), func(dst []byte, i int) ([]byte, error) {
 		return appendVolume(dst, tl.Volumes[i], arrayDepth), nil
 	})

@@ -176,5 +176,24 @@ func appendVolume(b []byte, v *timeline.Volume, depth int) []byte {
 		b = strconv.AppendInt(ko.mapKey(b, string(k.kind)), int64(k.n), 10)
 	}
 	b = ko.close(b)
+	if len(v.Objects) > 0 {
+		b = o.key(b, "objects")
+		b = append(b, '[')
+		in := newlineIndent[:len(o.indent)+2]
+		for i, ob := range v.Objects {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(append(b, in...), '{')
+			oo := jsonObject{indent: newlineIndent[:len(in)+2]}
+			w := toWireObject(ob)
+			b = oo.str(b, "kind", w.Kind)
+			b = oo.str(b, "name", w.Name)
+			b = oo.str(b, "source", w.Source)
+			b = oo.str(b, "text", w.Text)
+			b = oo.close(b)
+		}
+		b = append(append(b, o.indent...), ']')
+	}
 	return o.close(b)
 }

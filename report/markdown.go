@@ -431,6 +431,7 @@ func writeMDEvidence(m *mdWriter, f rules.Finding) {
 	if len(notes) > 0 {
 		m.p("\n")
 	}
+	writeMDChecks(m, f.Checks)
 }
 
 func writeMDFinding(m *mdWriter, a *Analysis, f rules.Finding) {

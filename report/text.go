@@ -451,11 +451,16 @@ func writeIncident(t *textWriter, st *styles, a *Analysis, in rules.Incident, wi
 	}
 	var ev []rules.Evidence
 	var keys []string
+	var checks []rules.Check
 	for _, f := range chain {
-		ev = append(ev, keyEvidence(f.Evidence, 4)...)
+		logs, objs := splitEvidence(f.Evidence)
+		ev = append(ev, keyEvidence(logs, 4)...)
+		ev = append(ev, objs...)
 		keys = append(keys, f.Code)
+		checks = append(checks, f.Checks...)
 	}
 	writeEvidence(t, st, ev, width, keys...)
+	writeChecks(t, st, checks, width)
 	why := in.RootCause
 	if why == "" && len(chain) > 0 {
 		why = chain[0].Explanation
@@ -611,10 +616,7 @@ func writeEvidence(t *textWriter, st *styles, ev []rules.Evidence, width int, ke
 	if len(ev) == 0 {
 		return
 	}
-	shown := ev
-	if len(shown) > maxEvidence {
-		shown = shown[:maxEvidence]
-	}
+	shown := capEvidence(ev, maxEvidence)
 	t.line("  ", st.Label("evidence"))
 	locOf := evidenceLoc
 	locW := 0
@@ -725,6 +727,7 @@ func writeFinding(t *textWriter, st *styles, a *Analysis, f rules.Finding, width
 		t.line("  ", l)
 	}
 	writeEvidence(t, st, f.Evidence, width, f.Code)
+	writeChecks(t, st, f.Checks, width)
 	if f.Explanation != "" {
 		t.hanging("  ", "why  ", st.Label, oneLine(f.Explanation), width)
 	}

@@ -68,6 +68,12 @@ type wireInput struct {
 	Records    int `json:"records,omitempty"`
 	NoTime     int `json:"no_time,omitempty"`
 	Duplicates int `json:"duplicates,omitempty"`
+	// cluster-state inputs (state.go): role state or events, the objects
+	// read, when the dump was taken
+	Role      string `json:"role,omitempty"`
+	Objects   int    `json:"objects,omitempty"`
+	Taken     string `json:"taken,omitempty"`
+	TakenFrom string `json:"taken_from,omitempty"`
 	// fetched from a log store (kcmtrace analyze STORE-URL): how
 	Fetch *wireFetch `json:"fetch,omitempty"`
 }
@@ -118,6 +124,7 @@ type wireVolume struct {
 	Last        string         `json:"last,omitempty"`
 	Failures    wireFailures   `json:"failures"`
 	Kinds       map[string]int `json:"kinds"`
+	Objects     []wireObject   `json:"objects,omitempty"` // cluster-state objects joined to the volume
 }
 
 type wireFailures struct {
@@ -143,6 +150,7 @@ type wireFinding struct {
 	Next        string         `json:"next,omitempty"`
 	Incident    *int           `json:"incident"` // index into incidents, null when standalone
 	Evidence    []wireEvidence `json:"evidence"`
+	Checks      []wireCheck    `json:"checks,omitempty"` // what the cluster state said
 }
 
 type wireEvidence struct {
@@ -151,6 +159,8 @@ type wireEvidence struct {
 	Time string `json:"time,omitempty"`
 	Text string `json:"text"`
 	Note string `json:"note,omitempty"`
+	// SourceKind is "state" for a cluster-state object, absent for a log line.
+	SourceKind string `json:"source_kind,omitempty"`
 }
 
 // wireStep is one next step: phase (recover, confirm, fix, prevent) and text.
@@ -361,6 +371,7 @@ func toWireVolume(v *timeline.Volume) wireVolume {
 	for _, k := range kinds {
 		w.Kinds[string(k.kind)] = k.n
 	}
+	w.Objects = toWireObjects(v.Objects)
 	return w
 }
 
@@ -376,8 +387,9 @@ func toWireFinding(i int, f rules.Finding, incident map[int]int) wireFinding {
 		w.Incident = &n
 	}
 	for _, e := range f.Evidence {
-		w.Evidence = append(w.Evidence, wireEvidence{Path: e.Path, Line: e.Line, Time: ts(e.Time), Text: Sanitize(e.Text), Note: e.Note})
+		w.Evidence = append(w.Evidence, wireEvidence{Path: e.Path, Line: e.Line, Time: ts(e.Time), Text: Sanitize(e.Text), Note: e.Note, SourceKind: e.SourceKind})
 	}
+	w.Checks = toWireChecks(f.Checks)
 	return w
 }
 

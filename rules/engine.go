@@ -66,7 +66,11 @@ func Run(tl *timeline.Timeline, cfg Config) (Result, error) {
 			continue
 		}
 		for _, f := range o.fs {
-			res.Findings = append(res.Findings, normalize(f, &selected[i]))
+			f = normalize(f, &selected[i])
+			if err := verifyFinding(&selected[i], tl, settings[selected[i].Name], facts, &f); err != nil {
+				res.Errors = append(res.Errors, err.Error())
+			}
+			res.Findings = append(res.Findings, f)
 		}
 	}
 	SortFindings(res.Findings)
@@ -83,6 +87,21 @@ func runRule(r *Rule, tl *timeline.Timeline, settings map[string]string, facts *
 	}()
 	ctx := &Context{Timeline: tl, rule: r, settings: settings, shared: facts}
 	return r.Check(ctx), nil
+}
+
+// verifyFinding calls r.Verify on f when the timeline has cluster state,
+// and turns a panic into an error (f keeps what was recorded before it).
+func verifyFinding(r *Rule, tl *timeline.Timeline, settings map[string]string, facts *runFacts, f *Finding) (err error) {
+	if r.Verify == nil || tl.State == nil {
+		return nil
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("rule %s: internal error checking the cluster state: %v", r.Name, p)
+		}
+	}()
+	r.Verify(&Context{Timeline: tl, rule: r, settings: settings, shared: facts}, f)
+	return nil
 }
 
 // normalize fills what a rule may leave out and makes lists canonical.

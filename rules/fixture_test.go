@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kcmtrace/kcmtrace/parser"
+	"github.com/kcmtrace/kcmtrace/state"
 	"github.com/kcmtrace/kcmtrace/timeline"
 )
 
@@ -27,6 +28,11 @@ import (
 // lines pretend to come from), "end HH:MM:SS" (the logs go on until then),
 // "restart HH:MM:SS REASON". Evidence points back at fixture lines, and its
 // text is the fixture line itself.
+//
+// A sibling <fixture>.state.yaml (kubectl get -o yaml of the objects the
+// rules may ask about) becomes the timeline's cluster state; its times are
+// on the fixture's day (2024-08-12). The golden dump then shows the
+// findings' checks and state evidence.
 
 var fixtureDay = time.Date(2024, 8, 12, 0, 0, 0, 0, time.UTC)
 
@@ -168,7 +174,22 @@ func loadFixture(t testing.TB, path string) *timeline.Timeline {
 		tl.Volumes = append(tl.Volumes, v)
 	}
 	sort.SliceStable(tl.Volumes, func(i, j int) bool { return tl.Volumes[i].First.Before(tl.Volumes[j].First) })
+	if sp := strings.TrimSuffix(path, ".txt") + ".state.yaml"; fileExists(sp) {
+		snap := &state.Snapshot{}
+		if err := snap.ReadFile(sp); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range snap.Problems {
+			t.Fatalf("%s", p)
+		}
+		tl.State = snap
+	}
 	return tl
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
 
 // finishVolume fills the derived facts a timeline.Build would: nodes, pods,
@@ -266,6 +287,17 @@ func dump(res Result) string {
 		fmt.Fprintf(&b, "%s summary: %s\n", id, f.Summary)
 		for _, e := range f.Evidence {
 			fmt.Fprintf(&b, "%s evidence: %s:%d %s — %s\n", id, e.Path, e.Line, ts(e.Time), e.Note)
+			if e.SourceKind != "" {
+				fmt.Fprintf(&b, "%s %s: %s\n", id, e.SourceKind, e.Text)
+			}
+		}
+		for _, c := range f.Checks {
+			fmt.Fprintf(&b, "%s check %s %s: %s\n", id, c.Check, c.Verdict, c.Text)
+		}
+		for _, s := range f.Steps {
+			if strings.Contains(s.Text, "by the cluster state") {
+				fmt.Fprintf(&b, "%s step: %s\n", id, s.Text)
+			}
 		}
 	}
 	for i, inc := range res.Incidents {

@@ -53,6 +53,11 @@ type Rule struct {
 	// this rule's findings: clocks of different components must not put an
 	// effect before its cause. It returns at unchanged when f is unrelated.
 	Reorder func(own, f *Finding, at time.Time) time.Time
+	// Verify, when set, asks the cluster state (Context.State, only called
+	// when there is one) about one of the rule's findings and records the
+	// answers on it (Finding.Checks, evidence lines with SourceKind
+	// SourceState, the confirm steps answered); see state_checks.go.
+	Verify func(c *Context, f *Finding)
 }
 
 // Evidence is one input line behind a finding; the first is the primary line.
@@ -62,6 +67,32 @@ type Evidence struct {
 	Time time.Time
 	Text string
 	Note string // why this line matters, e.g. "attach to B succeeded"
+	// SourceKind is "" for a log line, SourceState for a cluster-state
+	// object (Path and Line name where it was read, Time when the dump
+	// was taken at the earliest).
+	SourceKind string
+}
+
+// SourceState is the SourceKind of evidence read from cluster state.
+const SourceState = "state"
+
+// Verdict is what the cluster state says about a finding's diagnosis.
+type Verdict string
+
+// Verdicts.
+const (
+	Confirmed    Verdict = "confirmed"
+	Contradicted Verdict = "contradicted"
+	Undecided    Verdict = "unknown" // the state does not tell, or is older than the logs it would answer
+)
+
+// Check is one question a rule asked the cluster state about a finding
+// ("zone", "attachment", "detach", "driver", "limit", "access") and the
+// answer.
+type Check struct {
+	Check   string
+	Verdict Verdict
+	Text    string
 }
 
 // Finding is one thing a rule found on one volume.
@@ -81,6 +112,7 @@ type Finding struct {
 	Next        string // what to check next, for this case: Steps joined
 	Steps       []Step // the same, as ordered steps; see SetNext
 	Evidence    []Evidence
+	Checks      []Check // what the cluster state said (Rule.Verify), when given
 }
 
 // Phase orders next steps: get the workload back first, then find and fix

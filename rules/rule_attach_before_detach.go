@@ -39,6 +39,7 @@ detaching? Check where the disk is attached now (cloud console) against the
 VolumeAttachment objects, and the kubelet on B for device errors.`,
 	},
 	Check:      checkAttachBeforeDetach,
+	Verify:     verifyAttachBeforeDetach,
 	Rank:       70,
 	Story:      storyAttachBeforeDetach,
 	Cause:      causeAttachBeforeDetach,

@@ -41,6 +41,7 @@ limit to what the instance really takes (e.g. aws-ebs-csi-driver
 volumeAttachLimit, or a larger instance size).`,
 	},
 	Check:      checkAttachLimit,
+	Verify:     verifyAttachLimit,
 	Rank:       25,
 	Story:      summaryStory,
 	Cause:      causeAttachLimit,

@@ -39,6 +39,7 @@ node-driver-registrar container's log ("Registration process completed" or the
 error), and the kubelet's plugin manager lines ("Register new plugin").`,
 	},
 	Check:      checkDriverNotRegistered,
+	Verify:     verifyDriverRegistered,
 	Rank:       15,
 	Story:      summaryStory,
 	Cause:      causeDriverNotRegistered,

@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"cmp"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/kcmtrace/kcmtrace/internal/prefault"
 	"github.com/kcmtrace/kcmtrace/parser"
+	"github.com/kcmtrace/kcmtrace/state"
 )
 
 // Options tune Build.
@@ -27,6 +29,12 @@ type Options struct {
 	// events. Without it the caller's results are left untouched and Build
 	// works on a single copy.
 	Consume bool
+
+	// State is the cluster state read next to the logs: its objects are
+	// joined to the volumes they describe (Volume.Objects), the inputs of
+	// its Event lists keep their exact times (no describe anchoring), and
+	// the rules read it from Timeline.State.
+	State *state.Snapshot
 }
 
 // Build merges parsed inputs into one Timeline: skew-corrected, sorted,
@@ -81,7 +89,7 @@ func Build(results []parser.Result, opt Options) *Timeline {
 	}
 	var anchored []Skew
 	if pr.describes {
-		anchored = anchorDescribes(evs, in, bounds, t.Inputs, opt.Skew)
+		anchored = anchorDescribes(evs, in, bounds, t.Inputs, exactTimes(opt.Skew, opt.State))
 	}
 	for _, s := range anchored {
 		t.Skews = append(t.Skews, s)
@@ -152,6 +160,12 @@ func Build(results []parser.Result, opt Options) *Timeline {
 	interned.Wait()
 	kubeletNodeIDs(evs, bounds, nodes, sy, ids)
 	group(t, evs, ord, sy, ids, func() { t.Restarts = detectRestarts(evs, in, ord, comps) })
+	if opt.State != nil {
+		t.StateRead = opt.State
+		if joinState(t, opt.State) {
+			t.State = opt.State
+		}
+	}
 	return t
 }
 
@@ -780,4 +794,32 @@ func kubeletKind(k parser.Kind) bool {
 		return true
 	}
 	return false
+}
+
+// exactTimes adds the Event lists of the snapshot to the --skew flags as
+// zero offsets: their rows carry exact times, which anchoring must not move.
+func exactTimes(flags map[string]time.Duration, snap *state.Snapshot) map[string]time.Duration {
+	if snap == nil {
+		return flags
+	}
+	var out map[string]time.Duration
+	for _, f := range snap.Files {
+		if f.Role != state.RoleEvents {
+			continue
+		}
+		if _, given := flags[f.Path]; given {
+			continue
+		}
+		if out == nil {
+			out = maps.Clone(flags)
+			if out == nil {
+				out = map[string]time.Duration{}
+			}
+		}
+		out[f.Path] = 0
+	}
+	if out == nil {
+		return flags
+	}
+	return out
 }

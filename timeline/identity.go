@@ -1,63 +1,21 @@
 package timeline
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"strings"
+
+	"github.com/kcmtrace/kcmtrace/state"
 )
 
-// AttachmentName returns the VolumeAttachment name Kubernetes gives a CSI
-// volume on a node: "csi-" + hex(sha256(handle + driver + node)).
+// AttachmentName is [state.AttachmentName]: the VolumeAttachment name
+// Kubernetes gives a CSI volume on a node.
 func AttachmentName(handle, driver, node string) string {
-	var out [attachmentNameLen]byte
-	attachmentName(&out, handle, driver, node)
-	return string(out[:])
+	return state.AttachmentName(handle, driver, node)
 }
 
-// attachmentNameLen is the length of a computed VolumeAttachment name.
-const attachmentNameLen = 4 + 2*sha256.Size
-
-// attachmentName writes AttachmentName(handle, driver, node) to out.
-func attachmentName(out *[attachmentNameLen]byte, handle, driver, node string) {
-	var in [256]byte
-	sum := sha256.Sum256(append(append(append(in[:0], handle...), driver...), node...))
-	copy(out[:], "csi-")
-	hex.Encode(out[4:], sum[:])
-}
-
-// ParseUniqueName splits a volume UniqueName into its driver (CSI driver name
-// or in-tree plugin name) and backend handle. ok is false when the name does
-// not look like a UniqueName.
-//
-//	kubernetes.io/csi/com.tencent.cloud.csi.cbs^disk-7x9qk2mz → com.tencent.cloud.csi.cbs, disk-7x9qk2mz
-//	kubernetes.io/aws-ebs/aws://eu-west-1a/vol-0a1b           → kubernetes.io/aws-ebs, vol-0a1b
-//	kubernetes.io/cinder/3c2b…                                → kubernetes.io/cinder, 3c2b…
-//	kubernetes.io/vsphere-volume/[ds] kubevols/x.vmdk         → kubernetes.io/vsphere-volume, [ds] kubevols/x.vmdk
+// ParseUniqueName is [state.ParseUniqueName]: a UniqueName split into its
+// driver (or in-tree plugin) and backend handle.
 func ParseUniqueName(u string) (driver, handle string, ok bool) {
-	if rest, found := strings.CutPrefix(u, "kubernetes.io/csi/"); found {
-		d, h, hasCaret := strings.Cut(rest, "^")
-		if !hasCaret || d == "" {
-			return "", "", false
-		}
-		return d, h, true
-	}
-	plugin, rest, found := strings.Cut(strings.TrimPrefix(u, "kubernetes.io/"), "/")
-	if !strings.HasPrefix(u, "kubernetes.io/") || !found || plugin == "" {
-		return "", "", false
-	}
-	driver = "kubernetes.io/" + plugin
-	handle = rest
-	switch plugin {
-	case "aws-ebs":
-		// aws://zone/vol-… or vol-…
-		if i := strings.LastIndexByte(rest, '/'); i >= 0 {
-			handle = rest[i+1:]
-		}
-	case "azure-disk":
-		// //subscriptions/…/disks/<name> or /subscriptions/…: keep the URI, one leading slash.
-		handle = "/" + strings.TrimLeft(rest, "/")
-	}
-	return driver, handle, true
+	return state.ParseUniqueName(u)
 }
 
 // ignoredPlugins are in-tree plugins whose volumes are pod-local noise.

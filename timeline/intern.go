@@ -7,6 +7,7 @@ import (
 
 	"github.com/kcmtrace/kcmtrace/internal/prefault"
 	"github.com/kcmtrace/kcmtrace/parser"
+	"github.com/kcmtrace/kcmtrace/state"
 )
 
 // evIDs are an event's names as sym ids (-1: empty).
@@ -36,7 +37,7 @@ type syms struct {
 	str   []string            // sym id → the string (in the arena)
 	flag  []uint8             // sym id → sym* flags, and its table (symTabShift)
 	arena []byte
-	va    [attachmentNameLen]byte // a computed VolumeAttachment name, before it is interned
+	va    [state.AttachmentNameLen]byte // a computed VolumeAttachment name, before it is interned
 }
 
 // partTabs are the tables of a part absorbed into a syms (see absorb):
@@ -217,7 +218,7 @@ type lastIDs struct{ pv, handle, node, pod, va int32 }
 // node (syms of their tables).
 func (sy *syms) attachment(vol, node int32) int32 {
 	driver, handle, _ := ParseUniqueName(sy.str[vol])
-	attachmentName(&sy.va, handle, driver, sy.str[node])
+	state.PutAttachmentName(&sy.va, handle, driver, sy.str[node])
 	return sy.intern(symName, unsafe.String(&sy.va[0], len(sy.va)))
 }
 

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/kcmtrace/kcmtrace/parser"
+	"github.com/kcmtrace/kcmtrace/state"
 )
 
 // State is the attach/detach controller's belief about one (volume, node) pair,
@@ -64,6 +65,9 @@ type Volume struct {
 	Overlaps    []Overlap
 	First       time.Time
 	Last        time.Time
+	// Objects are the cluster-state objects about the volume (PV, claim,
+	// VolumeAttachments, pods), when Options.State was given.
+	Objects []Object
 }
 
 // Restart marks a point after which the controller's memory was rebuilt.
@@ -97,4 +101,9 @@ type Timeline struct {
 	End      time.Time
 	Dupes    int // identical lines dropped because they were read twice
 	Ignored  int // events of secret/configmap/projected/empty-dir/downward-api volumes (kept in Other)
+	// State is the cluster state read with the logs (Options.State), nil
+	// when none was given or it shares no volume with the logs; StateRead
+	// is what was read either way (for the inputs list).
+	State     *state.Snapshot
+	StateRead *state.Snapshot
 }

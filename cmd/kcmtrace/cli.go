@@ -29,6 +29,7 @@ type cli struct {
 	Rules    rulesCmd    `cmd:"" help:"List the rules."`
 	Explain  explainCmd  `cmd:"" help:"Explain one rule: the mechanism and what to check next."`
 	Fetch    fetchCmd    `cmd:"" help:"Print (or --exec run) the gcloud/aws/az commands that export the KCM and kubelet logs of a window, filtered to the volume lines."`
+	Collect  collectCmd  `cmd:"" help:"Print the kubectl commands that dump the cluster state, events and logs the analysis can use."`
 
 	Version kong.VersionFlag `help:"Print the version and exit."`
 }

@@ -74,7 +74,8 @@ func (f *inputFlags) load(e env) (*loaded, error) {
 	if bar != nil {
 		opt.Progress = bar.add
 	}
-	results, errs := parser.ParseAll(in.paths, opt)
+	paths, snap := routeState(in.paths, opt.Format != "")
+	results, errs := parser.ParseAll(paths, opt)
 	errs = append(in.errs, errs...)
 	bar.finish()
 	heap.Parsed()
@@ -89,7 +90,8 @@ func (f *inputFlags) load(e env) (*loaded, error) {
 			l.readErrs++ // read only in part (truncated gzip, read error): exit 3
 		}
 	}
-	if len(results) == 0 {
+	results = append(results, eventResults(snap, len(results))...)
+	if len(results) == 0 && snap == nil {
 		if len(errs) == 0 {
 			return nil, &codeError{code: exitInput, msg: "no input: give at least one log file, directory or -"}
 		}
@@ -106,7 +108,8 @@ func (f *inputFlags) load(e env) (*loaded, error) {
 	for _, r := range results {
 		l.events += len(r.Events)
 	}
-	l.timeline = timeline.Build(results, timeline.Options{Skew: skews, Consume: true})
+	l.timeline = timeline.Build(results, timeline.Options{Skew: skews, Consume: true, State: snap})
+	reportStateProblems(e, snap)
 	return l, nil
 }
 

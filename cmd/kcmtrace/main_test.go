@@ -49,6 +49,10 @@ func TestScripts(t *testing.T) {
 					return err
 				}
 			}
+			// cluster-state dumps matching incidents/seed-legacy
+			if err := copyTree(filepath.Join(fixtures, "..", "state", "testdata", "seed-legacy"), filepath.Join(e.WorkDir, "state", "seed-legacy")); err != nil {
+				return err
+			}
 			e.Setenv("NO_COLOR", "")
 			e.Setenv("COLUMNS", "")
 			return nil

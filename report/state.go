@@ -1,0 +1,152 @@
+package report
+
+import (
+	"fmt"
+
+	"github.com/kcmtrace/kcmtrace/rules"
+	"github.com/kcmtrace/kcmtrace/state"
+	"github.com/kcmtrace/kcmtrace/timeline"
+)
+
+// This file renders what the cluster state contributes: state inputs in
+// inputs[] (role, objects, problems), the objects joined to a volume, and
+// the checks the rules asked of it.
+
+type wireObject struct {
+	Kind   string `json:"kind"`
+	Name   string `json:"name"`
+	Source string `json:"source"`
+	Text   string `json:"text"`
+}
+
+type wireCheck struct {
+	Check   string `json:"check"`
+	Verdict string `json:"verdict"`
+	Text    string `json:"text"`
+}
+
+func toWireObject(o timeline.Object) wireObject {
+	return wireObject{Kind: o.Kind, Name: Sanitize(o.Name), Source: Sanitize(o.Source), Text: Sanitize(o.Text)}
+}
+
+// toWireObjects is nil for none (the field is left out).
+func toWireObjects(objs []timeline.Object) []wireObject {
+	var out []wireObject
+	for _, o := range objs {
+		out = append(out, toWireObject(o))
+	}
+	return out
+}
+
+func toWireChecks(cs []rules.Check) []wireCheck {
+	var out []wireCheck
+	for _, c := range cs {
+		out = append(out, wireCheck{Check: c.Check, Verdict: string(c.Verdict), Text: Sanitize(c.Text)})
+	}
+	return out
+}
+
+// wireInputs are the timeline's inputs, each completed from the state
+// file of the same path (role, objects, taken, its problems), then the
+// state files no log input was made of.
+func wireInputs(tl *timeline.Timeline) []wireInput {
+	out := make([]wireInput, 0, len(tl.Inputs))
+	snap := stateOf(tl)
+	seen := map[string]bool{}
+	for _, in := range tl.Inputs {
+		w := toWireInput(in)
+		if f := snap.File(in.Path); f != nil {
+			addStateFile(&w, snap, f)
+			seen[in.Path] = true
+		}
+		out = append(out, w)
+	}
+	for i := range snap.Files {
+		f := &snap.Files[i]
+		if seen[f.Path] {
+			continue
+		}
+		w := wireInput{Path: f.Path, Component: "state", Wrapper: "none", Format: f.Format, Skipped: map[string]int{}, Problems: []wireProblem{}}
+		addStateFile(&w, snap, f)
+		out = append(out, w)
+	}
+	return out
+}
+
+// stateOf is the snapshot the timeline was built with, empty when none
+// (shown even when it shared no volume with the logs).
+func stateOf(tl *timeline.Timeline) *state.Snapshot {
+	if tl.StateRead != nil {
+		return tl.StateRead
+	}
+	return &state.Snapshot{}
+}
+
+func addStateFile(w *wireInput, snap *state.Snapshot, f *state.File) {
+	w.Role, w.Objects, w.Taken, w.TakenFrom = f.Role, f.Objects, ts(f.Taken), f.TakenFrom
+	for _, p := range snap.Problems {
+		if p.Path == f.Path {
+			w.Problems = append(w.Problems, wireProblem{Line: p.Line, Message: Sanitize(p.Message)})
+		}
+	}
+}
+
+// verdictLabel is a check's verdict as the text report shows it.
+func verdictLabel(c rules.Check) string {
+	return fmt.Sprintf("%s (%s)", c.Verdict, c.Check)
+}
+
+// splitEvidence separates log lines from cluster-state lines, in order.
+func splitEvidence(ev []rules.Evidence) (logs, objs []rules.Evidence) {
+	for _, e := range ev {
+		if e.SourceKind == rules.SourceState {
+			objs = append(objs, e)
+		} else {
+			logs = append(logs, e)
+		}
+	}
+	if len(objs) == 0 {
+		return ev, nil
+	}
+	return logs, objs
+}
+
+// writeChecks writes what the cluster state said, one check a line under
+// a "state" label: "confirmed (zone): the disk is in …".
+func writeChecks(t *textWriter, st *styles, cs []rules.Check, width int) {
+	for _, c := range cs {
+		t.hanging("  ", "state ", st.Label, verdictLabel(c)+": "+oneLine(c.Text), width)
+	}
+}
+
+// writeMDChecks writes the checks as a list under "Cluster state".
+func writeMDChecks(m *mdWriter, cs []rules.Check) {
+	if len(cs) == 0 {
+		return
+	}
+	m.p("Cluster state:\n\n")
+	for _, c := range cs {
+		m.p("- **%s** (%s): %s\n", c.Verdict, mdText(c.Check), mdText(c.Text))
+	}
+	m.p("\n")
+}
+
+// capEvidence keeps the first n log lines of ev and every cluster-state
+// line (the objects that answer the checks are never cut), in order.
+func capEvidence(ev []rules.Evidence, n int) []rules.Evidence {
+	if len(ev) <= n {
+		return ev
+	}
+	var out []rules.Evidence
+	logs := 0
+	for _, e := range ev {
+		if e.SourceKind != rules.SourceState {
+			if logs == n {
+				continue
+			}
+			logs++
+		}
+		out = append(out, e)
+	}
+	return out
+}
