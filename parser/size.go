@@ -40,7 +40,7 @@ func fileTextSize(path string, size int64) int64 {
 		return size
 	}
 	defer f.Close()
-	var head [4]byte
+	var head [6]byte // the longest magic number: xz's
 	n, _ := io.ReadFull(f, head[:])
 	switch {
 	case gzipMagic(head[:n]):

@@ -15,6 +15,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
+	"github.com/ulikunitz/xz"
 )
 
 // readBufSize is how much of the input's start sniffWrapper sees; it is
@@ -301,6 +302,9 @@ func describeReadErr(err error, comp string) string {
 type source struct {
 	path  string // as given (or as found while walking a directory)
 	stdin bool
+	// open reads an archive member (path is then ARCHIVE/MEMBER); nil for
+	// files and stdin.
+	open func() (io.ReadCloser, int64, error)
 }
 
 // expand turns one command-line path into sources: "-" is stdin, a directory
@@ -315,6 +319,9 @@ func expand(p string) ([]source, error) {
 		return nil, cleanPathErr(err)
 	}
 	if !fi.IsDir() {
+		if isArchive(p) {
+			return archiveMembers(p)
+		}
 		return []source{{path: p}}, nil
 	}
 	var out []source
@@ -333,6 +340,13 @@ func expand(p string) ([]source, error) {
 			return nil
 		}
 		if d.IsDir() || !d.Type().IsRegular() {
+			return nil
+		}
+		if isArchive(path) {
+			members, err := archiveMembers(path)
+			if err == nil {
+				out = append(out, members...)
+			}
 			return nil
 		}
 		if isLogName(path) {
@@ -372,7 +386,7 @@ func isLogName(path string) bool {
 			return false
 		}
 	}
-	base := strings.TrimSuffix(strings.TrimSuffix(name, ".gz"), ".zst")
+	base := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(name, ".gz"), ".zst"), ".xz")
 	// strip rotation suffixes: .1, -20240101
 	for {
 		ext := filepath.Ext(base)
@@ -387,7 +401,7 @@ func isLogName(path string) bool {
 	switch {
 	case strings.HasSuffix(base, ".log"), strings.HasSuffix(base, ".txt"), strings.HasSuffix(base, ".out"):
 		return true
-	case strings.HasSuffix(name, ".gz"), strings.HasSuffix(name, ".zst"):
+	case strings.HasSuffix(name, ".gz"), strings.HasSuffix(name, ".zst"), strings.HasSuffix(name, ".xz"):
 		return true
 	}
 	for _, k := range []string{"journal", "messages", "syslog", "kubelet", "kube-controller-manager", "events", "describe"} {
@@ -439,7 +453,17 @@ func parseSource(src source, opt Options, index int) (*inputState, error) {
 		opt = opt.forStream(s)
 	}
 	var r io.Reader
-	if src.stdin {
+	if src.open != nil {
+		rc, size, err := src.open()
+		if err != nil {
+			return nil, err
+		}
+		defer rc.Close()
+		if knownSize {
+			st.sizeHint = size
+		}
+		r = rc
+	} else if src.stdin {
 		r = opt.Stdin
 		if r == nil {
 			r = os.Stdin
@@ -472,8 +496,11 @@ func parseSource(src source, opt Options, index int) (*inputState, error) {
 func gzipMagic(head []byte) bool { return len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b }
 func zstdMagic(head []byte) bool { return bytes.HasPrefix(head, []byte{0x28, 0xb5, 0x2f, 0xfd}) }
 
+// xzMagic recognises xz data (sosreport's default compression).
+func xzMagic(head []byte) bool { return bytes.HasPrefix(head, []byte{0xfd, '7', 'z', 'X', 'Z', 0x00}) }
+
 // isCompressed reports data that decompress decodes.
-func isCompressed(head []byte) bool { return gzipMagic(head) || zstdMagic(head) }
+func isCompressed(head []byte) bool { return gzipMagic(head) || zstdMagic(head) || xzMagic(head) }
 
 // sniffBufSize is the buffer decompress reads through: enough for the
 // decompressors' small reads, and smaller than a block, so that reading
@@ -481,10 +508,10 @@ func isCompressed(head []byte) bool { return gzipMagic(head) || zstdMagic(head) 
 // smaller than its buffer through the buffer: a second copy of every byte).
 const sniffBufSize = 64 << 10
 
-// decompress sniffs gzip and zstd magic numbers (whatever the file name).
+// decompress sniffs gzip, zstd and xz magic numbers (whatever the file name).
 func decompress(r io.Reader) (io.Reader, string, func(), error) {
 	br := bufio.NewReaderSize(r, sniffBufSize)
-	head, _ := br.Peek(4)
+	head, _ := br.Peek(6)
 	switch {
 	case gzipMagic(head):
 		zr, err := gzip.NewReader(br)
@@ -498,6 +525,12 @@ func decompress(r io.Reader) (io.Reader, string, func(), error) {
 			return nil, "", nil, fmt.Errorf("corrupt zstd data: %v", err)
 		}
 		return zr, "zstd", zr.Close, nil
+	case xzMagic(head):
+		xr, err := xz.NewReader(br)
+		if err != nil {
+			return nil, "", nil, fmt.Errorf("truncated or corrupt xz header: %v", err)
+		}
+		return xr, "xz", nil, nil
 	}
 	return br, "", nil, nil
 }

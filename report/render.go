@@ -51,6 +51,8 @@ var (
 		"markdown": RenderFunc[*Analysis](Markdown),
 		"md":       RenderFunc[*Analysis](Markdown),
 		"html":     RenderFunc[*Analysis](HTML),
+		"yaml":     yamlOf(RenderFunc[*Analysis](JSON)),
+		"name":     RenderFunc[*Analysis](FindingNames),
 	}}
 	TimelineFormats = Formats[TimelineView]{Default: "text", ByName: map[string]Renderer[TimelineView]{
 		"text":     timelineRenderer(TimelineText),
@@ -58,14 +60,21 @@ var (
 		"markdown": timelineRenderer(TimelineMarkdown),
 		"md":       timelineRenderer(TimelineMarkdown),
 		"html":     timelineRenderer(TimelineHTML),
+		"yaml":     yamlOf(RenderFunc[TimelineView](timelineRenderer(TimelineJSON).(RenderFunc[TimelineView]))),
+		"name": RenderFunc[TimelineView](func(w io.Writer, v TimelineView, o Options) error {
+			return VolumeNames(w, v.Volumes, o)
+		}),
 	}}
 	EventFormats = Formats[[]parser.Event]{Default: "jsonl", ByName: map[string]Renderer[[]parser.Event]{
 		"jsonl": RenderFunc[[]parser.Event](EventsJSONL),
 		"text":  RenderFunc[[]parser.Event](EventsText),
+		"yaml":  yamlOf(RenderFunc[[]parser.Event](EventsJSONL)),
 	}}
 	VolumeFormats = Formats[[]*timeline.Volume]{Default: "text", ByName: map[string]Renderer[[]*timeline.Volume]{
 		"text": RenderFunc[[]*timeline.Volume](VolumesTable),
 		"json": RenderFunc[[]*timeline.Volume](VolumesJSON),
+		"yaml": yamlOf(RenderFunc[[]*timeline.Volume](VolumesJSON)),
+		"name": RenderFunc[[]*timeline.Volume](VolumeNames),
 	}}
 )
 

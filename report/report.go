@@ -18,6 +18,10 @@ type Options struct {
 	Color  bool // lipgloss colour; false → plain text, no ANSI at all
 	Width  int  // terminal width; 0 → 100; stays readable at 80
 	Redact bool // consistent pseudonyms for nodes, IPs, pods, namespaces, disks, request IDs
+
+	Wide      bool // tables: every column, no name shortened whatever the width (-o wide)
+	NoHeaders bool // tables: no header line (--no-headers)
+	NoRule    bool // tables: no rule under the header (the CLI sets it when not on a terminal)
 }
 
 // DefaultWidth is the width used when Options.Width is 0.

@@ -32,8 +32,10 @@ func EventsText(w io.Writer, evs []parser.Event, o Options) error {
 		codeW = max(codeW, len(oneLine(e.Code)))
 	}
 	codeW = min(codeW, 18)
-	t.line(st.Dim(strings.Join([]string{padRight("TIME", 24), padRight("KIND", kindW), padRight("NODE", nodeW),
-		padRight("VOLUME", volW), padRight("CODE", codeW), "SOURCE"}, "  ")))
+	if !o.NoHeaders {
+		t.line(st.Dim(strings.Join([]string{padRight("TIME", 24), padRight("KIND", kindW), padRight("NODE", nodeW),
+			padRight("VOLUME", volW), padRight("CODE", codeW), "SOURCE"}, "  ")))
+	}
 	for _, e := range evs {
 		tm := ageText(e)
 		if !e.Time.IsZero() {
@@ -46,10 +48,17 @@ func EventsText(w io.Writer, evs []parser.Event, o Options) error {
 		if e.Count > 1 {
 			kind += fmt.Sprintf(" ×%d", e.Count)
 		}
-		row := strings.Join([]string{padRight(tm, 24), padRight(kind, kindW), padRight(shorten(oneLine(e.Node), 20), nodeW),
-			padRight(eventVolume(e), volW), padRight(truncate(oneLine(e.Code), codeW), codeW),
+		// The names come first and are never cut; the code and source
+		// give way to the width (-o wide: nothing gives way).
+		names := strings.Join([]string{padRight(tm, 24), padRight(kind, kindW), padRight(shorten(oneLine(e.Node), 20), nodeW),
+			padRight(eventVolume(e), volW)}, "  ")
+		rest := strings.Join([]string{padRight(truncate(oneLine(e.Code), codeW), codeW),
 			fmt.Sprintf("%s:%d", oneLine(e.Source.Path), e.Source.Line)}, "  ")
-		t.line(truncate(strings.TrimRight(row, " "), max(width, 160)))
+		row := names + "  " + rest
+		if !o.Wide {
+			row = names + "  " + truncate(rest, max(max(width, 160)-ansi.StringWidth(names)-2, 16))
+		}
+		t.line(strings.TrimRight(row, " "))
 	}
 	return t.flush()
 }
@@ -69,14 +78,18 @@ func eventVolume(e parser.Event) string {
 	if n == "" {
 		return "-"
 	}
-	return shorten(oneLine(n), 24)
+	return oneLine(n) // never cut: grep pvc-… finds the row at any width
 }
 
 // newTable is a lipgloss table with kcmtrace's borders and cell styles:
 // a rule under the header, no other borders, two spaces between columns.
-func newTable(st *styles, cols int) *table.Table {
-	return table.New().Border(lipgloss.NormalBorder()).BorderStyle(st.Border).
+// Options.NoHeaders drops the header line, Options.NoRule the rule under it.
+func newTable(st *styles, o Options, headers ...string) *table.Table {
+	cols := len(headers)
+	tb := table.New().Border(lipgloss.NormalBorder()).BorderStyle(st.Border).
 		BorderColumn(false).BorderTop(false).BorderBottom(false).BorderLeft(false).BorderRight(false).
+		BorderHeader(!o.NoRule && !o.NoHeaders).Headers(headers...)
+	return tb.
 		StyleFunc(func(row, col int) lipgloss.Style {
 			s := st.Cell
 			if row == table.HeaderRow {
@@ -89,10 +102,15 @@ func newTable(st *styles, cols int) *table.Table {
 		})
 }
 
-// renderTable renders tb with trailing spaces trimmed.
-func renderTable(w io.Writer, tb *table.Table) error {
+// renderTable renders tb with trailing spaces trimmed, without its header
+// line under Options.NoHeaders (newTable then draws no rule under it).
+func renderTable(w io.Writer, tb *table.Table, o Options) error {
 	var b strings.Builder
-	for _, l := range strings.Split(tb.Render(), "\n") {
+	lines := strings.Split(tb.Render(), "\n")
+	if o.NoHeaders && len(lines) > 0 {
+		lines = lines[1:]
+	}
+	for _, l := range lines {
 		b.WriteString(strings.TrimRight(l, " "))
 		b.WriteByte('\n')
 	}
@@ -149,15 +167,25 @@ func VolumesTable(w io.Writer, vols []*timeline.Volume, o Options) error {
 		}
 		return oneLine(s)
 	}
-	if width >= 140 {
-		tb := newTable(st, 10).Headers("VOLUME", "PV", "DRIVER", "NODES", "PODS", "FIRST", "LAST", "ATTACH✗", "DETACH✗", "MOUNT✗")
+	if o.Wide {
+		tb := newTable(st, o, "VOLUME", "PV", "DRIVER", "NODES", "PODS", "FIRST", "LAST", "ATTACH✗", "DETACH✗", "MOUNT✗")
 		for _, v := range vols {
 			f := failures(v)
 			first, last := seen(v)
-			tb.Row(shorten(dash(name(v)), 28), shorten(dash(v.PV), 22), shorten(dash(v.Driver), 24), nodeList(v.Nodes, 24),
+			tb.Row(dash(name(v)), dash(v.PV), dash(v.Driver), nodeList(v.Nodes, 1<<20),
+				pods(v, 1<<20), first, last, fmt.Sprint(f.Attach), fmt.Sprint(f.Detach), fmt.Sprint(f.Mount))
+		}
+		return renderTable(w, tb, o)
+	}
+	if width >= 140 {
+		tb := newTable(st, o, "VOLUME", "PV", "DRIVER", "NODES", "PODS", "FIRST", "LAST", "ATTACH✗", "DETACH✗", "MOUNT✗")
+		for _, v := range vols {
+			f := failures(v)
+			first, last := seen(v)
+			tb.Row(dash(name(v)), dash(v.PV), shorten(dash(v.Driver), 24), nodeList(v.Nodes, 24),
 				pods(v, 24), first, last, fmt.Sprint(f.Attach), fmt.Sprint(f.Detach), fmt.Sprint(f.Mount))
 		}
-		return renderTable(w, tb)
+		return renderTable(w, tb, o)
 	}
 	// Narrow: VOLUME DRIVER NODES PODS SEEN A/D/M✗ within width. The volume
 	// name is what people scan for, so it gets the room; SEEN is the first
@@ -198,7 +226,7 @@ func VolumesTable(w io.Writer, vols []*timeline.Volume, o Options) error {
 	driverW, nodeW, podW, volW := drvN, nodeN, podN, volN
 	if volN+drvN+nodeN+podN > avail {
 		// Priority: volume, then nodes, then pods, then the driver.
-		volW = min(volN, max(16, avail*2/5))
+		volW = volN // names are never cut: grep finds the row at any width
 		driverW = min(drvN, 16)
 		if width < 100 {
 			driverW = min(drvN, 10)
@@ -210,15 +238,14 @@ func VolumesTable(w io.Writer, vols []*timeline.Volume, o Options) error {
 		}
 		nodeW = real
 		podW = min(podN, max(avail-volW-driverW-nodeW, 6))
-		volW = min(volN, max(avail-driverW-nodeW-podW, volW))
 	}
-	tb := newTable(st, 6).Headers("VOLUME", "DRIVER", "NODES", "PODS", "SEEN (UTC)", "A/D/M✗")
+	tb := newTable(st, o, "VOLUME", "DRIVER", "NODES", "PODS", "SEEN (UTC)", "A/D/M✗")
 	for _, v := range vols {
 		f := failures(v)
-		tb.Row(shorten(dash(name(v)), volW), shorten(dash(driverLabel(v.Driver)), driverW), nodeList(v.Nodes, nodeW), pods(v, podW),
+		tb.Row(dash(name(v)), shorten(dash(driverLabel(v.Driver)), driverW), nodeList(v.Nodes, nodeW), pods(v, podW),
 			seenText(v), fmt.Sprintf("%d/%d/%d", f.Attach, f.Detach, f.Mount))
 	}
-	return renderTable(w, tb)
+	return renderTable(w, tb, o)
 }
 
 // RulesTable writes the rules: name, default severity, title.
@@ -230,11 +257,11 @@ func RulesTable(w io.Writer, rs []rules.Rule, o Options) error {
 		nameW = max(nameW, len(r.Name))
 	}
 	titleW := width - nameW - 10 - 6
-	tb := newTable(st, 3).Headers("RULE", "SEVERITY", "TITLE")
+	tb := newTable(st, o, "RULE", "SEVERITY", "TITLE")
 	for _, r := range rs {
 		tb.Row(r.Name, r.Severity.String(), truncate(r.Doc.Title, titleW))
 	}
-	return renderTable(w, tb)
+	return renderTable(w, tb, o)
 }
 
 // Explain writes a rule's full documentation.

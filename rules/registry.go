@@ -127,6 +127,9 @@ func parseParam(p Param, value string) (string, error) {
 // is close (for "did you mean" messages).
 func Suggest(name string) string { return suggest(name, Names()) }
 
+// Closest is the candidate closest to s (a typo's did-you-mean), or "".
+func Closest(s string, candidates []string) string { return suggest(s, candidates) }
+
 // suggest returns the candidate closest to s, or "" when none is close.
 func suggest(s string, candidates []string) string {
 	best, bestD := "", len(s)/2+2

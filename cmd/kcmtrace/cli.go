@@ -31,6 +31,9 @@ type cli struct {
 	Fetch    fetchCmd    `cmd:"" help:"Print (or --exec run) the gcloud/aws/az commands that export the KCM and kubelet logs of a window, filtered to the volume lines."`
 	Collect  collectCmd  `cmd:"" help:"Print the kubectl commands that dump the cluster state, events and logs the analysis can use."`
 
+	Completion completionCmd `cmd:"" help:"Print the shell completion script: source <(kcmtrace completion bash), or zsh, fish."`
+	Man        manCmd        `cmd:"" help:"Print the man page (roff): kcmtrace man > kcmtrace.1."`
+
 	Version kong.VersionFlag `help:"Print the version and exit."`
 }
 
@@ -55,11 +58,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 func runEnv(args []string, e env) (code int) {
 	var c cli
 	parser, err := kong.New(&c,
-		kong.Name("kcmtrace"),
-		kong.Description("Kubernetes volume attach/detach log forensics: reads kube-controller-manager and kubelet logs and kubectl describe/get events output, reconstructs each volume's attach state per node, and explains what went wrong."),
+		kong.Name(progName),
+		kong.Description(description+helpEpilogue()),
 		kong.Writers(e.stdout, e.stderr),
 		kong.Exit(func(code int) { panic(exitPanic{code}) }),
-		kong.Vars{"version": version},
+		kong.Vars{"version": versionString()},
 		kong.UsageOnError(),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 	)
@@ -79,6 +82,7 @@ func runEnv(args []string, e env) (code int) {
 			panic(r)
 		}
 	}()
+	registerCompletion(parser)
 	if len(args) == 0 {
 		args = []string{"--help"}
 	}
@@ -87,12 +91,15 @@ func runEnv(args []string, e env) (code int) {
 		fmt.Fprintf(e.stderr, "kcmtrace: %v\n", err)
 		return exitUsage
 	}
-	runner, ok := ctx.Selected().Target.Addr().Interface().(command)
-	if !ok {
+	switch runner := ctx.Selected().Target.Addr().Interface().(type) {
+	case command:
+		err = runner.run(e)
+	case ctxCommand:
+		err = runner.runCtx(e, ctx)
+	default:
 		fmt.Fprintf(e.stderr, "kcmtrace: %s: not a command\n", ctx.Command())
 		return exitUsage
 	}
-	err = runner.run(e)
 	var ce *codeError
 	switch {
 	case err == nil:
@@ -112,6 +119,14 @@ func runEnv(args []string, e env) (code int) {
 type command interface {
 	run(e env) error
 }
+
+// ctxCommand is a subcommand that needs the parsed model (completion, man).
+type ctxCommand interface {
+	runCtx(e env, ctx *kong.Context) error
+}
+
+// description is what --help says first.
+const description = "Kubernetes volume attach/detach log forensics: reads kube-controller-manager and kubelet logs and kubectl describe/get events output, reconstructs each volume's attach state per node, and explains what went wrong."
 
 // codeError is an error that decides the exit code.
 type codeError struct {

@@ -135,7 +135,7 @@ func (c *fetchCmd) run(e env) error {
 	if failed == len(cmds) {
 		return &codeError{code: exitInput, msg: "no export command succeeded"}
 	}
-	a := &analyzeCmd{Format: "text", FailOn: "none"}
+	a := &analyzeCmd{FailOn: "none"}
 	a.Paths, a.Pushdown, a.Color = files(cmds, c.Out), "auto", "auto"
 	err = a.run(e)
 	if err == nil && failed > 0 {

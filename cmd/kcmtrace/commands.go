@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -17,21 +16,22 @@ import (
 
 // analyzeCmd is `kcmtrace analyze`.
 type analyzeCmd struct {
-	inputFlags `embed:""`
+	inputFlags  `embed:""`
+	outputFlags `embed:""`
 
-	Format  string   `help:"Output format: text, json, markdown or html (default text, or from the -o file's extension: .json, .md, .html)." enum:"text,json,markdown,md,html," default:""`
-	Output  string   `short:"o" help:"Write the report to FILE atomically instead of stdout." placeholder:"FILE"`
 	FailOn  string   `help:"Exit 1 when a finding is at least this severe: none, info, warning or critical." enum:"none,info,warning,critical" default:"none"`
-	Enable  []string `help:"Run only these rules (repeatable, comma-separated)." placeholder:"RULE"`
-	Disable []string `help:"Skip these rules (repeatable, comma-separated)." placeholder:"RULE"`
+	Enable  []string `help:"Run only these rules (repeatable, comma-separated)." placeholder:"RULE" predictor:"rule"`
+	Disable []string `help:"Skip these rules (repeatable, comma-separated)." placeholder:"RULE" predictor:"rule"`
 	Set     []string `help:"Change a rule threshold, e.g. attach-retry-storm.min-failures=5 (repeatable)." placeholder:"RULE.KEY=VALUE"`
-	Redact  bool     `help:"Replace node names, IPs, pods, namespaces, disk and request IDs with consistent pseudonyms."`
 }
 
+// analyzeFormats are analyze's formats, the default first.
+var analyzeFormats = []string{"text", "wide", "json", "yaml", "markdown", "html", "name"}
+
 func (c *analyzeCmd) run(e env) error {
-	format := c.Format
-	if format == "" {
-		format = formatFromExt(c.Output, "text")
+	out, err := c.resolve(analyzeFormats)
+	if err != nil {
+		return err
 	}
 	set := make(map[string]string, len(c.Set))
 	for _, s := range c.Set {
@@ -46,7 +46,7 @@ func (c *analyzeCmd) run(e env) error {
 	if err != nil {
 		return usageErr("%v", err) // before reading input: a typo should not cost a 1 GiB parse
 	}
-	l, vols, err := c.loadSelected(e, "")
+	l, vols, err := c.loadView(e, "")
 	if err != nil {
 		return err
 	}
@@ -59,19 +59,14 @@ func (c *analyzeCmd) run(e env) error {
 		fmt.Fprintf(e.stderr, "kcmtrace: %s\n", oneLine(msg))
 	}
 	a := &report.Analysis{Timeline: tl, Result: res, Rules: selected, Events: l.events}
-	err = c.write(e, func(w io.Writer, o report.Options) error {
-		o.Redact = c.Redact
-		return report.AnalysisFormats.For(format).Render(w, a, o)
+	err = c.write(e, out, c.Color, func(w io.Writer, o report.Options) error {
+		return report.AnalysisFormats.For(out.format).Render(w, a, o)
 	})
 	if err != nil {
 		return err
 	}
-	if l.readErrs > 0 {
-		return &codeError{code: exitInput}
-	}
-	if !l.yielded {
-		// nothing to analyse: the inputs' problems above say why
-		return &codeError{code: exitInput, msg: "no input yielded any event"}
+	if err := l.exitErr(); err != nil {
+		return err
 	}
 	if failOn := mustSeverity(c.FailOn); failOn != rules.None {
 		for _, f := range res.Findings {
@@ -81,45 +76,6 @@ func (c *analyzeCmd) run(e env) error {
 		}
 	}
 	return nil
-}
-
-// write renders to -o FILE (atomically, never coloured) or to stdout.
-func (c *inputFlags) writeTo(e env, output string, render func(io.Writer, report.Options) error) error {
-	if output == "" || output == "-" {
-		o := report.Options{Color: useColor(c.Color, e.stdout, e.getenv), Width: outputWidth(e.stdout, e.getenv)}
-		return render(e.stdout, o)
-	}
-	f, err := createAtomic(output)
-	if err != nil {
-		return &codeError{code: exitUsage, msg: fmt.Sprintf("-o %s: %v", output, err)}
-	}
-	if err := render(f, report.Options{Color: c.Color == "always", Width: defaultWidth}); err != nil {
-		f.abort()
-		return err
-	}
-	if err := f.commit(); err != nil {
-		return &codeError{code: exitUsage, msg: fmt.Sprintf("-o %s: %v", output, err)}
-	}
-	return nil
-}
-
-func (c *analyzeCmd) write(e env, render func(io.Writer, report.Options) error) error {
-	return c.writeTo(e, c.Output, render)
-}
-
-// formatFromExt infers a format from an output file name.
-func formatFromExt(path, def string) string {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".json":
-		return "json"
-	case ".md", ".markdown":
-		return "markdown"
-	case ".jsonl", ".ndjson":
-		return "jsonl"
-	case ".html", ".htm":
-		return "html"
-	}
-	return def
 }
 
 func mustSeverity(s string) rules.Severity {
@@ -154,53 +110,54 @@ func unknownRule(name string) error {
 
 // timelineCmd is `kcmtrace timeline`.
 type timelineCmd struct {
-	inputFlags `embed:""`
-
-	Format string `help:"Output format: text, json, markdown or html." enum:"text,json,markdown,md,html" default:"text"`
-	Output string `short:"o" help:"Write to FILE atomically instead of stdout." placeholder:"FILE"`
+	inputFlags  `embed:""`
+	outputFlags `embed:""`
 }
 
+var timelineFormats = []string{"text", "json", "yaml", "markdown", "html", "name"}
+
 func (c *timelineCmd) run(e env) error {
-	l, vols, err := c.loadSelected(e, "")
+	out, err := c.resolve(timelineFormats)
 	if err != nil {
 		return err
 	}
-	err = c.writeTo(e, c.Output, func(w io.Writer, o report.Options) error {
-		return report.TimelineFormats.For(c.Format).Render(w, report.TimelineView{Timeline: l.timeline, Volumes: vols}, o)
-	})
-	if err == nil && l.readErrs > 0 {
-		return &codeError{code: exitInput}
+	l, vols, err := c.loadView(e, "")
+	if err != nil {
+		return err
 	}
-	return err
+	err = c.write(e, out, c.Color, func(w io.Writer, o report.Options) error {
+		return report.TimelineFormats.For(out.format).Render(w, report.TimelineView{Timeline: l.timeline, Volumes: vols}, o)
+	})
+	if err != nil {
+		return err
+	}
+	return l.exitErr()
 }
 
 // eventsCmd is `kcmtrace events`.
 type eventsCmd struct {
-	inputFlags `embed:""`
+	inputFlags  `embed:""`
+	outputFlags `embed:""`
 
-	Format  string   `help:"Output format: jsonl or text." enum:"jsonl,text" default:"jsonl"`
-	Output  string   `short:"o" help:"Write to FILE atomically instead of stdout." placeholder:"FILE"`
-	Kind    []string `help:"Only events of these kinds (repeatable, comma-separated), e.g. attach-failed,detach-started." placeholder:"KIND"`
+	Kind    []string `help:"Only events of these kinds (repeatable, comma-separated), e.g. attach-failed,detach-started." placeholder:"KIND" predictor:"kind"`
 	Unknown bool     `help:"Only the lines that were not understood (kind unknown), with the reason."`
 }
 
+var eventsFormats = []string{"jsonl", "text", "wide", "yaml"}
+
 func (c *eventsCmd) run(e env) error {
+	out, err := c.resolve(eventsFormats)
+	if err != nil {
+		return err
+	}
 	kinds := splitList(c.Kind)
 	if c.Unknown {
 		kinds = append(kinds, string(parser.Unknown))
 	}
-	known := make(map[string]bool)
-	var names []string
-	for _, k := range parser.Kinds() {
-		known[string(k)] = true
-		names = append(names, string(k))
+	if err := checkKinds(kinds); err != nil {
+		return err
 	}
-	for _, k := range kinds {
-		if !known[k] {
-			return usageErr("--kind %s: unknown kind; one of %s", k, strings.Join(names, ", "))
-		}
-	}
-	l, vols, err := c.loadSelected(e, "")
+	l, vols, err := c.loadView(e, "")
 	if err != nil {
 		return err
 	}
@@ -209,24 +166,48 @@ func (c *eventsCmd) run(e env) error {
 	if len(kinds) > 0 {
 		evs = slices.DeleteFunc(evs, func(ev parser.Event) bool { return !slices.Contains(kinds, string(ev.Kind)) })
 	}
-	err = c.writeTo(e, c.Output, func(w io.Writer, o report.Options) error {
-		return report.EventFormats.For(c.Format).Render(w, evs, o)
+	err = c.write(e, out, c.Color, func(w io.Writer, o report.Options) error {
+		return report.EventFormats.For(out.format).Render(w, evs, o)
 	})
-	if err == nil && l.readErrs > 0 {
-		return &codeError{code: exitInput}
+	if err != nil {
+		return err
 	}
-	return err
+	return l.exitErr()
+}
+
+// checkKinds is the usage error for an unknown --kind, with a did-you-mean.
+func checkKinds(kinds []string) error {
+	var names []string
+	for _, k := range parser.Kinds() {
+		names = append(names, string(k))
+	}
+	for _, k := range kinds {
+		if slices.Contains(names, k) {
+			continue
+		}
+		if s := rules.Closest(k, names); s != "" {
+			return usageErr("--kind %s: unknown kind; did you mean %q? (one of %s)", k, s, strings.Join(names, ", "))
+		}
+		return usageErr("--kind %s: unknown kind; one of %s", k, strings.Join(names, ", "))
+	}
+	return nil
 }
 
 // volumesCmd is `kcmtrace volumes PATH... [QUERY]`.
 type volumesCmd struct {
-	inputFlags `embed:""`
+	inputFlags  `embed:""`
+	outputFlags `embed:""`
 
-	Query  string `help:"Fuzzy query over every volume name (a last argument that is not a file is taken as the query too)." placeholder:"QUERY"`
-	Format string `help:"Output format: text or json." enum:"text,json" default:"text"`
+	Query string `help:"Fuzzy query over every volume name (a last argument that is not a file is taken as the query too)." placeholder:"QUERY"`
 }
 
+var volumesFormats = []string{"text", "wide", "json", "yaml", "name"}
+
 func (c *volumesCmd) run(e env) error {
+	out, err := c.resolve(volumesFormats)
+	if err != nil {
+		return err
+	}
 	// `kcmtrace volumes kcm.log pvc-5d6c`: a last argument that names no
 	// file and is not stdin is the query.
 	if n := len(c.Paths); n > 1 && c.Query == "" && c.Paths[n-1] != "-" && !livesource.IsURL(c.Paths[n-1]) {
@@ -234,41 +215,63 @@ func (c *volumesCmd) run(e env) error {
 			c.Query, c.Paths = c.Paths[n-1], c.Paths[:n-1]
 		}
 	}
-	l, vols, err := c.loadSelected(e, c.Query)
+	l, vols, err := c.loadView(e, c.Query)
 	if err != nil {
 		return err
 	}
-	o := report.Options{Color: useColor(c.Color, e.stdout, e.getenv), Width: outputWidth(e.stdout, e.getenv)}
-	err = report.VolumeFormats.For(c.Format).Render(e.stdout, vols, o)
-	if err == nil && l.readErrs > 0 {
-		return &codeError{code: exitInput}
+	err = c.write(e, out, c.Color, func(w io.Writer, o report.Options) error {
+		return report.VolumeFormats.For(out.format).Render(w, vols, o)
+	})
+	if err != nil {
+		return err
 	}
-	return err
+	return l.exitErr()
 }
 
 // rulesCmd is `kcmtrace rules`.
 type rulesCmd struct {
+	outputFlags `embed:""`
+
 	Color string `help:"Colour: auto, always or never." enum:"auto,always,never" default:"auto"`
 }
 
+var rulesFormats = []string{"text", "json", "yaml", "name"}
+
 func (c *rulesCmd) run(e env) error {
-	o := report.Options{Color: useColor(c.Color, e.stdout, e.getenv), Width: outputWidth(e.stdout, e.getenv)}
-	return report.RulesTable(e.stdout, rules.All(), o)
+	out, err := c.resolve(rulesFormats)
+	if err != nil {
+		return err
+	}
+	return c.write(e, out, c.Color, func(w io.Writer, o report.Options) error {
+		return report.RuleFormats.For(out.format).Render(w, rules.All(), o)
+	})
 }
 
 // explainCmd is `kcmtrace explain RULE`.
 type explainCmd struct {
-	Rule  string `arg:"" help:"Rule name (kcmtrace rules lists them)."`
+	outputFlags `embed:""`
+
+	Rule  string `arg:"" help:"Rule name (kcmtrace rules lists them)." predictor:"rule"`
 	Color string `help:"Colour: auto, always or never." enum:"auto,always,never" default:"auto"`
 }
 
+var explainFormats = []string{"text", "json", "yaml"}
+
 func (c *explainCmd) run(e env) error {
+	out, err := c.resolve(explainFormats)
+	if err != nil {
+		return err
+	}
 	r, ok := rules.Lookup(c.Rule)
 	if !ok {
 		return unknownRule(c.Rule)
 	}
-	o := report.Options{Color: useColor(c.Color, e.stdout, e.getenv), Width: outputWidth(e.stdout, e.getenv)}
-	return report.Explain(e.stdout, r, o)
+	return c.write(e, out, c.Color, func(w io.Writer, o report.Options) error {
+		if out.format == "text" {
+			return report.Explain(w, r, o)
+		}
+		return report.RuleFormats.For(out.format).Render(w, []rules.Rule{r}, o)
+	})
 }
 
 // Compile-time checks that every subcommand is a command.

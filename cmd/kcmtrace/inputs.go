@@ -105,6 +105,9 @@ func (f *inputFlags) load(e env) (*loaded, error) {
 		return nil, err
 	}
 	win.Filter(results)
+	if skews, err = resolveSkews(skews, results); err != nil {
+		return nil, err
+	}
 	for _, r := range results {
 		l.events += len(r.Events)
 	}

@@ -9,5 +9,6 @@ package main
 import "os"
 
 func main() {
+	progName = nameFromArgv0(os.Args[0])
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

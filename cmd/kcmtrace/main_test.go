@@ -27,6 +27,8 @@ func TestMain(m *testing.M) {
 //	kcmtrace ARGS...   run the CLI in-process; `!` expects a non-zero exit
 //	exit-code N        the exit code of the last in-process kcmtrace was N
 //
+//	archive OUT DIR    pack DIR into OUT (.tar, .tar.gz, .tar.xz, .zip; OUT.xz FILE compresses one file)
+//
 // The repository's fixtures are copied into $WORK (incidents/, real-logs/,
 // catalog/, seed/) so paths in output are short and stable.
 // KCMTRACE_UPDATE=1 rewrites the scripts' cmp files.
@@ -58,6 +60,7 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"archive": scriptArchive,
 			"kcmtrace": func(ts *testscript.TestScript, neg bool, args []string) {
 				code := runInDir(ts.Getenv("WORK"), args, env{stdin: emptyReader{}, stdout: ts.Stdout(), stderr: ts.Stderr(), getenv: ts.Getenv})
 				ts.Setenv("KCMTRACE_EXIT", strconv.Itoa(code))

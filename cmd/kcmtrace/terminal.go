@@ -17,8 +17,8 @@ func isTerminal(w io.Writer) bool {
 	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
 }
 
-// useColor decides colour for --color: auto means a terminal, no NO_COLOR
-// and a TERM that is not "dumb".
+// useColor decides colour for --color: auto means a terminal (or
+// FORCE_COLOR set), no NO_COLOR and a TERM that is not "dumb".
 func useColor(mode string, w io.Writer, getenv func(string) string) bool {
 	switch mode {
 	case "always":
@@ -26,7 +26,13 @@ func useColor(mode string, w io.Writer, getenv func(string) string) bool {
 	case "never":
 		return false
 	}
-	if getenv("NO_COLOR") != "" || getenv("TERM") == "dumb" {
+	if getenv("NO_COLOR") != "" {
+		return false
+	}
+	if forceColor(getenv) {
+		return true
+	}
+	if getenv("TERM") == "dumb" {
 		return false
 	}
 	return isTerminal(w)
@@ -46,4 +52,14 @@ func outputWidth(w io.Writer, getenv func(string) string) int {
 		return n
 	}
 	return defaultWidth
+}
+
+// forceColor reports FORCE_COLOR set to anything but "", "0" or "false"
+// (the convention of Node, chalk and many CLIs): colour even into a pipe.
+func forceColor(getenv func(string) string) bool {
+	switch getenv("FORCE_COLOR") {
+	case "", "0", "false":
+		return false
+	}
+	return true
 }
