@@ -513,7 +513,7 @@ func (sc *scanner) payload(p []byte, u unwrapped, line, nlines int) {
 		}
 	}
 	if sc.ent.kind != entNone && sc.ent.kind != entJSON {
-		sc.cont(p, nlines)
+		sc.cont(p, nlines, u.kind)
 		return
 	}
 	// stray text: a line of prose, an unknown format. When a dated wrapper

@@ -20,7 +20,6 @@ var corpusPending = map[string]string{
 	"054-vsphere-csi-cant-read-superblock-after-network-outage.log":          "parser: a bare message line inside backticks is counted irrelevant",
 	"060-cinder-csi-rke-nodeplugin-prefixed-timestamps-device-not-found.log": "parser: kubectl logs --prefix (pod container) before --timestamps is not unwrapped",
 	"061-hpe-csi-dot-prefixed-events-device-not-found-with-serial.log":       "parser: dot-prefixed event messages and a bare MountDevice line are counted irrelevant",
-	"063-longhorn-k9s-bordered-mountdevice-exit-32.log":                      "parser: k9s box borders (│ … │) around describe rows are not removed",
 }
 
 // TestCorpusExpectations runs the whole chain over every excerpt named by
