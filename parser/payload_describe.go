@@ -16,6 +16,7 @@ const (
 	tableDescribe              // kubectl describe "Type Reason Age From Message" (≤1.19 and ≥1.20)
 	tableOld                   // kubectl ≤1.4 TAB-separated "FirstSeen LastSeen Count From SubobjectPath Type Reason Message"
 	tableGetEvents             // kubectl get events "LAST SEEN TYPE REASON OBJECT MESSAGE" and wider variants
+	tableBare                  // the message column alone: an event message pasted without its table (payload_eventmsg.go)
 )
 
 // tableState remembers the table header seen last in an input.

@@ -310,7 +310,7 @@ func (sc *scanner) physical(line []byte, tooLong bool) {
 			return
 		}
 	case '`':
-		if bytes.HasPrefix(line, []byte("```")) {
+		if isFence(line) {
 			sc.close()
 			sc.skip(SkipMarkup)
 			return
@@ -493,6 +493,15 @@ func (sc *scanner) payload(p []byte, u unwrapped, line, nlines int) {
 		sc.open(entRow, p, u, line, nlines)
 		sc.ent.rows = rows
 		return
+	}
+	if sc.ent.kind == entNone || sc.ent.kind == entRow && sc.ent.rows[0].layout == tableBare {
+		// an event message without its table (payload_eventmsg.go)
+		if r, ok := bareEventRow(p); ok {
+			sc.close()
+			sc.open(entRow, p, u, line, nlines)
+			sc.ent.rows = []tableRowParse{r}
+			return
+		}
 	}
 	if bytes.HasPrefix(p, []byte(`time="`)) {
 		sc.close()

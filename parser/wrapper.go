@@ -141,6 +141,7 @@ type unwrapper struct {
 	forced    bool
 	scratch   []byte
 	podPrefix []byte // the pod-prefix of the previous line
+	quoted    bool   // the previous line was blockquoted (wrap_markup.go)
 }
 
 // sniffSample is how many non-empty lines sniffWrapper scores.
@@ -194,9 +195,7 @@ func sniffWrapper(head []byte) wrapKind {
 // unwrap removes the wrappers of one line.
 func (u *unwrapper) unwrap(line []byte) unwrapped {
 	var out unwrapped
-	if len(line) > 0 && line[0] == '`' && !bytes.HasPrefix(line, []byte("```")) {
-		line = bytes.TrimRight(line[1:], "`")
-	}
+	line = u.cutMarkup(line)
 	if !u.forced && looksKlog(line) {
 		out.payload = line
 		return out
