@@ -516,6 +516,10 @@ func (sc *scanner) emitRow(e *entry, r *tableRowParse) bool {
 		ev.Pod = r.object[4:]
 	}
 	m := evMeta{}
+	if !e.abs.IsZero() {
+		// a Kubernetes Event record's own time (event-exporter)
+		m.abs = instantOf(e.abs)
+	}
 	if r.ageOK {
 		m.age, m.hasAge = r.age, true
 		ev.Age = r.age
