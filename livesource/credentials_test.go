@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kcmtrace/kcmtrace/internal/vlogstest"
 	"time"
 )
 
@@ -79,7 +81,7 @@ func TestCredentialsNeverShown(t *testing.T) {
 // TestUnreachable: a closed port is one line naming the source and host,
 // after the bounded retries.
 func TestUnreachable(t *testing.T) {
-	addr, err := freePort()
+	addr, err := vlogstest.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}

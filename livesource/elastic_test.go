@@ -119,8 +119,8 @@ func (f *esFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func esSeed(t *testing.T) []esDoc {
 	var out []esDoc
 	for i, r := range loadSeed(t) {
-		if r.role == "kcm" && keptByPrefilter(r.msg) && len(out) < 30 && !r.time.Before(seedSince) {
-			out = append(out, esDoc{id: fmt.Sprint("d", i), ms: r.time.UnixMilli(), msg: r.msg})
+		if r.Role == "kcm" && keptByPrefilter(r.Msg) && len(out) < 30 && !r.Time.Before(seedSince) {
+			out = append(out, esDoc{id: fmt.Sprint("d", i), ms: r.Time.UnixMilli(), msg: r.Msg})
 		}
 	}
 	slices.SortStableFunc(out, func(a, b esDoc) int { return cmpInt(a.ms, b.ms) })
@@ -203,7 +203,7 @@ func TestElasticsearchPITPaging(t *testing.T) {
 		wantFilter := `[{"range":{"@timestamp":{"format":"strict_date_optional_time_nanos","gte":"2024-08-12T00:00:00Z","lt":"2024-08-13T00:00:00Z"}}},` +
 			`{"query_string":{"query":"kubernetes.container_name:\"kube-controller-manager\""}},` +
 			`{"query_string":{"allow_leading_wildcard":true,"analyze_wildcard":false,"fields":["message","log"],` +
-			`"query":"(*olume* OR *ttach* OR *mount* OR (*no AND retries*) OR (*acquired AND lease*) OR *started OR *serial* OR *diskid* OR *zonenotmatch* OR *evice*)"}}]`
+			`"query":"(*olume* OR *ttach* OR *etach* OR *mount* OR (*no AND retries*) OR (*acquired AND lease*) OR *started OR *serial* OR *diskid* OR *zonenotmatch* OR *evice* OR (*grpc AND error*))"}}]`
 		for i, b := range fake.bodies {
 			f, _ := json.Marshal(b["query"].(map[string]any)["bool"].(map[string]any)["filter"])
 			if string(f) != wantFilter {

@@ -167,17 +167,17 @@ func fetchRole(ctx context.Context, c *client, st store, src Source, opt Options
 	if ferr != nil {
 		rf.truncate("stopped by an error: " + c.redact(oneLine(ferr.Error())))
 	}
-	if rf.truncated != "" {
-		c.logf("%s: %s: truncated: %s", src, role, rf.truncated)
-	}
 	s := &Stream{
-		Name: fmt.Sprintf("%s %s=%s", src, role, rf.sel), Source: src.String(), Role: role,
+		Name: streamName(src.String(), role, rf.sel), Source: src.String(), Role: role,
 		Envelope: src.Envelope(), Path: path, Selector: rf.sel, DefaultSelector: defaults,
 		Query: st.query(rf.sel, rf.pushdown, rf.fallback != ""), Pushdown: opt.Pushdown, Fallback: rf.fallback,
 		Since: opt.Since, Until: opt.Until, Records: rf.records, Requests: c.requests, Truncated: rf.truncated,
 	}
 	return s, ferr
 }
+
+// streamName is a stream's input name in reports: "SOURCE ROLE=SELECTOR".
+func streamName(src, role, sel string) string { return fmt.Sprintf("%s %s=%s", src, role, sel) }
 
 // windows splits [since, until) into consecutive windows of at most step.
 func windows(since, until time.Time, step time.Duration) [][2]time.Time {

@@ -138,8 +138,8 @@ func lokiSeed(t *testing.T) []lokiFakeEntry {
 	a := map[string]string{"container": "kube-controller-manager", "namespace": "kube-system", "pod": "kcm-a"}
 	b := map[string]string{"container": "kube-controller-manager", "namespace": "kube-system", "pod": "kcm-b"}
 	for _, r := range loadSeed(t) {
-		if r.role == "kcm" && r.time.Before(seedUntil) && !r.time.Before(seedSince) && len(out) < 400 {
-			out = append(out, lokiFakeEntry{labels: a, ts: r.time.UnixNano(), line: r.msg})
+		if r.Role == "kcm" && r.Time.Before(seedUntil) && !r.Time.Before(seedSince) && len(out) < 400 {
+			out = append(out, lokiFakeEntry{labels: a, ts: r.Time.UnixNano(), line: r.Msg})
 		}
 	}
 	tie := time.Date(2024, 8, 12, 3, 45, 0, 0, time.UTC).UnixNano() + 7
@@ -203,7 +203,7 @@ func lokiOptions(t *testing.T) Options {
 func TestLokiPaging(t *testing.T) {
 	entries := lokiSeed(t)
 	fake := &lokiFake{t: t, entries: entries, fail: []int{429, 503},
-		wantQuery: `{container="kube-controller-manager"} |= "olume" or "ttach" or "Mount" or "mount" or "No retries" or "acquired lease" or "Started \"" or "serial" or "diskId" or "ZoneNotMatch" or "evice"`}
+		wantQuery: `{container="kube-controller-manager"} |= "olume" or "ttach" or "etach" or "Mount" or "mount" or "No retries" or "acquired lease" or "Started \"" or "serial" or "diskId" or "ZoneNotMatch" or "evice" or "GRPC error"`}
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
 	src, err := Parse("loki+" + srv.URL)
@@ -257,7 +257,7 @@ func TestLokiPaging(t *testing.T) {
 func TestLokiRegexpFallback(t *testing.T) {
 	entries := lokiSeed(t)
 	fake := &lokiFake{t: t, entries: entries, old: true,
-		wantQuery: `{container="kube-controller-manager"} |~ "olume|ttach|Mount|mount|No retries|acquired lease|Started \"|serial|diskId|ZoneNotMatch|evice"`}
+		wantQuery: `{container="kube-controller-manager"} |~ "olume|ttach|etach|Mount|mount|No retries|acquired lease|Started \"|serial|diskId|ZoneNotMatch|evice|GRPC error"`}
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
 	src, _ := Parse("loki+" + srv.URL)

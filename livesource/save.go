@@ -2,6 +2,8 @@ package livesource
 
 import (
 	"encoding/json"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -63,4 +65,38 @@ func writeManifest(dir string, src Source, opt Options, streams []Stream, errs [
 	}
 	b = []byte(redact(string(b), opt.Credentials.secrets()))
 	return os.WriteFile(filepath.Join(dir, ManifestName), append(b, '\n'), 0o644)
+}
+
+// Saved returns the streams a --save directory holds: those of every
+// manifest.json under root (root itself may be one source's directory),
+// as Fetch returned them, their paths under root. A directory without a
+// manifest gives none; an unreadable manifest is an error naming it.
+func Saved(root string) ([]Stream, error) {
+	var out []Stream
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Name() != ManifestName {
+			return nil // unreadable parts are the parser's to report
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		var m Manifest
+		if err := json.Unmarshal(b, &m); err != nil || m.Schema != "kcmtrace.fetch/v1" {
+			return fmt.Errorf("%s: not a kcmtrace fetch manifest", path)
+		}
+		since, _ := time.Parse(time.RFC3339Nano, m.Since)
+		until, _ := time.Parse(time.RFC3339Nano, m.Until)
+		for _, ms := range m.Streams {
+			out = append(out, Stream{
+				Name: streamName(m.Source, ms.Role, ms.Selector), Source: m.Source, Role: ms.Role,
+				Envelope: ms.Envelope, Path: filepath.Join(filepath.Dir(path), ms.File),
+				Selector: ms.Selector, DefaultSelector: ms.DefaultSelector, Query: ms.Query,
+				Pushdown: m.Pushdown, Fallback: ms.Fallback, Since: since, Until: until,
+				Records: ms.Records, Requests: ms.Requests, Truncated: ms.Truncated,
+			})
+		}
+		return nil
+	})
+	return out, err
 }

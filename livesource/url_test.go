@@ -68,13 +68,13 @@ func TestParseSelectors(t *testing.T) {
 // TestPushdownTexts pins the generated filters (the token list is the
 // classifier's; a new token changes these on purpose).
 func TestPushdownTexts(t *testing.T) {
-	if got, want := LogsQLFilter([]string{"disk-7x9qk2mz"}), `(*olume* OR *ttach* OR *Mount* OR *mount* OR *"No retries"* OR *"acquired lease"* OR *"Started \""* OR *serial* OR *diskId* OR *ZoneNotMatch* OR *evice*) *"disk-7x9qk2mz"*`; got != want {
+	if got, want := LogsQLFilter([]string{"disk-7x9qk2mz"}), `(*olume* OR *ttach* OR *etach* OR *Mount* OR *mount* OR *"No retries"* OR *"acquired lease"* OR *"Started \""* OR *serial* OR *diskId* OR *ZoneNotMatch* OR *evice* OR *"GRPC error"*) *"disk-7x9qk2mz"*`; got != want {
 		t.Errorf("LogsQL\n got  %s\n want %s", got, want)
 	}
-	if got, want := LogQLFilter([]string{"disk-7x9qk2mz"}), `|= "olume" or "ttach" or "Mount" or "mount" or "No retries" or "acquired lease" or "Started \"" or "serial" or "diskId" or "ZoneNotMatch" or "evice" |= "disk-7x9qk2mz"`; got != want {
+	if got, want := LogQLFilter([]string{"disk-7x9qk2mz"}), `|= "olume" or "ttach" or "etach" or "Mount" or "mount" or "No retries" or "acquired lease" or "Started \"" or "serial" or "diskId" or "ZoneNotMatch" or "evice" or "GRPC error" |= "disk-7x9qk2mz"`; got != want {
 		t.Errorf("LogQL\n got  %s\n want %s", got, want)
 	}
-	if got, want := ESQueryString([]string{"disk-7x9qk2mz"}), `(*olume* OR *ttach* OR *mount* OR (*no AND retries*) OR (*acquired AND lease*) OR *started OR *serial* OR *diskid* OR *zonenotmatch* OR *evice*) AND (*disk* AND *7x9qk2mz*)`; got != want {
+	if got, want := ESQueryString([]string{"disk-7x9qk2mz"}), `(*olume* OR *ttach* OR *etach* OR *mount* OR (*no AND retries*) OR (*acquired AND lease*) OR *started OR *serial* OR *diskid* OR *zonenotmatch* OR *evice* OR (*grpc AND error*)) AND (*disk* AND *7x9qk2mz*)`; got != want {
 		t.Errorf("ES\n got  %s\n want %s", got, want)
 	}
 }

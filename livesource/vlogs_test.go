@@ -6,23 +6,18 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/kcmtrace/kcmtrace/internal/vlogstest"
 	"github.com/kcmtrace/kcmtrace/parser/classifier"
 )
 
 // seedRecord is one record put into the store: its stream, time and text.
-type seedRecord struct {
-	role string
-	time time.Time
-	msg  string
-}
+type seedRecord = vlogstest.Record
 
 // keptByPrefilter is the parser's local prefilter: any prefilter token as a
 // substring (what parser.mayMatter computes, per its tests).
@@ -35,89 +30,14 @@ func keptByPrefilter(line string) bool {
 	return false
 }
 
-// klogTime reads the time of a klog header (Lmmdd hh:mm:ss.uuuuuu) in
-// year 2024 and zone loc.
-func klogTime(t *testing.T, line string, loc *time.Location) time.Time {
-	t.Helper()
-	ts, err := time.ParseInLocation("0102 15:04:05.000000", line[1:21], loc)
-	if err != nil {
-		t.Fatalf("klog time of %q: %v", line, err)
-	}
-	return ts.AddDate(2024, 0, 0)
-}
-
-// loadSeed reads testdata/incidents/seed-legacy as the store would hold it
-// (the KCM clock is +08:00, the kubelet's journal UTC) and adds noise:
-// other controllers' lines in the KCM stream, lines sharing one nanosecond
-// (more than a page of them), and volume lines in other streams that the
-// selectors must leave out.
+// loadSeed is the seed incident plus noise (vlogstest.Seed).
 func loadSeed(t *testing.T) []seedRecord {
 	t.Helper()
-	dir := filepath.Join("..", "testdata", "incidents", "seed-legacy")
-	cst := time.FixedZone("CST", 8*3600)
-	var out []seedRecord
-	for _, f := range []struct{ file, role string }{{"kcm.log", "kcm"}, {"kubelet.log", "kubelet"}} {
-		b, err := os.ReadFile(filepath.Join(dir, f.file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, line := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
-			loc := cst
-			if f.role == "kubelet" {
-				_, line, _ = strings.Cut(line, "kubelet[2783]: ") // the journal's message
-				loc = time.UTC
-			}
-			out = append(out, seedRecord{role: f.role, time: klogTime(t, line, loc), msg: line})
-		}
+	recs, err := vlogstest.Seed("..")
+	if err != nil {
+		t.Fatal(err)
 	}
-	day := time.Date(2024, 8, 12, 0, 0, 0, 0, time.UTC)
-	for i := range 3000 {
-		ts := day.Add(time.Duration(i) * 17 * time.Second).Add(time.Duration(i*7919) * time.Microsecond)
-		msg := fmt.Sprintf("I%s       1 endpointslice_controller.go:312] \"Error syncing endpoint slices for service, retrying\" key=\"default/svc-%d\"",
-			ts.In(cst).Format("0102 15:04:05.000000"), i%97)
-		if i%10 == 0 {
-			msg = fmt.Sprintf("I%s       1 reconciler.go:%d] attacherDetacher.AttachVolume started for volume \"pvc-noise-%d\" from node \"10.0.9.%d\" ",
-				ts.In(cst).Format("0102 15:04:05.000000"), 300+i%7, i, i%250)
-		}
-		out = append(out, seedRecord{role: "kcm", time: ts, msg: msg})
-	}
-	tie := day.Add(5*time.Hour + 123456789) // 23 lines in one nanosecond, 16 of them volume lines
-	for i := range 23 {
-		msg := fmt.Sprintf("I0812 13:00:00.123456       1 garbagecollector.go:501] \"Processing item\" item=\"uid-%02d\"", i)
-		if i%3 != 0 {
-			msg = fmt.Sprintf("I0812 13:00:00.123456       1 operation_generator.go:370] AttachVolume.Attach succeeded for volume \"pvc-tie-%02d\" ", i)
-		}
-		out = append(out, seedRecord{role: "kcm", time: tie, msg: msg})
-	}
-	for i := range 50 { // a scheduler that talks about volumes: not the KCM
-		out = append(out, seedRecord{role: "scheduler", time: day.Add(time.Duration(i) * time.Minute),
-			msg: fmt.Sprintf("I0812 00:%02d:00.000000       1 volume_binding.go:333] \"FindPodVolumes\" pod=\"default/p-%d\"", i, i)})
-	}
-	out = append(out, seedRecord{role: "kcm", time: day.Add(-time.Second), // outside the window
-		msg: "I0811 07:59:59.000000       1 reconciler.go:304] attacherDetacher.AttachVolume started for volume \"pvc-yesterday\" "})
-	return out
-}
-
-// vlJSONLines renders records as VictoriaLogs JSON lines with the labels
-// the collectors give: Promtail-style container/namespace/pod for pods,
-// journald fields for the kubelet.
-func vlJSONLines(recs []seedRecord) []byte {
-	var b bytes.Buffer
-	for _, r := range recs {
-		m := map[string]string{"_time": r.time.Format(time.RFC3339Nano), "_msg": r.msg}
-		switch r.role {
-		case "kcm":
-			m["container"], m["namespace"], m["pod"] = "kube-controller-manager", "kube-system", "kube-controller-manager-master-1"
-		case "scheduler":
-			m["container"], m["namespace"], m["pod"] = "kube-scheduler", "kube-system", "kube-scheduler-master-1"
-		case "kubelet":
-			m["_SYSTEMD_UNIT"], m["_HOSTNAME"], m["SYSLOG_IDENTIFIER"] = "kubelet.service", "vm-3-27-centos", "kubelet"
-		}
-		j, _ := json.Marshal(m)
-		b.Write(j)
-		b.WriteByte('\n')
-	}
-	return b.Bytes()
+	return recs
 }
 
 var vlLoadOnce sync.Once
@@ -129,17 +49,10 @@ func vlLoaded(t *testing.T) (string, []seedRecord) {
 	recs := loadSeed(t)
 	vlLoadOnce.Do(func() {
 		t0 := time.Now()
-		var pods, kubelet []seedRecord
-		for _, r := range recs {
-			if r.role == "kubelet" {
-				kubelet = append(kubelet, r)
-			} else {
-				pods = append(pods, r)
-			}
+		if err := vlServer.Load(recs); err != nil {
+			t.Fatal(err)
 		}
-		vlIngest(t, base, "container,namespace,pod", vlJSONLines(pods))
-		vlIngest(t, base, "_SYSTEMD_UNIT,_HOSTNAME", vlJSONLines(kubelet))
-		t.Logf("VictoriaLogs: ready in %s, %d records ingested and flushed in %s", vlServer.start, len(recs), time.Since(t0))
+		t.Logf("VictoriaLogs: ready in %s, %d records ingested and flushed in %s", vlServer.Started, len(recs), time.Since(t0))
 	})
 	return base, recs
 }
@@ -149,19 +62,19 @@ func vlLoaded(t *testing.T) (string, []seedRecord) {
 func expected(recs []seedRecord, role string, since, until time.Time, keep func(string) bool) []string {
 	var sel []seedRecord
 	for _, r := range recs {
-		if r.role == role && !r.time.Before(since) && r.time.Before(until) && keep(r.msg) {
+		if r.Role == role && !r.Time.Before(since) && r.Time.Before(until) && keep(r.Msg) {
 			sel = append(sel, r)
 		}
 	}
 	slices.SortStableFunc(sel, func(a, b seedRecord) int {
-		if c := a.time.Compare(b.time); c != 0 {
+		if c := a.Time.Compare(b.Time); c != 0 {
 			return c
 		}
-		return strings.Compare(a.msg, b.msg)
+		return strings.Compare(a.Msg, b.Msg)
 	})
 	out := make([]string, len(sel))
 	for i, r := range sel {
-		out[i] = r.msg
+		out[i] = r.Msg
 	}
 	return out
 }

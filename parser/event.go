@@ -40,6 +40,10 @@ type Input struct {
 	// Lines == EventLines + Irrelevant + the sum of Skipped (see Unaccounted).
 	EventLines int // physical lines of entries that produced events
 	Irrelevant int // physical lines read but not about volumes (incl. table headers)
+
+	// Fetch says how the input was fetched from a log store; nil for
+	// files and stdin (Options.Streams, stream_input.go).
+	Fetch *Fetch
 }
 
 // Result is one parsed input.

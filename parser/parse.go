@@ -37,6 +37,9 @@ type Options struct {
 	Progress func(n int64)
 	// Stdin is what the path "-" reads; nil means os.Stdin.
 	Stdin io.Reader
+	// Streams gives the inputs fetched from log stores (keyed by their
+	// file's cleaned path) their envelope, role and name (stream_input.go).
+	Streams map[string]StreamInput
 
 	noPrefilter bool      // tests: classify every entry, to check the prefilter's token list
 	now         time.Time // tests: the "current" time for the assumed year
@@ -245,6 +248,7 @@ type inputState struct {
 	grepVotes   int
 	envelope    string          // the document or line envelope read (source_envelope.go), if any
 	envRole     string          // the component the envelope's labels name (majority), if any
+	role        string          // the component of records without a label role (StreamInput.Role)
 	envHint     string          // what the input looks like when no envelope claimed it
 	formatVotes [numFormats]int // entries per format (formatNames)
 

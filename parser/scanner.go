@@ -59,7 +59,7 @@ func newScanner(st *inputState, opt Options) *scanner {
 				sc.unw.prefer, sc.unw.forced, found = wrapKind(k), true, true
 			}
 		}
-		if !found {
+		if !found && forcedEnvelope(f) == nil { // an export's envelope is read by records
 			st.problem(0, "unknown input format %q, detecting it instead", f)
 		}
 	}

@@ -422,6 +422,10 @@ var knownSize = true
 // everything else becomes a Problem of the input.
 func parseSource(src source, opt Options, index int) (*inputState, error) {
 	st := newInputState(src.path, index)
+	if s, ok := opt.streamInput(src.path); ok {
+		st.applyStream(s)
+		opt = opt.forStream(s)
+	}
 	var r io.Reader
 	if src.stdin {
 		r = opt.Stdin

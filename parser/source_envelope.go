@@ -153,6 +153,9 @@ func (sc *scanner) records(e *envelope, name string, r io.Reader) {
 		if rec.Host != "" && st.host == "" {
 			st.host = rec.Host
 		}
+		if rec.Role == "" {
+			rec.Role = st.role // a fetched stream's role, when its labels name none
+		}
 		if rec.Role != "" {
 			roles[rec.Role]++
 		}

@@ -2,8 +2,10 @@ package report
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/rivo/uniseg"
 )
 
 // Fitting text into terminal cells: cutting, windows, wrapping, padding.
@@ -86,6 +88,38 @@ func window(s string, max int, keys ...string) string {
 	return "…" + truncate(cut, max-1)
 }
 
+// cutCells cuts word, wider than width cells, into lines of width cells
+// in one pass, as repeated ansi.Truncate(word, width, "") would (which reads
+// the whole rest of the word for each line: quadratic in its length): parts
+// are the full lines, rest (restW cells, at most width) what remains. ok is
+// false, and word is left to ansi, when word holds control bytes or is not
+// valid UTF-8, where ansi's escape parser decides the widths.
+func cutCells(word string, width int) (parts []string, rest string, restW int, ok bool) {
+	if !utf8.ValidString(word) {
+		return nil, "", 0, false
+	}
+	start, w := 0, 0
+	for i := 0; i < len(word); {
+		c, n, cw := word[i], 1, 1
+		switch {
+		case c < 0x20 || c == 0x7f:
+			return nil, "", 0, false
+		case c >= utf8.RuneSelf:
+			// a grapheme cluster from here, as ansi measures one
+			var cl string
+			cl, _, cw, _ = uniseg.FirstGraphemeClusterInString(word[i:], -1)
+			n = len(cl)
+		}
+		if w+cw > width {
+			parts = append(parts, word[start:i])
+			start, w = i, 0
+		}
+		w += cw
+		i += n
+	}
+	return parts, word[start:], w, true
+}
+
 // wrap word-wraps s to width cells and returns the lines; words longer
 // than a line are cut.
 func wrap(s string, width int) []string {
@@ -97,7 +131,18 @@ func wrap(s string, width int) []string {
 	curW := 0
 	for _, word := range strings.Fields(s) {
 		ww := ansi.StringWidth(word)
-		for ww > width {
+		if ww > width {
+			if parts, rest, rw, ok := cutCells(word, width); ok {
+				if curW > 0 {
+					lines = append(lines, cur.String())
+					cur.Reset()
+					curW = 0
+				}
+				lines = append(lines, parts...)
+				word, ww = rest, rw
+			}
+		}
+		for ww > width { // words cutCells leaves (control bytes, invalid UTF-8)
 			if curW > 0 {
 				lines = append(lines, cur.String())
 				cur.Reset()

@@ -361,6 +361,11 @@ func (r *redactor) timeline(tl *timeline.Timeline) *timeline.Timeline {
 			ps = append(ps, p)
 		}
 		in.Problems = ps
+		if in.Fetch != nil {
+			f := *in.Fetch
+			f.Source, f.Selector, f.Query = r.s(f.Source), r.s(f.Selector), r.s(f.Query)
+			in.Fetch = &f
+		}
 		c.Inputs = append(c.Inputs, in)
 	}
 	c.Volumes = nil

@@ -175,6 +175,9 @@ func writeCoverage(t *textWriter, st *styles, a *Analysis, width int) {
 		}
 	}
 	t.line(st.Title("kcmtrace"), " · ", plural(len(tl.Inputs), "input"), where, " · ", spanText(tl.Start, tl.End))
+	for _, l := range fetchLines(tl) {
+		t.hanging("  ", "", st.Dim, l, width)
+	}
 	// One line per input (path, role, format, counts) when every input
 	// fits; else the path alone on its line and the rest below it. A file
 	// name is never cut.
@@ -203,6 +206,9 @@ func writeCoverage(t *textWriter, st *styles, a *Analysis, width int) {
 		det = append(det, spanText(in.First, in.Last))
 		det = append(det, clockText(tl, i))
 		det = append(det, plural(in.Lines, "line"))
+		if f := fetchText(in); f != "" {
+			det = append(det, f)
+		}
 		if in.Records > 0 || in.NoTime > 0 || in.Duplicates > 0 {
 			rec := plural(in.Records, "record")
 			if in.NoTime > 0 {

@@ -68,6 +68,34 @@ type wireInput struct {
 	Records    int `json:"records,omitempty"`
 	NoTime     int `json:"no_time,omitempty"`
 	Duplicates int `json:"duplicates,omitempty"`
+	// fetched from a log store (kcmtrace analyze STORE-URL): how
+	Fetch *wireFetch `json:"fetch,omitempty"`
+}
+
+// wireFetch is how an input was fetched from a log store.
+type wireFetch struct {
+	Source        string `json:"source"`
+	Selector      string `json:"selector"`
+	Query         string `json:"query"`
+	Pushdown      string `json:"pushdown"`
+	Fallback      string `json:"fallback,omitempty"`
+	Since         string `json:"since"`
+	Until         string `json:"until"`
+	DefaultWindow bool   `json:"default_window"`
+	Records       int    `json:"records"`
+	Requests      int    `json:"requests"`
+	Truncated     string `json:"truncated,omitempty"`
+}
+
+func toWireFetch(f *parser.Fetch) *wireFetch {
+	if f == nil {
+		return nil
+	}
+	return &wireFetch{
+		Source: Sanitize(f.Source), Selector: Sanitize(f.Selector), Query: Sanitize(f.Query),
+		Pushdown: f.Pushdown, Fallback: Sanitize(f.Fallback), Since: ts(f.Since), Until: ts(f.Until),
+		DefaultWindow: f.DefaultWindow, Records: f.Records, Requests: f.Requests, Truncated: Sanitize(f.Truncated),
+	}
 }
 
 type wireProblem struct {
@@ -245,6 +273,7 @@ func toWireInput(in parser.Input) wireInput {
 		Year: in.Year, YearSource: in.YearFrom, Zone: in.Zone, ZoneSource: in.ZoneFrom,
 		Truncated: in.Truncated, Problems: []wireProblem{},
 		Records: in.Records, NoTime: in.NoTime, Duplicates: in.Duplicates,
+		Fetch: toWireFetch(in.Fetch),
 	}
 	for k, v := range in.Skipped {
 		w.Skipped[k] = v

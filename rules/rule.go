@@ -141,6 +141,7 @@ func MergeSteps(steps []Step) []Step {
 	slices.SortStableFunc(sorted, func(a, b Step) int { return int(a.Phase) - int(b.Phase) })
 	norm := func(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
 	var out []Step
+	var said []string         // out's texts, normalised
 	seen := map[string]bool{} // normalised sentences already said
 next:
 	for _, s := range sorted {
@@ -148,8 +149,8 @@ next:
 		if n == "" {
 			continue
 		}
-		for _, o := range out {
-			if strings.Contains(norm(o.Text), n) {
+		for _, o := range said {
+			if strings.Contains(o, n) {
 				continue next
 			}
 		}
@@ -164,6 +165,7 @@ next:
 			continue
 		}
 		out = append(out, Step{Phase: s.Phase, Text: strings.Join(kept, " ")})
+		said = append(said, norm(out[len(out)-1].Text))
 	}
 	return out
 }

@@ -74,76 +74,27 @@ func attachBeforeDetach(v *timeline.Volume, vf *volFacts, rs []restart) []Findin
 	if len(vf.nodes) < 2 || !vf.has(attachKinds) {
 		return nil // no attach, or no other node A to attach before detaching from
 	}
+	x := newABDIndex(v, vf)
 	var out []Finding
-	seen := map[string]bool{}
+	seen := map[abdKey]bool{}
+	var cands []abdCand
 	for i := range v.Events {
 		eb, bn := &v.Events[i], vf.node[i]
 		if eb.Origin != "" || bn < 0 || (eb.Kind != parser.AttachStarted && eb.Kind != parser.AttachSucceeded) {
 			continue
 		}
 		b := eb.Node
-		for an, a := range vf.nodes {
-			if int32(an) == bn {
-				continue
-			}
-			det := firstAfter(v, i, func(j int) bool {
-				e := &v.Events[j]
-				return vf.node[j] == int32(an) && e.Origin == "" && isDetach(e.Kind) && e.Kind != parser.CSIDetached
-			})
-			if det < 0 {
-				continue
-			}
-			st, ok := stateAt(v, a, eb.Time)
-			inferred := false
-			if !ok && heldUnseen(v, vf, int32(an), i, det, rs) {
-				st, ok, inferred = timeline.Uncertain, true, true
-			}
-			if !ok || !holds(st) {
-				continue
-			}
-			k := a + "\x00" + b + "\x00" + fmt.Sprint(det)
+		cands = x.candidates(cands[:0], i, bn, rs)
+		for _, c := range cands {
+			k := abdKey{c.node, bn, c.det}
 			if seen[k] {
 				continue
 			}
 			seen[k] = true
-			out = append(out, abdFinding(v, a, b, st, inferred, i, det))
+			out = append(out, abdFinding(v, vf.nodes[c.node], b, c.state, c.inferred, i, c.det, x.deviceNotFound()))
 		}
 	}
 	return out
-}
-
-// heldUnseen reports whether (v, a) must have been in the controller's
-// actual state of world at event bi although the logs show none of a's
-// history: a detach from a follows (the detach loop only visits entries of
-// that state), nothing about a precedes bi, and no controller restart in
-// between could have added the entry. With no Multi-Attach error for the
-// attach at bi, such an entry was not attach-confirmed: uncertain. The
-// node a is an index in vf.nodes.
-//
-// The detach must also be the first thing seen for a after bi (an attach to
-// a in between is a later, ordinary move back), and the node of bi must still
-// hold the volume when it comes (no detach from it in between).
-func heldUnseen(v *timeline.Volume, vf *volFacts, a int32, bi, det int, rs []restart) bool {
-	if lastBefore(v, bi, func(j int) bool { return vf.node[j] == a && v.Events[j].Origin == "" }) >= 0 {
-		return false
-	}
-	b := vf.node[bi]
-	for j := bi + 1; j < det; j++ {
-		e := &v.Events[j]
-		if e.Origin != "" {
-			continue
-		}
-		if vf.node[j] == a || (vf.node[j] == b && isDetach(e.Kind)) {
-			return false
-		}
-	}
-	from, to := v.Events[bi].Time, v.Events[det].Time
-	for _, r := range rs {
-		if !r.Time.Before(from) && !r.Time.After(to) {
-			return false
-		}
-	}
-	return true
 }
 
 // firstAfter returns the index of the first event after i whose index
@@ -168,7 +119,9 @@ func lastBefore(v *timeline.Volume, i int, ok func(j int) bool) int {
 	return -1
 }
 
-func abdFinding(v *timeline.Volume, a, b string, st timeline.State, inferred bool, bi, di int) Finding {
+// abdFinding tells the pair (a, b) of the attach at bi and the detach at
+// di; dnf are the indexes of the volume's device-not-found events.
+func abdFinding(v *timeline.Volume, a, b string, st timeline.State, inferred bool, bi, di int, dnf []int) Finding {
 	eb, ed := v.Events[bi], v.Events[di]
 	// The attach to B that matters is its success when there is one.
 	succ := -1
@@ -193,8 +146,8 @@ func abdFinding(v *timeline.Volume, a, b string, st timeline.State, inferred boo
 	})
 	// Did the kubelet on B then miss the device?
 	var missing []parser.Event
-	for i := range v.Events {
-		if e := &v.Events[i]; (e.Node == b || e.Node == "") && !e.Time.Before(ed.Time) && isDeviceNotFound(e) {
+	for _, i := range dnf {
+		if e := &v.Events[i]; (e.Node == b || e.Node == "") && !e.Time.Before(ed.Time) {
 			missing = append(missing, *e)
 		}
 	}

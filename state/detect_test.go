@@ -59,7 +59,14 @@ func TestDetectFixtures(t *testing.T) {
 	}
 }
 
-// TestDetectNoLogs: no log of the repository is claimed, whole or sampled.
+// stateInTestdata are the files under ../testdata that are cluster state,
+// not logs: a real user's `kubectl describe volumeattachment` paste.
+var stateInTestdata = map[string]string{
+	"../testdata/real-logs/056-linstor-csi-describe-volumeattachment-detach-error-404.log": RoleState,
+}
+
+// TestDetectNoLogs: no log of the repository is claimed, whole or sampled,
+// and the state files among them are claimed with their role.
 func TestDetectNoLogs(t *testing.T) {
 	var n int
 	err := filepath.WalkDir("../testdata", func(path string, d fs.DirEntry, err error) error {
@@ -72,7 +79,12 @@ func TestDetectNoLogs(t *testing.T) {
 		}
 		n++
 		for _, size := range []int{len(data), 64 << 10, 4096} {
-			if role, ok := Detect(data[:min(size, len(data))]); ok {
+			role, ok := Detect(data[:min(size, len(data))])
+			if want := stateInTestdata[path]; want != "" {
+				if !ok || role != want {
+					t.Errorf("%s[:%d]: Detect = %q, %v; want %q", path, size, role, ok, want)
+				}
+			} else if ok {
 				t.Errorf("%s[:%d] claimed as %s", path, size, role)
 			}
 		}

@@ -111,7 +111,9 @@ func (sc *scratch) reconstruct(v *Volume, ids []evIDs, sy *syms) {
 
 	// one lane per node, in a short slice (a volume sees few nodes); the
 	// intervals are sorted afterwards, so lane order does not matter
-	ctl, kl := sc.ctl[:0], sc.kl[:0]
+	ctl, kl := &sc.ctl, &sc.kl
+	ctl.reset()
+	kl.reset()
 	ctlIv, klIv := sc.ctlIv[:0], sc.klIv[:0] // the intervals, copied out at the end
 	closeLane := func(out *[]Interval, node int32, l *lane, at time.Time, to int) {
 		if l.state != "" {
@@ -150,7 +152,7 @@ func (sc *scratch) reconstruct(v *Volume, ids []evIDs, sy *syms) {
 				continue
 			}
 			if s, ok := controllerNext(ctl.state(node), ev); ok {
-				set(&ctlIv, &ctl, node, s, ev.Time, i)
+				set(&ctlIv, ctl, node, s, ev.Time, i)
 			}
 		case kubeletKind(ev.Kind):
 			node := ids[i].node
@@ -161,17 +163,18 @@ func (sc *scratch) reconstruct(v *Volume, ids []evIDs, sy *syms) {
 				continue
 			}
 			if s, ok := kubeletNext(kl.state(node), ev.Kind); ok {
-				set(&klIv, &kl, node, s, ev.Time, i)
+				set(&klIv, kl, node, s, ev.Time, i)
 			}
 		}
 	}
-	for i := range ctl {
-		closeLane(&ctlIv, ctl[i].node, &ctl[i].lane, time.Time{}, -1)
+	for i := range ctl.list {
+		closeLane(&ctlIv, ctl.list[i].node, &ctl.list[i].lane, time.Time{}, -1)
 	}
-	for i := range kl {
-		closeLane(&klIv, kl[i].node, &kl[i].lane, time.Time{}, -1)
+	for i := range kl.list {
+		closeLane(&klIv, kl.list[i].node, &kl.list[i].lane, time.Time{}, -1)
 	}
-	sc.ctl, sc.kl = ctl[:0], kl[:0]
+	ctl.reset()
+	kl.reset()
 	v.Intervals, v.Kubelet = sc.ivs.copy(ctlIv), sc.ivs.copy(klIv)
 	sc.ctlIv, sc.klIv = ctlIv[:0], klIv[:0]
 	sortIntervals(v.Intervals)
@@ -180,31 +183,65 @@ func (sc *scratch) reconstruct(v *Volume, ids []evIDs, sy *syms) {
 	v.Multi = multi(v, ids)
 }
 
-// lanes holds one lane per node (a sym id).
-type lanes []nodeLane
+// lanes holds one lane per node (a sym id): a short slice searched in
+// order, as most volumes see few nodes, and an index by node once it grows
+// past linearLanes (a volume attached to thousands of nodes in turn).
+type lanes struct {
+	list []nodeLane
+	at   map[int32]int32 // node → index in list; nil while list is short
+}
 
 type nodeLane struct {
 	node int32
 	lane
 }
 
-// get returns the node's lane, adding an empty one.
-func (ls *lanes) get(node int32) *lane {
-	for i := range *ls {
-		if (*ls)[i].node == node {
-			return &(*ls)[i].lane
+// linearLanes is how many lanes are searched in order before lanes index
+// them by node.
+const linearLanes = 16
+
+// reset empties ls, keeping the slice.
+func (ls *lanes) reset() {
+	ls.list, ls.at = ls.list[:0], nil
+}
+
+// find returns the node's index in ls.list, or -1.
+func (ls *lanes) find(node int32) int {
+	if ls.at != nil {
+		if i, ok := ls.at[node]; ok {
+			return int(i)
+		}
+		return -1
+	}
+	for i := range ls.list {
+		if ls.list[i].node == node {
+			return i
 		}
 	}
-	*ls = append(*ls, nodeLane{node: node})
-	return &(*ls)[len(*ls)-1].lane
+	return -1
+}
+
+// get returns the node's lane, adding an empty one.
+func (ls *lanes) get(node int32) *lane {
+	if i := ls.find(node); i >= 0 {
+		return &ls.list[i].lane
+	}
+	ls.list = append(ls.list, nodeLane{node: node})
+	if n := len(ls.list); ls.at != nil {
+		ls.at[node] = int32(n - 1)
+	} else if n > linearLanes {
+		ls.at = make(map[int32]int32, 2*n)
+		for i := range ls.list {
+			ls.at[ls.list[i].node] = int32(i)
+		}
+	}
+	return &ls.list[len(ls.list)-1].lane
 }
 
 // state is the node's current state, "" when it has no lane.
-func (ls lanes) state(node int32) State {
-	for i := range ls {
-		if ls[i].node == node {
-			return ls[i].state
-		}
+func (ls *lanes) state(node int32) State {
+	if i := ls.find(node); i >= 0 {
+		return ls.list[i].state
 	}
 	return ""
 }
@@ -337,10 +374,12 @@ func (sc *scratch) overlaps(iv []Interval) []Overlap {
 		}
 		return cmp.Compare(a.order, b.order)
 	})
-	// the nodes holding the volume now (few: a short slice, not a map)
+	// the nodes holding the volume now, and where each is in active
 	active := sc.active[:0]
+	pos := map[string]int{}
 	var out []Overlap
 	var cur *Overlap
+	budget := maxOverlapEntries // node entries the split stretches may still take
 	flush := func(at time.Time) {
 		if cur != nil {
 			cur.End = at
@@ -354,18 +393,40 @@ func (sc *scratch) overlaps(iv []Interval) []Overlap {
 		at := edges[i].t
 		for ; i < len(edges) && edges[i].t.Equal(at); i++ {
 			e := edges[i]
-			j := slices.IndexFunc(active, func(h held) bool { return h.node == e.node })
+			j, ok := pos[e.node]
 			switch {
-			case e.open && j >= 0:
+			case e.open && ok:
 				active[j].state = e.state
 			case e.open:
+				pos[e.node] = len(active)
 				active = append(active, held{e.node, e.state})
-			case j >= 0 && active[j].state == e.state:
-				active = slices.Delete(active, j, j+1)
+			case ok && active[j].state == e.state:
+				// the order of active does not matter: Nodes are sorted
+				last := len(active) - 1
+				active[j] = active[last]
+				pos[active[j].node] = j
+				active = active[:last]
+				delete(pos, e.node)
+			default:
+				continue
 			}
+			if cur != nil && budget < 0 && e.open {
+				// a coalesced stretch: each node's last state in it
+				if _, seen := cur.States[e.node]; !seen {
+					cur.Nodes = append(cur.Nodes, e.node)
+				}
+				cur.States[e.node] = e.state
+			}
+		}
+		if cur != nil && budget < 0 && len(active) > 1 {
+			continue // the coalesced stretch goes on
+		}
+		if cur != nil && budget < 0 {
+			slices.Sort(cur.Nodes)
 		}
 		flush(at)
 		if len(active) > 1 {
+			budget -= len(active)
 			o := Overlap{Start: at, States: make(map[string]State, len(active)), Nodes: make([]string, 0, len(active))}
 			for _, h := range active {
 				o.Nodes = append(o.Nodes, h.node)
@@ -376,12 +437,23 @@ func (sc *scratch) overlaps(iv []Interval) []Overlap {
 		}
 	}
 	if cur != nil {
+		if budget < 0 {
+			slices.Sort(cur.Nodes)
+		}
 		cur.End = time.Time{}
 		out = append(out, *cur)
 	}
 	sc.edges, sc.active = edges[:0], active[:0]
 	return out
 }
+
+// maxOverlapEntries bounds the node entries (Σ len(Nodes)) of a volume's
+// overlaps split at every change: past it, a stretch during which more than
+// one node holds the volume is one Overlap naming every node that held it
+// in that stretch, each with its last state there. Splitting at every change
+// costs the square of the node count when many nodes hold one volume at once
+// (RWX, or attached to node after node without detaching).
+const maxOverlapEntries = 1 << 14
 
 // hasRWXKey reports whether text has a nestedpendingoperations key that
 // carries a node (the ADC uses nodeName only for volumes that may attach to
@@ -452,6 +524,7 @@ func multi(v *Volume, ids []evIDs) bool {
 			return false
 		}
 	}
+	var mounted mounts
 	for _, o := range v.Overlaps {
 		confirmed := 0
 		for _, s := range o.States {
@@ -466,9 +539,12 @@ func multi(v *Volume, ids []evIDs) bool {
 		if end.IsZero() {
 			end = v.Last
 		}
+		if mounted == nil {
+			mounted = mountsByNode(v.Kubelet)
+		}
 		all := true
 		for _, n := range o.Nodes {
-			if !mountedDuring(v.Kubelet, n, o.Start, end) {
+			if !mounted.during(n, o.Start, end) {
 				all = false
 				break
 			}
@@ -480,18 +556,44 @@ func multi(v *Volume, ids []evIDs) bool {
 	return false
 }
 
-func mountedDuring(iv []Interval, node string, start, end time.Time) bool {
+// mounts are the kubelet's Mounted intervals per node, in start order, each
+// with the latest end among it and those before it (zero: still open).
+type mounts map[string][]mountSpan
+
+type mountSpan struct{ start, maxEnd time.Time }
+
+func mountsByNode(iv []Interval) mounts {
+	m := mounts{}
 	for _, in := range iv {
-		if in.Node != node || in.State != Mounted {
+		if in.State != Mounted {
 			continue
 		}
-		if in.Start.After(end) {
-			continue
+		sp := mountSpan{in.Start, in.End}
+		if l := m[in.Node]; len(l) > 0 {
+			if prev := l[len(l)-1].maxEnd; prev.IsZero() || !sp.maxEnd.IsZero() && prev.After(sp.maxEnd) {
+				sp.maxEnd = prev
+			}
 		}
-		if !in.End.IsZero() && in.End.Before(start) {
-			continue
-		}
-		return true
+		m[in.Node] = append(m[in.Node], sp)
 	}
-	return false
+	return m
+}
+
+// during reports whether node was mounted at some time in [start, end]: a
+// Mounted interval that starts by end and ends (or is open) at or after
+// start.
+func (m mounts) during(node string, start, end time.Time) bool {
+	l := m[node]
+	// the intervals that start by end are a prefix (v.Kubelet is in start order)
+	k, _ := slices.BinarySearchFunc(l, end, func(sp mountSpan, t time.Time) int {
+		if sp.start.After(t) {
+			return 1
+		}
+		return -1
+	})
+	if k == 0 {
+		return false
+	}
+	e := l[k-1].maxEnd
+	return e.IsZero() || !e.Before(start)
 }

@@ -28,6 +28,7 @@ type cli struct {
 	Volumes  volumesCmd  `cmd:"" help:"Volumes seen, with every name, nodes, pods and failure counts."`
 	Rules    rulesCmd    `cmd:"" help:"List the rules."`
 	Explain  explainCmd  `cmd:"" help:"Explain one rule: the mechanism and what to check next."`
+	Fetch    fetchCmd    `cmd:"" help:"Print (or --exec run) the gcloud/aws/az commands that export the KCM and kubelet logs of a window, filtered to the volume lines."`
 
 	Version kong.VersionFlag `help:"Print the version and exit."`
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kcmtrace/kcmtrace/livesource"
 	"github.com/kcmtrace/kcmtrace/parser"
 	"github.com/kcmtrace/kcmtrace/report"
 	"github.com/kcmtrace/kcmtrace/rules"
@@ -228,7 +229,7 @@ type volumesCmd struct {
 func (c *volumesCmd) run(e env) error {
 	// `kcmtrace volumes kcm.log pvc-5d6c`: a last argument that names no
 	// file and is not stdin is the query.
-	if n := len(c.Paths); n > 1 && c.Query == "" && c.Paths[n-1] != "-" {
+	if n := len(c.Paths); n > 1 && c.Query == "" && c.Paths[n-1] != "-" && !livesource.IsURL(c.Paths[n-1]) {
 		if _, err := os.Stat(c.Paths[n-1]); err != nil {
 			c.Query, c.Paths = c.Paths[n-1], c.Paths[:n-1]
 		}
@@ -278,5 +279,6 @@ var (
 	_ command = (*volumesCmd)(nil)
 	_ command = (*rulesCmd)(nil)
 	_ command = (*explainCmd)(nil)
+	_ command = (*fetchCmd)(nil)
 	_         = timeline.Build
 )

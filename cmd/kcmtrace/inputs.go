@@ -15,9 +15,11 @@ import (
 
 // inputFlags are the flags every command that reads logs shares.
 type inputFlags struct {
-	Paths []string `arg:"" name:"path" help:"Log files, .gz files, directories (walked) or - for stdin. Roles (kcm, kubelet, events) are detected from content."`
+	Paths []string `arg:"" name:"source" help:"Log files, .gz files, directories (walked), - for stdin, or log-store URLs (vlogs+http://HOST:PORT, loki+http://HOST:PORT, es+http://HOST:PORT/INDEX, opensearch+…). Roles (kcm, kubelet, events) are detected from content."`
 
-	Since       string   `help:"Only lines at or after this time: RFC 3339, '2006-01-02 15:04:05' (UTC), or a duration such as 2h meaning that long before the newest line." placeholder:"TIME"`
+	liveFlags `embed:""`
+
+	Since       string   `help:"Only lines at or after this time: RFC 3339, '2006-01-02 15:04:05' (UTC), or a duration such as 2h meaning that long before the newest line (before now for log-store sources, which fetch the last 24 h by default)." placeholder:"TIME"`
 	Until       string   `help:"Only lines at or before this time (same forms as --since)." placeholder:"TIME"`
 	Volume      string   `help:"Only volumes matching this fuzzy query (UniqueName, PV, handle, VolumeAttachment name)." placeholder:"QUERY"`
 	Node        string   `help:"Only volumes seen on a node matching this fuzzy query." placeholder:"QUERY"`
@@ -61,12 +63,19 @@ func (f *inputFlags) load(e env) (*loaded, error) {
 	if err != nil {
 		return nil, err
 	}
-	heap := mempolicy.Start(f.Paths, e.getenv) // the run's memory policy; it lasts as long as the process
-	bar := newProgress(e, f.Paths, f.NoProgress)
+	in, err := f.fetchInputs(e)
+	if err != nil {
+		return nil, err
+	}
+	defer in.cleanup()
+	opt.Streams = in.streams
+	heap := mempolicy.Start(in.paths, e.getenv) // the run's memory policy; it lasts as long as the process
+	bar := newProgress(e, in.paths, f.NoProgress)
 	if bar != nil {
 		opt.Progress = bar.add
 	}
-	results, errs := parser.ParseAll(f.Paths, opt)
+	results, errs := parser.ParseAll(in.paths, opt)
+	errs = append(in.errs, errs...)
 	bar.finish()
 	heap.Parsed()
 
@@ -135,6 +144,9 @@ func (f *inputFlags) window(results []parser.Result) (timeline.Window, error) {
 		return timeline.Window{}, nil
 	}
 	newest := timeline.Newest(results)
+	if !f.fetchedAt.IsZero() {
+		newest = f.fetchedAt // a store source: durations count back from now, as in the fetch
+	}
 	since, err := parseWhen(f.Since, newest)
 	if err != nil {
 		return timeline.Window{}, usageErr("--since %s: %v", f.Since, err)

@@ -61,20 +61,6 @@ func readREADME(t *testing.T) string {
 	return string(b)
 }
 
-// exportFilters are the line filters of the README's "Where the logs are"
-// commands, built from the parser's token list: a regular expression (as
-// it goes inside single quotes, and with its double quotes escaped for a
-// double-quoted query string) and Cloud Logging's OR list.
-func exportFilters() (re, reQuoted, orList string) {
-	var alt, or []string
-	for _, t := range classifier.PrefilterTokens() {
-		alt = append(alt, regexp.QuoteMeta(string(t)))
-		or = append(or, `"`+strings.ReplaceAll(string(t), `"`, `\"`)+`"`)
-	}
-	re = strings.Join(alt, "|")
-	return re, strings.ReplaceAll(re, `"`, `\"`), "(" + strings.Join(or, " OR ") + ")"
-}
-
 // TestREADMEExportFiltersMatchTokens fails when the README's export
 // commands filter on other strings than classifier.PrefilterTokens: every
 // command has one of the generated filters, and every place a filter

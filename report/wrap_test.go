@@ -1,0 +1,75 @@
+package report
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// wrapByTruncate is wrap's long-word cut as it was: ansi.Truncate line by
+// line, re-measuring the rest each time. The one-pass cut must agree.
+func wrapByTruncate(word string, width int) []string {
+	var out []string
+	for ansi.StringWidth(word) > width {
+		part := ansi.Truncate(word, width, "")
+		out = append(out, part)
+		word = word[len(part):]
+	}
+	return append(out, word)
+}
+
+// TestWrapLongWordsAsTruncate: the one-pass cut gives the lines repeated
+// ansi.Truncate gives, wide and zero-width characters included.
+func TestWrapLongWordsAsTruncate(t *testing.T) {
+	for _, w := range []string{
+		strings.Repeat("node-", 40),
+		strings.Repeat("节点", 37) + "x",
+		strings.Repeat("é", 50),                            // e + combining acute
+		strings.Repeat("a\u0301\u0302", 33) + "🇩🇪🇫🇷" + "b", // stacked marks, flags
+		strings.Repeat("ab👩‍👩‍👧x", 20),
+		strings.Repeat("x", 99) + "\u200b\u200b" + "yz",
+	} {
+		for _, width := range []int{10, 11, 37, 80} {
+			got := wrap(w, width)
+			if want := wrapByTruncate(w, width); !slices.Equal(got, want) {
+				t.Errorf("wrap(%q, %d):\n got %q\nwant %q", w, width, got, want)
+			}
+		}
+	}
+}
+
+// TestWrapLongWordLinear: a 100 000-character node name is cut in one pass
+// (cutCells: each byte read once) rather than by ansi.Truncate line after
+// line, which re-reads the whole rest of the word for each line (0.9 s for
+// this word at 80 cells; BenchmarkWrapLongWord shows the growth).
+func TestWrapLongWordLinear(t *testing.T) {
+	word := strings.Repeat("n", 100_000)
+	parts, rest, w, ok := cutCells(word, 80)
+	if !ok || len(parts) != 100_000/80-1 || rest != word[:80] || w != 80 {
+		t.Fatalf("cutCells: ok %v, %d parts, rest %d bytes (%d cells)", ok, len(parts), len(rest), w)
+	}
+	lines := wrap("node "+word+" end", 80)
+	if len(lines) != 100_000/80+2 || lines[0] != "node" || lines[1] != word[:80] || lines[len(lines)-1] != "end" {
+		t.Fatalf("%d lines, first %q, last %q", len(lines), lines[0], lines[len(lines)-1])
+	}
+	for _, bad := range []string{"a\x1b[31mb", "a\xffb"} {
+		if _, _, _, ok := cutCells(strings.Repeat(bad, 20), 10); ok {
+			t.Errorf("cutCells took %q, which ansi must measure", bad)
+		}
+	}
+}
+
+// BenchmarkWrapLongWord wraps one word of 10 k, 30 k and 100 k characters.
+func BenchmarkWrapLongWord(b *testing.B) {
+	for _, n := range []int{10_000, 30_000, 100_000} {
+		word := strings.Repeat("n", n)
+		b.Run("chars="+itoa(n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				wrap(word, 80)
+			}
+		})
+	}
+}
