@@ -76,7 +76,12 @@ func (sc *scanner) open(k entryKind, p []byte, u unwrapped, line, nlines int) {
 	sc.entries++
 }
 
-func (sc *scanner) cont(p []byte, nlines int) {
+// cont attaches a header-less line to the open entry. k is the wrapper the
+// line came in: inside a k9s box a row's message is soft-wrapped at the box
+// edge with the blank at the start of the next row, and a newline of the
+// message starts its row with no blank (real-logs/063), the reverse of a
+// terminal's hard wrap of a plain paste.
+func (sc *scanner) cont(p []byte, nlines int, k wrapKind) {
 	e := &sc.ent
 	e.nlines += nlines
 	if !e.relevant && mayMatter(p) {
@@ -94,9 +99,15 @@ func (sc *scanner) cont(p []byte, nlines int) {
 			r.more = append(r.more[:0], r.row.Message...)
 			r.wrapped = true
 		}
-		if len(p) > 0 && p[0] != ' ' && p[0] != '\t' {
+		blank := len(p) > 0 && (p[0] == ' ' || p[0] == '\t')
+		switch {
+		case k == wrapK9s && blank:
+			// soft-wrapped at the box edge: glue, keeping the blank
+		case k == wrapK9s:
+			r.more = append(r.more, '\n')
+		case !blank:
 			// a terminal hard-wrapped the row inside a token (real-logs/019): glue
-		} else {
+		default:
 			r.more = append(r.more, '\n')
 		}
 		r.more = append(r.more, bytes.TrimRight(p, " \t")...)

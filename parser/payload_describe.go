@@ -16,6 +16,7 @@ const (
 	tableDescribe              // kubectl describe "Type Reason Age From Message" (≤1.19 and ≥1.20)
 	tableOld                   // kubectl ≤1.4 TAB-separated "FirstSeen LastSeen Count From SubobjectPath Type Reason Message"
 	tableGetEvents             // kubectl get events "LAST SEEN TYPE REASON OBJECT MESSAGE" and wider variants
+	tableBare                  // the message column alone: an event message pasted without its table (payload_eventmsg.go)
 )
 
 // tableState remembers the table header seen last in an input.
@@ -496,6 +497,10 @@ func (sc *scanner) emitRow(e *entry, r *tableRowParse) bool {
 	}
 	rowDefaults(&ev, &row, r.object)
 	m := evMeta{}
+	if !e.abs.IsZero() {
+		// a Kubernetes Event record's own time (event-exporter)
+		m.abs = instantOf(e.abs)
+	}
 	if r.ageOK {
 		m.age, m.hasAge = r.age, true
 		ev.Age = r.age

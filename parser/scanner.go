@@ -310,7 +310,7 @@ func (sc *scanner) physical(line []byte, tooLong bool) {
 			return
 		}
 	case '`':
-		if bytes.HasPrefix(line, []byte("```")) {
+		if isFence(line) {
 			sc.close()
 			sc.skip(SkipMarkup)
 			return
@@ -494,6 +494,15 @@ func (sc *scanner) payload(p []byte, u unwrapped, line, nlines int) {
 		sc.ent.rows = rows
 		return
 	}
+	if sc.ent.kind == entNone || sc.ent.kind == entRow && sc.ent.rows[0].layout == tableBare {
+		// an event message without its table (payload_eventmsg.go)
+		if r, ok := bareEventRow(p); ok {
+			sc.close()
+			sc.open(entRow, p, u, line, nlines)
+			sc.ent.rows = []tableRowParse{r}
+			return
+		}
+	}
 	if bytes.HasPrefix(p, []byte(`time="`)) {
 		sc.close()
 		sc.open(entOther, p, u, line, nlines)
@@ -513,7 +522,7 @@ func (sc *scanner) payload(p []byte, u unwrapped, line, nlines int) {
 		}
 	}
 	if sc.ent.kind != entNone && sc.ent.kind != entJSON {
-		sc.cont(p, nlines)
+		sc.cont(p, nlines, u.kind)
 		return
 	}
 	// stray text: a line of prose, an unknown format. When a dated wrapper

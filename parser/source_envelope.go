@@ -64,6 +64,17 @@ type envRecord struct {
 	// name need not be its host name (the seeds' kubelet on vm-3-27-centos
 	// is node 10.0.3.27).
 	Host string
+	// Event is set when the record is a Kubernetes Event (Text is then
+	// its message): it is read as an event table row.
+	Event *envEvent
+}
+
+// envEvent is what a Kubernetes Event record says besides its message.
+type envEvent struct {
+	Reason, Type string
+	Count        int
+	Source       string // the reporting component (kubelet, attachdetach-controller)
+	Pod          string // "ns/name" of the involved pod, "" when not a pod
 }
 
 // envStats is what an envelope says about the whole input once decoded.
@@ -181,9 +192,24 @@ func (sc *scanner) record(rec *envRecord, line, nlines int) {
 			text = klogHeaderText(rec.Level, rec.Time.UTC(), rec.File, rec.FileLine) + text
 		}
 	}
-	sc.envText = true
-	sc.payload([]byte(text), unwrapped{}, line, nlines)
-	sc.envText = false
+	if ev := rec.Event; ev != nil {
+		// a Kubernetes Event: a table row of its reason and message
+		from := ev.Source
+		if rec.Node != "" && from == "kubelet" {
+			from += ", " + rec.Node
+		}
+		sc.close()
+		sc.open(entRow, []byte(text), unwrapped{}, line, nlines)
+		r := tableRowParse{layout: tableBare, row: tableRow{Type: ev.Type, Reason: ev.Reason, From: from, Message: text, Count: ev.Count}, node: rec.Node}
+		if ev.Pod != "" {
+			r.object = "pod/" + ev.Pod
+		}
+		sc.ent.rows = []tableRowParse{r}
+	} else {
+		sc.envText = true
+		sc.payload([]byte(text), unwrapped{}, line, nlines)
+		sc.envText = false
+	}
 	ent := &sc.ent
 	if ent.kind != entNone {
 		ent.role, ent.node = rec.Role, rec.Node

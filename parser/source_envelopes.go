@@ -10,7 +10,7 @@ import (
 
 // This file plugs package parser/envelope (cloud log exports and log-store
 // dumps: gcp, cloudwatch, azure, loki, elasticsearch, victorialogs,
-// journald-json, journald-export) into the envelope seam of
+// journald-json, journald-export, event-exporter) into the envelope seam of
 // source_envelope.go: detection by its scores over the input's first
 // sniffBufSize bytes, decoding with its records mapped onto envRecord, and
 // its names in InputFormats.
@@ -52,6 +52,12 @@ func decodeExport(name string, r io.Reader, yield func(*envRecord) bool) (envSta
 			Role:     labelRole(r.Labels),
 			Node:     r.Labels.Node,
 			Host:     r.Labels.Host,
+		}
+		if r.Reason != "" {
+			rec.Event = &envEvent{Reason: r.Reason, Type: r.EventType, Count: r.Count, Source: r.Labels.Component, Pod: r.Labels.Pod}
+			if r.Labels.Namespace != "" && r.Labels.Pod != "" {
+				rec.Event.Pod = r.Labels.Namespace + "/" + r.Labels.Pod
+			}
 		}
 		if !yield(&rec) {
 			return errStopped

@@ -4,17 +4,20 @@ import "bytes"
 
 // This file owns the pod-prefix wrapper: the pod (and container) name that
 // multi-pod log tailers put before every line — kubetail "[pod-name] ",
-// kubectl logs --prefix "[pod/name/container] ", and stern's default
-// "pod-name container-name ". The container name, or the pod name when
-// there is none, counts as the process name (kube-controller-manager,
-// kubelet) for the input's component.
+// kubectl logs --prefix "[pod/name/container] ", stern's default
+// "pod-name container-name " and its bracketed form "[pod-name
+// container-name] ". The container name, or the pod name when there is
+// none, counts as the process name (kube-controller-manager, kubelet) for
+// the input's component. kubectl logs --prefix --timestamps puts the
+// RFC 3339 stamp after the prefix ("pod container 2023-02-20T02:47:31…
+// -03:00 W0220 …", real-logs/060): the stamp is the line's wrapper time.
 
 var podPrefixWrapper = wrapper{
 	name:   "pod-prefix",
 	firsts: "[abcdefghijklmnopqrstuvwxyz0123456789",
 	claims: func(line []byte) bool { return podPrefixEnd(line) > 0 },
 	decode: unwrapPodPrefix,
-	time:   func([]byte) (wrapTime, bool) { return wrapTime{}, false },
+	time:   stampTime, // the --timestamps stamp after the prefix, when there is one
 }
 
 // dnsName returns the length of the lowercase RFC 1123 name at p's start.
@@ -37,7 +40,15 @@ func podPrefixEnd(line []byte) int {
 		if e < 2 || e+1 >= len(line) || line[e+1] != ' ' {
 			return 0
 		}
-		for _, part := range bytes.Split(line[1:e], []byte("/")) {
+		in := line[1:e]
+		if sp := bytes.IndexByte(in, ' '); sp > 0 {
+			// stern's "[pod container] "
+			if a := dnsName(in); a != sp || dnsName(in[sp+1:]) != len(in)-sp-1 || sp+1 == len(in) {
+				return 0
+			}
+			return e + 2
+		}
+		for _, part := range bytes.Split(in, []byte("/")) {
 			if len(part) == 0 || dnsName(part) != len(part) {
 				return 0
 			}
@@ -65,14 +76,19 @@ func unwrapPodPrefix(u *unwrapper, line []byte, out *unwrapped) bool {
 	}
 	rest := line[n:]
 	prefix := line[:n]
-	if !looksKlog(rest) && !looksJSONLog(rest) && (len(u.podPrefix) == 0 || !bytes.Equal(prefix, u.podPrefix)) {
+	same := len(u.podPrefix) > 0 && bytes.Equal(prefix, u.podPrefix)
+	var ts []byte
+	if k := rfc3339End(rest); k > 0 && k+1 < len(rest) && rest[k] == ' ' && rest[10] == 'T' && (same || podLogLine(rest[k+1:])) {
+		ts, rest = rest[:k], rest[k+1:]
+	}
+	if !same && !podLogLine(rest) {
 		return false
 	}
 	u.podPrefix = append(u.podPrefix[:0], prefix...)
 	name := bytes.TrimSuffix(prefix, []byte(" "))
 	if name[0] == '[' {
 		name = name[1 : len(name)-1]
-		if s := bytes.LastIndexByte(name, '/'); s >= 0 {
+		if s := bytes.LastIndexAny(name, "/ "); s >= 0 {
 			name = name[s+1:]
 		}
 	} else {
@@ -81,5 +97,12 @@ func unwrapPodPrefix(u *unwrapper, line []byte, out *unwrapped) bool {
 	out.kind = wrapPodPrefix
 	out.proc = name
 	out.payload = rest
+	out.ts = ts
 	return true
+}
+
+// podLogLine reports whether p, after a pod prefix, starts a log line: a
+// klog header, a JSON log line or a logrus "time=" line.
+func podLogLine(p []byte) bool {
+	return looksKlog(p) || looksJSONLog(p) || bytes.HasPrefix(p, []byte(`time="`))
 }

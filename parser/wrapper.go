@@ -7,7 +7,8 @@ import (
 
 // This file is the wrapper registry: the outer wrappers a physical line may
 // carry around its payload (journald, CRI, docker json-file, kubectl
-// --timestamps, the Rancher UI stamp, pod-name prefixes, k9s box borders),
+// --timestamps, the Rancher UI stamp, pod-name prefixes, k9s box borders,
+// Cloud Logging console table rows),
 // each defined in a wrap_*.go file of its own, and the unwrapper that
 // removes them line by line.
 //
@@ -34,14 +35,15 @@ import (
 type wrapKind uint8
 
 const (
-	wrapNone      wrapKind = iota
-	wrapJournald           // "Mon DD hh:mm:ss host proc[pid]: " (also short-iso)
-	wrapCRI                // "2024-…Z stderr F "
-	wrapDocker             // {"log":"…\n","stream":"stderr","time":"…"}
-	wrapKubectlTS          // "2024-…Z " (kubectl logs --timestamps)
-	wrapUI                 // "7/29/2016 7:38:17 PM" glued to the payload (Rancher UI)
-	wrapPodPrefix          // "[pod] ", "pod container " (kubetail, kubectl logs --prefix, stern)
-	wrapK9s                // "│ … │" (a terminal UI's box: k9s)
+	wrapNone       wrapKind = iota
+	wrapJournald            // "Mon DD hh:mm:ss host proc[pid]: " (also short-iso)
+	wrapCRI                 // "2024-…Z stderr F "
+	wrapDocker              // {"log":"…\n","stream":"stderr","time":"…"}
+	wrapKubectlTS           // "2024-…Z " (kubectl logs --timestamps)
+	wrapUI                  // "7/29/2016 7:38:17 PM" glued to the payload (Rancher UI)
+	wrapPodPrefix           // "[pod] ", "pod container " (kubetail, kubectl logs --prefix, stern)
+	wrapK9s                 // "│ … │" (a terminal UI's box: k9s)
+	wrapGCPConsole          // "12\tINFO\t2024-08-12 03:10:00.612 UTC\t…" (Logs Explorer table rows)
 	numWraps
 )
 
@@ -67,13 +69,14 @@ type wrapper struct {
 
 // wrappers is the registry, by kind; wrapNone has no entry.
 var wrappers = [numWraps]*wrapper{
-	wrapJournald:  &journaldWrapper,
-	wrapCRI:       &criWrapper,
-	wrapDocker:    &dockerWrapper,
-	wrapKubectlTS: &kubectlTSWrapper,
-	wrapUI:        &uiWrapper,
-	wrapPodPrefix: &podPrefixWrapper,
-	wrapK9s:       &k9sWrapper,
+	wrapJournald:   &journaldWrapper,
+	wrapCRI:        &criWrapper,
+	wrapDocker:     &dockerWrapper,
+	wrapKubectlTS:  &kubectlTSWrapper,
+	wrapUI:         &uiWrapper,
+	wrapPodPrefix:  &podPrefixWrapper,
+	wrapK9s:        &k9sWrapper,
+	wrapGCPConsole: &gcpConsoleWrapper,
 }
 
 // wrapNames are the names used in Input.Wrapper and Options.Format.
@@ -141,6 +144,7 @@ type unwrapper struct {
 	forced    bool
 	scratch   []byte
 	podPrefix []byte // the pod-prefix of the previous line
+	quoted    bool   // the previous line was blockquoted (wrap_markup.go)
 }
 
 // sniffSample is how many non-empty lines sniffWrapper scores.
@@ -194,9 +198,7 @@ func sniffWrapper(head []byte) wrapKind {
 // unwrap removes the wrappers of one line.
 func (u *unwrapper) unwrap(line []byte) unwrapped {
 	var out unwrapped
-	if len(line) > 0 && line[0] == '`' && !bytes.HasPrefix(line, []byte("```")) {
-		line = bytes.TrimRight(line[1:], "`")
-	}
+	line = u.cutMarkup(line)
 	if !u.forced && looksKlog(line) {
 		out.payload = line
 		return out

@@ -106,7 +106,27 @@ var wrapShapes = []struct {
 	{"k9s", "k9s", false, func(l seedLine, _ *time.Location, _, _, _ string, _ int) string {
 		return "│ " + l.bare + "   │"
 	}},
+	{"gcp-console", "gcp-console", false, func(l seedLine, _ *time.Location, _, _, _ string, _ int) string {
+		if !looksKlog([]byte(l.bare)) {
+			return l.bare // the further lines of a multi-line entry
+		}
+		sev := map[byte]string{'I': "INFO", 'W': "WARNING", 'E': "ERROR", 'F': "CRITICAL"}[l.bare[0]]
+		consoleRow++
+		return fmt.Sprintf("%d\t%s\t%s\t%s", consoleRow, sev, l.at.UTC().Format("2006-01-02 15:04:05.000 MST"), l.bare)
+	}},
+	{"kubectl-prefix-timestamps", "pod-prefix", false, func(l seedLine, z *time.Location, _, proc, pod string, _ int) string {
+		return pod + " " + proc + " " + l.at.In(z).Format(time.RFC3339Nano) + " " + l.bare
+	}},
+	{"blockquote", "none", false, func(l seedLine, _ *time.Location, _, _, _ string, _ int) string {
+		return "> " + l.bare
+	}},
+	{"backticks", "none", false, func(l seedLine, _ *time.Location, _, _, _ string, _ int) string {
+		return "`" + l.bare + "`"
+	}},
 }
+
+// consoleRow numbers the rows of the gcp-console shape.
+var consoleRow int
 
 // wrapperFixtures renders every seed log into every shape.
 func wrapperFixtures(t testing.TB) []wrapFixture {

@@ -15,12 +15,6 @@ import (
 // so the list cannot go stale.
 var corpusPending = map[string]string{
 	// lines the parser drops before classification
-	"040-rook-cephfs-gke-driver-not-registered-one-line.log":                 "parser: a describe row glued to ``` fences at both ends is skipped as markup",
-	"042-vsphere-csi-mountdevice-notfound-disk-not-attached.log":             "parser: a bare message line without a klog header is counted irrelevant",
-	"054-vsphere-csi-cant-read-superblock-after-network-outage.log":          "parser: a bare message line inside backticks is counted irrelevant",
-	"060-cinder-csi-rke-nodeplugin-prefixed-timestamps-device-not-found.log": "parser: kubectl logs --prefix (pod container) before --timestamps is not unwrapped",
-	"061-hpe-csi-dot-prefixed-events-device-not-found-with-serial.log":       "parser: dot-prefixed event messages and a bare MountDevice line are counted irrelevant",
-	"063-longhorn-k9s-bordered-mountdevice-exit-32.log":                      "parser: k9s box borders (│ … │) around describe rows are not removed",
 }
 
 // TestCorpusExpectations runs the whole chain over every excerpt named by

@@ -150,6 +150,11 @@ func finish(ev Event) (Event, bool) {
 		// which joins an event that carries only a (possibly redacted) PV
 		// name — a describe row, an Event echo — to its volume.
 		ev.Handle = backendID(ev.Error)
+		if ev.Handle == "" {
+			// Cinder's node plugin: `Failed to find device for the
+			// volumeID: "<uuid>" within the alloted time` (real-logs/060)
+			ev.Handle = quotedAfter(ev.Error, "volumeID: ")
+		}
 	}
 	return ev, true
 }

@@ -34,7 +34,7 @@ func TestDetectLeavesPlainLogs(t *testing.T) {
 // TestLookup: every name Names lists is found, with at least one shape;
 // an unknown name is ErrUnknownEnvelope.
 func TestLookup(t *testing.T) {
-	want := []string{"gcp", "cloudwatch", "azure", "loki", "elasticsearch", "victorialogs", "journald-json", "journald-export"}
+	want := []string{"gcp", "cloudwatch", "azure", "loki", "elasticsearch", "victorialogs", "journald-json", "journald-export", "event-exporter"}
 	if got := Names(); len(got) != len(want) {
 		t.Fatalf("Names() = %v, want %v", got, want)
 	}

@@ -40,6 +40,12 @@ type Record struct {
 	ID string
 	// Pos is the 1-based input line on which the record starts.
 	Pos int
+	// Reason, EventType and Count are set for a record that is a
+	// Kubernetes Event (event-exporter): its reason ("FailedMount"), type
+	// ("Warning", "Normal") and count; Msg is then the event's message.
+	Reason    string
+	EventType string
+	Count     int
 }
 
 // Labels say where a record came from, as the envelope names it. Values are

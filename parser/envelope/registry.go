@@ -40,6 +40,7 @@ var envelopes = []*Envelope{
 	victorialogsEnvelope,
 	journaldJSONEnvelope,
 	journaldExportEnvelope,
+	eventExporterEnvelope,
 }
 
 // Names lists the envelope names, for --input-format and its help text.
