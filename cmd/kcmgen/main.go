@@ -2,7 +2,7 @@
 // planted attach/detach incidents, and checks kcmtrace's findings against the
 // manifest of what was planted. It is a development tool for benchmarks.
 //
-//	kcmgen -size 1GiB -era legacy -seed 1 -o kcm.log [-kubelet kubelet.log] [-manifest planted.json]
+//	kcmgen -size 1GiB -era legacy -shape default -seed 1 -o kcm.log [-kubelet kubelet.log] [-manifest planted.json]
 //	kcmgen verify -manifest planted.json -report out.json [-strict] [-ignore RULE,…]
 package main
 
@@ -30,6 +30,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	size := fs.String("size", "128MiB", "KCM log size (bytes, or with KiB/MiB/GiB suffix)")
 	era := fs.String("era", "legacy", "line format: legacy (1.19–1.21), structured (≥1.28), json")
+	shape := fs.String("shape", "default", "traffic shape: default (~9.5k volumes/GiB), churn (~35k volumes/GiB, two events each), many-nodes (5000 nodes, 1000 volumes)")
 	seed := fs.Uint64("seed", 1, "random seed")
 	out := fs.String("o", "", "KCM log output path (default stdout)")
 	kubelet := fs.String("kubelet", "", "also write node B's kubelet log to this path")
@@ -43,7 +44,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "kcmgen:", err)
 		return 2
 	}
-	cfg := loggen.Config{Size: n, Era: loggen.Era(*era), Seed: *seed, Span: *span}
+	cfg := loggen.Config{Size: n, Era: loggen.Era(*era), Shape: loggen.Shape(*shape), Seed: *seed, Span: *span}
 	var w io.Writer = stdout
 	var closers []*os.File
 	create := func(p string) (*os.File, error) {
@@ -88,8 +89,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	el := time.Since(start)
-	fmt.Fprintf(stderr, "kcmgen: %s era, %d bytes, %d lines (%.2f%% volume lines), %s → %s, %d healthy lifecycles, %d incidents, %.1fs (%.0f MiB/s)\n",
-		m.Era, m.Bytes, m.Lines, 100*float64(m.VolumeLines)/float64(max(m.Lines, 1)), m.Start.Format(time.RFC3339), m.End.Format(time.RFC3339),
+	fmt.Fprintf(stderr, "kcmgen: %s era, %s shape, %d bytes, %d lines (%.2f%% volume lines), %s → %s, %d healthy lifecycles, %d incidents, %.1fs (%.0f MiB/s)\n",
+		m.Era, *shape, m.Bytes, m.Lines, 100*float64(m.VolumeLines)/float64(max(m.Lines, 1)), m.Start.Format(time.RFC3339), m.End.Format(time.RFC3339),
 		m.Lifecycles, len(m.Incidents), el.Seconds(), float64(m.Bytes)/(1<<20)/el.Seconds())
 	return 0
 }

@@ -9,5 +9,7 @@
 // The logs (32 MiB of KCM log per era by default, KCMTRACE_BENCH_SIZE=bytes
 // to change) are generated once per process into a temporary directory that
 // is removed at exit. TestHeapStages (skipped unless KCMTRACE_HEAP_INPUTS is
-// set) writes heap profiles after each pipeline stage.
+// set) writes heap profiles after each pipeline stage. TestShapesFound, a
+// plain test, runs the pipeline over every traffic shape (loggen.Shapes) in
+// every era and checks the planted incidents are found.
 package benchmark

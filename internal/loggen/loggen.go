@@ -12,6 +12,10 @@
 // node), a multi-attach resolved by a force detach, and a clean move that must
 // produce no finding.
 //
+// The traffic shape (Shape) changes only the healthy traffic: the default
+// pool above, a large cluster's churn (ShapeChurn: ~35k volumes per GiB, two
+// events each) or many nodes per volume (ShapeManyNodes).
+//
 // Time advances monotonically from Config.Start; by default 1 GiB of log spans
 // about a day (never less than two hours). Three line formats are supported
 // (Era): klog printf of Kubernetes 1.19–1.21, contextual structured klog text
@@ -56,6 +60,8 @@ type Config struct {
 	Era  Era    // line format; empty means Legacy
 	Seed uint64 // random seed; equal configs give identical bytes
 
+	Shape Shape // traffic shape of the healthy volume lines; empty means ShapeDefault
+
 	Start time.Time     // first timestamp; zero means DefaultStart
 	Span  time.Duration // time covered; zero means 24h per GiB, at least 2h
 
@@ -75,6 +81,7 @@ type Manifest struct {
 	Schema       string     `json:"schema"` // "kcmgen/manifest/v1"
 	Seed         uint64     `json:"seed"`
 	Era          Era        `json:"era"`
+	Shape        Shape      `json:"shape,omitempty"` // omitted for ShapeDefault
 	Size         int64      `json:"size"`  // requested bytes
 	Bytes        int64      `json:"bytes"` // KCM bytes written
 	Lines        int64      `json:"lines"`
@@ -178,6 +185,9 @@ func Generate(kcm io.Writer, cfg Config) (*Manifest, error) {
 	default:
 		return nil, fmt.Errorf("loggen: unknown era %q (want legacy, structured or json)", cfg.Era)
 	}
+	if err := applyShape(&cfg); err != nil {
+		return nil, err
+	}
 	if cfg.Start.IsZero() {
 		cfg.Start = DefaultStart
 	}
@@ -241,6 +251,9 @@ func Generate(kcm io.Writer, cfg Config) (*Manifest, error) {
 		End:         time.Unix(0, g.end).UTC(),
 		Lifecycles:  g.lifecycles,
 		Incidents:   g.incidents,
+	}
+	if cfg.Shape != ShapeDefault {
+		m.Shape = cfg.Shape
 	}
 	if g.kl != nil {
 		m.KubeletBytes, m.KubeletLines = g.kl.bytes, g.kl.lines
@@ -370,8 +383,7 @@ func (g *gen) uniform(lo, hi time.Duration) int64 {
 // maybeLifecycle starts a healthy attach→detach cycle when volume lines are
 // behind their share.
 func (g *gen) maybeLifecycle(now int64) {
-	want := g.cfg.VolumeShare * float64(g.kcm.lines+1)
-	if float64(g.kcm.volLines+g.pendingVol) >= want {
+	if !g.lifecycleDue() {
 		return
 	}
 	ta := now + g.uniform(50*time.Millisecond, 2*time.Second)
@@ -384,14 +396,7 @@ func (g *gen) maybeLifecycle(now int64) {
 	if ts > g.end-dur(2*time.Minute) {
 		return
 	}
-	vi := -1
-	for try := 0; try < 8; try++ {
-		i := g.r.IntN(len(g.vols))
-		if !g.busy[i] {
-			vi = i
-			break
-		}
-	}
+	vi := g.pickVolume()
 	if vi < 0 {
 		return
 	}
@@ -421,6 +426,9 @@ func (g *gen) maybeLifecycle(now int64) {
 			sched(tm, opKMountDevOK)
 			sched(tm+g.uniform(20*time.Millisecond, 200*time.Millisecond), opKSetupOK)
 		})
+	}
+	if g.cfg.Shape == ShapeChurn {
+		return // attached for good: two KCM volume lines per volume
 	}
 	// Pods live from minutes to many hours; some volumes stay attached past the end.
 	hold := dur(2*time.Minute) + int64(g.r.ExpFloat64()*float64(50*time.Minute))
@@ -517,7 +525,7 @@ func (g *gen) buildPools() {
 	g.nodeB = nodeB
 	seen := map[string]bool{nodeA: true, nodeB: true, nodeC: true, nodeD: true, nodeE: true, nodeF: true}
 	for len(g.nodes) < g.cfg.Nodes {
-		n := "10.0." + itoa(1+g.r.IntN(12)) + "." + itoa(2+g.r.IntN(250))
+		n := g.nodeName()
 		if !seen[n] {
 			seen[n] = true
 			g.nodes = append(g.nodes, n)

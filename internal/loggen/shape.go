@@ -1,0 +1,97 @@
+package loggen
+
+import "fmt"
+
+// Shape selects the traffic shape of the healthy volume lines: how many
+// volumes, how many nodes and how many events each volume gets. The planted
+// incidents and the noise are the same in every shape.
+type Shape string
+
+// Supported shapes.
+const (
+	// ShapeDefault: a pool of 40000 volumes and 300 nodes, about 1% of the
+	// KCM lines are attach/detach traffic, each lifecycle attaches and (most
+	// of the time) detaches again: ~9.5k volumes, ~63k events per GiB.
+	ShapeDefault Shape = "default"
+	// ShapeChurn is a large cluster's steady churn: tens of thousands of
+	// volumes (churnPerGiB per GiB of KCM log), each attached once and never
+	// detached — two healthy KCM volume lines per volume (started,
+	// succeeded). It stresses everything that grows with the number of
+	// volumes: the timeline's groups, the report's volumes[].
+	ShapeChurn Shape = "churn"
+	// ShapeManyNodes spreads the default traffic over manyNodes nodes and a
+	// pool of only manyNodesVolumes volumes, so that each volume visits tens
+	// of nodes over the span: it stresses what grows with the nodes of one
+	// volume (per-node intervals, hand-overs).
+	ShapeManyNodes Shape = "many-nodes"
+)
+
+// Shapes lists the supported shapes.
+var Shapes = []Shape{ShapeDefault, ShapeChurn, ShapeManyNodes}
+
+// The sizes of the shapes.
+const (
+	churnPerGiB      = 35000 // volumes (lifecycles) per GiB of KCM log in ShapeChurn
+	manyNodes        = 5000
+	manyNodesVolumes = 1000
+)
+
+// applyShape fills the shape's defaults into cfg (fields the caller set win)
+// and reports an unknown shape.
+func applyShape(cfg *Config) error {
+	switch cfg.Shape {
+	case "":
+		cfg.Shape = ShapeDefault
+	case ShapeDefault:
+	case ShapeChurn:
+		if cfg.Volumes <= 0 {
+			cfg.Volumes = int(float64(churnPerGiB)*float64(cfg.Size)/GiB) + 16
+		}
+	case ShapeManyNodes:
+		if cfg.Nodes <= 0 {
+			cfg.Nodes = manyNodes
+		}
+		if cfg.Volumes <= 0 {
+			cfg.Volumes = manyNodesVolumes
+		}
+	default:
+		return fmt.Errorf("loggen: unknown shape %q (want default, churn or many-nodes)", cfg.Shape)
+	}
+	return nil
+}
+
+// lifecycleDue says whether a new healthy lifecycle should start now: in
+// ShapeChurn when the lifecycles are behind churnPerGiB per GiB written, in
+// the other shapes when the volume lines are behind their share.
+func (g *gen) lifecycleDue() bool {
+	if g.cfg.Shape == ShapeChurn {
+		want := float64(churnPerGiB) * float64(g.kcm.bytes) / GiB
+		return float64(g.lifecycles) < want && g.lifecycles < len(g.vols)
+	}
+	want := g.cfg.VolumeShare * float64(g.kcm.lines+1)
+	return float64(g.kcm.volLines+g.pendingVol) < want
+}
+
+// pickVolume returns the volume of a new lifecycle, or -1 when none is free:
+// in ShapeChurn the next never-used one, otherwise a random idle one.
+func (g *gen) pickVolume() int {
+	if g.cfg.Shape == ShapeChurn {
+		return g.lifecycles
+	}
+	for try := 0; try < 8; try++ {
+		i := g.r.IntN(len(g.vols))
+		if !g.busy[i] {
+			return i
+		}
+	}
+	return -1
+}
+
+// nodeName draws a node address: 10.0.x.y for pools that fit (the default
+// shape's 300), 10.a.x.y for ShapeManyNodes' thousands.
+func (g *gen) nodeName() string {
+	if g.cfg.Nodes <= 2000 {
+		return "10.0." + itoa(1+g.r.IntN(12)) + "." + itoa(2+g.r.IntN(250))
+	}
+	return "10." + itoa(1+g.r.IntN(60)) + "." + itoa(1+g.r.IntN(12)) + "." + itoa(2+g.r.IntN(250))
+}
