@@ -82,8 +82,8 @@ type Manifest struct {
 	Seed         uint64     `json:"seed"`
 	Era          Era        `json:"era"`
 	Shape        Shape      `json:"shape,omitempty"` // omitted for ShapeDefault
-	Size         int64      `json:"size"`  // requested bytes
-	Bytes        int64      `json:"bytes"` // KCM bytes written
+	Size         int64      `json:"size"`            // requested bytes
+	Bytes        int64      `json:"bytes"`           // KCM bytes written
 	Lines        int64      `json:"lines"`
 	VolumeLines  int64      `json:"volume_lines"` // KCM lines from the three volume files
 	KubeletBytes int64      `json:"kubelet_bytes,omitempty"`
