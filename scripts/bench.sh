@@ -3,24 +3,35 @@
 # the same generated KCM log, in the same run, and check that every planted
 # incident was found.
 #
-# usage: scripts/bench.sh [SIZE]            SIZE defaults to 1GiB; e.g. 128MiB for a quick run
-# env:   SEED=1 ERA=legacy|structured|json RUNS=3
-#        BENCH_DIR=${TMPDIR:-/tmp}/kcmtrace-bench   generated logs, reused (keyed by era+size+seed+generator)
+# usage: scripts/bench.sh [SIZE]        one shape and era; SIZE defaults to 1GiB (e.g. 128MiB for a quick run)
+#        scripts/bench.sh all [SIZE]    every shape × every era, one table
+# env:   SHAPE=default|churn|many-nodes ERA=legacy|structured|json SEED=1 RUNS=5
+#        BENCH_DIR=${TMPDIR:-/tmp}/kcmtrace-bench   generated logs, reused (keyed by shape+era+size+seed+generator)
 #        KUBELET=1   also feed node B's kubelet log to both tools (0: the KCM log alone)
+#        OLD=path    also time this kcmtrace binary (e.g. one built from main), interleaved with the new one
 #
-# Prints size, rg seconds and MiB/s, kcmtrace seconds and MiB/s, the ratio
-# kcmtrace/rg, kcmtrace's peak RSS and the verdict on each planted incident.
-# Wall time (date +%s%N around /usr/bin/time, which reports the peak RSS) is
-# the best of RUNS; RSS is the largest seen. Exits 1 when an
-# incident is missed (or a finding shows up on the clean move).
+# Each run executes rg, kcmtrace (and OLD) one after the other, RUNS times,
+# so that a busy machine slows them alike. Printed per tool: the median CPU
+# seconds (user+sys, /usr/bin/time) — the primary number on a shared machine
+# —, the median wall seconds (date +%s%N around /usr/bin/time), the largest
+# peak RSS, and the ratio of kcmtrace's median wall time to rg's. The load
+# average is printed with every table. Exits 1 when an incident is missed
+# (or a finding shows up on the clean move).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+ALL=0
+if [ "${1:-}" = all ]; then
+	ALL=1
+	shift
+fi
 SIZE=${1:-1GiB}
 SEED=${SEED:-1}
 ERA=${ERA:-legacy}
-RUNS=${RUNS:-3}
+SHAPE=${SHAPE:-default}
+RUNS=${RUNS:-5}
 KUBELET=${KUBELET:-1}
+OLD=${OLD:-}
 DIR=${BENCH_DIR:-${TMPDIR:-/tmp}/kcmtrace-bench}
 
 say() { printf '%s\n' "$*" >&2; }
@@ -50,74 +61,126 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 go build -o "$tmp/kcmgen" ./cmd/kcmgen
+go build -o "$tmp/kcmtrace" ./cmd/kcmtrace
 
 # the cache key includes a hash of the generator's sources: a changed
 # generator never reuses a stale file
 gen=$(find internal/loggen -name "*.go" ! -name "*_test.go" | sort | xargs cat | sha256sum | cut -c1-8)
-base="$DIR/kcm-$ERA-$SIZE-seed$SEED-$gen"
-log=$base.log kubelet=$base.kubelet.log manifest=$base.manifest.json
-if [ ! -s "$log" ] || [ ! -s "$kubelet" ] || [ ! -s "$manifest" ]; then
-	say "bench: generating $log …"
-	"$tmp/kcmgen" -size "$SIZE" -era "$ERA" -seed "$SEED" -o "$log.part" -kubelet "$kubelet.part" -manifest "$manifest.part"
-	mv "$kubelet.part" "$kubelet"
-	mv "$log.part" "$log"
-	mv "$manifest.part" "$manifest"
-fi
 
-inputs=("$log")
-ignore=""
-if [ "$KUBELET" = 1 ]; then
-	inputs+=("$kubelet")
-else
-	ignore="-ignore mount-device-not-found"
-fi
-bytes=0
-for f in "${inputs[@]}"; do bytes=$((bytes + $(stat -c %s "$f"))); done
-cat "${inputs[@]}" >/dev/null # page cache: both tools read from memory
-
-# best RUNS cmd... → sets best_s, peak_kb
-measure() {
-	best_s="" peak_kb=0
-	for _ in $(seq "$RUNS"); do
-		set +e
-		t0=$(date +%s%N)
-		"$TIME" -f '%e %M' -o "$tmp/time" "$@" >"$tmp/stdout" 2>"$tmp/stderr"
-		rc=$?
-		t1=$(date +%s%N)
-		set -e
-		# rg exits 1 when nothing matched; analyze exits 1 on --fail-on findings
-		if [ "$rc" -gt 1 ]; then
-			say "bench: $1 failed (exit $rc):"
-			cat "$tmp/stderr" >&2
-			exit 2
-		fi
-		read -r _ kb < <(tail -n1 "$tmp/time") # GNU time: %e has 10 ms resolution, keep only %M
-		s=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", (b-a)/1e9}')
-		if [ -z "$best_s" ] || awk -v a="$s" -v b="$best_s" 'BEGIN{exit !(a<b)}'; then best_s=$s; fi
-		if [ "$kb" -gt "$peak_kb" ]; then peak_kb=$kb; fi
-	done
+# generate SHAPE ERA → sets log kubelet manifest inputs ignore bytes
+generate() {
+	local base="$DIR/kcm-$1-$2-$SIZE-seed$SEED-$gen"
+	log=$base.log kubelet=$base.kubelet.log manifest=$base.manifest.json
+	if [ ! -s "$log" ] || [ ! -s "$kubelet" ] || [ ! -s "$manifest" ]; then
+		say "bench: generating $log …"
+		"$tmp/kcmgen" -size "$SIZE" -shape "$1" -era "$2" -seed "$SEED" -o "$log.part" -kubelet "$kubelet.part" -manifest "$manifest.part"
+		mv "$kubelet.part" "$kubelet"
+		mv "$log.part" "$log"
+		mv "$manifest.part" "$manifest"
+	fi
+	inputs=("$log")
+	ignore=""
+	if [ "$KUBELET" = 1 ]; then
+		inputs+=("$kubelet")
+	else
+		ignore="-ignore mount-device-not-found"
+	fi
+	bytes=0
+	for f in "${inputs[@]}"; do bytes=$((bytes + $(stat -c %s "$f"))); done
+	cat "${inputs[@]}" >/dev/null # page cache: every tool reads from memory
 }
-mibs() { awk -v b="$bytes" -v s="$1" 'BEGIN{ if (s<=0) s=0.005; printf "%.0f", b/1048576/s }'; }
 
-measure rg --no-mmap -c -F -e reconciler.go -e operation_generator.go -e nestedpendingoperations.go "${inputs[@]}"
-rg_s=$best_s rg_kb=$peak_kb
-rg_count=$(awk -F: '{n+=$NF} END{print n+0}' "$tmp/stdout")
+# once NAME cmd... → appends "wall cpu kb" to $tmp/NAME.runs; stdout in $tmp/NAME.out
+once() {
+	local name=$1 rc t0 t1 e u s kb
+	shift
+	set +e
+	t0=$(date +%s%N)
+	"$TIME" -f '%e %U %S %M' -o "$tmp/time" "$@" >"$tmp/$name.out" 2>"$tmp/stderr"
+	rc=$?
+	t1=$(date +%s%N)
+	set -e
+	# rg exits 1 when nothing matched; analyze exits 1 on --fail-on findings
+	if [ "$rc" -gt 1 ]; then
+		say "bench: $1 failed (exit $rc):"
+		cat "$tmp/stderr" >&2
+		exit 2
+	fi
+	read -r e u s kb < <(tail -n1 "$tmp/time")
+	awk -v a="$t0" -v b="$t1" -v u="$u" -v s="$s" -v kb="$kb" 'BEGIN{printf "%.3f %.2f %d\n", (b-a)/1e9, u+s, kb}' >>"$tmp/$name.runs"
+}
 
-printf 'kcmtrace bench · %s era · seed %s · %s (%s bytes in %d file(s)) · best of %s\n' "$ERA" "$SEED" "$SIZE" "$bytes" "${#inputs[@]}" "$RUNS"
-printf '  %-28s %7.3f s  %6s MiB/s  RSS %4d MiB  (%s matching lines)\n' "rg --no-mmap -c -F (3 tokens)" "$rg_s" "$(mibs "$rg_s")" $((rg_kb / 1024)) "$rg_count"
+# stat NAME → sets wall cpu mib: the medians of wall and CPU, the largest RSS
+stat_runs() {
+	wall=$(cut -d' ' -f1 "$tmp/$1.runs" | sort -n | awk '{v[NR]=$1} END{print v[int((NR+1)/2)]}')
+	cpu=$(cut -d' ' -f2 "$tmp/$1.runs" | sort -n | awk '{v[NR]=$1} END{print v[int((NR+1)/2)]}')
+	mib=$(cut -d' ' -f3 "$tmp/$1.runs" | sort -n | tail -n1 | awk '{printf "%d", $1/1024}')
+}
 
-if [ ! -d cmd/kcmtrace ]; then
-	say "bench: ./cmd/kcmtrace does not exist yet: only the generation/rg half was run"
-	exit 0
+# bench_one SHAPE ERA → runs the interleaved pairs, sets the rg_/k_/o_ numbers and verdict
+bench_one() {
+	generate "$1" "$2"
+	rm -f "$tmp"/*.runs
+	for _ in $(seq "$RUNS"); do
+		once rg rg --no-mmap -c -F -e reconciler.go -e operation_generator.go -e nestedpendingoperations.go "${inputs[@]}"
+		once new "$tmp/kcmtrace" analyze --format json --no-progress "${inputs[@]}"
+		if [ -n "$OLD" ]; then once old "$OLD" analyze --format json --no-progress "${inputs[@]}"; fi
+	done
+	stat_runs rg
+	rg_wall=$wall rg_cpu=$cpu rg_mib=$mib
+	stat_runs new
+	k_wall=$wall k_cpu=$cpu k_mib=$mib
+	if [ -n "$OLD" ]; then
+		stat_runs old
+		o_wall=$wall o_cpu=$cpu o_mib=$mib
+	fi
+	ratio=$(awk -v a="$k_wall" -v b="$rg_wall" 'BEGIN{ if (b<=0) b=0.005; printf "%.2f", a/b }')
+	set +e
+	# shellcheck disable=SC2086
+	"$tmp/kcmgen" verify -manifest "$manifest" -report "$tmp/new.out" $ignore >"$tmp/verdict"
+	verdict_rc=$?
+	set -e
+	if [ "$verdict_rc" = 0 ]; then verdict=found; else verdict=MISSED; fi
+}
+
+loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
+
+if [ "$ALL" = 0 ]; then
+	bench_one "$SHAPE" "$ERA"
+	printf 'kcmtrace bench · %s shape · %s era · seed %s · %s (%s bytes in %d file(s)) · median of %s · load %s\n' \
+		"$SHAPE" "$ERA" "$SEED" "$SIZE" "$bytes" "${#inputs[@]}" "$RUNS" "$(loadavg)"
+	printf '  %-32s %6s CPU-s %7s s wall  RSS %4d MiB  (%s matching lines)\n' "rg --no-mmap -c -F (3 tokens)" "$rg_cpu" "$rg_wall" "$rg_mib" \
+		"$(awk -F: '{n+=$NF} END{print n+0}' "$tmp/rg.out")"
+	printf '  %-32s %6s CPU-s %7s s wall  RSS %4d MiB  (%s bytes of JSON)\n' "kcmtrace analyze --format json" "$k_cpu" "$k_wall" "$k_mib" "$(stat -c %s "$tmp/new.out")"
+	if [ -n "$OLD" ]; then
+		printf '  %-32s %6s CPU-s %7s s wall  RSS %4d MiB\n' "OLD ($OLD)" "$o_cpu" "$o_wall" "$o_mib"
+	fi
+	printf '  %-32s %6s   (wall, target ≤ 1.5)\n' "ratio kcmtrace/rg" "$ratio"
+	echo "  planted incidents ($manifest):"
+	cat "$tmp/verdict"
+	exit "$verdict_rc"
 fi
-go build -o "$tmp/kcmtrace" ./cmd/kcmtrace
-measure "$tmp/kcmtrace" analyze --format json --no-progress "${inputs[@]}"
-k_s=$best_s k_kb=$peak_kb
-cp "$tmp/stdout" "$tmp/out.json"
-ratio=$(awk -v a="$k_s" -v b="$rg_s" 'BEGIN{ if (b<=0) b=0.005; printf "%.2f", a/b }')
-printf '  %-28s %7.3f s  %6s MiB/s  RSS %4d MiB\n' "kcmtrace analyze --format json" "$k_s" "$(mibs "$k_s")" $((k_kb / 1024))
-printf '  %-28s %7s   (target ≤ 1.5)\n' "ratio kcmtrace/rg" "$ratio"
-printf '  %-28s %7d MiB (target ≤ 100)\n' "kcmtrace peak RSS" $((k_kb / 1024))
-echo "  planted incidents ($manifest):"
-# shellcheck disable=SC2086
-"$tmp/kcmgen" verify -manifest "$manifest" -report "$tmp/out.json" $ignore
+
+printf 'kcmtrace bench all · %s · seed %s · median of %s · load %s at start\n' "$SIZE" "$SEED" "$RUNS" "$(loadavg)"
+hdr='| shape | era | rg CPU-s | rg wall | kcmtrace CPU-s | kcmtrace wall | peak RSS | ratio (wall) |'
+sep='|---|---|---|---|---|---|---|---|'
+if [ -n "$OLD" ]; then
+	hdr+=' old CPU-s | old wall | old RSS |'
+	sep+='---|---|---|'
+fi
+printf '%s incidents |\n%s---|\n' "$hdr" "$sep"
+failed=0
+for shape in default churn many-nodes; do
+	for era in legacy structured json; do
+		bench_one "$shape" "$era"
+		row="| $shape | $era | $rg_cpu | $rg_wall | $k_cpu | $k_wall | $k_mib MiB | $ratio |"
+		if [ -n "$OLD" ]; then row+=" $o_cpu | $o_wall | $o_mib MiB |"; fi
+		printf '%s %s |\n' "$row" "$verdict"
+		if [ "$verdict" != found ]; then
+			failed=1
+			cat "$tmp/verdict" >&2
+		fi
+	done
+done
+printf 'load %s at end\n' "$(loadavg)"
+exit "$failed"
