@@ -12,25 +12,25 @@
 //     a VM where a 4 KiB fault costs ~10 µs that took 128 MiB of KCM log
 //     from 0.12 to 0.08 s, and 1 GiB from 0.54 to 0.40 s.
 //   - The soft memory limit. The live heap grows with the relevant events,
-//     which grow with the input (about 54 MiB per GiB of KCM log with 1%
-//     volume lines at its largest, once the timeline is built; measured
-//     with internal/benchmark TestHeapStages). GOGC=100 lets the heap reach
-//     twice that before collecting; a soft limit of memBase + memPerGiB per
-//     GiB of input keeps it near the live size for large inputs, and is
-//     never reached by small ones. It is soft: when the live heap is larger
-//     the runtime collects more often (at most about half the CPU), it never
-//     fails. The per-GiB share leaves the live heap ~13% headroom: at 48 MiB
-//     per GiB a 4 GiB input sat at its limit and collected continuously
-//     (4.7 s against 3.8 s). The limit covers the Go heap (the parser's read
-//     buffers included); the binary, goroutine stacks and the runtime's own
-//     memory come on top (1 GiB of KCM log: peak RSS 90–97 MiB). Below
-//     memMinInput the default is kept: the heap is small anyway. Once the
-//     input is parsed (Run.Parsed), the limit grows by memModelRoom for
-//     building the model: the timeline's tables are then allocated on top
-//     of the parsed events, and a collection started by them ran on the part
-//     of the run that uses one core (1 GiB: 0.321/0.338 → 0.302/0.325 s
-//     best/median of 7, peak RSS 87 → 91–97 MiB). GOMEMLIMIT, when set,
-//     wins.
+//     which grow with the input — by how much depends on the traffic's
+//     shape: ~50 MiB per GiB of KCM log with the generator's default shape,
+//     ~90 MiB with a large cluster's churn (35k volumes per GiB, two events
+//     each) once the timeline is built. GOGC=100 lets the heap reach twice
+//     the live heap before collecting; a soft limit keeps it nearer for
+//     large inputs. The limit starts from the input's size, memBase +
+//     memPerGiB per GiB (never reached by small inputs; below memMinInput
+//     none is set), and grows by memModelRoom once the input is parsed
+//     (Run.Parsed), for the timeline's tables. But the size of the input is
+//     only a guess at the live heap: after every collection the limit is
+//     raised to at least liveHeadroom percent above the live heap the
+//     collector just measured (runtime/metrics /gc/heap/live:bytes), so it
+//     never sits below what was parsed. Without that floor the limit sat
+//     below the churn shape's live heap and the collector ran back to back
+//     (1 GiB churn: 52 cycles, 22% of the CPU; with the floor: see the
+//     README's Performance section). The limit is soft: it never fails. It
+//     covers the Go heap (the parser's read buffers included); the binary,
+//     goroutine stacks, the runtime's own memory and huge-page rounding come
+//     on top. GOMEMLIMIT, when set, wins: the policy then sets nothing.
 //   - Collector holds. Parser, timeline and rules fill large new arrays
 //     through internal/prefault, which holds the collector off (GOGC) from
 //     an array's allocation until its pages are written. That changes a
@@ -43,7 +43,10 @@
 package mempolicy
 
 import (
+	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
+	"sync"
 
 	"github.com/kcmtrace/kcmtrace/internal/hugeheap"
 	"github.com/kcmtrace/kcmtrace/internal/prefault"
@@ -55,6 +58,7 @@ const (
 	memBase        = 15 << 20
 	memPerGiB      = 61 << 20
 	memModelRoom   = 10 << 20
+	liveHeadroom   = 50 // percent above the live heap the limit never goes below
 	memMinInput    = 256 << 20
 	hugeMinInput   = 16 << 20
 	maxHugeReserve = 1 << 30
@@ -62,17 +66,22 @@ const (
 
 // Run is the policy in force for one run, from Start to End.
 type Run struct {
-	limit    int64 // the soft limit Start set; 0 when it set none
 	oldLimit int64 // the limit before Start
 	revoke   func()
+
+	mu    sync.Mutex
+	base  int64 // the limit from the input's size (0: Start set no limit)
+	limit int64 // the limit in force: base, or more when the live heap asks
+	ended bool
 }
 
 // Start puts the policy in force for a run over the inputs paths: it
 // allows collector holds, and, from the regular files' text size
 // (parser.TextSize), reserves huge pages for the heap and sets the soft
-// limit. It reserves and limits nothing when a path is not a regular file
-// (a directory, stdin: size unknown) or when the input is small; the limit
-// is left alone when getenv("GOMEMLIMIT") is set. Call it once, before the
+// limit, which then follows the live heap (see the package comment). It
+// reserves and limits nothing when a path is not a regular file (a
+// directory, stdin: size unknown) or when the input is small; the limit is
+// left alone when getenv("GOMEMLIMIT") is set. Call it once, before the
 // input is read; the CLI's run ends with its process, so it never calls
 // End.
 func Start(paths []string, getenv func(string) string) *Run {
@@ -84,26 +93,88 @@ func Start(paths []string, getenv func(string) string) *Run {
 	limit := memBase + int64(float64(total)/(1<<30)*memPerGiB)
 	hugeheap.Reserve(int(min(2*limit, maxHugeReserve)))
 	if total >= memMinInput && getenv("GOMEMLIMIT") == "" {
+		r.base, r.limit = limit, limit
 		r.oldLimit = debug.SetMemoryLimit(limit)
-		r.limit = limit
+		r.watch()
 	}
 	return r
 }
 
 // Parsed, called once the input is parsed, gives the model its room: the
-// soft limit, when Start set one, grows by memModelRoom.
+// limit's base, when Start set one, grows by memModelRoom.
 func (r *Run) Parsed() {
-	if r.limit > 0 {
-		debug.SetMemoryLimit(r.limit + memModelRoom)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.base > 0 && !r.ended {
+		r.base += memModelRoom
+		r.setLocked(max(r.base, r.limit))
 	}
 }
 
-// End takes the policy out of force: no more collector holds, and the soft
-// limit as it was before Start (the reserved address space stays part of
-// the heap). It is for a process that runs more than once, as tests do.
+// End takes the policy out of force: no more collector holds, the limit no
+// longer follows the live heap, and it is as it was before Start (the
+// reserved address space stays part of the heap). It is for a process that
+// runs more than once, as tests do.
 func (r *Run) End() {
 	r.revoke()
-	if r.limit > 0 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.base > 0 && !r.ended {
 		debug.SetMemoryLimit(r.oldLimit)
 	}
+	r.ended = true
+}
+
+// Limit is the soft limit the policy has in force (0 when none).
+func (r *Run) Limit() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ended {
+		return 0
+	}
+	return r.limit
+}
+
+func (r *Run) setLocked(limit int64) {
+	r.limit = limit
+	debug.SetMemoryLimit(limit)
+}
+
+// gcSentinel is an object nothing refers to: its finalizer runs once the
+// collection that found it unreachable is over.
+type gcSentinel struct{ _ *int }
+
+// watch arms a finalizer that runs after the next collection: it raises
+// the limit above the live heap that collection measured (followLive) and
+// arms itself again, until End.
+func (r *Run) watch() {
+	runtime.SetFinalizer(&gcSentinel{}, func(*gcSentinel) {
+		if r.followLive(liveHeap()) {
+			r.watch()
+		}
+	})
+}
+
+// followLive raises the limit to liveHeadroom percent above live when it
+// is below that, and reports whether the policy is still in force.
+func (r *Run) followLive(live uint64) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ended {
+		return false
+	}
+	if floor := int64(live + live*liveHeadroom/100); floor > r.limit {
+		r.setLocked(floor)
+	}
+	return true
+}
+
+// liveHeap is the heap the last collection found live.
+func liveHeap() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
 }

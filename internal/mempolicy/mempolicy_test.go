@@ -4,8 +4,10 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"testing"
+	"time"
 
 	"github.com/kcmtrace/kcmtrace/internal/prefault"
 )
@@ -90,5 +92,50 @@ func TestHoldsOnlyWithinRun(t *testing.T) {
 	defer release()
 	if got := gogc(); got != 137 {
 		t.Fatalf("GOGC held after End: %d, want 137", got)
+	}
+}
+
+// TestLimitFollowsLiveHeap: when the live heap outgrows the limit sized
+// from the input, the next collection raises the limit above it, so the
+// collector does not run back to back; after End it no longer moves.
+func TestLimitFollowsLiveHeap(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+	dir := t.TempDir()
+	big := filepath.Join(dir, "kcm.log")
+	if err := os.WriteFile(big, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, 256<<20); err != nil {
+		t.Fatal(err)
+	}
+	run := Start([]string{big}, func(string) string { return "" })
+	defer run.End()
+	base := run.Limit()
+	if base != memBase+memPerGiB/4 {
+		t.Fatalf("limit %d, want %d", base, memBase+memPerGiB/4)
+	}
+	// a live heap of twice the limit
+	live := make([][]byte, 0, 64)
+	for range 2 * base / (1 << 20) {
+		live = append(live, make([]byte, 1<<20))
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for run.Limit() <= base && time.Now().Before(deadline) {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	got, heap := run.Limit(), int64(liveHeap())
+	if got <= base || got < heap {
+		t.Fatalf("limit %d with a live heap of %d (base %d): want it raised above the live heap", got, heap, base)
+	}
+	if cur := debug.SetMemoryLimit(-1); cur != got {
+		t.Fatalf("runtime limit %d, policy says %d", cur, got)
+	}
+	runtime.KeepAlive(live)
+	run.End()
+	live = nil
+	runtime.GC()
+	if cur := debug.SetMemoryLimit(-1); cur != math.MaxInt64 {
+		t.Fatalf("limit after End %d, want the one before Start", cur)
 	}
 }
