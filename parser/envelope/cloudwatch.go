@@ -47,7 +47,7 @@ var cloudwatchEventsDoc = &docSpec{
 		time: []timeField{{path: "timestamp", unit: time.Millisecond}},
 		msg:  []string{"message"},
 		id:   []string{"eventId"},
-		fix:  func(obj map[string]any, r *Record) { r.Labels.Component = streamComponent(obj["logStreamName"]) },
+		fix:  func(obj object, r *Record) { r.Labels.Component = streamComponent(member1(obj, "logStreamName")) },
 	},
 }
 
@@ -57,7 +57,7 @@ var cloudwatchInsightsDoc = &docSpec{
 		time: []timeField{{path: "@timestamp", naive: TimeUTCByFormat, unit: time.Millisecond}},
 		msg:  []string{"@message"},
 		id:   []string{"@ptr"},
-		fix:  func(obj map[string]any, r *Record) { r.Labels.Component = streamComponent(obj["@logStream"]) },
+		fix:  func(obj object, r *Record) { r.Labels.Component = streamComponent(member1(obj, "@logStream")) },
 	},
 }
 

@@ -22,7 +22,13 @@ type decoder struct {
 	seen    map[uint64]struct{}
 	seed    maphash.Seed
 	seeded  bool
+	opt     Options
+	fields  []rawField // rawItem's members, reused
 }
+
+// rawRecords turns the raw-bytes reading of record objects on (tests turn
+// it off to compare with encoding/json's maps).
+var rawRecords = true
 
 // problem records a problem at line (0 for none).
 func (d *decoder) problem(line int, format string, args ...any) {
@@ -43,7 +49,7 @@ func (d *decoder) finish() {
 // when yield failed.
 func (d *decoder) emit(r Record) error {
 	r.Msg = trimNewline(r.Msg)
-	if !utf8.ValidString(r.Msg) {
+	if !r.Skimmed && !utf8.ValidString(r.Msg) {
 		d.problem(r.Pos, "message is not valid UTF-8; invalid bytes replaced with U+FFFD")
 		r.Msg = strings.ToValidUTF8(r.Msg, "\uFFFD")
 	}

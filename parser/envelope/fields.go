@@ -25,7 +25,7 @@ type fieldMap struct {
 	label [numLabels][]string
 	// fix, when set, derives what the paths cannot (a component from a
 	// stream name, labels from a "{k="v"}" string); it runs last.
-	fix func(obj map[string]any, r *Record)
+	fix func(obj object, r *Record)
 }
 
 // timeField is one place a time may be, with how a zone-less text is read.
@@ -75,11 +75,11 @@ func label(l *Labels, i int) *string {
 
 // record builds the Record of obj, which starts at line pos. ok is false
 // (with a problem) when obj has no message.
-func (fm *fieldMap) record(d *decoder, obj map[string]any, pos int) (Record, bool) {
+func (fm *fieldMap) record(d *decoder, obj object, pos int) (Record, bool) {
 	r := Record{Pos: pos}
 	msg, found := "", false
 	for _, p := range fm.msg {
-		if v, ok := lookup(obj, p); ok {
+		if v, ok := obj.lookup(p); ok {
 			if s, isText := text(v); isText {
 				msg, found = s, true
 				if s != "" {
@@ -94,7 +94,7 @@ func (fm *fieldMap) record(d *decoder, obj map[string]any, pos int) (Record, boo
 	}
 	r.Msg = msg
 	for _, tf := range fm.time {
-		v, ok := lookup(obj, tf.path)
+		v, ok := obj.lookup(tf.path)
 		if !ok || v == nil {
 			continue
 		}
@@ -127,9 +127,9 @@ func (fm *fieldMap) record(d *decoder, obj map[string]any, pos int) (Record, boo
 }
 
 // first returns the first non-empty text among paths.
-func first(obj map[string]any, paths []string) string {
+func first(obj object, paths []string) string {
 	for _, p := range paths {
-		if v, ok := lookup(obj, p); ok {
+		if v, ok := obj.lookup(p); ok {
 			if s, _ := text(v); s != "" {
 				return s
 			}

@@ -93,6 +93,12 @@ func (spec *docSpec) decodeLines(d *decoder, br *bufio.Reader) error {
 			d.problem(lr.n, "not a JSON object line (another format mixed in?): %q", clip(string(line)))
 			continue
 		}
+		if ok, err := spec.rawLine(d, line, lr.n); ok {
+			if err != nil {
+				return err
+			}
+			continue
+		}
 		var v any
 		dec := json.NewDecoder(bytes.NewReader(line))
 		dec.UseNumber()
@@ -179,7 +185,7 @@ func (spec *docSpec) item(d *decoder, kind itemKind, v, header any, pos int) err
 		d.problem(pos, "%s", err)
 		return nil
 	}
-	r, ok := spec.fields.record(d, obj, pos)
+	r, ok := spec.fields.record(d, mapObject(obj), pos)
 	if !ok {
 		return nil
 	}
@@ -307,8 +313,7 @@ func (t *tracker) lineAt(off int64) int {
 	}
 	t.line += bytes.Count(t.buf[:i], []byte("\n"))
 	t.base += int64(i)
-	n := copy(t.buf, t.buf[i:])
-	t.buf = t.buf[:n]
+	t.buf = t.buf[i:] // the room in front goes when t.buf next grows
 	return t.line
 }
 
@@ -394,6 +399,29 @@ type walker struct {
 	// error, or -1 when the input ended.
 	resume int
 	start  int // line of the record being read
+	// off0 is the input offset of the decoder's first byte (negative
+	// when the decoder was started on a prefix, see fastArray).
+	off0 int64
+	// path is the JSON text that leads from the top level to where the
+	// decoder is (such as `{"events":[`), ptoks its number of tokens.
+	path  []byte
+	ptoks int
+}
+
+// off is the input offset the decoder has read to.
+func (w *walker) off() int64 { return w.off0 + w.dec.InputOffset() }
+
+// push adds an opening token to path; pop takes n off again.
+func (w *walker) push(tok string) int {
+	n := len(w.path)
+	w.path = append(w.path, tok...)
+	w.ptoks++
+	return n
+}
+
+func (w *walker) pop(n int) {
+	w.path = w.path[:n]
+	w.ptoks--
 }
 
 // fail turns a decoding error into a problem and errBroken (or passes a
@@ -411,7 +439,7 @@ func (w *walker) fail(err error) error {
 		// Offset is the offending byte (a token error) or the byte after
 		// it (a scanner error); either lies on the offending line, as the
 		// offending byte is never a newline.
-		off := int(se.Offset - w.t.base)
+		off := int(w.off0 + se.Offset - w.t.base)
 		if off < 0 {
 			off = 0
 		}
@@ -436,7 +464,7 @@ func (w *walker) fail(err error) error {
 // values reads top-level values until the input ends.
 func (w *walker) values() error {
 	for {
-		w.start = w.t.lineAt(w.dec.InputOffset())
+		w.start = w.t.lineAt(w.off())
 		tok, err := w.dec.Token()
 		if err == io.EOF {
 			w.resume = -1
@@ -447,9 +475,13 @@ func (w *walker) values() error {
 		}
 		switch tok {
 		case json.Delim('['):
+			n := w.push("[")
 			err = w.array(itemObject, nil)
+			w.pop(n)
 		case json.Delim('{'):
+			n := w.push("{")
 			err = w.object(w.spec.members, 0)
+			w.pop(n)
 		default:
 			w.d.problem(w.start, "a JSON %s where a record or a document was expected", kindOf(tok))
 		}
@@ -482,7 +514,11 @@ func (w *walker) object(members []member, depth int) error {
 			}
 		}
 		if len(next) > 0 {
-			if err := w.descend(next, depth+1); err != nil {
+			q, _ := json.Marshal(key)
+			n := w.push(string(q) + ":")
+			err := w.descend(next, depth+1)
+			w.pop(n)
+			if err != nil {
 				return err
 			}
 			found = true
@@ -514,18 +550,22 @@ func (w *walker) descend(members []member, depth int) error {
 	for _, m := range members {
 		if len(m.path) == depth {
 			if tok != json.Delim('[') {
-				w.d.problem(w.t.lineAt(w.dec.InputOffset()), "member %q is not an array", m.path[depth-1])
+				w.d.problem(w.t.lineAt(w.off()), "member %q is not an array", m.path[depth-1])
 				return w.skipRest(tok)
 			}
 			if m.group != nil {
 				return w.groups(m)
 			}
+			n := w.push("[")
+			defer w.pop(n)
 			return w.array(m.item, nil)
 		}
 	}
 	if tok != json.Delim('{') {
 		return w.skipRest(tok)
 	}
+	n := w.push("{")
+	defer w.pop(n)
 	return w.object(members, depth)
 }
 
@@ -551,8 +591,13 @@ func (w *walker) skipRest(tok json.Token) error {
 
 // array reads the elements of an array whose "[" was read as records.
 func (w *walker) array(kind itemKind, header any) error {
+	if kind == itemObject && rawRecords {
+		if err := w.fastArray(); err != nil {
+			return err
+		}
+	}
 	for w.dec.More() {
-		w.start = w.t.lineAt(w.dec.InputOffset())
+		w.start = w.t.lineAt(w.off())
 		var v any
 		if err := w.dec.Decode(&v); err != nil {
 			return w.fail(err)
@@ -571,7 +616,7 @@ func (w *walker) array(kind itemKind, header any) error {
 // Items met before their group's header are kept until it comes.
 func (w *walker) groups(m member) error {
 	for w.dec.More() {
-		w.start = w.t.lineAt(w.dec.InputOffset())
+		w.start = w.t.lineAt(w.off())
 		tok, err := w.dec.Token()
 		if err != nil {
 			return w.fail(err)
@@ -614,7 +659,7 @@ func (w *walker) groups(m member) error {
 					continue
 				}
 				for w.dec.More() {
-					w.start = w.t.lineAt(w.dec.InputOffset())
+					w.start = w.t.lineAt(w.off())
 					var v any
 					if err := w.dec.Decode(&v); err != nil {
 						return w.fail(err)
