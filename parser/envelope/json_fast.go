@@ -100,13 +100,12 @@ func (w *walker) fastArray() error {
 			break
 		}
 		end64 := t.base + int64(end)
-		w.start = t.lineAt(start)
-		from := int(start - t.base)
-		el := t.buf[from:int(end64-t.base)]
-		for k := range w.d.fields { // spans relative to el
-			w.d.fields[k].from -= from
-			w.d.fields[k].to -= from
+		for k := range w.d.fields { // spans relative to the element
+			w.d.fields[k].from -= i
+			w.d.fields[k].to -= i
 		}
+		w.start = t.lineAt(start)
+		el := t.buf[int(start-t.base):int(end64-t.base)]
 		if err := w.spec.rawItem(w.d, el, w.d.fields, w.start); err != nil {
 			return err
 		}
