@@ -85,7 +85,7 @@ type envelope struct {
 	// sniff returns the name of the envelope the input that starts with
 	// head is in, or "" and, when something partly fits, a hint for the
 	// "looks like …" problem.
-	sniff  func(head []byte) (name, hint string)
+	sniff func(head []byte) (name, hint string)
 	// decode reads the input. skim, when not nil, is asked about the start
 	// of each record message that holds no prefilter token; a record it
 	// accepts may come Skimmed.
