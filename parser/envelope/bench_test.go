@@ -8,7 +8,7 @@ import (
 
 // cloudwatchExport renders the seed-legacy KCM lines, repeated, as one
 // `aws logs filter-log-events` document of at least size bytes.
-func cloudwatchExport(b *testing.B, size int) []byte {
+func cloudwatchExport(b testing.TB, size int) []byte {
 	lines := readSeed(b, seedFiles[0])
 	var out bytes.Buffer
 	out.WriteString("{\n    \"events\": [\n")

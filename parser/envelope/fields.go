@@ -79,12 +79,10 @@ func (fm *fieldMap) record(d *decoder, obj object, pos int) (Record, bool) {
 	r := Record{Pos: pos}
 	msg, found := "", false
 	for _, p := range fm.msg {
-		if v, ok := obj.lookup(p); ok {
-			if s, isText := text(v); isText {
-				msg, found = s, true
-				if s != "" {
-					break
-				}
+		if s, k := obj.field(p); k.text() {
+			msg, found = s, true
+			if s != "" {
+				break
 			}
 		}
 	}
@@ -94,15 +92,14 @@ func (fm *fieldMap) record(d *decoder, obj object, pos int) (Record, bool) {
 	}
 	r.Msg = msg
 	for _, tf := range fm.time {
-		v, ok := obj.lookup(tf.path)
-		if !ok || v == nil {
+		s, k := obj.field(tf.path)
+		if k == vAbsent || k == vNull {
 			continue
 		}
-		if t, src, prec, ok := tf.parse(v); ok {
+		if t, src, prec, ok := tf.parse(s, k.text()); ok {
 			r.Time, r.TimeSource, r.Precision = t, src, prec
 			break
 		}
-		s, _ := text(v)
 		d.problem(pos, "%s %q is not a time", tf.path, clip(s))
 	}
 	if s := first(obj, fm.level); s != "" {
@@ -129,10 +126,8 @@ func (fm *fieldMap) record(d *decoder, obj object, pos int) (Record, bool) {
 // first returns the first non-empty text among paths.
 func first(obj object, paths []string) string {
 	for _, p := range paths {
-		if v, ok := obj.lookup(p); ok {
-			if s, _ := text(v); s != "" {
-				return s
-			}
+		if s, k := obj.field(p); k.text() && s != "" {
+			return s
 		}
 	}
 	return ""
@@ -213,10 +208,10 @@ func levelLetter(s string) byte {
 	return 0
 }
 
-// parse reads v (a string or a JSON number) as a time.
-func (tf timeField) parse(v any) (time.Time, TimeSource, time.Duration, bool) {
-	s, ok := text(v)
-	if !ok {
+// parse reads the text s of a value (isText: a string or a JSON number
+// as written) as a time.
+func (tf timeField) parse(s string, isText bool) (time.Time, TimeSource, time.Duration, bool) {
+	if !isText {
 		return time.Time{}, TimeNone, 0, false
 	}
 	naive := tf.naive

@@ -49,7 +49,7 @@ var gcpDoc = &docSpec{fields: &fieldMap{
 // component, ".../logs/container.googleapis.com%2Fcontroller-manager" too,
 // ".../logs/stderr" (container logs) the stream.
 func gcpLogName(obj object, r *Record) {
-	name, _ := member1(obj, "logName").(string)
+	name := str(obj, "logName")
 	_, id, ok := strings.Cut(name, "/logs/")
 	if !ok {
 		return

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // docSpec says where the records of a JSON envelope are: the top level is
@@ -335,7 +336,7 @@ func (spec *docSpec) decodeDocuments(d *decoder, r io.Reader, firstLine int) err
 		t := &tracker{r: r, line: firstLine, first: firstLine}
 		dec := json.NewDecoder(t)
 		dec.UseNumber()
-		w := &walker{spec: spec, d: d, dec: dec, t: t}
+		w := &walker{spec: spec, d: d, dec: dec, t: t, valStart: -1}
 		err := w.values()
 		d.st.Lines = max(d.st.Lines, t.lines())
 		if t.err != nil {
@@ -406,6 +407,19 @@ type walker struct {
 	// decoder is (such as `{"events":[`), ptoks its number of tokens.
 	path  []byte
 	ptoks int
+	// valStart is the input offset where the value decode is reading
+	// starts, -1 when decode is not reading one.
+	valStart int64
+}
+
+// decode decodes the next value into v, keeping where it starts for fail.
+func (w *walker) decode(v *any) error {
+	w.valStart = w.off()
+	err := w.dec.Decode(v)
+	if err == nil {
+		w.valStart = -1
+	}
+	return err
 }
 
 // off is the input offset the decoder has read to.
@@ -440,6 +454,19 @@ func (w *walker) fail(err error) error {
 		// it (a scanner error); either lies on the offending line, as the
 		// offending byte is never a newline.
 		off := int(w.off0 + se.Offset - w.t.base)
+		if w.valStart >= 0 && strings.HasPrefix(se.Error(), "invalid character") {
+			// the scanner's offsets in Decode count only the bytes of the
+			// values decoded: find the offending byte by scanning the
+			// value again
+			i := max(int(w.valStart-w.t.base), 0)
+			for i < len(w.t.buf) && (isSpace(w.t.buf[i]) || w.t.buf[i] == ':' || w.t.buf[i] == ',') {
+				i++
+			}
+			var again *json.SyntaxError
+			if errors.As(json.Unmarshal(w.t.buf[i:], new(any)), &again) {
+				off = i + int(again.Offset)
+			}
+		}
 		if off < 0 {
 			off = 0
 		}
@@ -448,11 +475,17 @@ func (w *walker) fail(err error) error {
 		}
 		line := w.t.line + bytes.Count(w.t.buf[:off], []byte("\n"))
 		w.d.problem(line, "invalid JSON (%v) in the value that starts on line %d", err, w.start)
-		// Go on after the line with the error.
-		if i := bytes.IndexByte(w.t.buf[off:], '\n'); i >= 0 {
-			w.resume = off + i + 1
-		} else {
-			w.resume = len(w.t.buf)
+		// Go on after the line with the error (reading up to its end: the
+		// decoder is done with the input).
+		for {
+			if i := bytes.IndexByte(w.t.buf[off:], '\n'); i >= 0 {
+				w.resume = off + i + 1
+				break
+			}
+			if !w.t.fill() {
+				w.resume = len(w.t.buf)
+				break
+			}
 		}
 	default:
 		w.resume = -1
@@ -464,8 +497,9 @@ func (w *walker) fail(err error) error {
 // values reads top-level values until the input ends.
 func (w *walker) values() error {
 	for {
-		w.start = w.t.lineAt(w.off())
+		off := w.off()
 		tok, err := w.dec.Token()
+		w.start = w.t.lineAt(off) // once the value's first byte is read
 		if err == io.EOF {
 			w.resume = -1
 			return nil
@@ -525,7 +559,7 @@ func (w *walker) object(members []member, depth int) error {
 			continue
 		}
 		var v any
-		if err := w.dec.Decode(&v); err != nil {
+		if err := w.decode(&v); err != nil {
 			return w.fail(err)
 		}
 		if obj != nil {
@@ -597,9 +631,11 @@ func (w *walker) array(kind itemKind, header any) error {
 		}
 	}
 	for w.dec.More() {
-		w.start = w.t.lineAt(w.off())
+		off := w.off()
 		var v any
-		if err := w.dec.Decode(&v); err != nil {
+		err := w.decode(&v)
+		w.start = w.t.lineAt(off) // once the element's first byte is read
+		if err != nil {
 			return w.fail(err)
 		}
 		if err := w.spec.item(w.d, kind, v, header, w.start); err != nil {
@@ -616,8 +652,9 @@ func (w *walker) array(kind itemKind, header any) error {
 // Items met before their group's header are kept until it comes.
 func (w *walker) groups(m member) error {
 	for w.dec.More() {
-		w.start = w.t.lineAt(w.off())
+		off := w.off()
 		tok, err := w.dec.Token()
+		w.start = w.t.lineAt(off)
 		if err != nil {
 			return w.fail(err)
 		}
@@ -642,7 +679,7 @@ func (w *walker) groups(m member) error {
 			}
 			switch key, _ := tok.(string); key {
 			case m.group.header:
-				if err := w.dec.Decode(&header); err != nil {
+				if err := w.decode(&header); err != nil {
 					return w.fail(err)
 				}
 				haveHeader = true
@@ -659,9 +696,11 @@ func (w *walker) groups(m member) error {
 					continue
 				}
 				for w.dec.More() {
-					w.start = w.t.lineAt(w.off())
+					off := w.off()
 					var v any
-					if err := w.dec.Decode(&v); err != nil {
+					err := w.decode(&v)
+					w.start = w.t.lineAt(off)
+					if err != nil {
 						return w.fail(err)
 					}
 					if !haveHeader {
@@ -677,7 +716,7 @@ func (w *walker) groups(m member) error {
 				}
 			default:
 				var skip any
-				if err := w.dec.Decode(&skip); err != nil {
+				if err := w.decode(&skip); err != nil {
 					return w.fail(err)
 				}
 			}

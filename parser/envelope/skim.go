@@ -367,19 +367,37 @@ func decodeRaw(v []byte) any {
 	return out
 }
 
-func (o *rawObject) lookup(path string) (any, bool) {
+func (o *rawObject) field(path string) (string, valueKind) {
 	if o.skimPath != "" && path == o.skimPath {
-		return o.skimHead, true
+		return o.skimHead, vString
 	}
 	from, to, ok, bad := span(o.b, o.fields, path)
 	if bad {
 		m, _ := decodeRaw(o.b).(map[string]any)
-		return lookup(m, path)
+		return mapObject(m).field(path)
 	}
 	if !ok {
-		return nil, false
+		return "", vAbsent
 	}
-	return decodeRaw(o.b[from:to]), true
+	v := o.b[from:to]
+	switch v[0] {
+	case '"':
+		return unquote(v[1 : len(v)-1]), vString
+	case 'n':
+		return "", vNull
+	case 't':
+		return "true", vText
+	case 'f':
+		return "false", vText
+	case '{':
+		return "", vOther
+	case '[':
+		if s, ok := text(decodeRaw(v)); ok {
+			return s, vText
+		}
+		return "", vOther
+	}
+	return string(v), vText
 }
 
 // unquote decodes the contents of a valid JSON string as encoding/json
@@ -462,16 +480,49 @@ func hex4(h []byte) rune {
 // mapObject is a record object decoded by encoding/json.
 type mapObject map[string]any
 
-func (m mapObject) lookup(path string) (any, bool) { return lookup(m, path) }
-
-// object is a record object as the fieldMap reads it.
-type object interface {
-	lookup(path string) (any, bool)
+func (m mapObject) field(path string) (string, valueKind) {
+	v, ok := lookup(m, path)
+	switch {
+	case !ok:
+		return "", vAbsent
+	case v == nil:
+		return "", vNull
+	}
+	if s, ok := v.(string); ok {
+		return s, vString
+	}
+	if s, ok := text(v); ok {
+		return s, vText
+	}
+	return "", vOther
 }
 
-// member1 is the value of obj's member key (a name without dots), nil when
-// absent.
-func member1(obj object, key string) any {
-	v, _ := obj.lookup(key)
-	return v
+// object is a record object as the fieldMap reads it: field gives the
+// value at a path (lookup's rules) as text (text's rules) and its kind.
+type object interface {
+	field(path string) (string, valueKind)
+}
+
+// valueKind is what a record object holds at a path.
+type valueKind uint8
+
+// The valueKinds.
+const (
+	vAbsent valueKind = iota
+	vNull
+	vString // a JSON string
+	vText   // a number, a boolean or a byte array: text as written
+	vOther  // an object or another array: not text
+)
+
+// text reports whether the value is text.
+func (k valueKind) text() bool { return k == vString || k == vText }
+
+// str is obj's member key (a name without dots) when it is a string, else
+// "".
+func str(obj object, key string) string {
+	if s, k := obj.field(key); k == vString {
+		return s
+	}
+	return ""
 }

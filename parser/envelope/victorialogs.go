@@ -28,7 +28,7 @@ var victorialogsDoc = &docSpec{fields: &fieldMap{
 		return m
 	}(),
 	fix: func(obj object, r *Record) {
-		s, _ := member1(obj, "_stream").(string)
+		s := str(obj, "_stream")
 		labels, _, ok := parseLabelSet([]byte(s))
 		if !ok {
 			return
