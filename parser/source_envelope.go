@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"io"
 	"slices"
+	"sync/atomic"
 	"time"
 )
 
@@ -93,8 +94,12 @@ type envelope struct {
 }
 
 // envelopeSkim lets envelopes pass token-free records on undecoded (tests
-// turn it off to compare).
-var envelopeSkim = true
+// turn it off to compare); skimmedRecords counts the records skimmed, for
+// tests.
+var (
+	envelopeSkim   = true
+	skimmedRecords atomic.Int64
+)
 
 // envelopes is the registry, in registration order.
 var envelopes []*envelope
@@ -144,6 +149,8 @@ func (sc *scanner) records(e *envelope, name string, r io.Reader) {
 	roles := map[string]int{}
 	var skim func([]byte) bool
 	var skimW wall
+	skims := int64(0)
+	defer func() { skimmedRecords.Add(skims) }()
 	if envelopeSkim && !sc.opt.noPrefilter {
 		// A record of one klog line without a token is irrelevant: all it
 		// gives is its clock (and its labels, which every record gives),
@@ -173,6 +180,7 @@ func (sc *scanner) records(e *envelope, name string, r io.Reader) {
 		}
 		if rec.Skimmed {
 			sc.skimmed(skimW, nlines)
+			skims++
 			return true
 		}
 		sc.record(rec, line, nlines)
