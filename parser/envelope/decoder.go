@@ -19,7 +19,7 @@ type decoder struct {
 	st      Stats
 	yield   func(Record) error
 	stopErr error
-	seen    map[uint64]struct{}
+	seen    idSet
 	seed    maphash.Seed
 	seeded  bool
 	opt     Options
@@ -69,11 +69,10 @@ func (d *decoder) emit(r Record) error {
 		}
 		h.Write(b[:])
 		k := h.Sum64()
-		if _, dup := d.seen[k]; dup {
+		if !d.seen.add(k) {
 			d.st.Duplicates++
 			return nil
 		}
-		d.seen[k] = struct{}{}
 	}
 	if r.Time.IsZero() {
 		r.TimeSource = TimeNone
@@ -86,6 +85,49 @@ func (d *decoder) emit(r Record) error {
 		return errStop
 	}
 	return nil
+}
+
+// idSet is a set of record keys (hashes of ID, component and time): open
+// addressing with linear probing, 0 standing for an empty slot (the key 0
+// is kept apart).
+type idSet struct {
+	slots []uint64
+	n     int
+	zero  bool
+}
+
+// add adds k and reports whether it was new.
+func (s *idSet) add(k uint64) bool {
+	if k == 0 {
+		had := s.zero
+		s.zero = true
+		return !had
+	}
+	if 2*(s.n+1) > len(s.slots) {
+		old := s.slots
+		s.slots = make([]uint64, max(1024, 2*len(old)))
+		s.n = 0
+		for _, o := range old {
+			if o != 0 {
+				s.insert(o)
+			}
+		}
+	}
+	return s.insert(k)
+}
+
+func (s *idSet) insert(k uint64) bool {
+	mask := uint64(len(s.slots) - 1)
+	for i := (k * 0x9E3779B97F4A7C15) >> 7 & mask; ; i = (i + 1) & mask {
+		switch s.slots[i] {
+		case 0:
+			s.slots[i] = k
+			s.n++
+			return true
+		case k:
+			return false
+		}
+	}
 }
 
 func trimNewline(s string) string {

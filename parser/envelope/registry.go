@@ -159,7 +159,7 @@ func (e *Envelope) DecodeWith(r io.Reader, opt Options, yield func(Record) error
 		return Stats{Envelope: e.Name}, err
 	}
 	sh, _ := e.best(newSample(head))
-	d := &decoder{yield: yield, seen: map[uint64]struct{}{}, opt: opt}
+	d := &decoder{yield: yield, opt: opt}
 	if opt.Prefilter == nil || opt.Skim == nil {
 		d.opt = Options{}
 	}
