@@ -48,8 +48,11 @@ func (d *decoder) finish() {
 // emit checks, de-duplicates and yields one record. It returns errStop
 // when yield failed.
 func (d *decoder) emit(r Record) error {
+	if r.Skimmed {
+		r.Msg = ""
+	}
 	r.Msg = trimNewline(r.Msg)
-	if !r.Skimmed && !utf8.ValidString(r.Msg) {
+	if !utf8.ValidString(r.Msg) {
 		d.problem(r.Pos, "message is not valid UTF-8; invalid bytes replaced with U+FFFD")
 		r.Msg = strings.ToValidUTF8(r.Msg, "\uFFFD")
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"reflect"
-	"strings"
 	"testing"
 	"testing/iotest"
 
@@ -80,7 +79,7 @@ func compareFast(t *testing.T, name string, in []byte) {
 				if mode.skim == nil {
 					t.Fatalf("%s %s: record %d skimmed", name, mode.label, i)
 				}
-				if !strings.HasPrefix(want.Msg, f.Msg) || testPrefilter.tokens.Index([]byte(want.Msg)) >= 0 {
+				if f.Msg != "" || testPrefilter.tokens.Index([]byte(want.Msg)) >= 0 {
 					t.Fatalf("%s %s: record %d skimmed as %q, full message %q", name, mode.label, i, f.Msg, want.Msg)
 				}
 				f.Msg, f.Skimmed = want.Msg, false

@@ -164,6 +164,10 @@ func (spec *docSpec) rawItem(d *decoder, el []byte, fields []rawField, pos int) 
 	return d.emit(r)
 }
 
+// skimmedMsg stands for a skimmed message while the record is built
+// (record looks for a non-empty text); emit gives the record "".
+const skimmedMsg = "\x00skimmed"
+
 // skimMessage picks the message the way fieldMap.record does (the first
 // path holding a non-empty text) and returns its path and head when it is
 // a JSON string the prefilter finds clear and Options.Skim accepts.
@@ -186,11 +190,10 @@ func (fm *fieldMap) skimMessage(d *decoder, o *rawObject) (path, head string) {
 			if !d.opt.Prefilter.clear(s, bytes.IndexByte(s, '\\') >= 0) {
 				return "", ""
 			}
-			h := headOf(s)
-			if !d.opt.Skim(h) {
+			if !d.opt.Skim(headOf(s)) {
 				return "", ""
 			}
-			return p, string(h)
+			return p, skimmedMsg
 		case 'n', '{':
 			continue // not text
 		default:

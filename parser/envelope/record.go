@@ -42,9 +42,8 @@ type Record struct {
 	Pos int
 	// Skimmed is true when the record was passed on without decoding its
 	// message (Options.Skim): the message holds none of the prefilter's
-	// tokens, and Msg is only its start (the ASCII bytes before its first
-	// escape, at most 128), which Options.Skim accepted. Every other field
-	// is as for any record.
+	// tokens, its start was what Options.Skim accepted, and Msg is "".
+	// Every other field is as for any record.
 	Skimmed bool
 }
 
@@ -54,7 +53,8 @@ type Options struct {
 	// holding none of its tokens skip the decoding of that message.
 	Prefilter *Prefilter
 	// Skim is asked, for such a record, with the start of its message
-	// (as Record.Skimmed describes it, valid only during the call) whether
+	// (the ASCII bytes before its first escape, at most 128; valid only
+	// during the call) whether
 	// that start is all the caller needs; the record is then yielded with
 	// Skimmed set. It is called just before the record is yielded (or
 	// dropped as a duplicate), in input order.
