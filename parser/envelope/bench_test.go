@@ -24,9 +24,9 @@ func cloudwatchExport(b testing.TB, size int) []byte {
 }
 
 // BenchmarkCloudWatchEvents decodes CloudWatch JSON (the largest envelope
-// per record) at two sizes: equal MB/s shows the cost is linear.
+// per record) at three sizes: equal MB/s shows the cost is linear.
 func BenchmarkCloudWatchEvents(b *testing.B) {
-	for _, size := range []int{1 << 20, 16 << 20} {
+	for _, size := range []int{1 << 20, 4 << 20, 16 << 20} {
 		in := cloudwatchExport(b, size)
 		b.Run(fmt.Sprintf("%dMiB", size>>20), func(b *testing.B) {
 			b.SetBytes(int64(len(in)))
