@@ -2,8 +2,10 @@ package envelope
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"testing/iotest"
 
@@ -134,4 +136,44 @@ func FuzzFastPathMatchesFull(f *testing.F) {
 			compareFast(t, e, in)
 		}
 	})
+}
+
+// TestPrefilterEscapes: a token is found in a message however the JSON
+// writer escaped it (its '"' and '\\' as \" and \\, HTML characters or any
+// other as \u, '/' as \/), and a message without one is clear.
+func TestPrefilterEscapes(t *testing.T) {
+	tokens := classifier.PrefilterTokens()
+	quoted := 0
+	for _, tok := range tokens {
+		if bytes.ContainsAny(tok, "\"\\") {
+			quoted++
+		}
+		msg := "I0812 03:10:00.612388 1 x.go:1] a \"q\" " + string(tok) + " \\ end"
+		plain, _ := json.Marshal(msg)
+		var html bytes.Buffer
+		enc := json.NewEncoder(&html)
+		enc.SetEscapeHTML(true)
+		enc.Encode(msg)
+		forms := [][]byte{plain, bytes.TrimSpace(html.Bytes()), bytes.ReplaceAll(plain, []byte("/"), []byte(`\/`))}
+		// every byte of the token as \u00XX
+		var u bytes.Buffer
+		for _, c := range tok {
+			fmt.Fprintf(&u, `\u%04x`, c)
+		}
+		forms = append(forms, []byte(`"a `+u.String()+` b"`))
+		for _, f := range forms {
+			s := f[1 : len(f)-1]
+			if testPrefilter.clear(s, bytes.IndexByte(s, '\\') >= 0) {
+				t.Errorf("token %q not found in %s", tok, f)
+			}
+		}
+	}
+	if quoted == 0 {
+		t.Log("no token holds a quote or a backslash")
+	}
+	for _, m := range []string{`I0812 03:10:00.612388 1 x.go:1] a \"q\" \\ \/ \u00e9 end`, `nothing here`} {
+		if !testPrefilter.clear([]byte(m), strings.Contains(m, `\`)) {
+			t.Errorf("%s: a token found", m)
+		}
+	}
 }

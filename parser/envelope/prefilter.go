@@ -66,20 +66,15 @@ func (p *Prefilter) clear(s []byte, esc bool) bool {
 	if !esc {
 		return p.tokens.Index(s) < 0
 	}
-	for i := 0; i < len(s); i++ {
-		if s[i] != '\\' {
-			continue
+	for i := 0; ; i += 2 {
+		j := bytes.IndexByte(s[i:], '\\')
+		if j < 0 {
+			break
 		}
+		i += j
 		if c := s[i+1]; c == 'u' || c == '/' {
-			var text string
-			q := make([]byte, 0, len(s)+2)
-			q = append(append(append(q, '"'), s...), '"')
-			if json.Unmarshal(q, &text) != nil {
-				return false
-			}
-			return p.tokens.Index([]byte(text)) < 0
+			return p.tokens.Index([]byte(unquote(s))) < 0
 		}
-		i++
 	}
 	return p.raw.Index(s) < 0
 }
