@@ -132,6 +132,12 @@ func FuzzFastPathMatchesFull(f *testing.F) {
 	f.Add([]byte(`{"events":[{"timestamp":1,"message":"a\u0020attacher.Attach","eventId":"x"},{"timestamp":1,"message":"b","eventId":"x"},]}`))
 	f.Add([]byte("{\"_msg\":\"x\",\"_time\":\"2024-08-12T03:10:00Z\"}\n{\"_msg\":\"y\\\"\",\"_time\":1}\n"))
 	f.Fuzz(func(t *testing.T, in []byte) {
+		var want string
+		if json.Unmarshal(append(append([]byte{'"'}, in...), '"'), &want) == nil {
+			if got := unquote(in); got != want {
+				t.Fatalf("unquote(%q) = %q, want %q", in, got, want)
+			}
+		}
 		for _, e := range []string{"gcp", "cloudwatch", "azure", "loki", "elasticsearch", "victorialogs", "journald-json"} {
 			compareFast(t, e, in)
 		}
@@ -174,6 +180,23 @@ func TestPrefilterEscapes(t *testing.T) {
 	for _, m := range []string{`I0812 03:10:00.612388 1 x.go:1] a \"q\" \\ \/ \u00e9 end`, `nothing here`} {
 		if !testPrefilter.clear([]byte(m), strings.Contains(m, `\`)) {
 			t.Errorf("%s: a token found", m)
+		}
+	}
+}
+
+// TestUnquote: unquote decodes as encoding/json does, escapes, surrogate
+// pairs, lone surrogates and invalid UTF-8 included.
+func TestUnquote(t *testing.T) {
+	for _, raw := range []string{
+		`plain`, `a\"b\\c\/d\b\f\n\r\t`, `\u00e9\u4e2d x`, `\ud83d\ude00`, `\ud83d x`, `\ude00`, `\ud83d\u0041`,
+		"caf\xc3\xa9 \\\"q\\\"", "bad \xff\xfe \\n", "cut \xe4\xb8", `中文 \"x\"`,
+	} {
+		var want string
+		if err := json.Unmarshal([]byte(`"`+raw+`"`), &want); err != nil {
+			t.Fatalf("%q: %v", raw, err)
+		}
+		if got := unquote([]byte(raw)); got != want {
+			t.Errorf("unquote(%q) = %q, want %q", raw, got, want)
 		}
 	}
 }

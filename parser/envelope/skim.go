@@ -408,9 +408,19 @@ func unquote(s []byte) string {
 		return string(s)
 	}
 	b := make([]byte, 0, len(s))
+	// valid UTF-8 (escapes are ASCII, so no run between them is cut
+	// inside a character) is copied run by run
+	bulk := utf8.Valid(s)
 	for i := 0; i < len(s); {
 		c := s[i]
 		switch {
+		case bulk && c != '\\':
+			j := bytes.IndexByte(s[i:], '\\')
+			if j < 0 {
+				j = len(s) - i
+			}
+			b = append(b, s[i:i+j]...)
+			i += j
 		case c == '\\':
 			switch e := s[i+1]; e {
 			case 'b':
