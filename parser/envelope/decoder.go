@@ -24,6 +24,7 @@ type decoder struct {
 	seeded  bool
 	opt     Options
 	fields  []rawField // rawItem's members, reused
+	raw     rawObject  // rawItem's object, reused
 }
 
 // rawRecords turns the raw-bytes reading of record objects on (tests turn

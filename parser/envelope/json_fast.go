@@ -152,11 +152,12 @@ func (spec *docSpec) rawItem(d *decoder, el []byte, fields []rawField, pos int) 
 	if !simpleKeys(fields) {
 		return spec.item(d, itemObject, decodeRaw(el), nil, pos)
 	}
-	o := rawObject{b: el, fields: fields}
+	o := &d.raw
+	*o = rawObject{b: el, fields: fields, last: o.last}
 	if d.opt.Skim != nil {
-		o.skimPath, o.skimHead = spec.fields.skimMessage(d, &o)
+		o.skimPath, o.skimHead = spec.fields.skimMessage(d, o)
 	}
-	r, ok := spec.fields.record(d, &o, pos)
+	r, ok := spec.fields.record(d, o, pos)
 	if !ok {
 		return nil
 	}

@@ -286,6 +286,33 @@ type rawObject struct {
 	fields   []rawField
 	skimPath string
 	skimHead string
+	// last is the last string without escapes read at each of a few
+	// paths: a label repeats from record to record (a stream name), and
+	// is then not allocated again.
+	last [4]struct{ path, s string }
+}
+
+// str is the string whose raw contents are v, read at path.
+func (o *rawObject) str(path string, v []byte) string {
+	if bytes.IndexByte(v, '\\') >= 0 {
+		return unquote(v)
+	}
+	for i := range o.last {
+		if c := &o.last[i]; c.path == path {
+			if c.s != string(v) {
+				c.s = unquote(v)
+			}
+			return c.s
+		}
+	}
+	s := unquote(v)
+	for i := range o.last {
+		if c := &o.last[i]; c.path == "" {
+			c.path, c.s = path, s
+			break
+		}
+	}
+	return s
 }
 
 // simpleKeys reports whether every key is plain ASCII without escapes,
@@ -382,7 +409,7 @@ func (o *rawObject) field(path string) (string, valueKind) {
 	v := o.b[from:to]
 	switch v[0] {
 	case '"':
-		return unquote(v[1 : len(v)-1]), vString
+		return o.str(path, v[1:len(v)-1]), vString
 	case 'n':
 		return "", vNull
 	case 't':
