@@ -66,17 +66,9 @@ func skimValue(b []byte, i, depth int) (end int, res int) {
 			if j, r = skimValue(b, j, depth+1); r != skimOK {
 				return j, r
 			}
-			j = skipSpace(b, j)
-			if j >= len(b) {
-				return j, skimShort
-			}
-			switch b[j] {
-			case ',':
-				j = skipSpace(b, j+1)
-			case ']':
-				return j + 1, skimOK
-			default:
-				return j, skimBad
+			var more bool
+			if j, more, r = skimNext(b, j, ']'); !more {
+				return j, r
 			}
 		}
 	case c == '-' || (c >= '0' && c <= '9'):
@@ -263,19 +255,27 @@ func skimObject(b []byte, i, depth int, fields *[]rawField) (int, int) {
 		if fields != nil {
 			*fields = append(*fields, rawField{key: key, keyEsc: esc, from: from, to: to})
 		}
-		j = skipSpace(b, to)
-		if j >= len(b) {
-			return j, skimShort
-		}
-		switch b[j] {
-		case ',':
-			j = skipSpace(b, j+1)
-		case '}':
-			return j + 1, skimOK
-		default:
-			return j, skimBad
+		var more bool
+		if j, more, r = skimNext(b, to, '}'); !more {
+			return j, r
 		}
 	}
+}
+
+// skimNext reads what follows a member or an element at b[j]: a comma
+// (more is true, j the start of the next one) or the closing byte (the
+// container ends after it, res skimOK).
+func skimNext(b []byte, j int, closing byte) (next int, more bool, res int) {
+	j = skipSpace(b, j)
+	switch {
+	case j >= len(b):
+		return j, false, skimShort
+	case b[j] == ',':
+		return skipSpace(b, j+1), true, skimOK
+	case b[j] == closing:
+		return j + 1, false, skimOK
+	}
+	return j, false, skimBad
 }
 
 // rawObject is a record object read from its bytes: b is a valid JSON
