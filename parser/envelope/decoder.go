@@ -25,6 +25,7 @@ type decoder struct {
 	opt     Options
 	fields  []rawField // rawItem's members, reused
 	raw     rawObject  // rawItem's object, reused
+	elems   [][2]int   // rawLokiValue's element spans, reused
 }
 
 // rawRecords turns the raw-bytes reading of record objects on (tests turn

@@ -425,18 +425,19 @@ func (w *walker) decode(v *any) error {
 // off is the input offset the decoder has read to.
 func (w *walker) off() int64 { return w.off0 + w.dec.InputOffset() }
 
-// push adds an opening token to path; pop takes n off again.
-func (w *walker) push(tok string) int {
-	n := len(w.path)
+// push adds an opening token to path; pop(m) takes off what was pushed
+// since push returned m.
+func (w *walker) push(tok string) pathMark {
+	m := pathMark{len(w.path), w.ptoks}
 	w.path = append(w.path, tok...)
 	w.ptoks++
-	return n
+	return m
 }
 
-func (w *walker) pop(n int) {
-	w.path = w.path[:n]
-	w.ptoks--
-}
+func (w *walker) pop(m pathMark) { w.path, w.ptoks = w.path[:m.n], m.toks }
+
+// pathMark is a length of the walker's path.
+type pathMark struct{ n, toks int }
 
 // fail turns a decoding error into a problem and errBroken (or passes a
 // read error on).
@@ -626,7 +627,10 @@ func (w *walker) skipRest(tok json.Token) error {
 // array reads the elements of an array whose "[" was read as records.
 func (w *walker) array(kind itemKind, header any) error {
 	if kind == itemObject && rawRecords {
-		if err := w.fastArray(); err != nil {
+		err := w.fastArray('{', func(el []byte, pos int) error {
+			return w.spec.rawItem(w.d, el, w.d.fields, pos)
+		})
+		if err != nil {
 			return err
 		}
 	}
@@ -651,6 +655,7 @@ func (w *walker) array(kind itemKind, header any) error {
 // groups reads an array of groups (Loki streams, Log Analytics tables).
 // Items met before their group's header are kept until it comes.
 func (w *walker) groups(m member) error {
+	defer w.pop(w.push("["))
 	for w.dec.More() {
 		off := w.off()
 		tok, err := w.dec.Token()
@@ -665,6 +670,7 @@ func (w *walker) groups(m member) error {
 			}
 			continue
 		}
+		n := w.push("{")
 		var header any
 		haveHeader := false
 		type held struct {
@@ -695,6 +701,18 @@ func (w *walker) groups(m member) error {
 					}
 					continue
 				}
+				q, _ := json.Marshal(key)
+				nv := w.push(string(q) + ":")
+				w.push("[")
+				if haveHeader && m.item == itemLokiValue && rawRecords {
+					stream := mapObject{"stream": header}
+					err := w.fastArray('[', func(el []byte, pos int) error {
+						return w.spec.rawLokiValue(w.d, el, stream, pos)
+					})
+					if err != nil {
+						return err
+					}
+				}
 				for w.dec.More() {
 					off := w.off()
 					var v any
@@ -714,6 +732,7 @@ func (w *walker) groups(m member) error {
 				if _, err := w.dec.Token(); err != nil {
 					return w.fail(err)
 				}
+				w.pop(nv)
 			default:
 				var skip any
 				if err := w.decode(&skip); err != nil {
@@ -724,6 +743,7 @@ func (w *walker) groups(m member) error {
 		if _, err := w.dec.Token(); err != nil {
 			return w.fail(err)
 		}
+		w.pop(n)
 		for _, h := range early {
 			if err := w.spec.item(w.d, m.item, h.v, header, h.pos); err != nil {
 				return err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"strings"
 )
 
 // This file reads arrays of record objects from raw bytes: the walker
@@ -63,8 +64,10 @@ func (t *tracker) nextByte(i int) (int, bool) {
 
 // fastArray reads the elements of the array whose "[" the decoder has
 // just read, up to its end or to an element it leaves to the decoder,
-// and gives a new decoder, positioned there, to the walker.
-func (w *walker) fastArray() error {
+// and gives a new decoder, positioned there, to the walker. The elements
+// it takes start with open ('{' or '['); item gets each with its line
+// (and, for objects, its members in w.d.fields, relative to it).
+func (w *walker) fastArray(open byte, item func(el []byte, pos int) error) error {
 	t := w.t
 	// boundary: the input offset after the "[" or after the last element
 	// read; afterElem: an element was read
@@ -83,15 +86,19 @@ func (w *walker) fastArray() error {
 				break
 			}
 		}
-		if t.buf[i] != '{' {
-			break // leave non-objects and errors to the decoder
+		if t.buf[i] != open {
+			break // leave other values and errors to the decoder
 		}
 		start := t.base + int64(i)
 		var end, res int
 		for {
 			i = int(start - t.base)
-			w.d.fields = w.d.fields[:0]
-			end, res = skimObject(t.buf, i, 0, &w.d.fields)
+			if open == '{' {
+				w.d.fields = w.d.fields[:0]
+				end, res = skimObject(t.buf, i, 0, &w.d.fields)
+			} else {
+				end, res = skimValue(t.buf, i, 0)
+			}
 			if res != skimShort || end-i > fastMaxRecord || !t.fill() {
 				break
 			}
@@ -100,13 +107,15 @@ func (w *walker) fastArray() error {
 			break
 		}
 		end64 := t.base + int64(end)
-		for k := range w.d.fields { // spans relative to the element
-			w.d.fields[k].from -= i
-			w.d.fields[k].to -= i
+		if open == '{' {
+			for k := range w.d.fields { // spans relative to the element
+				w.d.fields[k].from -= i
+				w.d.fields[k].to -= i
+			}
 		}
 		w.start = t.lineAt(start)
 		el := t.buf[int(start-t.base):int(end64-t.base)]
-		if err := w.spec.rawItem(w.d, el, w.d.fields, w.start); err != nil {
+		if err := item(el, w.start); err != nil {
 			return err
 		}
 		boundary, afterElem = end64, true
@@ -155,7 +164,10 @@ func (spec *docSpec) rawItem(d *decoder, el []byte, fields []rawField, pos int) 
 	o := &d.raw
 	*o = rawObject{b: el, fields: fields, last: o.last}
 	if d.opt.Skim != nil {
-		o.skimPath, o.skimHead = spec.fields.skimMessage(d, o)
+		o.skimPath, o.skimHead = spec.fields.skimMessage(d, func(p string) ([]byte, bool, bool) {
+			from, to, ok, bad := span(o.b, o.fields, p)
+			return o.b[from:to], ok, bad
+		})
 	}
 	r, ok := spec.fields.record(d, o, pos)
 	if !ok {
@@ -170,18 +182,18 @@ func (spec *docSpec) rawItem(d *decoder, el []byte, fields []rawField, pos int) 
 const skimmedMsg = "\x00skimmed"
 
 // skimMessage picks the message the way fieldMap.record does (the first
-// path holding a non-empty text) and returns its path and head when it is
-// a JSON string the prefilter finds clear and Options.Skim accepts.
-func (fm *fieldMap) skimMessage(d *decoder, o *rawObject) (path, head string) {
+// path holding a non-empty text; at gives a path's raw value, bad when
+// it cannot say) and returns its path and head when it is a JSON string
+// the prefilter finds clear and Options.Skim accepts.
+func (fm *fieldMap) skimMessage(d *decoder, at func(path string) (v []byte, ok, bad bool)) (path, head string) {
 	for _, p := range fm.msg {
-		from, to, ok, bad := span(o.b, o.fields, p)
+		v, ok, bad := at(p)
 		if bad {
 			return "", ""
 		}
 		if !ok {
 			continue
 		}
-		v := o.b[from:to]
 		switch v[0] {
 		case '"':
 			if len(v) == 2 {
@@ -223,4 +235,66 @@ func (spec *docSpec) rawLine(d *decoder, line []byte, pos int) (ok bool, err err
 		}
 	}
 	return true, spec.rawItem(d, line, d.fields, pos)
+}
+
+// lokiValue is a Loki value ["<ns>", "<line>", {metadata}] read from its
+// bytes, as the record object toObject builds of it: timestamp, line,
+// stream (the group's labels, decoded) and metadata.
+type lokiValue struct {
+	o      *rawObject // for its string cache
+	elems  [][2]int   // spans of the array's elements in o.b
+	stream mapObject  // {"stream": the group's header}
+	skim   bool       // line is skimmed
+}
+
+func (l *lokiValue) elem(i int) []byte { return l.o.b[l.elems[i][0]:l.elems[i][1]] }
+
+func (l *lokiValue) field(path string) (string, valueKind) {
+	switch {
+	case path == "timestamp":
+		return l.o.value(path, l.elem(0))
+	case path == "line":
+		if l.skim {
+			return skimmedMsg, vString
+		}
+		return l.o.value(path, l.elem(1))
+	case path == "metadata" || strings.HasPrefix(path, "metadata."):
+		if len(l.elems) < 3 {
+			return "", vAbsent
+		}
+		return mapObject{"metadata": decodeRaw(l.elem(2))}.field(path)
+	}
+	return l.stream.field(path)
+}
+
+// rawLokiValue emits the record of a Loki value el (a valid JSON array)
+// under a group whose header is stream (nil when there is none).
+func (spec *docSpec) rawLokiValue(d *decoder, el []byte, stream mapObject, pos int) error {
+	d.elems = d.elems[:0]
+	for j := skipSpace(el, 1); j < len(el) && el[j] != ']'; {
+		end, _ := skimValue(el, j, 0)
+		d.elems = append(d.elems, [2]int{j, end})
+		j, _, _ = skimNext(el, end, ']')
+	}
+	if len(d.elems) < 2 {
+		return spec.item(d, itemLokiValue, decodeRaw(el), stream["stream"], pos)
+	}
+	o := &d.raw
+	*o = rawObject{b: el, last: o.last}
+	l := &lokiValue{o: o, elems: d.elems, stream: stream}
+	if d.opt.Skim != nil {
+		p, _ := spec.fields.skimMessage(d, func(p string) ([]byte, bool, bool) {
+			if p == "line" {
+				return l.elem(1), true, false
+			}
+			return nil, false, true
+		})
+		l.skim = p != ""
+	}
+	r, ok := spec.fields.record(d, l, pos)
+	if !ok {
+		return nil
+	}
+	r.Skimmed = l.skim
+	return d.emit(r)
 }

@@ -406,7 +406,11 @@ func (o *rawObject) field(path string) (string, valueKind) {
 	if !ok {
 		return "", vAbsent
 	}
-	v := o.b[from:to]
+	return o.value(path, o.b[from:to])
+}
+
+// value is the text and kind of the raw value v read at path.
+func (o *rawObject) value(path string, v []byte) (string, valueKind) {
 	switch v[0] {
 	case '"':
 		return o.str(path, v[1:len(v)-1]), vString
