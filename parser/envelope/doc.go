@@ -51,8 +51,9 @@
 // another. JSON Lines (at least two column-0 "{…}" lines among the first
 // ones) are decoded line by line.
 //
-// Record objects (the elements of a records array, JSON Lines objects)
-// are read from their bytes, not through encoding/json: a validating
+// Record objects (the elements of a records array, JSON Lines objects,
+// Loki's [ns, line] values) are read from their bytes, not through
+// encoding/json: a validating
 // skimmer finds each object's end and members, and the fieldMap's paths
 // decode only their own values (skim.go, json_fast.go). An array goes back
 // to encoding/json at its end or before an element the skimmer does not
