@@ -137,9 +137,13 @@
 // and Duplicates count its records; its problems keep their lines. A
 // record counts as the physical line it starts on; framing lines and the
 // further lines of multi-line records are skipped as SkipEnvelope, so the
-// line identity holds. An input with volume-looking entries but no event,
-// or in no known format, gets a problem saying what it looks like and how
-// to force a format (noSilence).
+// line identity holds. Past the first entries (which vote on year and
+// zone), a record whose message holds no prefilter token (found in the
+// raw JSON bytes by the envelope) and starts with a valid klog header is
+// skimmed: not decoded, only counted as an irrelevant klog entry with its
+// clock tracked, exactly as its whole text would be. An input with
+// volume-looking entries but no event, or in no known format, gets a
+// problem saying what it looks like and how to force a format (noSilence).
 //
 // # klog text
 //

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"io"
 	"slices"
+	"sync/atomic"
 	"time"
 )
 
@@ -22,7 +23,7 @@ import (
 //	registerEnvelope(&envelope{
 //		names:  []string{"gcp", …},                  // --input-format names it decodes
 //		sniff:  func(head []byte) (string, string) { … }, // the name it claims, or a "looks like" hint
-//		decode: func(name string, r io.Reader, yield func(*envRecord) bool) (envStats, error) { … },
+//		decode: func(name string, r io.Reader, skim func([]byte) bool, yield func(*envRecord) bool) (envStats, error) { … },
 //	})
 //
 // The source stage (readWith) asks the registered envelopes, in
@@ -59,6 +60,10 @@ type envRecord struct {
 	Line     int       // the record's first line in the input (1-based), 0 when unknown
 	Role     string    // kcm, kubelet, csi from the record's labels; "" when they do not say
 	Node     string    // the node that wrote the record (its labels), "" when unknown
+	// Skimmed: the envelope passed the record on without decoding its
+	// message, which holds no prefilter token; Text is only its start,
+	// which the skim function of decode accepted (a klog header).
+	Skimmed bool
 	// Host is the host name (journald _HOSTNAME): the input's host, for
 	// sharing a clock with other inputs, but not its node: a kubelet's node
 	// name need not be its host name (the seeds' kubelet on vm-3-27-centos
@@ -92,9 +97,20 @@ type envelope struct {
 	// sniff returns the name of the envelope the input that starts with
 	// head is in, or "" and, when something partly fits, a hint for the
 	// "looks like …" problem.
-	sniff  func(head []byte) (name, hint string)
-	decode func(name string, r io.Reader, yield func(*envRecord) bool) (envStats, error)
+	sniff func(head []byte) (name, hint string)
+	// decode reads the input. skim, when not nil, is asked about the start
+	// of each record message that holds no prefilter token; a record it
+	// accepts may come Skimmed.
+	decode func(name string, r io.Reader, skim func(head []byte) bool, yield func(*envRecord) bool) (envStats, error)
 }
+
+// envelopeSkim lets envelopes pass token-free records on undecoded (tests
+// turn it off to compare); skimmedRecords counts the records skimmed, for
+// tests.
+var (
+	envelopeSkim   = true
+	skimmedRecords atomic.Int64
+)
 
 // envelopes is the registry, in registration order.
 var envelopes []*envelope
@@ -142,7 +158,24 @@ func (sc *scanner) records(e *envelope, name string, r io.Reader) {
 	cr := &countingReader{r: r, progress: func(n int64) { st.seen += n }}
 	lastLine, started := 0, 0
 	roles := map[string]int{}
-	stats, err := e.decode(name, cr, func(rec *envRecord) bool {
+	var skim func([]byte) bool
+	var skimW wall
+	skims := int64(0)
+	defer func() { skimmedRecords.Add(skims) }()
+	if envelopeSkim && !sc.opt.noPrefilter {
+		// A record of one klog line without a token is irrelevant: all it
+		// gives is its clock (and its labels, which every record gives),
+		// once the first entries have voted on year and zone (envTime).
+		skim = func(head []byte) bool {
+			if sc.entries < evidenceEntries {
+				return false
+			}
+			h, ok := parseKlogHeader(head)
+			skimW = h.w
+			return ok && !h.badTime
+		}
+	}
+	stats, err := e.decode(name, cr, skim, func(rec *envRecord) bool {
 		nlines := 0
 		if rec.Line > lastLine {
 			nlines, lastLine = 1, rec.Line
@@ -158,6 +191,11 @@ func (sc *scanner) records(e *envelope, name string, r io.Reader) {
 		}
 		if rec.Role != "" {
 			roles[rec.Role]++
+		}
+		if rec.Skimmed {
+			sc.skimmed(skimW, nlines)
+			skims++
+			return true
 		}
 		sc.record(rec, line, nlines)
 		return true
@@ -218,6 +256,17 @@ func (sc *scanner) record(rec *envRecord, line, nlines int) {
 		}
 	}
 	sc.close()
+}
+
+// skimmed accounts for a skimmed record whose klog header reads w, as
+// record would for its whole text: a klog entry, irrelevant, whose clock
+// is tracked.
+func (sc *scanner) skimmed(w wall, nlines int) {
+	sc.close()
+	sc.entries++
+	sc.trackWall(w)
+	sc.st.formatVotes[fmtKlog]++
+	sc.st.in.Irrelevant += nlines
 }
 
 // envTime gives the open entry the record's time: evidence of the year

@@ -22,7 +22,7 @@ func TestEnvelopeSeam(t *testing.T) {
 			}
 			return "", ""
 		},
-		decode: func(name string, r io.Reader, yield func(*envRecord) bool) (envStats, error) {
+		decode: func(name string, r io.Reader, _ func([]byte) bool, yield func(*envRecord) bool) (envStats, error) {
 			sc := bufio.NewScanner(r)
 			n := 0
 			for sc.Scan() {

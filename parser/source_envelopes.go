@@ -38,9 +38,13 @@ func sniffExport(head []byte) (name, hint string) {
 }
 
 // decodeExport decodes r as the envelope called name.
-func decodeExport(name string, r io.Reader, yield func(*envRecord) bool) (envStats, error) {
+func decodeExport(name string, r io.Reader, skim func([]byte) bool, yield func(*envRecord) bool) (envStats, error) {
 	var rec envRecord
-	st, err := exports.Decode(name, r, func(r exports.Record) error {
+	var opt exports.Options
+	if skim != nil {
+		opt = exports.Options{Prefilter: exportPrefilter, Skim: skim}
+	}
+	st, err := exports.DecodeWith(name, r, opt, func(r exports.Record) error {
 		rec = envRecord{
 			Time:     r.Time,
 			YearOnly: r.TimeSource == exports.TimeNoZone,
@@ -52,6 +56,7 @@ func decodeExport(name string, r io.Reader, yield func(*envRecord) bool) (envSta
 			Role:     labelRole(r.Labels),
 			Node:     r.Labels.Node,
 			Host:     r.Labels.Host,
+			Skimmed:  r.Skimmed,
 		}
 		if r.Reason != "" {
 			rec.Event = &envEvent{Reason: r.Reason, Type: r.EventType, Count: r.Count, Source: r.Labels.Component, Pod: r.Labels.Pod}
@@ -77,6 +82,9 @@ func decodeExport(name string, r io.Reader, yield func(*envRecord) bool) (envSta
 	}
 	return out, err
 }
+
+// exportPrefilter finds the prefilter tokens in raw JSON strings.
+var exportPrefilter = exports.NewPrefilter(fingerprinted(prefilterTokens))
 
 // errStopped is what the yield of decodeExport returns when the scanner
 // wants no more records.

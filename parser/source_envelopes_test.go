@@ -6,9 +6,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/kcmtrace/kcmtrace/internal/exportgen"
+	"github.com/kcmtrace/kcmtrace/internal/loggen"
 	exports "github.com/kcmtrace/kcmtrace/parser/envelope"
 )
 
@@ -144,4 +147,45 @@ func FuzzExportParse(f *testing.F) {
 			t.Fatalf("negative envelope lines: %+v", in)
 		}
 	})
+}
+
+// TestSkimMatchesFull: every export fixture and a generated CloudWatch
+// export parse to the same Result with the skimming of token-free records
+// on and off (events, line accounting, times, year and zone, problems).
+func TestSkimMatchesFull(t *testing.T) {
+	paths, err := filepath.Glob(filepath.Join("envelope", "testdata", "*", "*.gz"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no fixtures: %v", err)
+	}
+	inputs := map[string][]byte{}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs[p] = b
+	}
+	var plain bytes.Buffer
+	if _, err := loggen.Generate(&plain, loggen.Config{Size: 2 << 20, Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	var export bytes.Buffer
+	if err := exportgen.CloudWatchEvents(&export, &plain, loggen.DefaultStart.Year()); err != nil {
+		t.Fatal(err)
+	}
+	inputs["generated.cloudwatch.json"] = export.Bytes()
+	defer func(v bool) { envelopeSkim = v }(envelopeSkim)
+	before := skimmedRecords.Load()
+	for name, in := range inputs {
+		envelopeSkim = false
+		full := ParseReader(bytes.NewReader(in), name, Options{})
+		envelopeSkim = true
+		fast := ParseReader(bytes.NewReader(in), name, Options{})
+		if !reflect.DeepEqual(fast, full) {
+			t.Errorf("%s: skimming changes the result:\n%+v\nfull\n%+v", name, fast.Input, full.Input)
+		}
+	}
+	if skimmedRecords.Load() == before {
+		t.Fatal("no record was skimmed: the test compares nothing")
+	}
 }

@@ -8,7 +8,7 @@ import (
 
 // cloudwatchExport renders the seed-legacy KCM lines, repeated, as one
 // `aws logs filter-log-events` document of at least size bytes.
-func cloudwatchExport(b *testing.B, size int) []byte {
+func cloudwatchExport(b testing.TB, size int) []byte {
 	lines := readSeed(b, seedFiles[0])
 	var out bytes.Buffer
 	out.WriteString("{\n    \"events\": [\n")
@@ -24,18 +24,27 @@ func cloudwatchExport(b *testing.B, size int) []byte {
 }
 
 // BenchmarkCloudWatchEvents decodes CloudWatch JSON (the largest envelope
-// per record) at two sizes: equal MB/s shows the cost is linear.
+// per record) at three sizes, reading every message (typed) or skimming
+// the token-free ones (skim): equal MB/s shows the cost is linear.
 func BenchmarkCloudWatchEvents(b *testing.B) {
-	for _, size := range []int{1 << 20, 16 << 20} {
+	for _, size := range []int{1 << 20, 4 << 20, 16 << 20} {
 		in := cloudwatchExport(b, size)
-		b.Run(fmt.Sprintf("%dMiB", size>>20), func(b *testing.B) {
-			b.SetBytes(int64(len(in)))
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := Decode("cloudwatch", bytes.NewReader(in), func(Record) error { return nil }); err != nil {
-					b.Fatal(err)
+		for _, mode := range []struct {
+			name string
+			opt  Options
+		}{
+			{"typed", Options{}},
+			{"skim", Options{Prefilter: testPrefilter, Skim: func([]byte) bool { return true }}},
+		} {
+			b.Run(fmt.Sprintf("%dMiB/%s", size>>20, mode.name), func(b *testing.B) {
+				b.SetBytes(int64(len(in)))
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := DecodeWith("cloudwatch", bytes.NewReader(in), mode.opt, func(Record) error { return nil }); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-		})
+			})
+		}
 	}
 }

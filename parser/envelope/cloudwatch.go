@@ -47,7 +47,7 @@ var cloudwatchEventsDoc = &docSpec{
 		time: []timeField{{path: "timestamp", unit: time.Millisecond}},
 		msg:  []string{"message"},
 		id:   []string{"eventId"},
-		fix:  func(obj map[string]any, r *Record) { r.Labels.Component = streamComponent(obj["logStreamName"]) },
+		fix:  func(obj object, r *Record) { r.Labels.Component = streamComponent(str(obj, "logStreamName")) },
 	},
 }
 
@@ -57,15 +57,14 @@ var cloudwatchInsightsDoc = &docSpec{
 		time: []timeField{{path: "@timestamp", naive: TimeUTCByFormat, unit: time.Millisecond}},
 		msg:  []string{"@message"},
 		id:   []string{"@ptr"},
-		fix:  func(obj map[string]any, r *Record) { r.Labels.Component = streamComponent(obj["@logStream"]) },
+		fix:  func(obj object, r *Record) { r.Labels.Component = streamComponent(str(obj, "@logStream")) },
 	},
 }
 
 // streamComponent is the component an EKS control-plane stream name
 // carries: "kube-controller-manager-<32 hex>" → "kube-controller-manager";
 // "" for other names.
-func streamComponent(v any) string {
-	name, _ := v.(string)
+func streamComponent(name string) string {
 	if len(name) < 34 || name[len(name)-33] != '-' {
 		return ""
 	}

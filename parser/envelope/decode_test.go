@@ -216,3 +216,15 @@ func TestBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestIDSet: the key set keeps every key once, across growth and for 0.
+func TestIDSet(t *testing.T) {
+	var s idSet
+	for round := range 2 {
+		for k := uint64(0); k < 5000; k++ {
+			if got := s.add(k * 7919); got != (round == 0) {
+				t.Fatalf("round %d: add(%d) = %v", round, k*7919, got)
+			}
+		}
+	}
+}

@@ -19,10 +19,18 @@ type decoder struct {
 	st      Stats
 	yield   func(Record) error
 	stopErr error
-	seen    map[uint64]struct{}
+	seen    idSet
 	seed    maphash.Seed
 	seeded  bool
+	opt     Options
+	fields  []rawField // rawItem's members, reused
+	raw     rawObject  // rawItem's object, reused
+	elems   [][2]int   // rawLokiValue's element spans, reused
 }
+
+// rawRecords turns the raw-bytes reading of record objects on (tests turn
+// it off to compare with encoding/json's maps).
+var rawRecords = true
 
 // problem records a problem at line (0 for none).
 func (d *decoder) problem(line int, format string, args ...any) {
@@ -42,6 +50,9 @@ func (d *decoder) finish() {
 // emit checks, de-duplicates and yields one record. It returns errStop
 // when yield failed.
 func (d *decoder) emit(r Record) error {
+	if r.Skimmed {
+		r.Msg = ""
+	}
 	r.Msg = trimNewline(r.Msg)
 	if !utf8.ValidString(r.Msg) {
 		d.problem(r.Pos, "message is not valid UTF-8; invalid bytes replaced with U+FFFD")
@@ -63,11 +74,10 @@ func (d *decoder) emit(r Record) error {
 		}
 		h.Write(b[:])
 		k := h.Sum64()
-		if _, dup := d.seen[k]; dup {
+		if !d.seen.add(k) {
 			d.st.Duplicates++
 			return nil
 		}
-		d.seen[k] = struct{}{}
 	}
 	if r.Time.IsZero() {
 		r.TimeSource = TimeNone
@@ -80,6 +90,49 @@ func (d *decoder) emit(r Record) error {
 		return errStop
 	}
 	return nil
+}
+
+// idSet is a set of record keys (hashes of ID, component and time): open
+// addressing with linear probing, 0 standing for an empty slot (the key 0
+// is kept apart).
+type idSet struct {
+	slots []uint64
+	n     int
+	zero  bool
+}
+
+// add adds k and reports whether it was new.
+func (s *idSet) add(k uint64) bool {
+	if k == 0 {
+		had := s.zero
+		s.zero = true
+		return !had
+	}
+	if 2*(s.n+1) > len(s.slots) {
+		old := s.slots
+		s.slots = make([]uint64, max(1024, 2*len(old)))
+		s.n = 0
+		for _, o := range old {
+			if o != 0 {
+				s.insert(o)
+			}
+		}
+	}
+	return s.insert(k)
+}
+
+func (s *idSet) insert(k uint64) bool {
+	mask := uint64(len(s.slots) - 1)
+	for i := (k * 0x9E3779B97F4A7C15) >> 7 & mask; ; i = (i + 1) & mask {
+		switch s.slots[i] {
+		case 0:
+			s.slots[i] = k
+			s.n++
+			return true
+		case k:
+			return false
+		}
+	}
 }
 
 func trimNewline(s string) string {

@@ -49,7 +49,21 @@
 // 1 GiB export needs no more memory than its largest record; several
 // documents appended to one file (paged CLI output) are read one after
 // another. JSON Lines (at least two column-0 "{…}" lines among the first
-// ones) are decoded line by line. Text forms (aws logs tail, logcli,
+// ones) are decoded line by line.
+//
+// Record objects (the elements of a records array, JSON Lines objects,
+// Loki's [ns, line] values) are read from their bytes, not through
+// encoding/json: a validating
+// skimmer finds each object's end and members, and the fieldMap's paths
+// decode only their own values (skim.go, json_fast.go). An array goes back
+// to encoding/json at its end or before an element the skimmer does not
+// take (invalid, cut off, over 1 MiB), restarted on the path that leads
+// there, so problems and their lines stay what encoding/json gives. With
+// Options (DecodeWith), a record whose message is a JSON string holding
+// none of a Prefilter's tokens (found in the raw bytes, escapes allowed
+// for) is not decoded at all when Options.Skim accepts its start: it is
+// yielded Skimmed, with every field but its message — time, ID and the
+// de-duplication, labels, position — as for any record. Text forms (aws logs tail, logcli,
 // Grafana TXT, Kibana CSV, journald export) have their own small readers;
 // in those a line that does not start a record continues the previous
 // record's message, as a multi-line message prints.

@@ -149,7 +149,7 @@ func decodeKibanaCSV(d *decoder, br *bufio.Reader) error {
 				obj[cols[i]] = c
 			}
 		}
-		r, ok := elasticsearchDoc.fields.record(d, obj, line)
+		r, ok := elasticsearchDoc.fields.record(d, mapObject(obj), line)
 		if !ok {
 			continue
 		}

@@ -30,7 +30,7 @@ var eventExporterDoc = &docSpec{fields: &fieldMap{
 		lNamespace: {"involvedObject.namespace", "metadata.namespace"},
 		lNode:      {"source.host", "reportingInstance"},
 	},
-	fix: func(obj map[string]any, r *Record) {
+	fix: func(obj object, r *Record) {
 		r.Reason = first(obj, []string{"reason"})
 		r.EventType = first(obj, []string{"type"})
 		if n, err := strconv.Atoi(first(obj, []string{"count", "series.count"})); err == nil {

@@ -25,7 +25,7 @@ type fieldMap struct {
 	label [numLabels][]string
 	// fix, when set, derives what the paths cannot (a component from a
 	// stream name, labels from a "{k="v"}" string); it runs last.
-	fix func(obj map[string]any, r *Record)
+	fix func(obj object, r *Record)
 }
 
 // timeField is one place a time may be, with how a zone-less text is read.
@@ -75,16 +75,14 @@ func label(l *Labels, i int) *string {
 
 // record builds the Record of obj, which starts at line pos. ok is false
 // (with a problem) when obj has no message.
-func (fm *fieldMap) record(d *decoder, obj map[string]any, pos int) (Record, bool) {
+func (fm *fieldMap) record(d *decoder, obj object, pos int) (Record, bool) {
 	r := Record{Pos: pos}
 	msg, found := "", false
 	for _, p := range fm.msg {
-		if v, ok := lookup(obj, p); ok {
-			if s, isText := text(v); isText {
-				msg, found = s, true
-				if s != "" {
-					break
-				}
+		if s, k := obj.field(p); k.text() {
+			msg, found = s, true
+			if s != "" {
+				break
 			}
 		}
 	}
@@ -94,15 +92,14 @@ func (fm *fieldMap) record(d *decoder, obj map[string]any, pos int) (Record, boo
 	}
 	r.Msg = msg
 	for _, tf := range fm.time {
-		v, ok := lookup(obj, tf.path)
-		if !ok || v == nil {
+		s, k := obj.field(tf.path)
+		if k == vAbsent || k == vNull {
 			continue
 		}
-		if t, src, prec, ok := tf.parse(v); ok {
+		if t, src, prec, ok := tf.parse(s, k.text()); ok {
 			r.Time, r.TimeSource, r.Precision = t, src, prec
 			break
 		}
-		s, _ := text(v)
 		d.problem(pos, "%s %q is not a time", tf.path, clip(s))
 	}
 	if s := first(obj, fm.level); s != "" {
@@ -127,12 +124,10 @@ func (fm *fieldMap) record(d *decoder, obj map[string]any, pos int) (Record, boo
 }
 
 // first returns the first non-empty text among paths.
-func first(obj map[string]any, paths []string) string {
+func first(obj object, paths []string) string {
 	for _, p := range paths {
-		if v, ok := lookup(obj, p); ok {
-			if s, _ := text(v); s != "" {
-				return s
-			}
+		if s, k := obj.field(p); k.text() && s != "" {
+			return s
 		}
 	}
 	return ""
@@ -213,10 +208,10 @@ func levelLetter(s string) byte {
 	return 0
 }
 
-// parse reads v (a string or a JSON number) as a time.
-func (tf timeField) parse(v any) (time.Time, TimeSource, time.Duration, bool) {
-	s, ok := text(v)
-	if !ok {
+// parse reads the text s of a value (isText: a string or a JSON number
+// as written) as a time.
+func (tf timeField) parse(s string, isText bool) (time.Time, TimeSource, time.Duration, bool) {
+	if !isText {
 		return time.Time{}, TimeNone, 0, false
 	}
 	naive := tf.naive

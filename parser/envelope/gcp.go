@@ -48,8 +48,8 @@ var gcpDoc = &docSpec{fields: &fieldMap{
 // gcpLogName takes what logName says: "projects/P/logs/kubelet" names the
 // component, ".../logs/container.googleapis.com%2Fcontroller-manager" too,
 // ".../logs/stderr" (container logs) the stream.
-func gcpLogName(obj map[string]any, r *Record) {
-	name, _ := obj["logName"].(string)
+func gcpLogName(obj object, r *Record) {
+	name := str(obj, "logName")
 	_, id, ok := strings.Cut(name, "/logs/")
 	if !ok {
 		return

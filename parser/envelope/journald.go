@@ -80,7 +80,7 @@ func decodeJournaldExport(d *decoder, br *bufio.Reader) error {
 		if len(obj) == 0 {
 			return nil
 		}
-		r, ok := journaldDoc.fields.record(d, obj, start)
+		r, ok := journaldDoc.fields.record(d, mapObject(obj), start)
 		obj = map[string]any{}
 		if !ok {
 			return nil

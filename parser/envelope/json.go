@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // docSpec says where the records of a JSON envelope are: the top level is
@@ -91,6 +92,12 @@ func (spec *docSpec) decodeLines(d *decoder, br *bufio.Reader) error {
 		}
 		if line[0] != '{' {
 			d.problem(lr.n, "not a JSON object line (another format mixed in?): %q", clip(string(line)))
+			continue
+		}
+		if ok, err := spec.rawLine(d, line, lr.n); ok {
+			if err != nil {
+				return err
+			}
 			continue
 		}
 		var v any
@@ -179,7 +186,7 @@ func (spec *docSpec) item(d *decoder, kind itemKind, v, header any, pos int) err
 		d.problem(pos, "%s", err)
 		return nil
 	}
-	r, ok := spec.fields.record(d, obj, pos)
+	r, ok := spec.fields.record(d, mapObject(obj), pos)
 	if !ok {
 		return nil
 	}
@@ -307,8 +314,7 @@ func (t *tracker) lineAt(off int64) int {
 	}
 	t.line += bytes.Count(t.buf[:i], []byte("\n"))
 	t.base += int64(i)
-	n := copy(t.buf, t.buf[i:])
-	t.buf = t.buf[:n]
+	t.buf = t.buf[i:] // the room in front goes when t.buf next grows
 	return t.line
 }
 
@@ -330,7 +336,7 @@ func (spec *docSpec) decodeDocuments(d *decoder, r io.Reader, firstLine int) err
 		t := &tracker{r: r, line: firstLine, first: firstLine}
 		dec := json.NewDecoder(t)
 		dec.UseNumber()
-		w := &walker{spec: spec, d: d, dec: dec, t: t}
+		w := &walker{spec: spec, d: d, dec: dec, t: t, valStart: -1}
 		err := w.values()
 		d.st.Lines = max(d.st.Lines, t.lines())
 		if t.err != nil {
@@ -394,7 +400,44 @@ type walker struct {
 	// error, or -1 when the input ended.
 	resume int
 	start  int // line of the record being read
+	// off0 is the input offset of the decoder's first byte (negative
+	// when the decoder was started on a prefix, see fastArray).
+	off0 int64
+	// path is the JSON text that leads from the top level to where the
+	// decoder is (such as `{"events":[`), ptoks its number of tokens.
+	path  []byte
+	ptoks int
+	// valStart is the input offset where the value decode is reading
+	// starts, -1 when decode is not reading one.
+	valStart int64
 }
+
+// decode decodes the next value into v, keeping where it starts for fail.
+func (w *walker) decode(v *any) error {
+	w.valStart = w.off()
+	err := w.dec.Decode(v)
+	if err == nil {
+		w.valStart = -1
+	}
+	return err
+}
+
+// off is the input offset the decoder has read to.
+func (w *walker) off() int64 { return w.off0 + w.dec.InputOffset() }
+
+// push adds an opening token to path; pop(m) takes off what was pushed
+// since push returned m.
+func (w *walker) push(tok string) pathMark {
+	m := pathMark{len(w.path), w.ptoks}
+	w.path = append(w.path, tok...)
+	w.ptoks++
+	return m
+}
+
+func (w *walker) pop(m pathMark) { w.path, w.ptoks = w.path[:m.n], m.toks }
+
+// pathMark is a length of the walker's path.
+type pathMark struct{ n, toks int }
 
 // fail turns a decoding error into a problem and errBroken (or passes a
 // read error on).
@@ -411,7 +454,20 @@ func (w *walker) fail(err error) error {
 		// Offset is the offending byte (a token error) or the byte after
 		// it (a scanner error); either lies on the offending line, as the
 		// offending byte is never a newline.
-		off := int(se.Offset - w.t.base)
+		off := int(w.off0 + se.Offset - w.t.base)
+		if w.valStart >= 0 && strings.HasPrefix(se.Error(), "invalid character") {
+			// the scanner's offsets in Decode count only the bytes of the
+			// values decoded: find the offending byte by scanning the
+			// value again
+			i := max(int(w.valStart-w.t.base), 0)
+			for i < len(w.t.buf) && (isSpace(w.t.buf[i]) || w.t.buf[i] == ':' || w.t.buf[i] == ',') {
+				i++
+			}
+			var again *json.SyntaxError
+			if errors.As(json.Unmarshal(w.t.buf[i:], new(any)), &again) {
+				off = i + int(again.Offset)
+			}
+		}
 		if off < 0 {
 			off = 0
 		}
@@ -420,11 +476,17 @@ func (w *walker) fail(err error) error {
 		}
 		line := w.t.line + bytes.Count(w.t.buf[:off], []byte("\n"))
 		w.d.problem(line, "invalid JSON (%v) in the value that starts on line %d", err, w.start)
-		// Go on after the line with the error.
-		if i := bytes.IndexByte(w.t.buf[off:], '\n'); i >= 0 {
-			w.resume = off + i + 1
-		} else {
-			w.resume = len(w.t.buf)
+		// Go on after the line with the error (reading up to its end: the
+		// decoder is done with the input).
+		for {
+			if i := bytes.IndexByte(w.t.buf[off:], '\n'); i >= 0 {
+				w.resume = off + i + 1
+				break
+			}
+			if !w.t.fill() {
+				w.resume = len(w.t.buf)
+				break
+			}
 		}
 	default:
 		w.resume = -1
@@ -436,8 +498,9 @@ func (w *walker) fail(err error) error {
 // values reads top-level values until the input ends.
 func (w *walker) values() error {
 	for {
-		w.start = w.t.lineAt(w.dec.InputOffset())
+		off := w.off()
 		tok, err := w.dec.Token()
+		w.start = w.t.lineAt(off) // once the value's first byte is read
 		if err == io.EOF {
 			w.resume = -1
 			return nil
@@ -447,9 +510,13 @@ func (w *walker) values() error {
 		}
 		switch tok {
 		case json.Delim('['):
+			n := w.push("[")
 			err = w.array(itemObject, nil)
+			w.pop(n)
 		case json.Delim('{'):
+			n := w.push("{")
 			err = w.object(w.spec.members, 0)
+			w.pop(n)
 		default:
 			w.d.problem(w.start, "a JSON %s where a record or a document was expected", kindOf(tok))
 		}
@@ -482,14 +549,18 @@ func (w *walker) object(members []member, depth int) error {
 			}
 		}
 		if len(next) > 0 {
-			if err := w.descend(next, depth+1); err != nil {
+			q, _ := json.Marshal(key)
+			n := w.push(string(q) + ":")
+			err := w.descend(next, depth+1)
+			w.pop(n)
+			if err != nil {
 				return err
 			}
 			found = true
 			continue
 		}
 		var v any
-		if err := w.dec.Decode(&v); err != nil {
+		if err := w.decode(&v); err != nil {
 			return w.fail(err)
 		}
 		if obj != nil {
@@ -514,18 +585,22 @@ func (w *walker) descend(members []member, depth int) error {
 	for _, m := range members {
 		if len(m.path) == depth {
 			if tok != json.Delim('[') {
-				w.d.problem(w.t.lineAt(w.dec.InputOffset()), "member %q is not an array", m.path[depth-1])
+				w.d.problem(w.t.lineAt(w.off()), "member %q is not an array", m.path[depth-1])
 				return w.skipRest(tok)
 			}
 			if m.group != nil {
 				return w.groups(m)
 			}
+			n := w.push("[")
+			defer w.pop(n)
 			return w.array(m.item, nil)
 		}
 	}
 	if tok != json.Delim('{') {
 		return w.skipRest(tok)
 	}
+	n := w.push("{")
+	defer w.pop(n)
 	return w.object(members, depth)
 }
 
@@ -551,10 +626,20 @@ func (w *walker) skipRest(tok json.Token) error {
 
 // array reads the elements of an array whose "[" was read as records.
 func (w *walker) array(kind itemKind, header any) error {
+	if kind == itemObject && rawRecords {
+		err := w.fastArray('{', func(el []byte, pos int) error {
+			return w.spec.rawItem(w.d, el, w.d.fields, pos)
+		})
+		if err != nil {
+			return err
+		}
+	}
 	for w.dec.More() {
-		w.start = w.t.lineAt(w.dec.InputOffset())
+		off := w.off()
 		var v any
-		if err := w.dec.Decode(&v); err != nil {
+		err := w.decode(&v)
+		w.start = w.t.lineAt(off) // once the element's first byte is read
+		if err != nil {
 			return w.fail(err)
 		}
 		if err := w.spec.item(w.d, kind, v, header, w.start); err != nil {
@@ -570,9 +655,11 @@ func (w *walker) array(kind itemKind, header any) error {
 // groups reads an array of groups (Loki streams, Log Analytics tables).
 // Items met before their group's header are kept until it comes.
 func (w *walker) groups(m member) error {
+	defer w.pop(w.push("["))
 	for w.dec.More() {
-		w.start = w.t.lineAt(w.dec.InputOffset())
+		off := w.off()
 		tok, err := w.dec.Token()
+		w.start = w.t.lineAt(off)
 		if err != nil {
 			return w.fail(err)
 		}
@@ -583,6 +670,7 @@ func (w *walker) groups(m member) error {
 			}
 			continue
 		}
+		n := w.push("{")
 		var header any
 		haveHeader := false
 		type held struct {
@@ -597,7 +685,7 @@ func (w *walker) groups(m member) error {
 			}
 			switch key, _ := tok.(string); key {
 			case m.group.header:
-				if err := w.dec.Decode(&header); err != nil {
+				if err := w.decode(&header); err != nil {
 					return w.fail(err)
 				}
 				haveHeader = true
@@ -613,10 +701,24 @@ func (w *walker) groups(m member) error {
 					}
 					continue
 				}
+				q, _ := json.Marshal(key)
+				nv := w.push(string(q) + ":")
+				w.push("[")
+				if haveHeader && m.item == itemLokiValue && rawRecords {
+					stream := mapObject{"stream": header}
+					err := w.fastArray('[', func(el []byte, pos int) error {
+						return w.spec.rawLokiValue(w.d, el, stream, pos)
+					})
+					if err != nil {
+						return err
+					}
+				}
 				for w.dec.More() {
-					w.start = w.t.lineAt(w.dec.InputOffset())
+					off := w.off()
 					var v any
-					if err := w.dec.Decode(&v); err != nil {
+					err := w.decode(&v)
+					w.start = w.t.lineAt(off)
+					if err != nil {
 						return w.fail(err)
 					}
 					if !haveHeader {
@@ -630,9 +732,10 @@ func (w *walker) groups(m member) error {
 				if _, err := w.dec.Token(); err != nil {
 					return w.fail(err)
 				}
+				w.pop(nv)
 			default:
 				var skip any
-				if err := w.dec.Decode(&skip); err != nil {
+				if err := w.decode(&skip); err != nil {
 					return w.fail(err)
 				}
 			}
@@ -640,6 +743,7 @@ func (w *walker) groups(m member) error {
 		if _, err := w.dec.Token(); err != nil {
 			return w.fail(err)
 		}
+		w.pop(n)
 		for _, h := range early {
 			if err := w.spec.item(w.d, m.item, h.v, header, h.pos); err != nil {
 				return err

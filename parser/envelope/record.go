@@ -46,6 +46,25 @@ type Record struct {
 	Reason    string
 	EventType string
 	Count     int
+	// Skimmed is true when the record was passed on without decoding its
+	// message (Options.Skim): the message holds none of the prefilter's
+	// tokens, its start was what Options.Skim accepted, and Msg is "".
+	// Every other field is as for any record.
+	Skimmed bool
+}
+
+// Options tune Decode for a caller that only reads some records.
+type Options struct {
+	// Prefilter, with Skim, lets a record whose message is a JSON string
+	// holding none of its tokens skip the decoding of that message.
+	Prefilter *Prefilter
+	// Skim is asked, for such a record, with the start of its message
+	// (the ASCII bytes before its first escape, at most 128; valid only
+	// during the call) whether
+	// that start is all the caller needs; the record is then yielded with
+	// Skimmed set. It is called just before the record is yielded (or
+	// dropped as a duplicate), in input order.
+	Skim func(head []byte) bool
 }
 
 // Labels say where a record came from, as the envelope names it. Values are

@@ -135,22 +135,35 @@ var ErrUnknownEnvelope = errors.New("unknown input format")
 // the error is for reading r, for an unknown name, or what yield returned
 // (which stops decoding).
 func Decode(name string, r io.Reader, yield func(Record) error) (Stats, error) {
+	return DecodeWith(name, r, Options{}, yield)
+}
+
+// DecodeWith is Decode with options.
+func DecodeWith(name string, r io.Reader, opt Options, yield func(Record) error) (Stats, error) {
 	e, ok := Lookup(name)
 	if !ok {
 		return Stats{}, fmt.Errorf("%w %q (known: %v)", ErrUnknownEnvelope, name, Names())
 	}
-	return e.Decode(r, yield)
+	return e.DecodeWith(r, opt, yield)
 }
 
 // Decode is the package-level Decode for this envelope.
 func (e *Envelope) Decode(r io.Reader, yield func(Record) error) (Stats, error) {
+	return e.DecodeWith(r, Options{}, yield)
+}
+
+// DecodeWith is the package-level DecodeWith for this envelope.
+func (e *Envelope) DecodeWith(r io.Reader, opt Options, yield func(Record) error) (Stats, error) {
 	br := bufio.NewReaderSize(r, SampleSize)
 	head, err := br.Peek(SampleSize)
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		return Stats{Envelope: e.Name}, err
 	}
 	sh, _ := e.best(newSample(head))
-	d := &decoder{yield: yield, seen: map[uint64]struct{}{}}
+	d := &decoder{yield: yield, opt: opt}
+	if opt.Prefilter == nil || opt.Skim == nil {
+		d.opt = Options{}
+	}
 	d.st.Envelope, d.st.Shape = e.Name, sh.name
 	err = sh.decode(d, br)
 	if errors.Is(err, errStop) {

@@ -27,8 +27,8 @@ var victorialogsDoc = &docSpec{fields: &fieldMap{
 		}
 		return m
 	}(),
-	fix: func(obj map[string]any, r *Record) {
-		s, _ := obj["_stream"].(string)
+	fix: func(obj object, r *Record) {
+		s := str(obj, "_stream")
 		labels, _, ok := parseLabelSet([]byte(s))
 		if !ok {
 			return

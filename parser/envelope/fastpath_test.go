@@ -1,0 +1,203 @@
+package envelope
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/kcmtrace/kcmtrace/internal/teddy"
+	"github.com/kcmtrace/kcmtrace/parser/classifier"
+)
+
+// testPrefilter holds the parser's prefilter tokens.
+var testPrefilter = NewPrefilter(teddy.Prefix(classifier.PrefilterTokens()))
+
+// decoded is what one Decode call gave.
+type decoded struct {
+	recs []Record
+	st   Stats
+	err  error
+}
+
+// decodeMode decodes in with encoding/json's maps (raw false) or from raw
+// bytes, skimming every token-free message skim accepts (skim nil: none).
+func decodeMode(name string, in []byte, raw bool, skim func([]byte) bool, oneByte bool) decoded {
+	defer func(v bool) { rawRecords = v }(rawRecords)
+	rawRecords = raw
+	var opt Options
+	if skim != nil {
+		opt = Options{Prefilter: testPrefilter, Skim: skim}
+	}
+	var r = bytes.NewReader(in)
+	var src interface{ Read([]byte) (int, error) } = r
+	if oneByte {
+		src = iotest.OneByteReader(r)
+	}
+	var out decoded
+	out.st, out.err = DecodeWith(name, src, opt, func(rec Record) error {
+		out.recs = append(out.recs, rec)
+		return nil
+	})
+	return out
+}
+
+// compareFast fails when the raw-bytes reading of in (skimming every
+// token-free message, or none) differs from the full decoding: the same
+// records in the same order with the same fields, a skimmed record's Msg
+// the start of the full one, which holds no token, and the same Stats.
+func compareFast(t *testing.T, name string, in []byte) {
+	t.Helper()
+	full := decodeMode(name, in, false, nil, false)
+	for _, mode := range []struct {
+		label   string
+		skim    func([]byte) bool
+		oneByte bool
+	}{
+		{"typed", nil, false},
+		{"skim", func([]byte) bool { return true }, false},
+		{"skim-klog", func(h []byte) bool { return len(h) > 5 && h[5] == ' ' }, false},
+		{"skim-onebyte", func([]byte) bool { return true }, true},
+	} {
+		if mode.oneByte && len(in) > 64<<10 {
+			continue // byte by byte is slow; the small inputs cover it
+		}
+		fast := decodeMode(name, in, true, mode.skim, mode.oneByte)
+		if fmt.Sprint(fast.err) != fmt.Sprint(full.err) {
+			t.Fatalf("%s %s: err %v, full %v", name, mode.label, fast.err, full.err)
+		}
+		if !reflect.DeepEqual(fast.st, full.st) {
+			t.Fatalf("%s %s: stats\n%+v\nfull\n%+v", name, mode.label, fast.st, full.st)
+		}
+		if len(fast.recs) != len(full.recs) {
+			t.Fatalf("%s %s: %d records, full %d", name, mode.label, len(fast.recs), len(full.recs))
+		}
+		for i, f := range fast.recs {
+			want := full.recs[i]
+			if f.Skimmed {
+				if mode.skim == nil {
+					t.Fatalf("%s %s: record %d skimmed", name, mode.label, i)
+				}
+				if f.Msg != "" || testPrefilter.tokens.Index([]byte(want.Msg)) >= 0 {
+					t.Fatalf("%s %s: record %d skimmed as %q, full message %q", name, mode.label, i, f.Msg, want.Msg)
+				}
+				f.Msg, f.Skimmed = want.Msg, false
+			}
+			if !reflect.DeepEqual(f, want) {
+				t.Fatalf("%s %s: record %d\n%+v\nfull\n%+v", name, mode.label, i, f, want)
+			}
+		}
+	}
+}
+
+// TestFastPathMatchesFull: on every fixture and on generated exports, the
+// raw-bytes reading (with and without skimming) gives what encoding/json's
+// maps give, record by record.
+func TestFastPathMatchesFull(t *testing.T) {
+	skimmed := 0
+	for _, sf := range seedFiles {
+		for _, fx := range fixtures {
+			in := readFixture(t, fx.path(sf))
+			compareFast(t, fx.envelope, in)
+			compareFast(t, fx.envelope, in[:len(in)/2]) // cut inside a record
+			for _, r := range decodeMode(fx.envelope, in, true, func([]byte) bool { return true }, false).recs {
+				if r.Skimmed {
+					skimmed++
+				}
+			}
+		}
+	}
+	if skimmed == 0 {
+		t.Fatal("no fixture record was skimmed: the test compares nothing")
+	}
+	in := cloudwatchExport(t, 256<<10)
+	compareFast(t, "cloudwatch", in)
+	// broken ones: cut inside a record, an invalid byte in the middle, a
+	// trailing comma, pages appended
+	compareFast(t, "cloudwatch", in[:len(in)/2])
+	bad := bytes.Clone(in)
+	bad[len(bad)/3] = '}'
+	compareFast(t, "cloudwatch", bad)
+	compareFast(t, "cloudwatch", bytes.Replace(in, []byte("\n    ]"), []byte(",\n    ]"), 1))
+	compareFast(t, "cloudwatch", append(bytes.Clone(in), in...))
+	compareFast(t, "cloudwatch", []byte(`{"events":[{"timestamp":1,"message":"a\u0020attacher.Attach","eventId":"x"},{"timestamp":1,"message":"Started \"x","eventId":"x"},{"timestamp":1,"message":"b","eventId":"x"}, 7, {"message":"c", "message":"d\/reconciler.go"}, {"m\u0065ssage":"e"}]}`))
+}
+
+// FuzzFastPathMatchesFull: the raw-bytes reading equals the full decoding
+// on any input, for every JSON envelope.
+func FuzzFastPathMatchesFull(f *testing.F) {
+	fuzzSeeds(f, "")
+	f.Add([]byte(`{"events":[{"timestamp":1,"message":"a\u0020attacher.Attach","eventId":"x"},{"timestamp":1,"message":"b","eventId":"x"},]}`))
+	f.Add([]byte("{\"_msg\":\"x\",\"_time\":\"2024-08-12T03:10:00Z\"}\n{\"_msg\":\"y\\\"\",\"_time\":1}\n"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		var want string
+		if json.Unmarshal(append(append([]byte{'"'}, in...), '"'), &want) == nil {
+			if got := unquote(in); got != want {
+				t.Fatalf("unquote(%q) = %q, want %q", in, got, want)
+			}
+		}
+		for _, e := range []string{"gcp", "cloudwatch", "azure", "loki", "elasticsearch", "victorialogs", "journald-json"} {
+			compareFast(t, e, in)
+		}
+	})
+}
+
+// TestPrefilterEscapes: a token is found in a message however the JSON
+// writer escaped it (its '"' and '\\' as \" and \\, HTML characters or any
+// other as \u, '/' as \/), and a message without one is clear.
+func TestPrefilterEscapes(t *testing.T) {
+	tokens := classifier.PrefilterTokens()
+	quoted := 0
+	for _, tok := range tokens {
+		if bytes.ContainsAny(tok, "\"\\") {
+			quoted++
+		}
+		msg := "I0812 03:10:00.612388 1 x.go:1] a \"q\" " + string(tok) + " \\ end"
+		plain, _ := json.Marshal(msg)
+		var html bytes.Buffer
+		enc := json.NewEncoder(&html)
+		enc.SetEscapeHTML(true)
+		enc.Encode(msg)
+		forms := [][]byte{plain, bytes.TrimSpace(html.Bytes()), bytes.ReplaceAll(plain, []byte("/"), []byte(`\/`))}
+		// every byte of the token as \u00XX
+		var u bytes.Buffer
+		for _, c := range tok {
+			fmt.Fprintf(&u, `\u%04x`, c)
+		}
+		forms = append(forms, []byte(`"a `+u.String()+` b"`))
+		for _, f := range forms {
+			s := f[1 : len(f)-1]
+			if testPrefilter.clear(s, bytes.IndexByte(s, '\\') >= 0) {
+				t.Errorf("token %q not found in %s", tok, f)
+			}
+		}
+	}
+	if quoted == 0 {
+		t.Log("no token holds a quote or a backslash")
+	}
+	for _, m := range []string{`I0812 03:10:00.612388 1 x.go:1] a \"q\" \\ \/ \u00e9 end`, `nothing here`} {
+		if !testPrefilter.clear([]byte(m), strings.Contains(m, `\`)) {
+			t.Errorf("%s: a token found", m)
+		}
+	}
+}
+
+// TestUnquote: unquote decodes as encoding/json does, escapes, surrogate
+// pairs, lone surrogates and invalid UTF-8 included.
+func TestUnquote(t *testing.T) {
+	for _, raw := range []string{
+		`plain`, `a\"b\\c\/d\b\f\n\r\t`, `\u00e9\u4e2d x`, `\ud83d\ude00`, `\ud83d x`, `\ude00`, `\ud83d\u0041`,
+		"caf\xc3\xa9 \\\"q\\\"", "bad \xff\xfe \\n", "cut \xe4\xb8", `中文 \"x\"`,
+	} {
+		var want string
+		if err := json.Unmarshal([]byte(`"`+raw+`"`), &want); err != nil {
+			t.Fatalf("%q: %v", raw, err)
+		}
+		if got := unquote([]byte(raw)); got != want {
+			t.Errorf("unquote(%q) = %q, want %q", raw, got, want)
+		}
+	}
+}

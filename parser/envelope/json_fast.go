@@ -1,0 +1,300 @@
+package envelope
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"strings"
+)
+
+// This file reads arrays of record objects from raw bytes: the walker
+// hands the array over to fastArray, which skims each element (checking
+// it is valid JSON) and reads it as a rawObject, and hands the array back
+// to encoding/json at its end, or before the first element it does not
+// take (invalid, cut off by the end of the input, larger than
+// fastMaxRecord), so that the decoder meets exactly the bytes, in exactly
+// the state, it would have met reading the whole array itself.
+
+// fastMaxRecord is the largest element fastArray holds whole; a larger one
+// is left to encoding/json's streaming.
+const fastMaxRecord = 1 << 20
+
+// fill reads more of the input into t.buf; false at the end of the input
+// or on a read error (kept in t.err).
+func (t *tracker) fill() bool {
+	if cap(t.buf)-len(t.buf) < 16<<10 {
+		nb := make([]byte, len(t.buf), 2*cap(t.buf)+64<<10)
+		copy(nb, t.buf)
+		t.buf = nb
+	}
+	for {
+		n, err := t.r.Read(t.buf[len(t.buf):cap(t.buf)])
+		p := t.buf[len(t.buf) : len(t.buf)+n]
+		t.buf = t.buf[:len(t.buf)+n]
+		if n > 0 {
+			t.nl += bytes.Count(p, []byte("\n"))
+			t.last, t.read = p[n-1], true
+		}
+		if err != nil && err != io.EOF {
+			t.err = err
+		}
+		if n > 0 {
+			return true
+		}
+		if err != nil {
+			return false
+		}
+	}
+}
+
+// nextByte returns the index in t.buf of the first byte at or after i
+// that is not JSON white space, reading more as needed; false at the end
+// of the input.
+func (t *tracker) nextByte(i int) (int, bool) {
+	for {
+		i = skipSpace(t.buf, i)
+		if i < len(t.buf) {
+			return i, true
+		}
+		if !t.fill() {
+			return i, false
+		}
+	}
+}
+
+// fastArray reads the elements of the array whose "[" the decoder has
+// just read, up to its end or to an element it leaves to the decoder,
+// and gives a new decoder, positioned there, to the walker. The elements
+// it takes start with open ('{' or '['); item gets each with its line
+// (and, for objects, its members in w.d.fields, relative to it).
+func (w *walker) fastArray(open byte, item func(el []byte, pos int) error) error {
+	t := w.t
+	// boundary: the input offset after the "[" or after the last element
+	// read; afterElem: an element was read
+	boundary, afterElem := w.off(), false
+	for {
+		// the separator and the next element
+		i, ok := t.nextByte(int(boundary - t.base))
+		if !ok || t.buf[i] == ']' {
+			break
+		}
+		if afterElem {
+			if t.buf[i] != ',' {
+				break
+			}
+			if i, ok = t.nextByte(i + 1); !ok {
+				break
+			}
+		}
+		if t.buf[i] != open {
+			break // leave other values and errors to the decoder
+		}
+		start := t.base + int64(i)
+		var end, res int
+		for {
+			i = int(start - t.base)
+			if open == '{' {
+				w.d.fields = w.d.fields[:0]
+				end, res = skimObject(t.buf, i, 0, &w.d.fields)
+			} else {
+				end, res = skimValue(t.buf, i, 0)
+			}
+			if res != skimShort || end-i > fastMaxRecord || !t.fill() {
+				break
+			}
+		}
+		if res != skimOK {
+			break
+		}
+		end64 := t.base + int64(end)
+		if open == '{' {
+			for k := range w.d.fields { // spans relative to the element
+				w.d.fields[k].from -= i
+				w.d.fields[k].to -= i
+			}
+		}
+		w.start = t.lineAt(start)
+		el := t.buf[int(start-t.base):int(end64-t.base)]
+		if err := item(el, w.start); err != nil {
+			return err
+		}
+		boundary, afterElem = end64, true
+	}
+	return w.handBack(boundary, afterElem)
+}
+
+// handBack starts a new decoder at the input offset boundary, on the
+// walker's path (and a stand-in element when an element was read there),
+// so that it is in the state the old one would have been in there.
+func (w *walker) handBack(boundary int64, afterElem bool) error {
+	t := w.t
+	prefix := append([]byte(nil), w.path...)
+	if afterElem {
+		prefix = append(prefix, '0')
+	}
+	rest := t.buf[int(boundary-t.base):]
+	src := make([]byte, 0, len(prefix)+len(rest))
+	src = append(append(src, prefix...), rest...)
+	dec := json.NewDecoder(io.MultiReader(bytes.NewReader(src), t))
+	dec.UseNumber()
+	for range w.ptoks {
+		if _, err := dec.Token(); err != nil {
+			panic("envelope: the walker's path does not decode: " + err.Error())
+		}
+	}
+	if afterElem {
+		var skip any
+		if err := dec.Decode(&skip); err != nil {
+			panic("envelope: the stand-in element does not decode: " + err.Error())
+		}
+	}
+	w.dec = dec
+	w.off0 = boundary - int64(len(prefix))
+	return nil
+}
+
+// rawItem emits the record of the array element el, a valid JSON object
+// whose members are fields, read from its bytes (or decoded as a map when
+// its keys have escapes or non-ASCII bytes, which the map would hold
+// decoded).
+func (spec *docSpec) rawItem(d *decoder, el []byte, fields []rawField, pos int) error {
+	if !simpleKeys(fields) {
+		return spec.item(d, itemObject, decodeRaw(el), nil, pos)
+	}
+	o := &d.raw
+	*o = rawObject{b: el, fields: fields, last: o.last}
+	if d.opt.Skim != nil {
+		o.skimPath, o.skimHead = spec.fields.skimMessage(d, func(p string) ([]byte, bool, bool) {
+			from, to, ok, bad := span(o.b, o.fields, p)
+			return o.b[from:to], ok, bad
+		})
+	}
+	r, ok := spec.fields.record(d, o, pos)
+	if !ok {
+		return nil
+	}
+	r.Skimmed = o.skimPath != ""
+	return d.emit(r)
+}
+
+// skimmedMsg stands for a skimmed message while the record is built
+// (record looks for a non-empty text); emit gives the record "".
+const skimmedMsg = "\x00skimmed"
+
+// skimMessage picks the message the way fieldMap.record does (the first
+// path holding a non-empty text; at gives a path's raw value, bad when
+// it cannot say) and returns its path and head when it is a JSON string
+// the prefilter finds clear and Options.Skim accepts.
+func (fm *fieldMap) skimMessage(d *decoder, at func(path string) (v []byte, ok, bad bool)) (path, head string) {
+	for _, p := range fm.msg {
+		v, ok, bad := at(p)
+		if bad {
+			return "", ""
+		}
+		if !ok {
+			continue
+		}
+		switch v[0] {
+		case '"':
+			if len(v) == 2 {
+				continue // empty: record looks on
+			}
+			s := v[1 : len(v)-1]
+			if !d.opt.Prefilter.clear(s, bytes.IndexByte(s, '\\') >= 0) {
+				return "", ""
+			}
+			if !d.opt.Skim(headOf(s)) {
+				return "", ""
+			}
+			return p, skimmedMsg
+		case 'n', '{':
+			continue // not text
+		default:
+			return "", "" // numbers, booleans, byte arrays: record reads them
+		}
+	}
+	return "", ""
+}
+
+// rawLine reads one JSON Lines line (without white space around it) from
+// its bytes when it is a record object: valid, one value, and none of
+// the spec's member paths starts at its top level. ok is false when the
+// line is left to the decoder.
+func (spec *docSpec) rawLine(d *decoder, line []byte, pos int) (ok bool, err error) {
+	if !rawRecords || line[0] != '{' {
+		return false, nil
+	}
+	d.fields = d.fields[:0]
+	end, res := skimObject(line, 0, 0, &d.fields)
+	if res != skimOK || end != len(line) {
+		return false, nil
+	}
+	for _, m := range spec.members {
+		if _, _, ok := rawMember(line, d.fields, m.path[0]); ok {
+			return false, nil
+		}
+	}
+	return true, spec.rawItem(d, line, d.fields, pos)
+}
+
+// lokiValue is a Loki value ["<ns>", "<line>", {metadata}] read from its
+// bytes, as the record object toObject builds of it: timestamp, line,
+// stream (the group's labels, decoded) and metadata.
+type lokiValue struct {
+	o      *rawObject // for its string cache
+	elems  [][2]int   // spans of the array's elements in o.b
+	stream mapObject  // {"stream": the group's header}
+	skim   bool       // line is skimmed
+}
+
+func (l *lokiValue) elem(i int) []byte { return l.o.b[l.elems[i][0]:l.elems[i][1]] }
+
+func (l *lokiValue) field(path string) (string, valueKind) {
+	switch {
+	case path == "timestamp":
+		return l.o.value(path, l.elem(0))
+	case path == "line":
+		if l.skim {
+			return skimmedMsg, vString
+		}
+		return l.o.value(path, l.elem(1))
+	case path == "metadata" || strings.HasPrefix(path, "metadata."):
+		if len(l.elems) < 3 {
+			return "", vAbsent
+		}
+		return mapObject{"metadata": decodeRaw(l.elem(2))}.field(path)
+	}
+	return l.stream.field(path)
+}
+
+// rawLokiValue emits the record of a Loki value el (a valid JSON array)
+// under a group whose header is stream (nil when there is none).
+func (spec *docSpec) rawLokiValue(d *decoder, el []byte, stream mapObject, pos int) error {
+	d.elems = d.elems[:0]
+	for j := skipSpace(el, 1); j < len(el) && el[j] != ']'; {
+		end, _ := skimValue(el, j, 0)
+		d.elems = append(d.elems, [2]int{j, end})
+		j, _, _ = skimNext(el, end, ']')
+	}
+	if len(d.elems) < 2 {
+		return spec.item(d, itemLokiValue, decodeRaw(el), stream["stream"], pos)
+	}
+	o := &d.raw
+	*o = rawObject{b: el, last: o.last}
+	l := &lokiValue{o: o, elems: d.elems, stream: stream}
+	if d.opt.Skim != nil {
+		p, _ := spec.fields.skimMessage(d, func(p string) ([]byte, bool, bool) {
+			if p == "line" {
+				return l.elem(1), true, false
+			}
+			return nil, false, true
+		})
+		l.skim = p != ""
+	}
+	r, ok := spec.fields.record(d, l, pos)
+	if !ok {
+		return nil
+	}
+	r.Skimmed = l.skim
+	return d.emit(r)
+}
