@@ -217,6 +217,7 @@ type wireEvent struct {
 	Span       string     `json:"span,omitempty"`
 	Component  string     `json:"component,omitempty"`
 	Origin     string     `json:"origin,omitempty"`
+	EchoOf     int        `json:"echo_of,omitempty"` // an Event echo: the line of the same file that logged its operation
 	Level      string     `json:"level,omitempty"`
 	Detail     string     `json:"detail,omitempty"`
 	Reason     string     `json:"reason,omitempty"`
@@ -294,28 +295,19 @@ func toWireInput(in parser.Input) wireInput {
 	return w
 }
 
+// failures counts v's failures, each once (timeline.FailureTally).
 func failures(v *timeline.Volume) wireFailures {
-	var f wireFailures
+	var t timeline.FailureTally
 	for i := range v.Events {
-		f.add(&v.Events[i])
+		t.Add(&v.Events[i])
 	}
-	return f
+	return toWireFailures(&t)
 }
 
-// add counts e when it is a failure (describe counts included).
-func (f *wireFailures) add(e *parser.Event) {
-	var c *int
-	switch e.Kind {
-	case parser.AttachFailed:
-		c = &f.Attach
-	case parser.DetachFailed:
-		c = &f.Detach
-	case parser.MountDeviceFailed, parser.SetupFailed, parser.WaitForAttachFailed, parser.MountTimeout:
-		c = &f.Mount
-	default:
-		return
-	}
-	*c += max(e.Count, 1)
+func toWireFailures(t *timeline.FailureTally) wireFailures {
+	var f wireFailures
+	f.Attach, f.Detach, f.Mount = t.Counts()
+	return f
 }
 
 // kindCount is how many of a volume's events are of one kind.
@@ -329,11 +321,11 @@ type kindCount struct {
 // caller may keep on its stack), sorted by kind as a JSON encoder sorts map
 // keys.
 func tallyVolume(v *timeline.Volume, kinds []kindCount) (wireFailures, []kindCount) {
-	var f wireFailures
+	var t timeline.FailureTally
 	kinds = kinds[:0]
 	for i := range v.Events {
 		e := &v.Events[i]
-		f.add(e)
+		t.Add(e)
 		j := 0
 		for j < len(kinds) && kinds[j].kind != e.Kind {
 			j++
@@ -346,7 +338,7 @@ func tallyVolume(v *timeline.Volume, kinds []kindCount) (wireFailures, []kindCou
 		}
 		kinds[j].n++
 	}
-	return f, kinds
+	return toWireFailures(&t), kinds
 }
 
 // wireVolumeName is a volume's "volume" field: its UniqueName, else its key.
@@ -441,7 +433,7 @@ func toWireEvent(e parser.Event) wireEvent {
 	w := wireEvent{
 		Time: ts(e.Time), Relative: e.Relative, Kind: string(e.Kind), Volume: e.Volume, PV: e.PV,
 		Handle: e.Handle, Attachment: e.Attachment, Node: e.Node, Pod: e.Pod, Error: Sanitize(e.Error),
-		Code: e.Code, Count: e.Count, Component: e.Component, Origin: e.Origin,
+		Code: e.Code, Count: e.Count, Component: e.Component, Origin: e.Origin, EchoOf: int(e.EchoOf),
 		Detail: Sanitize(e.Detail), Reason: Sanitize(e.Reason), PID: e.PID,
 		Source: wireSource{Path: e.Source.Path, Line: e.Source.Line},
 	}
