@@ -139,6 +139,9 @@ type wireFinding struct {
 	Severity    string         `json:"severity"`
 	Volume      string         `json:"volume"`
 	PV          string         `json:"pv"`
+	Handle      string         `json:"handle,omitempty"` // the volume's disk id, as in volumes[]
+	Driver      string         `json:"driver,omitempty"` // the volume's driver, as in volumes[]
+	Input       string         `json:"input,omitempty"`  // a finding without a volume: the input its lines are from
 	Nodes       []string       `json:"nodes"`
 	Pods        []string       `json:"pods"`
 	Start       string         `json:"start,omitempty"`
@@ -367,12 +370,15 @@ func toWireVolume(v *timeline.Volume) wireVolume {
 	return w
 }
 
-func toWireFinding(i int, f rules.Finding, incident map[int]int) wireFinding {
+func toWireFinding(i int, f rules.Finding, incident map[int]int, vols map[string]*timeline.Volume) wireFinding {
 	w := wireFinding{
-		Index: i, Rule: f.Rule, Severity: f.Severity.String(), Volume: f.Volume, PV: f.PV,
+		Index: i, Rule: f.Rule, Severity: f.Severity.String(), Volume: f.Volume, PV: f.PV, Input: f.Input,
 		Nodes: strs(f.Nodes), Pods: strs(f.Pods), Start: ts(f.Start), End: ts(f.End), Count: f.Count,
 		Code: f.Code, Summary: f.Summary, Explanation: f.Explanation, Next: f.Next,
 		Evidence: []wireEvidence{},
+	}
+	if v := vols[f.Volume]; v != nil {
+		w.Handle, w.Driver = v.Handle, v.Driver
 	}
 	if n, ok := incident[i]; ok {
 		n := n
@@ -383,6 +389,17 @@ func toWireFinding(i int, f rules.Finding, incident map[int]int) wireFinding {
 	}
 	w.Checks = toWireChecks(f.Checks)
 	return w
+}
+
+// volumesByName indexes tl's volumes by the names findings use for them
+// (Finding.Volume: the UniqueName, else the key).
+func volumesByName(tl *timeline.Timeline) map[string]*timeline.Volume {
+	m := make(map[string]*timeline.Volume, 2*len(tl.Volumes))
+	for _, v := range tl.Volumes {
+		m[v.Key] = v
+		m[wireVolumeName(v)] = v
+	}
+	return m
 }
 
 func toWireIncident(in rules.Incident, fs []rules.Finding) wireIncident {
