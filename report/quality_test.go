@@ -40,6 +40,7 @@ func TestKeyRowsFoldLoop(t *testing.T) {
 	}
 	evs = append(evs, qev(4000, parser.WaitForAttachSucceeded, b, "", ""), qev(4001, parser.MountDeviceSucceeded, b, "", ""),
 		qev(4100, parser.MountDeviceFailed, b, parser.CodeSerialNotFound, ""))
+	(&timeline.Volume{Events: evs}).LinkEchoes() // as timeline.Build does
 	rows := keyRows(evs)
 	var got []string
 	for _, r := range rows {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kcmtrace/kcmtrace/parser"
+	"github.com/kcmtrace/kcmtrace/timeline"
 )
 
 // row is one line of a volume's event list: a run of events of one kind on
@@ -112,10 +113,6 @@ var noiseKinds = map[parser.Kind]bool{
 	parser.DetachVerifiedSafe: true, parser.Unknown: true,
 }
 
-// echoWindow is how far apart an Event echo (or a CSI error line) and the
-// log line it repeats may be.
-const echoWindow = 5 * time.Second
-
 // keyEvents keeps the events a post-mortem timeline needs: no bookkeeping,
 // no per-retry steps (an attach started that failed, a WaitForAttach
 // succeeded before a MountDevice result), no Event echoes, CSI error lines
@@ -142,10 +139,8 @@ func keyEvents(evs []parser.Event) []parser.Event {
 			continue
 		}
 		switch {
-		case e.Origin == parser.OriginEvent && !e.Time.IsZero():
-			if near(direct[e.Kind], e.Time.Add(-echoWindow), e.Time.Add(echoWindow)) {
-				continue
-			}
+		case e.EchoOf != 0: // an Event echo linked to its log line
+			continue
 		case e.Origin == parser.OriginDescribe && !e.Time.IsZero():
 			const slack = 2 * time.Minute // describe ages are rounded to the minute
 			if near(direct[e.Kind], e.Time.Add(-e.Span-slack), e.Time.Add(slack)) {
@@ -167,8 +162,8 @@ func keyEvents(evs []parser.Event) []parser.Event {
 // repeatsFailure reports whether a CSI error line says the same as a direct
 // failure line close to it (same error class, or none known).
 func repeatsFailure(failures []parser.Event, e parser.Event) bool {
-	i, _ := slices.BinarySearchFunc(failures, e.Time.Add(-echoWindow), func(f parser.Event, t time.Time) int { return f.Time.Compare(t) })
-	for ; i < len(failures) && !failures[i].Time.After(e.Time.Add(echoWindow)); i++ {
+	i, _ := slices.BinarySearchFunc(failures, e.Time.Add(-timeline.EchoWindow), func(f parser.Event, t time.Time) int { return f.Time.Compare(t) })
+	for ; i < len(failures) && !failures[i].Time.After(e.Time.Add(timeline.EchoWindow)); i++ {
 		if f := failures[i]; e.Code == "" || f.Code == e.Code {
 			return true
 		}

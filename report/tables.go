@@ -16,7 +16,7 @@ import (
 )
 
 // EventsText writes one line per event in aligned columns: time, kind,
-// node, volume (short), code, path:line.
+// node, volume (short), code, origin (eventOrigin), path:line.
 func EventsText(w io.Writer, evs []parser.Event, o Options) error {
 	if o.Redact {
 		evs = newRedactorFor(nil, evs).events(evs)
@@ -32,9 +32,13 @@ func EventsText(w io.Writer, evs []parser.Event, o Options) error {
 		codeW = max(codeW, len(oneLine(e.Code)))
 	}
 	codeW = min(codeW, 18)
+	originW := len("ORIGIN")
+	for _, e := range evs {
+		originW = max(originW, ansi.StringWidth(eventOrigin(e)))
+	}
 	if !o.NoHeaders {
 		t.line(st.Dim(strings.Join([]string{padRight("TIME", 24), padRight("KIND", kindW), padRight("NODE", nodeW),
-			padRight("VOLUME", volW), padRight("CODE", codeW), "SOURCE"}, "  ")))
+			padRight("VOLUME", volW), padRight("CODE", codeW), padRight("ORIGIN", originW), "SOURCE"}, "  ")))
 	}
 	for _, e := range evs {
 		tm := ageText(e)
@@ -52,7 +56,7 @@ func EventsText(w io.Writer, evs []parser.Event, o Options) error {
 		// give way to the width (-o wide: nothing gives way).
 		names := strings.Join([]string{padRight(tm, 24), padRight(kind, kindW), padRight(shorten(oneLine(e.Node), 20), nodeW),
 			padRight(eventVolume(e), volW)}, "  ")
-		rest := strings.Join([]string{padRight(truncate(oneLine(e.Code), codeW), codeW),
+		rest := strings.Join([]string{padRight(truncate(oneLine(e.Code), codeW), codeW), padRight(eventOrigin(e), originW),
 			fmt.Sprintf("%s:%d", oneLine(e.Source.Path), e.Source.Line)}, "  ")
 		row := names + "  " + rest
 		if !o.Wide {
@@ -61,6 +65,20 @@ func EventsText(w io.Writer, evs []parser.Event, o Options) error {
 		t.line(strings.TrimRight(row, " "))
 	}
 	return t.flush()
+}
+
+// eventOrigin is how an event reached the log: "log" (a component's own
+// line), "describe" (kubectl describe / get events), "event" (a Kubernetes
+// Event echoed into a log), or "event→:N" for an echo linked to line N of
+// the same file, the operation line it repeats (counted there, not again).
+func eventOrigin(e parser.Event) string {
+	switch {
+	case e.Origin == "":
+		return "log"
+	case e.EchoOf != 0:
+		return fmt.Sprintf("%s→:%d", e.Origin, e.EchoOf)
+	}
+	return oneLine(e.Origin)
 }
 
 // eventVolume is the short name an event's volume goes by.

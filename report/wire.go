@@ -139,6 +139,9 @@ type wireFinding struct {
 	Severity    string         `json:"severity"`
 	Volume      string         `json:"volume"`
 	PV          string         `json:"pv"`
+	Handle      string         `json:"handle,omitempty"` // the volume's disk id, as in volumes[]
+	Driver      string         `json:"driver,omitempty"` // the volume's driver, as in volumes[]
+	Input       string         `json:"input,omitempty"`  // a finding without a volume: the input its lines are from
 	Nodes       []string       `json:"nodes"`
 	Pods        []string       `json:"pods"`
 	Start       string         `json:"start,omitempty"`
@@ -217,6 +220,7 @@ type wireEvent struct {
 	Span       string     `json:"span,omitempty"`
 	Component  string     `json:"component,omitempty"`
 	Origin     string     `json:"origin,omitempty"`
+	EchoOf     int        `json:"echo_of,omitempty"` // an Event echo: the line of the same file that logged its operation
 	Level      string     `json:"level,omitempty"`
 	Detail     string     `json:"detail,omitempty"`
 	Reason     string     `json:"reason,omitempty"`
@@ -294,28 +298,19 @@ func toWireInput(in parser.Input) wireInput {
 	return w
 }
 
+// failures counts v's failures, each once (timeline.FailureTally).
 func failures(v *timeline.Volume) wireFailures {
-	var f wireFailures
+	var t timeline.FailureTally
 	for i := range v.Events {
-		f.add(&v.Events[i])
+		t.Add(&v.Events[i])
 	}
-	return f
+	return toWireFailures(&t)
 }
 
-// add counts e when it is a failure (describe counts included).
-func (f *wireFailures) add(e *parser.Event) {
-	var c *int
-	switch e.Kind {
-	case parser.AttachFailed:
-		c = &f.Attach
-	case parser.DetachFailed:
-		c = &f.Detach
-	case parser.MountDeviceFailed, parser.SetupFailed, parser.WaitForAttachFailed, parser.MountTimeout:
-		c = &f.Mount
-	default:
-		return
-	}
-	*c += max(e.Count, 1)
+func toWireFailures(t *timeline.FailureTally) wireFailures {
+	var f wireFailures
+	f.Attach, f.Detach, f.Mount = t.Counts()
+	return f
 }
 
 // kindCount is how many of a volume's events are of one kind.
@@ -329,11 +324,11 @@ type kindCount struct {
 // caller may keep on its stack), sorted by kind as a JSON encoder sorts map
 // keys.
 func tallyVolume(v *timeline.Volume, kinds []kindCount) (wireFailures, []kindCount) {
-	var f wireFailures
+	var t timeline.FailureTally
 	kinds = kinds[:0]
 	for i := range v.Events {
 		e := &v.Events[i]
-		f.add(e)
+		t.Add(e)
 		j := 0
 		for j < len(kinds) && kinds[j].kind != e.Kind {
 			j++
@@ -346,7 +341,7 @@ func tallyVolume(v *timeline.Volume, kinds []kindCount) (wireFailures, []kindCou
 		}
 		kinds[j].n++
 	}
-	return f, kinds
+	return toWireFailures(&t), kinds
 }
 
 // wireVolumeName is a volume's "volume" field: its UniqueName, else its key.
@@ -375,12 +370,15 @@ func toWireVolume(v *timeline.Volume) wireVolume {
 	return w
 }
 
-func toWireFinding(i int, f rules.Finding, incident map[int]int) wireFinding {
+func toWireFinding(i int, f rules.Finding, incident map[int]int, vols map[string]*timeline.Volume) wireFinding {
 	w := wireFinding{
-		Index: i, Rule: f.Rule, Severity: f.Severity.String(), Volume: f.Volume, PV: f.PV,
+		Index: i, Rule: f.Rule, Severity: f.Severity.String(), Volume: f.Volume, PV: f.PV, Input: f.Input,
 		Nodes: strs(f.Nodes), Pods: strs(f.Pods), Start: ts(f.Start), End: ts(f.End), Count: f.Count,
 		Code: f.Code, Summary: f.Summary, Explanation: f.Explanation, Next: f.Next,
 		Evidence: []wireEvidence{},
+	}
+	if v := vols[f.Volume]; v != nil {
+		w.Handle, w.Driver = v.Handle, v.Driver
 	}
 	if n, ok := incident[i]; ok {
 		n := n
@@ -391,6 +389,17 @@ func toWireFinding(i int, f rules.Finding, incident map[int]int) wireFinding {
 	}
 	w.Checks = toWireChecks(f.Checks)
 	return w
+}
+
+// volumesByName indexes tl's volumes by the names findings use for them
+// (Finding.Volume: the UniqueName, else the key).
+func volumesByName(tl *timeline.Timeline) map[string]*timeline.Volume {
+	m := make(map[string]*timeline.Volume, 2*len(tl.Volumes))
+	for _, v := range tl.Volumes {
+		m[v.Key] = v
+		m[wireVolumeName(v)] = v
+	}
+	return m
 }
 
 func toWireIncident(in rules.Incident, fs []rules.Finding) wireIncident {
@@ -441,7 +450,7 @@ func toWireEvent(e parser.Event) wireEvent {
 	w := wireEvent{
 		Time: ts(e.Time), Relative: e.Relative, Kind: string(e.Kind), Volume: e.Volume, PV: e.PV,
 		Handle: e.Handle, Attachment: e.Attachment, Node: e.Node, Pod: e.Pod, Error: Sanitize(e.Error),
-		Code: e.Code, Count: e.Count, Component: e.Component, Origin: e.Origin,
+		Code: e.Code, Count: e.Count, Component: e.Component, Origin: e.Origin, EchoOf: int(e.EchoOf),
 		Detail: Sanitize(e.Detail), Reason: Sanitize(e.Reason), PID: e.PID,
 		Source: wireSource{Path: e.Source.Path, Line: e.Source.Line},
 	}

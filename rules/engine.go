@@ -36,6 +36,20 @@ func Run(tl *timeline.Timeline, cfg Config) (Result, error) {
 	if tl == nil {
 		tl = &timeline.Timeline{}
 	}
+	var res Result
+	res.Findings, res.Errors = runSelected(tl, selected, settings)
+	res.Findings = separateInputs(tl, res.Findings, func(one *timeline.Timeline) []Finding {
+		fs, _ := runSelected(one, selected, settings) // errors: reported by the first run
+		return fs
+	})
+	SortFindings(res.Findings)
+	res.Incidents = Incidents(res.Findings)
+	return res, nil
+}
+
+// runSelected runs the selected rules over tl and returns their findings
+// (normalised, checked against the cluster state) and errors.
+func runSelected(tl *timeline.Timeline, selected []Rule, settings map[string]map[string]string) (findings []Finding, errs []string) {
 	// Rules only read the timeline: they run side by side, and their
 	// results are gathered in registry order.
 	type outcome struct {
@@ -59,23 +73,20 @@ func Run(tl *timeline.Timeline, cfg Config) (Result, error) {
 		})
 	}
 	wg.Wait()
-	var res Result
 	for i, o := range outs {
 		if o.err != nil {
-			res.Errors = append(res.Errors, o.err.Error())
+			errs = append(errs, o.err.Error())
 			continue
 		}
 		for _, f := range o.fs {
 			f = normalize(f, &selected[i])
 			if err := verifyFinding(&selected[i], tl, settings[selected[i].Name], facts, &f); err != nil {
-				res.Errors = append(res.Errors, err.Error())
+				errs = append(errs, err.Error())
 			}
-			res.Findings = append(res.Findings, f)
+			findings = append(findings, f)
 		}
 	}
-	SortFindings(res.Findings)
-	res.Incidents = Incidents(res.Findings)
-	return res, nil
+	return findings, errs
 }
 
 // runRule calls r.Check and turns a panic into an error.

@@ -72,31 +72,6 @@ func weight(e parser.Event) int {
 	return 1
 }
 
-// counted picks, from events that report the same occurrences several ways,
-// the set to count (catalog §7.4: count log lines, not events). A component's
-// own log lines win; failing those, Kubernetes Events echoed into a log; and
-// only when neither exists, describe/get-events rows with their counts.
-func counted(evs []parser.Event) []parser.Event {
-	var direct, echo, table []parser.Event
-	for _, e := range evs {
-		switch e.Origin {
-		case "":
-			direct = append(direct, e)
-		case parser.OriginEvent:
-			echo = append(echo, e)
-		default:
-			table = append(table, e)
-		}
-	}
-	switch {
-	case len(direct) > 0:
-		return withoutSecondReports(direct)
-	case len(echo) > 0:
-		return echo
-	}
-	return table
-}
-
 // withoutSecondReports drops CSI plugin/driver error lines when the
 // operation's own lines are there: "kubernetes.io/csi: attacher.MountDevice
 // failed: …" and the nestedpendingoperations line after it are one failure.

@@ -244,6 +244,7 @@ func finishVolume(v *timeline.Volume) {
 	}
 	v.Nodes = uniqSorted(v.Nodes)
 	v.Pods = uniqSorted(v.Pods)
+	v.LinkEchoes()
 }
 
 // splitFields splits on blanks, keeping key="quoted value" together.

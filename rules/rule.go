@@ -100,6 +100,7 @@ type Finding struct {
 	Rule        string
 	Severity    Severity
 	Volume      string // UniqueName (or Key)
+	Input       string // for a finding without a volume: the input its lines are from (see separateInputs)
 	PV          string
 	Nodes       []string
 	Pods        []string

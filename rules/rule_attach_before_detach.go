@@ -152,7 +152,7 @@ func abdFinding(v *timeline.Volume, a, b string, st timeline.State, inferred boo
 			missing = append(missing, *e)
 		}
 	}
-	missing = counted(missing)
+	missing = timeline.Counted(missing)
 	byTime(missing)
 
 	stateWord := map[timeline.State]string{
@@ -275,7 +275,7 @@ func unpublishSteps(v *timeline.Volume, a, b string) []Step {
 // the cloud refused the attach because the disk is still on another instance
 // (VolumeInUse), so the attach to this node was tried before the detach.
 func attachedElsewhereByBackend(v *timeline.Volume) []Finding {
-	fails := counted(filter(v, func(e *parser.Event) bool {
+	fails := timeline.Counted(filter(v, func(e *parser.Event) bool {
 		return e.Kind == parser.AttachFailed && e.Code == parser.CodeVolumeInUse
 	}))
 	if len(fails) == 0 {

@@ -79,12 +79,12 @@ func checkAttachLimit(c *Context) []Finding {
 		}
 		nodes, groups := groupByNode(evs)
 		for _, n := range nodes {
-			out = append(out, attachLimitFinding(v, n, counted(groups[n])))
+			out = append(out, attachLimitFinding(v, n, timeline.Counted(groups[n])))
 		}
 	}
 	nodes, groups := groupByNode(loose)
 	for _, n := range nodes {
-		out = append(out, attachLimitFinding(nil, n, counted(groups[n])))
+		out = append(out, attachLimitFinding(nil, n, timeline.Counted(groups[n])))
 	}
 	return out
 }

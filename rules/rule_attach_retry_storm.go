@@ -68,7 +68,7 @@ func checkAttachRetryStorm(c *Context) []Finding {
 			continue
 		}
 		all := filter(v, func(e *parser.Event) bool { return e.Kind == parser.AttachFailed })
-		fails := counted(all)
+		fails := timeline.Counted(all)
 		type key struct{ node, code string }
 		groups := map[key][]parser.Event{}
 		var keys []key

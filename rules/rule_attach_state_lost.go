@@ -59,7 +59,7 @@ func checkAttachStateLost(c *Context) []Finding {
 		if !c.vol(i).has(markedKinds) {
 			continue
 		}
-		marked := counted(filter(v, func(e *parser.Event) bool { return e.Kind == parser.MarkedDetached }))
+		marked := timeline.Counted(filter(v, func(e *parser.Event) bool { return e.Kind == parser.MarkedDetached }))
 		nodes, byNode := groupByNode(marked)
 		for _, n := range nodes {
 			out = append(out, markedDetachedFinding(v, n, byNode[n]))
@@ -88,7 +88,7 @@ func markedDetachedFinding(v *timeline.Volume, node string, evs []parser.Event) 
 			later = append(later, *x)
 		}
 	}
-	later = counted(later)
+	later = timeline.Counted(later)
 	if len(later) > 0 {
 		ev = append(ev, evidence(later[0], "the node's mounts fail afterwards"))
 	}

@@ -67,7 +67,7 @@ func checkDetachFailed(c *Context) []Finding {
 		// 1. Explicit failures, per (node, class).
 		var fails []parser.Event
 		if vf.has(failedKinds) {
-			fails = counted(detachFailures(v))
+			fails = timeline.Counted(detachFailures(v))
 		}
 		type key struct{ node, code string }
 		groups := map[key][]parser.Event{}
@@ -197,7 +197,7 @@ func busySteps() []Step {
 // (FindAttachablePluginBySpec failed), once, quietly: nothing is attached,
 // so nothing is stuck, but the reconciler logs it every 100ms.
 func notAttachableFinding(v *timeline.Volume) (Finding, bool) {
-	evs := counted(filter(v, func(e *parser.Event) bool {
+	evs := timeline.Counted(filter(v, func(e *parser.Event) bool {
 		return e.Kind == parser.DetachStartFailed && e.Code == parser.CodeNotAttachable
 	}))
 	if len(evs) == 0 {

@@ -70,7 +70,7 @@ func checkDriverNotRegistered(c *Context) []Finding {
 // driverFinding reports the failures evs of volume v (nil: unjoined) on
 // node; all are the events to look for a later success in.
 func driverFinding(v *timeline.Volume, node string, evs, all []parser.Event) Finding {
-	evs = counted(evs)
+	evs = timeline.Counted(evs)
 	byTime(evs)
 	first, last := spanOf(evs)
 	n := total(evs)

@@ -47,7 +47,7 @@ func checkForceDetach(c *Context) []Finding {
 		if !c.vol(i).has(forceKinds) {
 			continue
 		}
-		forced := counted(filter(v, func(e *parser.Event) bool { return e.Kind == parser.ForceDetach }))
+		forced := timeline.Counted(filter(v, func(e *parser.Event) bool { return e.Kind == parser.ForceDetach }))
 		nodes, groups := groupByNode(forced)
 		for _, n := range nodes {
 			evs := groups[n]

@@ -49,7 +49,7 @@ func checkMountDeviceNotFound(c *Context) []Finding {
 		}
 		nodes, groups := nodeGroups(filter(v, isDeviceNotFound))
 		for _, n := range nodes {
-			evs := counted(groups[n])
+			evs := timeline.Counted(groups[n])
 			byTime(evs)
 			f := deviceFinding(v, n, evs)
 			if c, sp := apiCount(groups[n]); c > f.Count {

@@ -103,7 +103,7 @@ var mountReason = map[string]struct{ what, fix string }{
 // mountFailedFinding reports the failures evs of volume v (nil: unjoined)
 // on node; all are the events to look for the attach and a later success in.
 func mountFailedFinding(v *timeline.Volume, node string, evs, all []parser.Event, persistent time.Duration) Finding {
-	evs = counted(withoutSecondReports(evs))
+	evs = timeline.Counted(withoutSecondReports(evs))
 	byTime(evs)
 	first, last := spanOf(evs)
 	n := total(evs)

@@ -55,7 +55,7 @@ func checkMultiAttach(c *Context) []Finding {
 		if !c.vol(i).has(multiKinds) {
 			continue
 		}
-		all := counted(filter(v, func(e *parser.Event) bool { return e.Kind == parser.MultiAttach }))
+		all := timeline.Counted(filter(v, func(e *parser.Event) bool { return e.Kind == parser.MultiAttach }))
 		if len(all) == 0 {
 			continue
 		}

@@ -61,7 +61,7 @@ func checkOperationPending(c *Context) []Finding {
 	calls := grpcCalls(c.Timeline)
 	var out []Finding
 	for _, v := range c.Timeline.Volumes {
-		evs := counted(filter(v, isOperationPending))
+		evs := timeline.Counted(filter(v, isOperationPending))
 		if len(evs) == 0 {
 			continue
 		}

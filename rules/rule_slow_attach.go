@@ -134,7 +134,7 @@ func kubeletWaitFinding(v *timeline.Volume, vf *volFacts, th time.Duration) (Fin
 	if !vf.has(waitKindSet) {
 		return Finding{}, false
 	}
-	waits := counted(filter(v, func(e *parser.Event) bool {
+	waits := timeline.Counted(filter(v, func(e *parser.Event) bool {
 		if !slices.Contains(waitKinds, e.Kind) || isDeviceNotFound(e) {
 			return false
 		}
@@ -208,7 +208,7 @@ func mountTimeoutFinding(v *timeline.Volume, evs []parser.Event, ms *mountSide) 
 			tos = append(tos, *e)
 		}
 	}
-	tos = counted(tos)
+	tos = timeline.Counted(tos)
 	if len(tos) == 0 {
 		return Finding{}, false
 	}

@@ -87,7 +87,7 @@ func checkSlowMount(c *Context) []Finding {
 // unjoined) that came after a confirmed attach or name no volume waiting
 // for one.
 func slowMountFinding(ms *mountSide, v *timeline.Volume, tos []parser.Event) Finding {
-	tos = counted(tos)
+	tos = timeline.Counted(tos)
 	byTime(tos)
 	first, last := spanOf(tos)
 	n := total(tos)

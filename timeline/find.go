@@ -161,9 +161,10 @@ func suggest(q string, names []string) []string {
 	return out
 }
 
-// Stats are per-volume counters for the `volumes` table. Describe rows count
-// with their (xN) count. A failure echoed as an event is counted from the
-// echo only when the volume has no direct log line of that kind.
+// Stats are per-volume counters for the `volumes` table, each occurrence
+// counted once (Tally): an Event echo linked to the log line it repeats is
+// not counted again, describe rows count with their (xN) count when no log
+// line reports the class.
 type Stats struct {
 	Events         int
 	Attaches       int // attach-succeeded
@@ -178,37 +179,25 @@ type Stats struct {
 
 // Stats counts the volume's events.
 func (v *Volume) Stats() Stats {
-	direct := map[parser.Kind]int{}
-	echo := map[parser.Kind]int{}
+	var att, det, multi, force, unk Tally
+	var fails FailureTally
 	for i := range v.Events {
 		ev := &v.Events[i]
-		n := max(ev.Count, 1)
-		if ev.Origin == "" {
-			direct[ev.Kind] += n
-		} else {
-			echo[ev.Kind] += n
+		fails.Add(ev)
+		switch ev.Kind {
+		case parser.AttachSucceeded:
+			att.Add(ev)
+		case parser.DetachSucceeded:
+			det.Add(ev)
+		case parser.MultiAttach:
+			multi.Add(ev)
+		case parser.ForceDetach:
+			force.Add(ev)
+		case parser.Unknown:
+			unk.Add(ev)
 		}
 	}
-	count := func(kinds ...parser.Kind) int {
-		s := 0
-		for _, k := range kinds {
-			if direct[k] > 0 {
-				s += direct[k]
-			} else {
-				s += echo[k]
-			}
-		}
-		return s
-	}
-	return Stats{
-		Events:         len(v.Events),
-		Attaches:       count(parser.AttachSucceeded),
-		AttachFailures: count(parser.AttachFailed),
-		Detaches:       count(parser.DetachSucceeded),
-		DetachFailures: count(parser.DetachFailed),
-		MountFailures:  count(parser.WaitForAttachFailed, parser.MountDeviceFailed, parser.SetupFailed, parser.MountTimeout),
-		MultiAttach:    count(parser.MultiAttach),
-		ForceDetaches:  count(parser.ForceDetach),
-		Unknown:        count(parser.Unknown),
-	}
+	s := Stats{Events: len(v.Events), Attaches: att.N(), Detaches: det.N(), MultiAttach: multi.N(), ForceDetaches: force.N(), Unknown: unk.N()}
+	s.AttachFailures, s.DetachFailures, s.MountFailures = fails.Counts()
+	return s
 }

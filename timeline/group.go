@@ -343,6 +343,7 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 			mergePods(v, vids[i], sy)
 			sc.describe(v, vids[i], sy, sy.str[n.sym[volRoot[i]]], members[mstart[i]:mstart[i+1]])
 			sc.reconstruct(v, vids[i], sy)
+			v.LinkEchoes()
 		}
 	})
 	slices.SortStableFunc(t.Volumes, func(a, b *Volume) int {

@@ -18,8 +18,9 @@ import (
 // What is normalised, and nothing else:
 //   - input paths (evidence path, event source path) become the role,
 //     "kcm" or "kubelet";
-//   - input line numbers (evidence line, event source line) are dropped: an
-//     export numbers its own lines (a pretty-printed record spans many);
+//   - input line numbers (evidence line, event source line, the line an
+//     Event echo is linked to) are dropped: an export numbers its own lines
+//     (a pretty-printed record spans many); that an echo is linked is kept;
 //   - trailing white space of evidence text is removed (aws logs tail,
 //     logcli and Grafana's text download trim each message);
 //   - for GKE control-plane records (gcp kcm), whose klog header the
@@ -131,6 +132,9 @@ func chainResult(t *testing.T, paths []string, gkeSplit bool) chain {
 		src := ev["source"].(map[string]any)
 		role := roles[src["path"].(string)]
 		ev["source"] = role
+		if _, ok := ev["echo_of"]; ok {
+			ev["echo_of"] = "linked"
+		}
 		if gkeSplit && role == "kcm" {
 			delete(ev, "pid")
 		}

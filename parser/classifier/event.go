@@ -158,6 +158,13 @@ type Event struct {
 
 	Level    byte // 'I','W','E','F' or 0
 	Relative bool // Time derived from a relative age (describe) that could not be anchored
+
+	// EchoOf is, for a Kubernetes Event echoed into a component log
+	// (Origin=OriginEvent), the line of the same input that logged the
+	// operation the Event repeats; 0 when it is not linked. timeline.Build
+	// links them (same volume, node, kind and error class, close in time);
+	// a linked echo is shown but never counted.
+	EchoOf int32
 }
 
 // Kinds lists every event kind, in the order of the vocabulary above.
