@@ -485,3 +485,18 @@ func decompress(r io.Reader) (io.Reader, string, func(), error) {
 	}
 	return br, "", nil, nil
 }
+
+// InputFiles lists the files ParseAll reads for path: path itself, or the
+// log files a directory walk finds (nothing for stdin or a path that cannot
+// be read).
+func InputFiles(path string) []string {
+	if path == "-" {
+		return nil
+	}
+	srcs, _ := expand(path)
+	out := make([]string, 0, len(srcs))
+	for _, s := range srcs {
+		out = append(out, s.path)
+	}
+	return out
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -86,18 +87,33 @@ func (c *analyzeCmd) run(e env) error {
 func (c *inputFlags) writeTo(e env, output string, render func(io.Writer, report.Options) error) error {
 	if output == "" || output == "-" {
 		o := report.Options{Color: useColor(c.Color, e.stdout, e.getenv), Width: outputWidth(e.stdout, e.getenv)}
-		return render(e.stdout, o)
+		w := &errWriter{w: e.stdout}
+		if err := render(w, o); err != nil {
+			if w.err != nil {
+				return outputErr("stdout", w.err)
+			}
+			return err
+		}
+		return nil
 	}
-	f, err := createAtomic(output)
+	f, err := createOutput(output, c.Paths)
 	if err != nil {
+		var ce *codeError
+		if errors.As(err, &ce) {
+			return err
+		}
 		return &codeError{code: exitUsage, msg: fmt.Sprintf("-o %s: %v", output, err)}
 	}
-	if err := render(f, report.Options{Color: c.Color == "always", Width: defaultWidth}); err != nil {
+	w := &errWriter{w: f}
+	if err := render(w, report.Options{Color: c.Color == "always", Width: defaultWidth}); err != nil {
 		f.abort()
+		if w.err != nil {
+			return outputErr("-o "+output, w.err)
+		}
 		return err
 	}
 	if err := f.commit(); err != nil {
-		return &codeError{code: exitUsage, msg: fmt.Sprintf("-o %s: %v", output, err)}
+		return outputErr("-o "+output, err)
 	}
 	return nil
 }
