@@ -102,15 +102,11 @@ func (st *inputState) fallback(opt Options) {
 
 func (st *inputState) convert() {
 	for i := range st.events {
-		m := &st.metas[i]
-		ev := &st.events[i]
-		switch {
-		case m.hasWall:
-			ev.Time = wallTime(m.w, st.year+m.yoff, st.loc, st.off)
-		case m.abs.set:
-			ev.Time = m.abs.time()
+		if t := st.timeOf(st.metas[i]); !t.IsZero() {
+			st.events[i].Time = t
 		}
 	}
+	st.setFoldSpans()
 	if st.haveWall {
 		st.trackAbs(wallTime(st.firstW, st.year+st.firstYoff, st.loc, st.off))
 		st.trackAbs(wallTime(st.lastW, st.year+st.lastYoff, st.loc, st.off))
@@ -121,6 +117,17 @@ func (st *inputState) convert() {
 		}
 	}
 	st.in.First, st.in.Last = st.minAbs, st.maxAbs
+}
+
+// timeOf is the time of an event's clock reading (zero when it has none).
+func (st *inputState) timeOf(m evMeta) time.Time {
+	switch {
+	case m.hasWall:
+		return wallTime(m.w, st.year+m.yoff, st.loc, st.off)
+	case m.abs.set:
+		return m.abs.time()
+	}
+	return time.Time{}
 }
 
 func inherit(states []*inputState) {

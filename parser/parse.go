@@ -236,6 +236,9 @@ type inputState struct {
 	// an estimate from it errs on the large side).
 	sizeHint, seen   int64
 	direct, reserved bool
+	added            int                 // events stored so far
+	folds            map[string]*foldRun // the current run of repeats per volume (fold.go)
+	foldSpans        []foldSpan
 	mtime            time.Time
 	host             string
 	procs            map[string]int

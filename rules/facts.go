@@ -77,24 +77,42 @@ func weight(e parser.Event) int {
 // own log lines win; failing those, Kubernetes Events echoed into a log; and
 // only when neither exists, describe/get-events rows with their counts.
 func counted(evs []parser.Event) []parser.Event {
-	var direct, echo, table []parser.Event
-	for _, e := range evs {
-		switch e.Origin {
+	all := make([]int, len(evs))
+	for i := range all {
+		all[i] = i
+	}
+	idx, direct := countedIdx(evs, all)
+	out := make([]parser.Event, len(idx))
+	for j, k := range idx {
+		out[j] = evs[k]
+	}
+	if direct {
+		return withoutSecondReports(out)
+	}
+	return out
+}
+
+// countedIdx is counted over indices into evs, without dropping second
+// reports; direct says the component's own lines were picked.
+func countedIdx(evs []parser.Event, idx []int) (picked []int, direct bool) {
+	var own, echo, table []int
+	for _, k := range idx {
+		switch evs[k].Origin {
 		case "":
-			direct = append(direct, e)
+			own = append(own, k)
 		case parser.OriginEvent:
-			echo = append(echo, e)
+			echo = append(echo, k)
 		default:
-			table = append(table, e)
+			table = append(table, k)
 		}
 	}
 	switch {
-	case len(direct) > 0:
-		return withoutSecondReports(direct)
+	case len(own) > 0:
+		return own, true
 	case len(echo) > 0:
-		return echo
+		return echo, false
 	}
-	return table
+	return table, false
 }
 
 // withoutSecondReports drops CSI plugin/driver error lines when the
