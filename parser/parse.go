@@ -105,10 +105,13 @@ func ParseAll(paths []string, opt Options) ([]Result, []error) {
 	}
 	var jobs []*job
 	for _, p := range paths {
-		srcs, err := expand(p)
+		srcs, skips, err := expand(p)
 		if err != nil {
 			jobs = append(jobs, &job{err: err})
 			continue
+		}
+		for _, s := range skips {
+			jobs = append(jobs, &job{err: s})
 		}
 		for _, src := range srcs {
 			jobs = append(jobs, &job{src: src})
