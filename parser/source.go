@@ -566,6 +566,9 @@ func isCompressed(head []byte) bool { return gzipMagic(head) || zstdMagic(head) 
 // smaller than its buffer through the buffer: a second copy of every byte).
 const sniffBufSize = 64 << 10
 
+// zstdMaxWindow is the largest window the zstd CLI writes (--long=31).
+const zstdMaxWindow = 1 << 31
+
 // decompress sniffs gzip and zstd magic numbers (whatever the file name).
 func decompress(r io.Reader) (io.Reader, string, func(), error) {
 	br := bufio.NewReaderSize(r, sniffBufSize)
@@ -578,7 +581,9 @@ func decompress(r io.Reader) (io.Reader, string, func(), error) {
 		}
 		return zr, "gzip", func() { zr.Close() }, nil
 	case zstdMagic(head):
-		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1))
+		// zstd --long=31 declares windows up to 2 GiB (the default limit is
+		// 512 MiB); the history is only as large as the data needs
+		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(zstdMaxWindow))
 		if err != nil {
 			return nil, "", nil, fmt.Errorf("corrupt zstd data: %v", err)
 		}
