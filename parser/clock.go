@@ -101,16 +101,19 @@ func (st *inputState) fallback(opt Options) {
 }
 
 func (st *inputState) convert() {
+	var ord fileOrder
 	for i := range st.events {
-		m := &st.metas[i]
-		ev := &st.events[i]
-		switch {
-		case m.hasWall:
-			ev.Time = wallTime(m.w, st.year+m.yoff, st.loc, st.off)
-		case m.abs.set:
-			ev.Time = m.abs.time()
+		m := st.metas[i]
+		t := st.timeOf(m)
+		if m.hasWall {
+			t = ord.next(m.w, t, st.loc)
+		}
+		if !t.IsZero() {
+			st.events[i].Time = t
 		}
 	}
+	ord.note(st)
+	st.setFoldSpans()
 	if st.haveWall {
 		st.trackAbs(wallTime(st.firstW, st.year+st.firstYoff, st.loc, st.off))
 		st.trackAbs(wallTime(st.lastW, st.year+st.lastYoff, st.loc, st.off))
@@ -121,6 +124,76 @@ func (st *inputState) convert() {
 		}
 	}
 	st.in.First, st.in.Last = st.minAbs, st.maxAbs
+}
+
+// fileOrder reads wall clocks that name two instants, or none, by the
+// order of the file: the repeated hour of a DST fall-back (time.Date gives
+// the first pass; a reading well before the latest one seen is the second
+// pass) and a leap second (23:59:60, read as the end of 23:59:59).
+type fileOrder struct {
+	latest      time.Time
+	repeated    int // readings put in the second pass of a repeated hour
+	leapSeconds int
+	zone        string
+}
+
+// orderSlack is how far back a reading may step and still be disorder
+// among threads rather than the second pass of a repeated hour.
+const orderSlack = 10 * time.Minute
+
+func (o *fileOrder) next(w wall, t time.Time, loc *time.Location) time.Time {
+	if t.IsZero() {
+		return t
+	}
+	if w.sec == 60 {
+		o.leapSeconds++
+	}
+	if loc != nil && o.latest.Sub(t) > orderSlack {
+		if later, ok := secondPass(t, loc); ok {
+			t = later
+			o.repeated++
+			o.zone = loc.String()
+		}
+	}
+	if t.After(o.latest) {
+		o.latest = t
+	}
+	return t
+}
+
+// secondPass returns the later instant with t's wall clock in loc, when a
+// fall-back repeats it.
+func secondPass(t time.Time, loc *time.Location) (time.Time, bool) {
+	local := t.In(loc)
+	_, off := local.Zone()
+	for _, d := range []time.Duration{time.Hour, 30 * time.Minute, 2 * time.Hour} {
+		l := t.Add(d).In(loc)
+		if _, off2 := l.Zone(); off2 < off && l.Hour() == local.Hour() && l.Minute() == local.Minute() && l.Second() == local.Second() {
+			return t.Add(d), true
+		}
+	}
+	return time.Time{}, false
+}
+
+// note says, in the input's problems, what file order decided.
+func (o *fileOrder) note(st *inputState) {
+	if o.repeated > 0 {
+		st.problem(0, "%d lines fall in the repeated hour of a DST fall-back (%s): read as its second pass from their order in the file", o.repeated, o.zone)
+	}
+	if o.leapSeconds > 0 {
+		st.problem(0, "%d lines in a leap second (23:59:60): read as the end of 23:59:59, in file order", o.leapSeconds)
+	}
+}
+
+// timeOf is the time of an event's clock reading (zero when it has none).
+func (st *inputState) timeOf(m evMeta) time.Time {
+	switch {
+	case m.hasWall:
+		return wallTime(m.w, st.year+m.yoff, st.loc, st.off)
+	case m.abs.set:
+		return m.abs.time()
+	}
+	return time.Time{}
 }
 
 func inherit(states []*inputState) {

@@ -182,10 +182,10 @@ func (sc *scanner) wrapperEvidence(e *entry) {
 	switch {
 	case !wt.abs.IsZero():
 		if y, off, ok := matchWall(e.w, wt.abs); ok {
-			sc.st.evid = append(sc.st.evid, evidence{from: FromWrapper, year: y - e.yoff, off: off, hasOff: true, hasYear: true})
+			sc.st.addEvidence(evidence{from: FromWrapper, year: y - e.yoff, off: off, hasOff: true, hasYear: true})
 		}
 	case wt.year != 0:
-		sc.st.evid = append(sc.st.evid, evidence{from: FromWrapper, year: wt.year - e.yoff, hasYear: true})
+		sc.st.addEvidence(evidence{from: FromWrapper, year: wt.year - e.yoff, hasYear: true})
 	}
 }
 

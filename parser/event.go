@@ -28,6 +28,7 @@ type Input struct {
 	ZoneFrom  string // flag, retry-deadline, wrapper, json-ts, assumed
 	Problems  []Problem
 	Truncated bool // input ended early (truncated gzip, read error)
+	Folded    int  // repeated failure lines folded into an earlier event's Count (fold.go)
 
 	// Log exports (Wrapper names the envelope, e.g. "gcp"; zero otherwise):
 	// the records read, those without a usable time, and the duplicates

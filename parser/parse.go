@@ -108,10 +108,13 @@ func ParseAll(paths []string, opt Options) ([]Result, []error) {
 	}
 	var jobs []*job
 	for _, p := range paths {
-		srcs, err := expand(p)
+		srcs, skips, err := expand(p)
 		if err != nil {
 			jobs = append(jobs, &job{err: err})
 			continue
+		}
+		for _, s := range skips {
+			jobs = append(jobs, &job{err: s})
 		}
 		for _, src := range srcs {
 			jobs = append(jobs, &job{src: src})
@@ -239,6 +242,9 @@ type inputState struct {
 	// an estimate from it errs on the large side).
 	sizeHint, seen   int64
 	direct, reserved bool
+	added            int                 // events stored so far
+	folds            map[string]*foldRun // the current run of repeats per volume (fold.go)
+	foldSpans        []foldSpan
 	mtime            time.Time
 	host             string
 	procs            map[string]int

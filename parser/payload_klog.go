@@ -363,7 +363,7 @@ func (sc *scanner) emitKlog(e *entry) bool {
 		if !plausibleYear(r.until.Year()) {
 			st.problem(e.line, "implausible year %d in retry deadline ignored", r.until.Year())
 		} else if y, off, ok := matchWall(e.w, r.until.Add(-r.backoff)); ok {
-			st.evid = append(st.evid, evidence{from: FromRetry, year: y - e.yoff, off: off, hasOff: true, hasYear: true})
+			st.addEvidence(evidence{from: FromRetry, year: y - e.yoff, off: off, hasOff: true, hasYear: true})
 		}
 	}
 	st.addEvent(&ev, m)

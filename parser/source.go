@@ -309,65 +309,169 @@ type source struct {
 
 // expand turns one command-line path into sources: "-" is stdin, a directory
 // is walked for log files (sorted, hidden entries skipped), anything else is
-// a file.
-func expand(p string) ([]source, error) {
+// a file. Entries the walk could not read or would not read come back as
+// *WalkSkip errors beside the sources (walkDir).
+func expand(p string) ([]source, []error, error) {
 	if p == "-" {
-		return []source{{path: "-", stdin: true}}, nil
+		return []source{{path: "-", stdin: true}}, nil, nil
 	}
 	fi, err := os.Stat(p)
 	if err != nil {
-		return nil, cleanPathErr(err)
+		return nil, nil, cleanPathErr(err)
 	}
 	if !fi.IsDir() {
 		if isArchive(p) {
-			return archiveMembers(p)
+			members, err := archiveMembers(p)
+			return members, nil, err
 		}
-		return []source{{path: p}}, nil
+		return []source{{path: p}}, nil, nil
 	}
-	var out []source
-	err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if path == p {
-				return err
-			}
-			return nil // unreadable subdirectory: skip it
+	w := &walker{seen: map[string]bool{realPath(p): true}}
+	if err := w.dir(p, true); err != nil {
+		return nil, nil, cleanPathErr(err)
+	}
+	if len(w.out) == 0 && len(w.skips) == 0 {
+		return nil, nil, fmt.Errorf("%s: directory holds no log files (*.log, *.log.N, *.gz, *.txt, current.log, journal dumps)", p)
+	}
+	return w.out, w.skips, nil
+}
+
+// WalkSkip is a directory entry a walk did not read. LooksLikeLog says it
+// may have held a log (an unreadable subdirectory, a log-named FIFO or
+// dangling link): that is an input that could not be read (exit 3);
+// otherwise it is only said.
+type WalkSkip struct {
+	Path         string
+	Reason       string
+	LooksLikeLog bool
+}
+
+func (e *WalkSkip) Error() string { return e.Path + ": skipped: " + e.Reason }
+
+// ReadFailures counts the errors of ParseAll that are inputs not read
+// (exit 3): all but the walk's skips of entries that did not look like logs.
+func ReadFailures(errs []error) int {
+	n := 0
+	for _, err := range errs {
+		var ws *WalkSkip
+		if !errors.As(err, &ws) || ws.LooksLikeLog {
+			n++
 		}
-		name := d.Name()
-		if path != p && strings.HasPrefix(name, ".") {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.IsDir() || !d.Type().IsRegular() {
-			return nil
-		}
-		if isArchive(path) {
-			members, err := archiveMembers(path)
-			if err == nil {
-				out = append(out, members...)
-			}
-			return nil
-		}
-		if isLogName(path) {
-			out = append(out, source{path: path})
-		}
-		return nil
-	})
+	}
+	return n
+}
+
+// walker walks a directory: symlinks are followed to files and
+// directories, hidden entries skipped. Each directory and file is taken
+// once, by its path with symlinks resolved: a loop ends, and a log both
+// linked (/var/log/containers) and walked (/var/log/pods) is read once.
+type walker struct {
+	seen  map[string]bool
+	out   []source
+	skips []error
+}
+
+// dir reads one directory; only the top one's failure is an error.
+func (w *walker) dir(path string, top bool) error {
+	ents, err := os.ReadDir(path)
 	if err != nil {
-		return nil, cleanPathErr(err)
+		if top {
+			return err
+		}
+		w.skip(path, "unreadable directory ("+errText(err)+")", true)
 	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: directory holds no log files (*.log, *.log.N, *.gz, *.txt, current.log, journal dumps)", p)
+	for _, d := range ents {
+		name := d.Name()
+		if strings.HasPrefix(name, ".") {
+			continue
+		}
+		p := filepath.Join(path, name)
+		typ := d.Type()
+		link := typ&fs.ModeSymlink != 0
+		if link {
+			fi, err := os.Stat(p)
+			if err != nil {
+				w.skip(p, "symlink that cannot be followed ("+errText(err)+")", isLogName(p))
+				continue
+			}
+			typ = fi.Mode().Type()
+		}
+		real := p
+		if link || typ.IsDir() {
+			real = realPath(p)
+		}
+		switch {
+		case typ.IsDir():
+			if w.seen[real] {
+				if link {
+					w.skip(p, "symlink loop (directory already walked)", false)
+				}
+				continue
+			}
+			w.seen[real] = true
+			w.dir(p, false)
+		case typ.IsRegular() && isArchive(p):
+			if !w.seen[real] {
+				w.seen[real] = true
+				members, err := archiveMembers(p)
+				if err != nil {
+					w.skips = append(w.skips, err)
+				}
+				w.out = append(w.out, members...)
+			}
+		case typ.IsRegular():
+			if (isLogName(p) || isLogName(real)) && !w.seen[real] {
+				w.seen[real] = true
+				w.out = append(w.out, source{path: p})
+			}
+		default:
+			w.skip(p, "not a regular file ("+typeName(typ)+"), not read", isLogName(p))
+		}
 	}
-	return out, nil
+	return nil
+}
+
+// realPath is p absolute with symlinks resolved (p itself when that fails).
+func realPath(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		p = r
+	}
+	if a, err := filepath.Abs(p); err == nil {
+		p = a
+	}
+	return p
+}
+
+func (w *walker) skip(path, reason string, log bool) {
+	w.skips = append(w.skips, &WalkSkip{Path: path, Reason: reason, LooksLikeLog: log})
+}
+
+// errText is an error without the path it names (the skip names it).
+func errText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+func typeName(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "mode " + m.String()
 }
 
 // LogFiles lists the files ParseAll reads for one command-line path: the
 // path itself for a file, the log files of a directory walked as ParseAll
 // walks it ("-" is stdin).
 func LogFiles(p string) ([]string, error) {
-	srcs, err := expand(p)
+	srcs, _, err := expand(p)
 	out := make([]string, len(srcs))
 	for i, s := range srcs {
 		out[i] = s.path
@@ -508,6 +612,9 @@ func isCompressed(head []byte) bool { return gzipMagic(head) || zstdMagic(head) 
 // smaller than its buffer through the buffer: a second copy of every byte).
 const sniffBufSize = 64 << 10
 
+// zstdMaxWindow is the largest window the zstd CLI writes (--long=31).
+const zstdMaxWindow = 1 << 31
+
 // decompress sniffs gzip, zstd and xz magic numbers (whatever the file name).
 func decompress(r io.Reader) (io.Reader, string, func(), error) {
 	br := bufio.NewReaderSize(r, sniffBufSize)
@@ -520,7 +627,9 @@ func decompress(r io.Reader) (io.Reader, string, func(), error) {
 		}
 		return zr, "gzip", func() { zr.Close() }, nil
 	case zstdMagic(head):
-		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1))
+		// zstd --long=31 declares windows up to 2 GiB (the default limit is
+		// 512 MiB); the history is only as large as the data needs
+		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(zstdMaxWindow))
 		if err != nil {
 			return nil, "", nil, fmt.Errorf("corrupt zstd data: %v", err)
 		}
@@ -533,4 +642,19 @@ func decompress(r io.Reader) (io.Reader, string, func(), error) {
 		return xr, "xz", nil, nil
 	}
 	return br, "", nil, nil
+}
+
+// InputFiles lists the files ParseAll reads for path: path itself, or the
+// log files a directory walk finds (nothing for stdin or a path that cannot
+// be read).
+func InputFiles(path string) []string {
+	if path == "-" {
+		return nil
+	}
+	srcs, _, _ := expand(path)
+	out := make([]string, 0, len(srcs))
+	for _, s := range srcs {
+		out = append(out, s.path)
+	}
+	return out
 }

@@ -280,7 +280,7 @@ func (sc *scanner) envTime(ent *entry, rec *envRecord) {
 		}
 		if y, off, ok := matchWall(ent.w, rec.Time); ok {
 			ev := evidence{from: FromEnvelope, year: y - ent.yoff, off: off, hasOff: !rec.YearOnly, hasYear: true}
-			st.evid = append(st.evid, ev)
+			st.addEvidence(ev)
 		}
 	case !ent.abs.IsZero():
 		// the text's own absolute time (klog JSON "ts") stands
@@ -289,7 +289,7 @@ func (sc *scanner) envTime(ent *entry, rec *envRecord) {
 		ent.w = wall{mon: int(t.Month()), day: t.Day(), hour: t.Hour(), min: t.Minute(), sec: t.Second(), nsec: t.Nanosecond()}
 		ent.hasWall = true
 		ent.yoff = sc.trackWall(ent.w)
-		st.evid = append(st.evid, evidence{from: FromEnvelope, year: t.Year() - ent.yoff, hasYear: true})
+		st.addEvidence(evidence{from: FromEnvelope, year: t.Year() - ent.yoff, hasYear: true})
 	default:
 		ent.abs = rec.Time
 		st.trackAbs(rec.Time)

@@ -41,16 +41,22 @@ const (
 )
 
 func (st *inputState) addEvent(ev *Event, m evMeta) {
+	if st.fold(ev, m) {
+		return
+	}
+	st.added++
 	if st.direct {
 		if len(st.events) < cap(st.events) {
 			st.events = append(st.events, *ev)
 			st.metas = append(st.metas, m)
+			st.stored(&st.events[len(st.events)-1], &st.metas[len(st.metas)-1], st.added-1)
 			return
 		}
 		st.direct = false // more than estimated: the rest in pages
 	}
 	if k := len(st.pages); k == 0 || len(st.pages[k-1]) == cap(st.pages[k-1]) {
 		if k > 0 && st.reserve() {
+			st.added--
 			st.addEvent(ev, m)
 			return
 		}
@@ -65,6 +71,7 @@ func (st *inputState) addEvent(ev *Event, m evMeta) {
 	k := len(st.pages) - 1
 	st.pages[k] = append(st.pages[k], *ev)
 	st.mpages[k] = append(st.mpages[k], m)
+	st.stored(&st.pages[k][len(st.pages[k])-1], &st.mpages[k][len(st.mpages[k])-1], st.added-1)
 }
 
 const reserveFrom = 4
@@ -74,6 +81,7 @@ func (st *inputState) reserve() bool {
 		return false
 	}
 	st.reserved = true
+	st.unfold() // the events move
 	n := 0
 	for _, pg := range st.pages {
 		n += len(pg)

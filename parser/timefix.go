@@ -36,6 +36,19 @@ type evidence struct {
 	off     time.Duration
 	hasOff  bool
 	hasYear bool
+	n       int // how many readings agree (0 means 1): repeats are counted, not kept
+}
+
+// addEvidence records a year/zone reading; one equal to the last is
+// counted on it, so that a flood of one retry line keeps one entry.
+func (st *inputState) addEvidence(e evidence) {
+	if k := len(st.evid); k > 0 {
+		if last := &st.evid[k-1]; last.from == e.from && last.year == e.year && last.off == e.off && last.hasOff == e.hasOff && last.hasYear == e.hasYear {
+			last.n = max(last.n, 1) + 1
+			return
+		}
+	}
+	st.evid = append(st.evid, e)
 }
 
 // retryLayout is Go's time.Time.String() without the monotonic part.
@@ -158,7 +171,7 @@ func vote(ev []evidence, from string) (evidence, bool) {
 		if counts[k] == 0 {
 			order = append(order, k)
 		}
-		counts[k]++
+		counts[k] += max(e.n, 1)
 	}
 	if len(order) == 0 {
 		return evidence{}, false
@@ -173,8 +186,15 @@ func vote(ev []evidence, from string) (evidence, bool) {
 }
 
 // wallTime converts a wall reading in year y to UTC, using loc when set and
-// the fixed offset off otherwise.
+// the fixed offset off otherwise. In the repeated hour of a fall-back it is
+// the first pass (fileOrder picks the second).
 func wallTime(w wall, y int, loc *time.Location, off time.Duration) time.Time {
+	if w.sec == 60 {
+		// a leap second: the end of 23:59:59, so that it sorts between
+		// the second before it and the one after (time.Date would make it
+		// the next minute's first)
+		w.sec, w.nsec = 59, 999999999
+	}
 	if loc != nil {
 		return time.Date(y, time.Month(w.mon), w.day, w.hour, w.min, w.sec, w.nsec, loc).UTC()
 	}

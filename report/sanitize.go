@@ -38,7 +38,7 @@ func Sanitize(s string) string {
 			b.WriteRune(r)
 		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
 			// dropped
-		case isBidi(r):
+		case isBidi(r), isZeroWidth(r):
 			// dropped
 		default:
 			b.WriteString(s[i : i+size])
@@ -60,6 +60,13 @@ func isClean(s string) bool {
 		}
 	}
 	return true
+}
+
+// isZeroWidth reports invisible characters that can hide text or split a
+// name in two on a terminal: zero-width space/joiners, word joiner and
+// invisible operators, BOM, Mongolian vowel separator, soft hyphen.
+func isZeroWidth(r rune) bool {
+	return (r >= 0x200b && r <= 0x200d) || (r >= 0x2060 && r <= 0x2064) || r == 0xfeff || r == 0x180e || r == 0x00ad
 }
 
 func isBidi(r rune) bool {

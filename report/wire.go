@@ -374,7 +374,7 @@ func toWireFinding(i int, f rules.Finding, incident map[int]int, vols map[string
 	w := wireFinding{
 		Index: i, Rule: f.Rule, Severity: f.Severity.String(), Volume: f.Volume, PV: f.PV, Input: f.Input,
 		Nodes: strs(f.Nodes), Pods: strs(f.Pods), Start: ts(f.Start), End: ts(f.End), Count: f.Count,
-		Code: f.Code, Summary: f.Summary, Explanation: f.Explanation, Next: f.Next,
+		Code: f.Code, Summary: Sanitize(f.Summary), Explanation: Sanitize(f.Explanation), Next: Sanitize(f.Next),
 		Evidence: []wireEvidence{},
 	}
 	if v := vols[f.Volume]; v != nil {
@@ -404,12 +404,15 @@ func volumesByName(tl *timeline.Timeline) map[string]*timeline.Volume {
 
 func toWireIncident(in rules.Incident, fs []rules.Finding) wireIncident {
 	w := wireIncident{
-		Volume: in.Volume, PV: in.PV, Severity: in.Severity.String(), Summary: in.Summary,
-		RootCause: in.RootCause, Component: in.Component, Story: strs(in.Story), Chain: []int{},
+		Volume: in.Volume, PV: in.PV, Severity: in.Severity.String(), Summary: Sanitize(in.Summary),
+		RootCause: Sanitize(in.RootCause), Component: in.Component, Story: strs(in.Story), Chain: []int{},
 		Nodes: []string{}, Pods: []string{}, Next: []wireStep{},
 	}
+	for k, s := range w.Story {
+		w.Story[k] = Sanitize(s)
+	}
 	for _, s := range in.Next {
-		w.Next = append(w.Next, wireStep{Phase: s.Phase.String(), Text: s.Text})
+		w.Next = append(w.Next, wireStep{Phase: s.Phase.String(), Text: Sanitize(s.Text)})
 	}
 	var nodes, pods []string
 	for _, c := range in.Chain {

@@ -58,6 +58,9 @@ API; for NotFound check the disk still exists.`,
 // permanentCodes never succeed by retrying.
 var permanentCodes = []string{parser.CodeZoneNotMatch, parser.CodeNotFound}
 
+// checkAttachRetryStorm works on indices into the volume's events: only a
+// storm that becomes a finding has its events copied, once (a flood of
+// failures used to be copied four or five times).
 func checkAttachRetryStorm(c *Context) []Finding {
 	minFailures := max(c.Int("min-failures"), 1)
 	criticalAfter := c.Duration("critical-after")
@@ -67,46 +70,66 @@ func checkAttachRetryStorm(c *Context) []Finding {
 		if !c.vol(i).has(failedKinds) {
 			continue
 		}
-		all := filter(v, func(e *parser.Event) bool { return e.Kind == parser.AttachFailed })
-		fails := timeline.Counted(all)
-		type key struct{ node, code string }
-		groups := map[key][]parser.Event{}
-		var keys []key
-		for _, e := range fails {
-			k := key{e.Node, e.Code}
-			if groups[k] == nil {
-				keys = append(keys, k)
+		var all []int // every attach failure
+		for k := range v.Events {
+			if v.Events[k].Kind == parser.AttachFailed {
+				all = append(all, k)
 			}
-			groups[k] = append(groups[k], e)
 		}
-		for _, k := range keys {
-			evs := groups[k]
+		type key struct{ node, code string }
+		groups := map[key][]int{}
+		var keys []key
+		idx := timeline.CountedIdx(v.Events, all)
+		for _, k := range idx {
+			e := &v.Events[k]
+			g := key{e.Node, e.Code}
+			if groups[g] == nil {
+				keys = append(keys, g)
+			}
+			groups[g] = append(groups[g], k)
+		}
+		for _, g := range keys {
+			idx := groups[g]
 			// nestedpendingoperations lines are one per attempt; when a group
 			// has them, other lines about the same attempt (csi_attacher,
 			// in-tree plugin) are not counted again.
-			if withRetry := slices.DeleteFunc(slices.Clone(evs), func(e parser.Event) bool { return e.Retry == nil }); len(withRetry) > 0 {
-				evs = withRetry
+			if withRetry := slices.DeleteFunc(slices.Clone(idx), func(k int) bool { return v.Events[k].Retry == nil }); len(withRetry) > 0 {
+				idx = withRetry
 			}
-			byTime(evs)
-			n := total(evs)
-			permanent := slices.Contains(permanentCodes, k.code)
+			n := 0
+			for _, k := range idx {
+				n += weight(v.Events[k])
+			}
+			permanent := slices.Contains(permanentCodes, g.code)
 			if n < minFailures && !permanent {
 				continue
 			}
-			f := stormFinding(v, k.node, k.code, evs, n, permanent, criticalAfter)
+			evs := make([]parser.Event, len(idx))
+			for j, k := range idx {
+				evs[j] = v.Events[k]
+			}
+			byTime(evs)
+			f := stormFinding(v, g.node, g.code, evs, n, permanent, criticalAfter)
 			// Pods: echoes and describe rows name them when log lines do not.
-			for _, e := range all {
-				if e.Code == k.code && (e.Node == k.node || e.Node == "") {
+			api, apiSpan := 0, time.Duration(0)
+			for _, k := range all {
+				e := &v.Events[k]
+				if e.Code == g.code && (e.Node == g.node || e.Node == "") {
+					f.Pods = append(f.Pods, e.Pod)
+				}
+				if e.Origin != "" && e.Count > api {
+					api, apiSpan = e.Count, e.Span
+				}
+			}
+			for k := range v.Events {
+				if e := &v.Events[k]; e.Kind == parser.AttachStarted && e.Node == g.node {
 					f.Pods = append(f.Pods, e.Pod)
 				}
 			}
-			for _, e := range filter(v, func(e *parser.Event) bool { return e.Kind == parser.AttachStarted && e.Node == k.node }) {
-				f.Pods = append(f.Pods, e.Pod)
-			}
-			if c, sp := apiCount(all); c > n {
-				f.Explanation += fmt.Sprintf(" The API's own tally (describe/Events) says ×%d", c)
-				if sp > 0 {
-					f.Explanation += " over " + dur(sp)
+			if api > n {
+				f.Explanation += fmt.Sprintf(" The API's own tally (describe/Events) says ×%d", api)
+				if apiSpan > 0 {
+					f.Explanation += " over " + dur(apiSpan)
 				}
 				f.Explanation += "."
 			}

@@ -79,6 +79,9 @@ func Build(results []parser.Result, opt Options) *Timeline {
 		for i := range results {
 			if results[i].Input.Path == s.Path {
 				offsets[i] = s.Offset
+				if s.Note != "" {
+					t.Inputs[i].Problems = append(slices.Clip(t.Inputs[i].Problems), parser.Problem{Message: s.Note})
+				}
 			}
 		}
 	}

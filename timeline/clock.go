@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -91,6 +92,22 @@ func collapseRestarts(out []Restart) []Restart {
 // strictly after the controller's.
 const skewEpsilon = time.Millisecond
 
+// skewFlagMax bounds the gaps that flag a clock as too far behind for
+// the estimate (skewWindow): beyond a day the pair is not one attach.
+const skewFlagMax = 24 * time.Hour
+
+// shortDur formats a duration without zero units: 25m, 1h30m, 10m.
+func shortDur(d time.Duration) string {
+	s := d.Round(time.Second).String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
 // skewWindow bounds how far apart a controller attach and the kubelet's
 // confirmation may be to count as one ordered pair.
 const skewWindow = 10 * time.Minute
@@ -160,8 +177,8 @@ func estimateSkews(evs []parser.Event, attaches []int32, bounds []int, inputs []
 		if comps[i] != parser.ComponentKubelet || !hasKCM {
 			continue
 		}
-		var best time.Duration
-		pairs := 0
+		var best, nearFar time.Duration
+		pairs, far := 0, 0
 		for k := bounds[i]; k < bounds[i+1]; k++ {
 			ev := &evs[k]
 			if ev.Kind != parser.VerifyAttachedSucceeded && ev.Kind != parser.WaitForAttachSucceeded {
@@ -188,6 +205,12 @@ func estimateSkews(evs []parser.Event, attaches []int32, bounds []int, inputs []
 					if d := a[j].Sub(ev.Time) + skewEpsilon; d > best {
 						best = d
 					}
+				} else if j < len(a) && a[j].Sub(ev.Time) <= skewFlagMax {
+					// the controller attached only later than the window
+					if d := a[j].Sub(ev.Time); far == 0 || d < nearFar {
+						nearFar = d
+					}
+					far++
 				}
 				break
 			}
@@ -195,6 +218,10 @@ func estimateSkews(evs []parser.Event, attaches []int32, bounds []int, inputs []
 		s := Skew{Path: path, Offset: best, Pairs: pairs, From: "estimated"}
 		if pairs == 0 {
 			s.From = "none"
+		}
+		if far > pairs {
+			s.Note = fmt.Sprintf("clock looks at least %s behind the controller's: %d of its attach confirmations come that long or more before the controller attached, beyond the %s the estimate corrects; pass --skew %s=DURATION to correct it",
+				shortDur(nearFar), far, shortDur(skewWindow), path)
 		}
 		out = append(out, s)
 	}

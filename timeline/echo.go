@@ -76,22 +76,38 @@ func agree(a, b string) bool { return a == "" || b == "" || a == b }
 // lines they echo), and only when there are none, describe / get-events
 // rows with their counts. Tally counts the same one event at a time.
 func Counted(evs []parser.Event) []parser.Event {
-	var logged, linked, table []parser.Event
+	idx := make([]int, len(evs))
+	for i := range idx {
+		idx[i] = i
+	}
+	picked := CountedIdx(evs, idx)
+	out := make([]parser.Event, len(picked))
+	for j, k := range picked {
+		out[j] = evs[k]
+	}
+	return out
+}
+
+// CountedIdx is Counted over the events evs[k] for k in idx, without
+// copying them: the indices of the events to count, in idx's order.
+func CountedIdx(evs []parser.Event, idx []int) []int {
+	var logged, linked, table []int
 	operation := false
-	for _, e := range evs {
+	for _, k := range idx {
+		e := &evs[k]
 		switch {
 		case e.Origin == "" || e.Origin == parser.OriginEvent && e.EchoOf == 0:
-			logged = append(logged, e)
+			logged = append(logged, k)
 			operation = operation || e.Kind != parser.CSIError
 		case e.Origin == parser.OriginEvent:
-			linked = append(linked, e)
+			linked = append(linked, k)
 		default:
-			table = append(table, e)
+			table = append(table, k)
 		}
 	}
 	switch {
 	case operation:
-		return slices.DeleteFunc(logged, func(e parser.Event) bool { return e.Kind == parser.CSIError })
+		return slices.DeleteFunc(logged, func(k int) bool { return evs[k].Kind == parser.CSIError })
 	case len(logged) > 0:
 		return logged
 	case len(linked) > 0:

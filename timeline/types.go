@@ -88,6 +88,7 @@ type Skew struct {
 	Offset time.Duration
 	Pairs  int    // ordered pairs the estimate rests on
 	From   string // "estimated", "flag", "none"
+	Note   string // set when the clock looks skewed beyond what the estimate corrects
 }
 
 // Timeline is every input merged into one time order and grouped per volume.

@@ -33,6 +33,7 @@ func (c *analyzeCmd) run(e env) error {
 	if err != nil {
 		return err
 	}
+	out.inputs = c.Paths
 	set := make(map[string]string, len(c.Set))
 	for _, s := range c.Set {
 		k, v, ok := strings.Cut(s, "=")
@@ -121,6 +122,7 @@ func (c *timelineCmd) run(e env) error {
 	if err != nil {
 		return err
 	}
+	out.inputs = c.Paths
 	l, vols, err := c.loadView(e, "")
 	if err != nil {
 		return err
@@ -150,6 +152,7 @@ func (c *eventsCmd) run(e env) error {
 	if err != nil {
 		return err
 	}
+	out.inputs = c.Paths
 	kinds := splitList(c.Kind)
 	if c.Unknown {
 		kinds = append(kinds, string(parser.Unknown))
@@ -208,6 +211,7 @@ func (c *volumesCmd) run(e env) error {
 	if err != nil {
 		return err
 	}
+	out.inputs = c.Paths
 	// `kcmtrace volumes kcm.log pvc-5d6c`: a last argument that names no
 	// file and is not stdin is the query.
 	if n := len(c.Paths); n > 1 && c.Query == "" && c.Paths[n-1] != "-" && !livesource.IsURL(c.Paths[n-1]) {

@@ -14,6 +14,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/klauspost/compress/zstd"
+
 	"github.com/kcmtrace/kcmtrace/parser"
 	"github.com/kcmtrace/kcmtrace/report"
 	"github.com/kcmtrace/kcmtrace/rules"
@@ -288,5 +290,29 @@ func hostileSeeds(tb testing.TB) [][]byte {
 		{0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff},
 		elfBytes()[:512],
 		{},
+		// issue 21: a storm past the fold threshold, broken by another node's
+		// failure and resumed; the repeated hour of a fall-back and a leap
+		// second (times stepping back, 23:59:60); zero-width characters in
+		// a node name; a zstd frame declaring a 2 GiB window
+		[]byte(strings.Repeat(failed, 110) + strings.Replace(failed, "10.0.3.15", "10.0.3.16", 1) + strings.Repeat(failed, 5)),
+		[]byte(strings.Replace(attach, attach[5:13], "01:59:30", 1) + strings.Replace(attach, attach[5:13], "01:00:10", 1) + strings.Replace(attach, attach[5:13], "23:59:60", 1) + strings.Replace(attach, attach[5:13], "00:00:00", 1)),
+		[]byte(strings.Replace(attach, "from node", "from\u200b\u2060\ufeff\u00ad node", 1)),
+		zstdLongWindow(tb, attach+failed),
 	}
+}
+
+// zstdLongWindow is data as one zstd frame that declares a 2 GiB window
+// (zstd --long=31).
+func zstdLongWindow(tb testing.TB, data string) []byte {
+	tb.Helper()
+	var buf bytes.Buffer
+	w, err := zstd.NewWriter(&buf, zstd.WithSingleSegment(false), zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	w.Write([]byte(data))
+	w.Close()
+	out := buf.Bytes()
+	out[5] = 21 << 3 // window descriptor after magic and frame header descriptor
+	return out
 }

@@ -80,7 +80,7 @@ func (f *inputFlags) load(e env) (*loaded, error) {
 	bar.finish()
 	heap.Parsed()
 
-	l := &loaded{readErrs: len(errs)}
+	l := &loaded{readErrs: parser.ReadFailures(errs)}
 	for _, err := range errs {
 		fmt.Fprintf(e.stderr, "kcmtrace: %s\n", oneLine(err.Error()))
 	}

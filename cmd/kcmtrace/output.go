@@ -4,6 +4,7 @@ package main
 // --output-file, --no-headers and --redact, and where the output goes.
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -37,6 +38,9 @@ type output struct {
 	format string // canonical: text, json, yaml, markdown, html, name, jsonl
 	wide   bool   // -o wide: text with every column, nothing cut
 	file   string // "" or "-": stdout
+	// inputs are the command's input paths: an output file that is one of
+	// them is refused (createOutput)
+	inputs []string
 }
 
 // canonicalFormat folds aliases: md → markdown, yml → yaml, wide → text.
@@ -125,18 +129,33 @@ func (o *outputFlags) options(e env, out output, color string) report.Options {
 func (o *outputFlags) write(e env, out output, color string, render func(io.Writer, report.Options) error) error {
 	opt := o.options(e, out, color)
 	if out.file == "" || out.file == "-" {
-		return render(e.stdout, opt)
+		w := &errWriter{w: e.stdout}
+		if err := render(w, opt); err != nil {
+			if w.err != nil {
+				return outputErr("stdout", w.err)
+			}
+			return err
+		}
+		return nil
 	}
-	f, err := createAtomic(out.file)
+	f, err := createOutput(out.file, out.inputs)
 	if err != nil {
+		var ce *codeError
+		if errors.As(err, &ce) {
+			return err
+		}
 		return &codeError{code: exitUsage, msg: fmt.Sprintf("output file %s: %v", out.file, err)}
 	}
-	if err := render(f, opt); err != nil {
+	w := &errWriter{w: f}
+	if err := render(w, opt); err != nil {
 		f.abort()
+		if w.err != nil {
+			return outputErr("output file "+out.file, w.err)
+		}
 		return err
 	}
 	if err := f.commit(); err != nil {
-		return &codeError{code: exitUsage, msg: fmt.Sprintf("output file %s: %v", out.file, err)}
+		return outputErr("output file "+out.file, err)
 	}
 	return nil
 }

@@ -1,0 +1,41 @@
+package rules
+
+import (
+	"runtime"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/kcmtrace/kcmtrace/parser"
+	"github.com/kcmtrace/kcmtrace/timeline"
+)
+
+// A storm of n failures on one (volume, node) is read in place: the rule
+// copies the storm's events once, for the finding, not four or five times.
+func TestAttachRetryStormCopiesOnce(t *testing.T) {
+	const n = 20000
+	t0 := time.Date(2024, 8, 12, 3, 0, 0, 0, time.UTC)
+	evs := make([]parser.Event, n)
+	for i := range evs {
+		evs[i] = parser.Event{
+			Time: t0.Add(time.Duration(i) * time.Second), Kind: parser.AttachFailed,
+			Volume: "kubernetes.io/csi/cbs^disk-1", PV: "pvc-1", Node: "10.0.3.15", Code: parser.CodeZoneNotMatch,
+			Component: parser.ComponentKCM, Retry: &parser.Retry{Backoff: 2 * time.Minute},
+			Source: parser.Source{Path: "kcm.log", Line: i + 1},
+		}
+	}
+	tl := timeline.Build([]parser.Result{{Input: parser.Input{Path: "kcm.log"}, Events: evs}}, timeline.Options{})
+	ctx := NewContext(tl, ruleAttachRetryStorm, nil)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	fs := checkAttachRetryStorm(ctx)
+	runtime.ReadMemStats(&after)
+	if len(fs) != 1 || fs[0].Count != n {
+		t.Fatalf("findings %d, want one storm of %d", len(fs), n)
+	}
+	slice := uint64(n) * uint64(unsafe.Sizeof(parser.Event{}))
+	if got := after.TotalAlloc - before.TotalAlloc; got > 2*slice {
+		t.Errorf("allocated %d MB for a %d MB storm: the events were copied %.1f times", got>>20, slice>>20, float64(got)/float64(slice))
+	}
+}
