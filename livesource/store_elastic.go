@@ -24,6 +24,10 @@ import (
 // wildcards disabled, too many clauses) the fetch falls back to the time
 // range and the selector, and the parser filters locally.
 //
+// A point in time is one consistent snapshot paged in sort order, so it is
+// read by one request series, not by the concurrent time windows of the
+// other stores (paging.go).
+//
 // The file written is one _search response holding every page's hits.
 type elasticStore struct {
 	src Source
@@ -185,8 +189,9 @@ func (s *elasticStore) fetch(ctx context.Context, rf *roleFetch) error {
 		r, err := s.search(ctx, rf, path, body)
 		var he *httpError
 		if err != nil && pushdown && after == nil && errors.As(err, &he) && he.status == http.StatusBadRequest {
-			rf.fallback = "the cluster rejected the wildcard pushdown (" + clip(he.body, 120) + "): fetched by time and selector only"
-			rf.c.logf("%s: %s", s.src, rf.fallback)
+			why := "the cluster rejected the wildcard pushdown (" + clip(he.body, 120) + "): fetched by time and selector only"
+			rf.fallBack(why)
+			rf.c.logf("%s: %s", s.src, why)
 			pushdown = false
 			continue
 		}

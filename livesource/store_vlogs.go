@@ -12,8 +12,8 @@ import (
 )
 
 // vlogsStore queries VictoriaLogs' /select/logsql/query, which streams one
-// JSON object per record. Paging: the window is split into Options.Window
-// pieces; each piece is read in pages of PageSize records sorted by
+// JSON object per record. Paging: windows as in paging.go; a window is
+// read in pages of PageSize records sorted by
 // (_time, _stream_id, _msg) — a total order — from a cursor: _time at or
 // after the last page's newest time, skipping (sort pipe offset) the
 // records already read at exactly that nanosecond, so lines that share a
@@ -57,50 +57,56 @@ func (s *vlogsStore) probe(ctx context.Context, rf *roleFetch) (bool, error) {
 }
 
 func (s *vlogsStore) fetch(ctx context.Context, rf *roleFetch) error {
+	return fetchWindows(ctx, s, rf, func(recs []record) {
+		for _, r := range recs {
+			rf.w.Write(r.raw)
+			rf.w.WriteByte('\n')
+		}
+		rf.records += len(recs)
+	})
+}
+
+// window reads [a, b) in pages sorted by (_time, _stream_id, _msg) from a
+// cursor (see vlogsStore).
+func (s *vlogsStore) window(ctx context.Context, rf *roleFetch, a, b int64, onePage bool) ([]record, bool, error) {
 	base := s.query(rf.sel, rf.pushdown, false)
 	page := rf.opt.PageSize
-	for _, win := range windows(rf.opt.Since, rf.opt.Until, rf.opt.Window) {
-		cursor, skip := win[0], 0
-		for {
-			if rf.full() {
-				return nil
-			}
-			q := fmt.Sprintf("%s _time:[%s, %s) | sort by (_time, _stream_id, _msg) offset %d limit %d",
-				base, vlogsTime(cursor), vlogsTime(win[1]), skip, page)
-			lines, err := s.send(ctx, rf, q, cursor, win[1])
+	end := time.Unix(0, b).UTC()
+	cursor, skip := time.Unix(0, a).UTC(), 0
+	var out []record
+	for {
+		q := fmt.Sprintf("%s _time:[%s, %s) | sort by (_time, _stream_id, _msg) offset %d limit %d",
+			base, vlogsTime(cursor), vlogsTime(end), skip, page)
+		lines, err := s.send(ctx, rf, q, cursor, end)
+		if err != nil {
+			return out, false, err
+		}
+		var last time.Time
+		atLast := 0
+		for _, l := range lines {
+			ts, err := vlogsRecordTime(l)
 			if err != nil {
-				return err
+				return out, false, fmt.Errorf("record %d of a page: %v", len(out)+1, err)
 			}
-			var last time.Time
-			atLast := 0
-			for _, l := range lines {
-				ts, err := vlogsRecordTime(l)
-				if err != nil {
-					return fmt.Errorf("record %d of a page: %v", rf.records+1, err)
-				}
-				if ts.Before(cursor) || !ts.Before(win[1]) {
-					return fmt.Errorf("server returned a record at %s outside [%s, %s)", vlogsTime(ts), vlogsTime(cursor), vlogsTime(win[1]))
-				}
-				if ts.Equal(last) {
-					atLast++
-				} else {
-					last, atLast = ts, 1
-				}
-				rf.w.Write(l)
-				rf.w.WriteByte('\n')
-				rf.records++
+			if ts.Before(cursor) || !ts.Before(end) {
+				return out, false, fmt.Errorf("server returned a record at %s outside [%s, %s)", vlogsTime(ts), vlogsTime(cursor), vlogsTime(end))
 			}
-			if len(lines) < page {
-				break
-			}
-			if last.Equal(cursor) {
-				skip += atLast
+			if ts.Equal(last) {
+				atLast++
 			} else {
-				cursor, skip = last, atLast
+				last, atLast = ts, 1
 			}
+			out = append(out, record{ts: ts.UnixNano(), raw: l})
+		}
+		if len(lines) < page || onePage {
+			return out, len(lines) >= page, nil
+		}
+		if last.Equal(cursor) {
+			skip += atLast
+		} else {
+			cursor, skip = last, atLast
 		}
 	}
-	return nil
 }
 
 // vlogsRecordTime reads the _time field of one JSON line.
