@@ -165,7 +165,7 @@ func (s *elasticStore) fetch(ctx context.Context, rf *roleFetch) error {
 		tie = "_doc"
 	}
 	rf.w.WriteString(`{"hits":{"hits":[`)
-	defer rf.w.WriteString("\n]}}\n")
+	defer rf.w.WriteString("]}}\n")
 	seen := map[string]bool{}
 	var after []json.RawMessage
 	pushdown := rf.pushdown
@@ -216,9 +216,8 @@ func (s *elasticStore) fetch(ctx context.Context, rf *roleFetch) error {
 			}
 			seen[id] = true
 			if rf.records > 0 {
-				rf.w.WriteByte(',')
+				rf.w.WriteString(",\n") // one hit a line: the parser's line count is the records'
 			}
-			rf.w.WriteByte('\n')
 			rf.w.Write(raw)
 			rf.records++
 		}

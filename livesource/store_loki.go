@@ -224,39 +224,41 @@ func (s *lokiStore) oneNanosecond(ctx context.Context, rf *roleFetch, ts int64, 
 // key identifies an entry within one nanosecond.
 func (e lokiEntry) key() string { return e.stream + "\x00" + e.line }
 
-// lokiWriter writes one query_range document: every page's streams.
+// lokiWriter writes one query_range document holding every page's
+// streams, each record starting its own physical line and the framing
+// sharing the first and last record's lines, so that the parser's line
+// count of the file is the number of records fetched (an empty fetch is
+// one framing line).
 type lokiWriter struct {
-	rf    *roleFetch
-	first bool
+	rf     *roleFetch
+	stream string // the stream of the run being written; "" before any
 }
 
 func (w *lokiWriter) begin() {
-	w.first = true
 	w.rf.w.WriteString(`{"status":"success","data":{"resultType":"streams","result":[`)
 }
 
 // page writes records (sorted by time) in time order: one result element
 // per run of records from one stream.
 func (w *lokiWriter) page(es []record) {
-	for i, e := range es {
-		if i == 0 || e.stream != es[i-1].stream {
-			if i > 0 {
-				w.rf.w.WriteString("]}")
-			}
-			if !w.first {
-				w.rf.w.WriteByte(',')
-			}
-			w.first = false
-			w.rf.w.WriteString("\n{\"stream\":" + e.stream + ",\"values\":[")
-		} else {
-			w.rf.w.WriteByte(',')
+	for _, e := range es {
+		switch {
+		case w.stream == "":
+			w.rf.w.WriteString("{\"stream\":" + e.stream + ",\"values\":[")
+		case e.stream != w.stream:
+			w.rf.w.WriteString("]},\n{\"stream\":" + e.stream + ",\"values\":[")
+		default:
+			w.rf.w.WriteString(",\n")
 		}
+		w.stream = e.stream
 		w.rf.w.Write(e.raw)
 		w.rf.records++
 	}
-	if len(es) > 0 {
-		w.rf.w.WriteString("]}")
-	}
 }
 
-func (w *lokiWriter) end() { w.rf.w.WriteString("\n]}}\n") }
+func (w *lokiWriter) end() {
+	if w.stream != "" {
+		w.rf.w.WriteString("]}")
+	}
+	w.rf.w.WriteString("]}}\n")
+}
