@@ -169,6 +169,7 @@ func (s *elasticStore) fetch(ctx context.Context, rf *roleFetch) error {
 	seen := map[string]bool{}
 	var after []json.RawMessage
 	pushdown := rf.pushdown
+	pages := 0
 	for {
 		if rf.full() {
 			return nil
@@ -220,6 +221,10 @@ func (s *elasticStore) fetch(ctx context.Context, rf *roleFetch) error {
 			}
 			rf.w.Write(raw)
 			rf.records++
+		}
+		pages++
+		if rf.opt.Progress != nil { // one point in time: a page is its window
+			rf.opt.Progress(Progress{Role: rf.role, Records: rf.records, Windows: pages, Span: rf.opt.Until.Sub(rf.opt.Since)})
 		}
 		if len(r.Hits.Hits) < size {
 			return nil
