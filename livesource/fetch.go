@@ -32,6 +32,7 @@ type Stream struct {
 	Records      int       // records fetched (after de-duplication)
 	Requests     int       // HTTP requests sent, retries included
 	Truncated    string    // why not every matching record was fetched; "" when complete
+	Joined       int       // continuation lines joined to the records they continue (continuation.go)
 }
 
 // Open opens the fetched file.
@@ -59,6 +60,7 @@ type roleFetch struct {
 	pushdown bool
 	w        *bufio.Writer
 	records  int
+	joined   int // continuation lines joined to unterminated records
 
 	mu        sync.Mutex
 	fallback  string // set by the store when it fell back to a weaker query
@@ -199,7 +201,7 @@ func fetchRole(ctx context.Context, c *client, st store, src Source, opt Options
 		Name: streamName(src.String(), role, rf.sel), Source: src.String(), Role: role,
 		Envelope: src.Envelope(), Path: path, Selector: rf.sel, DefaultSelector: defaults,
 		Query: st.query(rf.sel, rf.pushdown, rf.fallback != ""), Pushdown: opt.Pushdown, Fallback: rf.fallback,
-		Since: opt.Since, Until: opt.Until, Records: rf.records, Requests: int(c.requests.Load()), Truncated: rf.truncated,
+		Since: opt.Since, Until: opt.Until, Records: rf.records, Requests: int(c.requests.Load()), Truncated: rf.truncated, Joined: rf.joined,
 	}
 	return s, ferr
 }

@@ -33,6 +33,7 @@ import (
 // record is one fetched record as the store's file holds it.
 type record struct {
 	ts     int64  // Unix nanoseconds
+	id     string // VictoriaLogs: stream, time and message (continuation.go); "" otherwise
 	raw    []byte // the bytes written (VictoriaLogs: a JSON line; Loki: a value array)
 	stream string // Loki: the stream's labels as JSON
 }
@@ -78,6 +79,9 @@ type pager struct {
 	done    map[int64]doneSpan // completed windows not yet written, by start
 	written int64              // everything before it is written
 	windows int
+
+	absorbed map[string]bool // records joined to an earlier one by splice, not yet skipped
+	joined   int             // continuation lines joined
 }
 
 type doneSpan struct {
@@ -91,7 +95,7 @@ func fetchWindows(ctx context.Context, st windowStore, rf *roleFetch, write func
 	p := &pager{
 		st: st, rf: rf, write: write,
 		next: rf.opt.Since.UnixNano(), until: rf.opt.Until.UnixNano(), width: int64(rf.opt.Window),
-		done: map[int64]doneSpan{}, written: rf.opt.Since.UnixNano(),
+		done: map[int64]doneSpan{}, absorbed: map[string]bool{}, written: rf.opt.Since.UnixNano(),
 	}
 	p.cond = sync.NewCond(&p.mu)
 	ctx, cancel := context.WithCancel(ctx)
@@ -114,6 +118,10 @@ func fetchWindows(ctx context.Context, st windowStore, rf *roleFetch, write func
 		}()
 	}
 	wg.Wait()
+	if p.joined > 0 {
+		rf.c.logf("%s: %s: joined %d continuation lines (multi-line entries shipped as separate records)", rf.c.src, rf.role, p.joined)
+	}
+	rf.joined = p.joined
 	return p.err
 }
 
@@ -153,8 +161,7 @@ func (p *pager) run(ctx context.Context, w span) error {
 			return err
 		}
 		if !full {
-			p.complete(w, recs, nil)
-			return nil
+			return p.finish(ctx, w, recs, nil)
 		}
 		if last := recs[len(recs)-1].ts; last > w.a {
 			keep := recs
@@ -166,15 +173,22 @@ func (p *pager) run(ctx context.Context, w span) error {
 				mid := last + (w.b-last)/2
 				rest = []span{{last, mid}, {mid, w.b}}
 			}
-			p.complete(span{w.a, last}, keep, rest)
-			return nil
+			return p.finish(ctx, span{w.a, last}, keep, rest)
 		}
 	}
 	recs, _, err := p.st.window(ctx, p.rf, w.a, w.b, false)
 	if err != nil {
 		return err
 	}
-	p.complete(w, recs, nil)
+	return p.finish(ctx, w, recs, nil)
+}
+
+// finish splices the window's unterminated records and completes it.
+func (p *pager) finish(ctx context.Context, w span, recs []record, rest []span) error {
+	if err := p.splice(ctx, recs); err != nil {
+		return err
+	}
+	p.complete(w, recs, rest)
 	return nil
 }
 
@@ -231,6 +245,7 @@ func (p *pager) resize(width int64, n int, split bool) {
 
 // emit writes records, stopping at the record limit.
 func (p *pager) emit(recs []record) {
+	recs = p.unabsorbed(recs)
 	if room := p.rf.opt.MaxRecords - p.rf.records; len(recs) > room {
 		recs = recs[:room]
 		p.rf.truncate(limitNote(p.rf.opt.MaxRecords))

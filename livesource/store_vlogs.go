@@ -84,7 +84,7 @@ func (s *vlogsStore) window(ctx context.Context, rf *roleFetch, a, b int64, oneP
 		var last time.Time
 		atLast := 0
 		for _, l := range lines {
-			ts, err := vlogsRecordTime(l)
+			ts, id, err := vlogsRecord(l)
 			if err != nil {
 				return out, false, fmt.Errorf("record %d of a page: %v", len(out)+1, err)
 			}
@@ -96,7 +96,7 @@ func (s *vlogsStore) window(ctx context.Context, rf *roleFetch, a, b int64, oneP
 			} else {
 				last, atLast = ts, 1
 			}
-			out = append(out, record{ts: ts.UnixNano(), raw: l})
+			out = append(out, record{ts: ts.UnixNano(), id: id, raw: l})
 		}
 		if len(lines) < page || onePage {
 			return out, len(lines) >= page, nil
@@ -109,17 +109,65 @@ func (s *vlogsStore) window(ctx context.Context, rf *roleFetch, a, b int64, oneP
 	}
 }
 
-// vlogsRecordTime reads the _time field of one JSON line.
-func vlogsRecordTime(line []byte) (time.Time, error) {
-	var r struct {
-		Time string `json:"_time"`
-	}
+// vlogsFields are the fields of a record read here.
+type vlogsFields struct {
+	Time     string `json:"_time"`
+	StreamID string `json:"_stream_id"`
+	Msg      string `json:"_msg"`
+}
+
+// vlogsRecord reads the time of one JSON line and its identity: stream,
+// time and message.
+func vlogsRecord(line []byte) (time.Time, string, error) {
+	var r vlogsFields
 	if err := json.Unmarshal(line, &r); err != nil {
-		return time.Time{}, fmt.Errorf("not a JSON record: %v", err)
+		return time.Time{}, "", fmt.Errorf("not a JSON record: %v", err)
 	}
 	ts, err := time.Parse(time.RFC3339Nano, r.Time)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("_time %s: %v", strconv.Quote(r.Time), err)
+		return time.Time{}, "", fmt.Errorf("_time %s: %v", strconv.Quote(r.Time), err)
 	}
-	return ts, nil
+	return ts, r.StreamID + "\x00" + r.Time + "\x00" + r.Msg, nil
+}
+
+// following reads the records of r's stream (by _stream_id) in
+// [r.ts, r.ts+continuationWindow), selector only, in the fetch's order.
+func (s *vlogsStore) following(ctx context.Context, rf *roleFetch, r record) ([]record, error) {
+	var f vlogsFields
+	if err := json.Unmarshal(r.raw, &f); err != nil || f.StreamID == "" {
+		return nil, nil // no stream id: nothing to join safely
+	}
+	start := time.Unix(0, r.ts).UTC()
+	end := start.Add(continuationWindow)
+	q := fmt.Sprintf("%s _stream_id:%s _time:[%s, %s) | sort by (_time, _stream_id, _msg) limit %d",
+		s.query(rf.sel, false, false), f.StreamID, vlogsTime(start), vlogsTime(end), continuationMax+1)
+	lines, err := s.send(ctx, rf, q, start, end)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]record, 0, len(lines))
+	for _, l := range lines {
+		ts, id, err := vlogsRecord(l)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, record{ts: ts.UnixNano(), id: id, raw: l})
+	}
+	return out, nil
+}
+
+func (s *vlogsStore) text(r record) []byte {
+	var f vlogsFields
+	json.Unmarshal(r.raw, &f)
+	return []byte(f.Msg)
+}
+
+func (s *vlogsStore) withText(r record, text []byte) record {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(r.raw, &m) != nil {
+		return r
+	}
+	m["_msg"], _ = json.Marshal(string(text))
+	r.raw, _ = json.Marshal(m)
+	return r
 }
