@@ -115,7 +115,7 @@ type Options struct {
 
 	// Limits; zero means the default.
 	PageSize    int           // records per request (DefaultPageSize; Loki: at most 5000)
-	Window      time.Duration // longest time window per request series (DefaultSplit)
+	Window      time.Duration // widest time window (DefaultSplit, at most 1 h; windows adapt below it, paging.go)
 	Timeout     time.Duration // per request (DefaultTimeout)
 	Retries     int           // retries of a 429/5xx/transport failure (DefaultRetries)
 	Backoff     time.Duration // first retry delay, doubled each time (DefaultBackoff)
