@@ -16,6 +16,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -27,8 +28,9 @@ type client struct {
 	cred    Credentials
 	opt     Options
 	secrets []string
-	// requests counts requests sent for the current role (reset per role).
-	requests int
+	// requests counts requests sent for the current role (reset per role;
+	// windows send them concurrently).
+	requests atomic.Int64
 }
 
 // maxBody bounds one response body; a page is far smaller.
@@ -104,10 +106,10 @@ type request struct {
 func (c *client) do(ctx context.Context, r request) ([]byte, error) {
 	delay := c.opt.Backoff
 	for attempt := 0; ; attempt++ {
-		if c.requests >= c.opt.MaxRequests {
-			return nil, &permanentError{fmt.Errorf("stopped after %d requests (the request limit)", c.requests)}
+		if n := c.requests.Add(1); n > int64(c.opt.MaxRequests) {
+			c.requests.Add(-1)
+			return nil, &permanentError{fmt.Errorf("stopped after %d requests (the request limit)", c.opt.MaxRequests)}
 		}
-		c.requests++
 		body, status, retryAfter, err := c.once(ctx, r)
 		if err == nil && status/100 == 2 {
 			return body, nil

@@ -10,8 +10,13 @@
 // stream selectors per role and the documented defaults for the common
 // collectors (selectors.go), the HTTP layer with timeouts, retries on
 // 429/5xx with backoff, credentials and their redaction (client.go), the
-// paging of each store within its limits (store_vlogs.go, store_loki.go,
-// store_elastic.go) and the files it writes (fetch.go, save.go).
+// time windows adaptive to density fetched 2–4 at a time and merged in
+// order (paging.go), the paging of each store within its limits
+// (store_vlogs.go, store_loki.go, store_elastic.go), the second pass that
+// joins multi-line entries shipped as one record a line (continuation.go,
+// asking parser.Unterminated) and the files it writes (fetch.go, save.go):
+// one record a physical line, so the parser's line count of a fetched
+// file is the records fetched.
 //
 // It does not parse logs. Fetch writes each role's records in the store's
 // own response format (the envelope named by Stream.Envelope:

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -31,6 +32,7 @@ type Stream struct {
 	Records      int       // records fetched (after de-duplication)
 	Requests     int       // HTTP requests sent, retries included
 	Truncated    string    // why not every matching record was fetched; "" when complete
+	Joined       int       // continuation lines joined to the records they continue (continuation.go)
 }
 
 // Open opens the fetched file.
@@ -47,32 +49,60 @@ type store interface {
 	fetch(ctx context.Context, rf *roleFetch) error
 }
 
-// roleFetch is the state of one role's fetch.
+// roleFetch is the state of one role's fetch. Its windows may run
+// concurrently (paging.go): fallback and truncated are set under mu;
+// records and w are used by one writer at a time.
 type roleFetch struct {
-	c         *client
-	opt       Options
-	sel       string
-	pushdown  bool
+	c        *client
+	opt      Options
+	role     string
+	sel      string
+	pushdown bool
+	w        *bufio.Writer
+	records  int
+	joined   int // continuation lines joined to unterminated records
+
+	mu        sync.Mutex
 	fallback  string // set by the store when it fell back to a weaker query
-	w         *bufio.Writer
-	records   int
 	truncated string
 }
 
 // full reports whether the record bound is reached (and notes it).
 func (rf *roleFetch) full() bool {
 	if rf.records >= rf.opt.MaxRecords {
-		rf.truncate(fmt.Sprintf("stopped at %d records (the record limit)", rf.opt.MaxRecords))
+		rf.truncate(limitNote(rf.opt.MaxRecords))
 		return true
 	}
 	return false
 }
 
+func limitNote(n int) string { return fmt.Sprintf("stopped at %d records (the record limit)", n) }
+
 // truncate records the first reason for an incomplete fetch.
 func (rf *roleFetch) truncate(why string) {
+	rf.mu.Lock()
+	defer rf.mu.Unlock()
 	if rf.truncated == "" {
 		rf.truncated = why
 	}
+}
+
+// fellBack reports the fallback in use, "" when none.
+func (rf *roleFetch) fellBack() string {
+	rf.mu.Lock()
+	defer rf.mu.Unlock()
+	return rf.fallback
+}
+
+// fallBack sets the fallback once and reports whether this call set it.
+func (rf *roleFetch) fallBack(why string) bool {
+	rf.mu.Lock()
+	defer rf.mu.Unlock()
+	if rf.fallback != "" {
+		return false
+	}
+	rf.fallback = why
+	return true
 }
 
 // Fetch fetches, for each role, the records of src in the window that the
@@ -127,8 +157,8 @@ func newStore(src Source, opt Options) store {
 
 // fetchRole chooses the selector (probing defaults) and fetches one role.
 func fetchRole(ctx context.Context, c *client, st store, src Source, opt Options, dir, role string, cands []string, defaults bool) (*Stream, error) {
-	c.requests = 0
-	rf := &roleFetch{c: c, opt: opt, pushdown: opt.Pushdown != PushdownOff}
+	c.requests.Store(0)
+	rf := &roleFetch{c: c, opt: opt, role: role, pushdown: opt.Pushdown != PushdownOff}
 	if defaults {
 		found := false
 		for _, sel := range cands {
@@ -171,23 +201,10 @@ func fetchRole(ctx context.Context, c *client, st store, src Source, opt Options
 		Name: streamName(src.String(), role, rf.sel), Source: src.String(), Role: role,
 		Envelope: src.Envelope(), Path: path, Selector: rf.sel, DefaultSelector: defaults,
 		Query: st.query(rf.sel, rf.pushdown, rf.fallback != ""), Pushdown: opt.Pushdown, Fallback: rf.fallback,
-		Since: opt.Since, Until: opt.Until, Records: rf.records, Requests: c.requests, Truncated: rf.truncated,
+		Since: opt.Since, Until: opt.Until, Records: rf.records, Requests: int(c.requests.Load()), Truncated: rf.truncated, Joined: rf.joined,
 	}
 	return s, ferr
 }
 
 // streamName is a stream's input name in reports: "SOURCE ROLE=SELECTOR".
 func streamName(src, role, sel string) string { return fmt.Sprintf("%s %s=%s", src, role, sel) }
-
-// windows splits [since, until) into consecutive windows of at most step.
-func windows(since, until time.Time, step time.Duration) [][2]time.Time {
-	var out [][2]time.Time
-	for t := since; t.Before(until); t = t.Add(step) {
-		end := t.Add(step)
-		if end.After(until) {
-			end = until
-		}
-		out = append(out, [2]time.Time{t, end})
-	}
-	return out
-}

@@ -115,12 +115,19 @@ type Options struct {
 
 	// Limits; zero means the default.
 	PageSize    int           // records per request (DefaultPageSize; Loki: at most 5000)
-	Window      time.Duration // longest time window per request series (DefaultSplit)
+	Window      time.Duration // widest time window (DefaultSplit, at most 1 h; windows adapt below it, paging.go)
 	Timeout     time.Duration // per request (DefaultTimeout)
 	Retries     int           // retries of a 429/5xx/transport failure (DefaultRetries)
 	Backoff     time.Duration // first retry delay, doubled each time (DefaultBackoff)
 	MaxRecords  int           // per role; more is truncation, reported (DefaultMaxRecords)
 	MaxRequests int           // per role (DefaultMaxRequests)
+	// Concurrency is how many windows are fetched at a time, 1 to 4
+	// (DefaultConcurrency); Elasticsearch pages one point in time alone.
+	Concurrency int
+
+	// Progress, when set, is called (from the fetching goroutines, one at
+	// a time) each time windows are written in order.
+	Progress func(Progress)
 
 	// ESTimeField and ESMessageFields name the Elasticsearch fields of the
 	// record time and text (default @timestamp and message, log).
@@ -146,6 +153,7 @@ const (
 	DefaultBackoff     = 500 * time.Millisecond
 	DefaultMaxRecords  = 2_000_000
 	DefaultMaxRequests = 20_000
+	DefaultConcurrency = 3
 	lokiMaxPage        = 5000 // Loki's max_entries_limit_per_query default
 )
 
@@ -191,9 +199,14 @@ func (o Options) normalize() (Options, error) {
 	if o.Retries < 0 {
 		o.Retries = 0
 	}
-	if o.Window <= 0 {
-		o.Window = DefaultSplit
+	if o.Window <= 0 || o.Window > DefaultSplit {
+		o.Window = DefaultSplit // ≤ 1 h: Loki splits by the hour and bounds a query's span
 	}
+	if o.Window < time.Duration(minWindow) {
+		o.Window = time.Duration(minWindow)
+	}
+	def(&o.Concurrency, DefaultConcurrency)
+	o.Concurrency = min(o.Concurrency, 4)
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
 	}

@@ -40,6 +40,7 @@ type ManifestStream struct {
 	Records         int    `json:"records"`
 	Requests        int    `json:"requests"`
 	Truncated       string `json:"truncated,omitempty"`
+	Joined          int    `json:"joined,omitempty"` // continuation lines joined (continuation.go)
 }
 
 // writeManifest writes dir/manifest.json.
@@ -53,7 +54,7 @@ func writeManifest(dir string, src Source, opt Options, streams []Stream, errs [
 		m.Streams = append(m.Streams, ManifestStream{
 			Role: s.Role, File: filepath.Base(s.Path), Envelope: s.Envelope, Selector: s.Selector,
 			DefaultSelector: s.DefaultSelector, Query: s.Query, Fallback: s.Fallback,
-			Records: s.Records, Requests: s.Requests, Truncated: s.Truncated,
+			Records: s.Records, Requests: s.Requests, Truncated: s.Truncated, Joined: s.Joined,
 		})
 	}
 	for _, e := range errs {
@@ -93,7 +94,7 @@ func Saved(root string) ([]Stream, error) {
 				Envelope: ms.Envelope, Path: filepath.Join(filepath.Dir(path), ms.File),
 				Selector: ms.Selector, DefaultSelector: ms.DefaultSelector, Query: ms.Query,
 				Pushdown: m.Pushdown, Fallback: ms.Fallback, Since: since, Until: until,
-				Records: ms.Records, Requests: ms.Requests, Truncated: ms.Truncated,
+				Records: ms.Records, Requests: ms.Requests, Truncated: ms.Truncated, Joined: ms.Joined,
 			})
 		}
 		return nil

@@ -24,6 +24,10 @@ import (
 // wildcards disabled, too many clauses) the fetch falls back to the time
 // range and the selector, and the parser filters locally.
 //
+// A point in time is one consistent snapshot paged in sort order, so it is
+// read by one request series, not by the concurrent time windows of the
+// other stores (paging.go).
+//
 // The file written is one _search response holding every page's hits.
 type elasticStore struct {
 	src Source
@@ -161,10 +165,11 @@ func (s *elasticStore) fetch(ctx context.Context, rf *roleFetch) error {
 		tie = "_doc"
 	}
 	rf.w.WriteString(`{"hits":{"hits":[`)
-	defer rf.w.WriteString("\n]}}\n")
+	defer rf.w.WriteString("]}}\n")
 	seen := map[string]bool{}
 	var after []json.RawMessage
 	pushdown := rf.pushdown
+	pages := 0
 	for {
 		if rf.full() {
 			return nil
@@ -185,8 +190,9 @@ func (s *elasticStore) fetch(ctx context.Context, rf *roleFetch) error {
 		r, err := s.search(ctx, rf, path, body)
 		var he *httpError
 		if err != nil && pushdown && after == nil && errors.As(err, &he) && he.status == http.StatusBadRequest {
-			rf.fallback = "the cluster rejected the wildcard pushdown (" + clip(he.body, 120) + "): fetched by time and selector only"
-			rf.c.logf("%s: %s", s.src, rf.fallback)
+			why := "the cluster rejected the wildcard pushdown (" + clip(he.body, 120) + "): fetched by time and selector only"
+			rf.fallBack(why)
+			rf.c.logf("%s: %s", s.src, why)
 			pushdown = false
 			continue
 		}
@@ -211,11 +217,14 @@ func (s *elasticStore) fetch(ctx context.Context, rf *roleFetch) error {
 			}
 			seen[id] = true
 			if rf.records > 0 {
-				rf.w.WriteByte(',')
+				rf.w.WriteString(",\n") // one hit a line: the parser's line count is the records'
 			}
-			rf.w.WriteByte('\n')
 			rf.w.Write(raw)
 			rf.records++
+		}
+		pages++
+		if rf.opt.Progress != nil { // one point in time: a page is its window
+			rf.opt.Progress(Progress{Role: rf.role, Records: rf.records, Windows: pages, Span: rf.opt.Until.Sub(rf.opt.Since)})
 		}
 		if len(r.Hits.Hits) < size {
 			return nil

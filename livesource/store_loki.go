@@ -15,8 +15,8 @@ import (
 )
 
 // lokiStore queries Loki's /loki/api/v1/query_range (streams result).
-// Paging: the window is split into Options.Window pieces (Loki splits by
-// 1 h itself and refuses spans over max_query_length); each piece is read
+// Paging: windows as in paging.go (at most 1 h: Loki splits by the hour
+// itself and refuses spans over max_query_length); each window is read
 // with direction=forward and limit ≤ 5000 (max_entries_limit_per_query's
 // default). A full page continues from start = its newest nanosecond
 // (start is inclusive), dropping the entries already read at exactly that
@@ -116,75 +116,95 @@ func (s *lokiStore) probe(ctx context.Context, rf *roleFetch) (bool, error) {
 }
 
 func (s *lokiStore) fetch(ctx context.Context, rf *roleFetch) error {
-	limit := min(rf.opt.PageSize, lokiMaxPage)
 	out := lokiWriter{rf: rf}
 	out.begin()
 	defer out.end()
-	for _, win := range windows(rf.opt.Since, rf.opt.Until, rf.opt.Window) {
-		cursor, end := win[0].UnixNano(), win[1].UnixNano()
-		seen := map[string]int{} // stream+line already written at exactly cursor
-		for {
-			if rf.full() {
-				return nil
+	return fetchWindows(ctx, s, rf, out.page)
+}
+
+// request sends one data request, falling back once (for every window) to
+// the |~ filter when Loki rejects "or".
+func (s *lokiStore) request(ctx context.Context, rf *roleFetch, start, end int64, limit int) ([]lokiEntry, error) {
+	useRegexp := rf.fellBack() != ""
+	page, err := s.send(ctx, rf, s.query(rf.sel, rf.pushdown, useRegexp), start, end, limit, "forward")
+	var he *httpError
+	if err != nil && rf.pushdown && !useRegexp && errors.As(err, &he) && he.status == http.StatusBadRequest {
+		if why := `Loki rejected "|= … or …" (before 2.9): used the |~ regexp filter`; rf.fallBack(why) {
+			rf.c.logf("%s: %s", rf.c.src, why)
+		}
+		page, err = s.send(ctx, rf, s.query(rf.sel, true, true), start, end, limit, "forward")
+	}
+	return page, err
+}
+
+// window reads [a, b) forward from a cursor (see lokiStore).
+func (s *lokiStore) window(ctx context.Context, rf *roleFetch, a, b int64, onePage bool) ([]record, bool, error) {
+	limit := min(rf.opt.PageSize, lokiMaxPage)
+	var out []record
+	cursor := a
+	seen := map[string]int{} // stream+line already read at exactly cursor
+	for {
+		page, err := s.request(ctx, rf, cursor, b, limit)
+		if err != nil {
+			return out, false, err
+		}
+		avail := maps.Clone(seen)
+		var fresh []lokiEntry
+		for _, e := range page {
+			if e.ts < cursor || e.ts >= b {
+				return out, false, fmt.Errorf("server returned an entry at %d ns outside [%d, %d)", e.ts, cursor, b)
 			}
-			page, err := s.send(ctx, rf, s.query(rf.sel, rf.pushdown, rf.fallback != ""), cursor, end, limit, "forward")
-			var he *httpError
-			if err != nil && rf.pushdown && rf.fallback == "" && errors.As(err, &he) && he.status == http.StatusBadRequest {
-				rf.fallback = `Loki rejected "|= … or …" (before 2.9): used the |~ regexp filter`
-				rf.c.logf("%s: %s", rf.c.src, rf.fallback)
-				page, err = s.send(ctx, rf, s.query(rf.sel, true, true), cursor, end, limit, "forward")
+			if e.ts == cursor {
+				if k := e.key(); avail[k] > 0 {
+					avail[k]--
+					continue
+				}
 			}
+			fresh = append(fresh, e)
+		}
+		out = appendLoki(out, fresh)
+		if len(page) < limit || onePage {
+			return out, len(page) >= limit, nil
+		}
+		newest := page[len(page)-1].ts
+		if len(fresh) == 0 {
+			// A full page of entries already read, all at cursor: more
+			// than limit entries share this nanosecond. Read it alone
+			// with Loki's largest limit, then go on after it.
+			rest, err := s.oneNanosecond(ctx, rf, cursor, seen)
+			out = appendLoki(out, rest)
 			if err != nil {
-				return err
+				return out, false, err
 			}
-			avail := maps.Clone(seen)
-			var fresh []lokiEntry
-			for _, e := range page {
-				if e.ts < cursor || e.ts >= end {
-					return fmt.Errorf("server returned an entry at %d ns outside [%d, %d)", e.ts, cursor, end)
-				}
-				if e.ts == cursor {
-					if k := e.key(); avail[k] > 0 {
-						avail[k]--
-						continue
-					}
-				}
-				fresh = append(fresh, e)
-			}
-			out.page(fresh)
-			if len(page) < limit {
-				break
-			}
-			newest := page[len(page)-1].ts
-			if len(fresh) == 0 {
-				// A full page of entries already read, all at cursor: more
-				// than limit entries share this nanosecond. Read it alone
-				// with Loki's largest limit, then go on after it.
-				if err := s.oneNanosecond(ctx, rf, &out, cursor, seen); err != nil {
-					return err
-				}
-				cursor, seen = cursor+1, map[string]int{}
-				continue
-			}
-			if newest != cursor {
-				cursor, seen = newest, map[string]int{}
-			}
-			for _, e := range fresh {
-				if e.ts == cursor {
-					seen[e.key()]++
-				}
+			cursor, seen = cursor+1, map[string]int{}
+			continue
+		}
+		if newest != cursor {
+			cursor, seen = newest, map[string]int{}
+		}
+		for _, e := range fresh {
+			if e.ts == cursor {
+				seen[e.key()]++
 			}
 		}
 	}
-	return nil
 }
 
-// oneNanosecond writes the entries at ts not yet in seen, asking for up to
-// lokiMaxPage of them; more than that is truncation, reported.
-func (s *lokiStore) oneNanosecond(ctx context.Context, rf *roleFetch, out *lokiWriter, ts int64, seen map[string]int) error {
-	page, err := s.send(ctx, rf, s.query(rf.sel, rf.pushdown, rf.fallback != ""), ts, ts+1, lokiMaxPage, "forward")
+// appendLoki appends entries as records.
+func appendLoki(out []record, es []lokiEntry) []record {
+	for _, e := range es {
+		raw, _ := json.Marshal(e.raw)
+		out = append(out, record{ts: e.ts, raw: raw, stream: e.stream})
+	}
+	return out
+}
+
+// oneNanosecond returns the entries at ts not yet in seen, asking for up
+// to lokiMaxPage of them; more than that is truncation, reported.
+func (s *lokiStore) oneNanosecond(ctx context.Context, rf *roleFetch, ts int64, seen map[string]int) ([]lokiEntry, error) {
+	page, err := s.request(ctx, rf, ts, ts+1, lokiMaxPage)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var fresh []lokiEntry
 	for _, e := range page {
@@ -194,51 +214,51 @@ func (s *lokiStore) oneNanosecond(ctx context.Context, rf *roleFetch, out *lokiW
 		}
 		fresh = append(fresh, e)
 	}
-	out.page(fresh)
 	if len(page) >= lokiMaxPage {
 		rf.truncate(fmt.Sprintf("more than %d entries at %s (Loki cannot page within one nanosecond): the rest were skipped",
 			lokiMaxPage, time.Unix(0, ts).UTC().Format(time.RFC3339Nano)))
 	}
-	return nil
+	return fresh, nil
 }
 
 // key identifies an entry within one nanosecond.
 func (e lokiEntry) key() string { return e.stream + "\x00" + e.line }
 
-// lokiWriter writes one query_range document: every page's streams.
+// lokiWriter writes one query_range document holding every page's
+// streams, each record starting its own physical line and the framing
+// sharing the first and last record's lines, so that the parser's line
+// count of the file is the number of records fetched (an empty fetch is
+// one framing line).
 type lokiWriter struct {
-	rf    *roleFetch
-	first bool
+	rf     *roleFetch
+	stream string // the stream of the run being written; "" before any
 }
 
 func (w *lokiWriter) begin() {
-	w.first = true
 	w.rf.w.WriteString(`{"status":"success","data":{"resultType":"streams","result":[`)
 }
 
-// page writes the fresh entries (sorted by time) in time order: one
-// result element per run of entries from one stream.
-func (w *lokiWriter) page(es []lokiEntry) {
-	for i, e := range es {
-		if i == 0 || e.stream != es[i-1].stream {
-			if i > 0 {
-				w.rf.w.WriteString("]}")
-			}
-			if !w.first {
-				w.rf.w.WriteByte(',')
-			}
-			w.first = false
-			w.rf.w.WriteString("\n{\"stream\":" + e.stream + ",\"values\":[")
-		} else {
-			w.rf.w.WriteByte(',')
+// page writes records (sorted by time) in time order: one result element
+// per run of records from one stream.
+func (w *lokiWriter) page(es []record) {
+	for _, e := range es {
+		switch {
+		case w.stream == "":
+			w.rf.w.WriteString("{\"stream\":" + e.stream + ",\"values\":[")
+		case e.stream != w.stream:
+			w.rf.w.WriteString("]},\n{\"stream\":" + e.stream + ",\"values\":[")
+		default:
+			w.rf.w.WriteString(",\n")
 		}
-		b, _ := json.Marshal(e.raw)
-		w.rf.w.Write(b)
+		w.stream = e.stream
+		w.rf.w.Write(e.raw)
 		w.rf.records++
-	}
-	if len(es) > 0 {
-		w.rf.w.WriteString("]}")
 	}
 }
 
-func (w *lokiWriter) end() { w.rf.w.WriteString("\n]}}\n") }
+func (w *lokiWriter) end() {
+	if w.stream != "" {
+		w.rf.w.WriteString("]}")
+	}
+	w.rf.w.WriteString("]}}\n")
+}

@@ -12,8 +12,8 @@ import (
 )
 
 // vlogsStore queries VictoriaLogs' /select/logsql/query, which streams one
-// JSON object per record. Paging: the window is split into Options.Window
-// pieces; each piece is read in pages of PageSize records sorted by
+// JSON object per record. Paging: windows as in paging.go; a window is
+// read in pages of PageSize records sorted by
 // (_time, _stream_id, _msg) — a total order — from a cursor: _time at or
 // after the last page's newest time, skipping (sort pipe offset) the
 // records already read at exactly that nanosecond, so lines that share a
@@ -57,63 +57,117 @@ func (s *vlogsStore) probe(ctx context.Context, rf *roleFetch) (bool, error) {
 }
 
 func (s *vlogsStore) fetch(ctx context.Context, rf *roleFetch) error {
-	base := s.query(rf.sel, rf.pushdown, false)
-	page := rf.opt.PageSize
-	for _, win := range windows(rf.opt.Since, rf.opt.Until, rf.opt.Window) {
-		cursor, skip := win[0], 0
-		for {
-			if rf.full() {
-				return nil
-			}
-			q := fmt.Sprintf("%s _time:[%s, %s) | sort by (_time, _stream_id, _msg) offset %d limit %d",
-				base, vlogsTime(cursor), vlogsTime(win[1]), skip, page)
-			lines, err := s.send(ctx, rf, q, cursor, win[1])
-			if err != nil {
-				return err
-			}
-			var last time.Time
-			atLast := 0
-			for _, l := range lines {
-				ts, err := vlogsRecordTime(l)
-				if err != nil {
-					return fmt.Errorf("record %d of a page: %v", rf.records+1, err)
-				}
-				if ts.Before(cursor) || !ts.Before(win[1]) {
-					return fmt.Errorf("server returned a record at %s outside [%s, %s)", vlogsTime(ts), vlogsTime(cursor), vlogsTime(win[1]))
-				}
-				if ts.Equal(last) {
-					atLast++
-				} else {
-					last, atLast = ts, 1
-				}
-				rf.w.Write(l)
-				rf.w.WriteByte('\n')
-				rf.records++
-			}
-			if len(lines) < page {
-				break
-			}
-			if last.Equal(cursor) {
-				skip += atLast
-			} else {
-				cursor, skip = last, atLast
-			}
+	return fetchWindows(ctx, s, rf, func(recs []record) {
+		for _, r := range recs {
+			rf.w.Write(r.raw)
+			rf.w.WriteByte('\n')
 		}
-	}
-	return nil
+		rf.records += len(recs)
+	})
 }
 
-// vlogsRecordTime reads the _time field of one JSON line.
-func vlogsRecordTime(line []byte) (time.Time, error) {
-	var r struct {
-		Time string `json:"_time"`
+// window reads [a, b) in pages sorted by (_time, _stream_id, _msg) from a
+// cursor (see vlogsStore).
+func (s *vlogsStore) window(ctx context.Context, rf *roleFetch, a, b int64, onePage bool) ([]record, bool, error) {
+	base := s.query(rf.sel, rf.pushdown, false)
+	page := rf.opt.PageSize
+	end := time.Unix(0, b).UTC()
+	cursor, skip := time.Unix(0, a).UTC(), 0
+	var out []record
+	for {
+		q := fmt.Sprintf("%s _time:[%s, %s) | sort by (_time, _stream_id, _msg) offset %d limit %d",
+			base, vlogsTime(cursor), vlogsTime(end), skip, page)
+		lines, err := s.send(ctx, rf, q, cursor, end)
+		if err != nil {
+			return out, false, err
+		}
+		var last time.Time
+		atLast := 0
+		for _, l := range lines {
+			ts, id, err := vlogsRecord(l)
+			if err != nil {
+				return out, false, fmt.Errorf("record %d of a page: %v", len(out)+1, err)
+			}
+			if ts.Before(cursor) || !ts.Before(end) {
+				return out, false, fmt.Errorf("server returned a record at %s outside [%s, %s)", vlogsTime(ts), vlogsTime(cursor), vlogsTime(end))
+			}
+			if ts.Equal(last) {
+				atLast++
+			} else {
+				last, atLast = ts, 1
+			}
+			out = append(out, record{ts: ts.UnixNano(), id: id, raw: l})
+		}
+		if len(lines) < page || onePage {
+			return out, len(lines) >= page, nil
+		}
+		if last.Equal(cursor) {
+			skip += atLast
+		} else {
+			cursor, skip = last, atLast
+		}
 	}
+}
+
+// vlogsFields are the fields of a record read here.
+type vlogsFields struct {
+	Time     string `json:"_time"`
+	StreamID string `json:"_stream_id"`
+	Msg      string `json:"_msg"`
+}
+
+// vlogsRecord reads the time of one JSON line and its identity: stream,
+// time and message.
+func vlogsRecord(line []byte) (time.Time, string, error) {
+	var r vlogsFields
 	if err := json.Unmarshal(line, &r); err != nil {
-		return time.Time{}, fmt.Errorf("not a JSON record: %v", err)
+		return time.Time{}, "", fmt.Errorf("not a JSON record: %v", err)
 	}
 	ts, err := time.Parse(time.RFC3339Nano, r.Time)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("_time %s: %v", strconv.Quote(r.Time), err)
+		return time.Time{}, "", fmt.Errorf("_time %s: %v", strconv.Quote(r.Time), err)
 	}
-	return ts, nil
+	return ts, r.StreamID + "\x00" + r.Time + "\x00" + r.Msg, nil
+}
+
+// following reads the records of r's stream (by _stream_id) in
+// [r.ts, r.ts+continuationWindow), selector only, in the fetch's order.
+func (s *vlogsStore) following(ctx context.Context, rf *roleFetch, r record) ([]record, error) {
+	var f vlogsFields
+	if err := json.Unmarshal(r.raw, &f); err != nil || f.StreamID == "" {
+		return nil, nil // no stream id: nothing to join safely
+	}
+	start := time.Unix(0, r.ts).UTC()
+	end := start.Add(continuationWindow)
+	q := fmt.Sprintf("%s _stream_id:%s _time:[%s, %s) | sort by (_time, _stream_id, _msg) limit %d",
+		s.query(rf.sel, false, false), f.StreamID, vlogsTime(start), vlogsTime(end), continuationMax+1)
+	lines, err := s.send(ctx, rf, q, start, end)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]record, 0, len(lines))
+	for _, l := range lines {
+		ts, id, err := vlogsRecord(l)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, record{ts: ts.UnixNano(), id: id, raw: l})
+	}
+	return out, nil
+}
+
+func (s *vlogsStore) text(r record) []byte {
+	var f vlogsFields
+	json.Unmarshal(r.raw, &f)
+	return []byte(f.Msg)
+}
+
+func (s *vlogsStore) withText(r record, text []byte) record {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(r.raw, &m) != nil {
+		return r
+	}
+	m["_msg"], _ = json.Marshal(string(text))
+	r.raw, _ = json.Marshal(m)
+	return r
 }

@@ -228,3 +228,31 @@ func TestVictoriaLogsQueryError(t *testing.T) {
 		t.Fatalf("kubelet stream %+v", kubelet)
 	}
 }
+
+// TestVictoriaLogsConcurrentWindows: against the real server, the whole
+// KCM stream (pushdown off: 3000 noise lines over the day, 23 in one
+// nanosecond) fetched in pages of 9, four windows at a time, is every line
+// exactly once in time order, and progress reached the whole day.
+func TestVictoriaLogsConcurrentWindows(t *testing.T) {
+	base, recs := vlLoaded(t)
+	src, _ := Parse("vlogs+" + base)
+	var mu sync.Mutex
+	var last Progress
+	streams, err := Fetch(context.Background(), src, Options{
+		Dir: t.TempDir(), Since: seedSince, Until: seedUntil, Pushdown: PushdownOff, PageSize: 9, Concurrency: 4,
+		Selectors: map[string]string{"kcm": `container:="kube-controller-manager"`},
+		Progress:  func(p Progress) { mu.Lock(); last = p; mu.Unlock() },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := expected(recs, "kcm", seedSince, seedUntil, func(string) bool { return true })
+	diffLines(t, "concurrent windows", fetchedMessages(t, streams[0]), want)
+	if last.Records != len(want) || last.Covered != 24*time.Hour {
+		t.Errorf("last progress %+v, want %d records over the day", last, len(want))
+	}
+	if pages := len(want)/9 + 1; streams[0].Requests > 3*pages {
+		t.Errorf("%d requests for %d records in pages of 9", streams[0].Requests, len(want))
+	}
+	t.Logf("%d records, %d requests, %d windows", streams[0].Records, streams[0].Requests, last.Windows)
+}

@@ -73,11 +73,13 @@ func (f *inputFlags) fetchInputs(e env) (*fetched, error) {
 	}
 	defaultWindow := f.Since == "" && f.Until == ""
 	contains := nonEmpty(f.Volume, f.Node, f.Pod)
+	bar := newFetchProgress(e, f.NoProgress || len(urls) == 0)
+	defer bar.finish()
 	for _, a := range f.Paths {
 		var streams []livesource.Stream
 		if livesource.IsURL(a) {
 			var errs []error
-			streams, out.cleanup, errs = f.fetchSource(e, a, since, until, contains, out.cleanup)
+			streams, out.cleanup, errs = f.fetchSource(e, a, since, until, contains, bar.report(a), out.cleanup)
 			out.errs = append(out.errs, errs...)
 		} else {
 			out.paths = append(out.paths, a)
@@ -104,7 +106,7 @@ func (f *inputFlags) fetchInputs(e env) (*fetched, error) {
 // fetchSource fetches one store URL into --save DIR, or into a temporary
 // directory that the returned cleanup (chained to the previous one)
 // removes. Each error is one line naming the source.
-func (f *liveFlags) fetchSource(e env, arg string, since, until time.Time, contains []string, prev func()) ([]livesource.Stream, func(), []error) {
+func (f *liveFlags) fetchSource(e env, arg string, since, until time.Time, contains []string, progress func(livesource.Progress), prev func()) ([]livesource.Stream, func(), []error) {
 	src, err := livesource.Parse(arg)
 	if err != nil {
 		return nil, prev, []error{err}
@@ -126,7 +128,7 @@ func (f *liveFlags) fetchSource(e env, arg string, since, until time.Time, conta
 	opt := livesource.Options{
 		Dir: dir, Since: since, Until: until, Selectors: sel, Pushdown: f.Pushdown, Contains: contains,
 		Credentials: flags.Merge(livesource.CredentialsFromEnv(src.Store, e.getenv)),
-		CAFile:      f.CAFile, InsecureSkipVerify: f.InsecureSkipVerify, PageSize: f.PageSize,
+		CAFile:      f.CAFile, InsecureSkipVerify: f.InsecureSkipVerify, PageSize: f.PageSize, Progress: progress,
 		Logf: func(format string, a ...any) { fmt.Fprintf(e.stderr, "kcmtrace: "+oneLine(format)+"\n", a...) },
 	}
 	streams, err := livesource.Fetch(context.Background(), src, opt)
