@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kcmtrace/kcmtrace/internal/shellquote"
 	"github.com/kcmtrace/kcmtrace/parser"
 	"github.com/kcmtrace/kcmtrace/rules"
 	"github.com/kcmtrace/kcmtrace/timeline"
@@ -17,6 +18,7 @@ import (
 type mdWriter struct {
 	w   *bufio.Writer
 	err error
+	o   Options // the render's options, for what the text depends on (Rerun)
 }
 
 func (m *mdWriter) p(format string, args ...any) {
@@ -50,7 +52,7 @@ func (m *mdWriter) flush() error {
 // input coverage. Every log-derived string is escaped for Markdown.
 func Markdown(w io.Writer, a *Analysis, o Options) error {
 	a = prepare(a, o)
-	m := &mdWriter{w: bufio.NewWriter(w)}
+	m := &mdWriter{w: bufio.NewWriter(w), o: o}
 	res := a.Result
 	var title string
 	switch {
@@ -355,23 +357,35 @@ func writeMDKeyRows(m *mdWriter, v *timeline.Volume) {
 		rows = rows[:maxKeyRows]
 	}
 	writeMDTable(m, rows, true)
-	m.p("%s\n\n", mdText(fullTimelineNote(v, omitted)))
+	m.p("%s %s\n\n", mdText(fullTimelineNote(v, omitted)), mdCode(timelineCommand(v, m.o)))
 }
 
-// fullTimelineNote points from a condensed timeline to the full one.
+// fullTimelineNote points from a condensed timeline to the full one; the
+// command that shows it (timelineCommand) follows.
 func fullTimelineNote(v *timeline.Volume, omitted int) string {
-	s := fmt.Sprintf("Key events only (bookkeeping, per-retry steps and repeated Event lines left out; retry loops folded). All %s: kcmtrace timeline --volume %s",
-		plural(len(v.Events), "event"), timelineQuery(v))
+	s := fmt.Sprintf("Key events only (bookkeeping, per-retry steps and repeated Event lines left out; retry loops folded). All %s:",
+		plural(len(v.Events), "event"))
 	if omitted > 0 {
 		s = fmt.Sprintf("%s more key rows not shown. ", plural(omitted, "")) + s
 	}
 	return s
 }
 
+// timelineCommand is the command, ready to paste, that shows every event of
+// v: kcmtrace timeline --volume QUERY and the run's inputs (Options.Rerun).
+func timelineCommand(v *timeline.Volume, o Options) string {
+	return shellquote.Join(append([]string{"kcmtrace", "timeline", "--volume", timelineQuery(v)}, o.Rerun...))
+}
+
 // timelineQuery is a short name that selects the volume in
-// `kcmtrace timeline --volume`: the handle, else the PV, else the key.
+// `kcmtrace timeline --volume`: the shorter of the handle and the PV (an
+// Azure disk URI or a vSphere path is longer than its PV name), else the key.
 func timelineQuery(v *timeline.Volume) string {
-	return firstNonEmpty(v.Handle, v.PV, v.Key)
+	q := firstNonEmpty(v.Handle, v.PV, v.Key)
+	if v.PV != "" && len(v.PV) < len(q) {
+		q = v.PV
+	}
+	return q
 }
 
 // writeMDTable writes rows as a table; key rows use the post-mortem words.
@@ -584,7 +598,7 @@ func sequenceDiagram(v *timeline.Volume) string {
 // Mermaid gantt of the per-node attachment intervals, and the event table.
 func TimelineMarkdown(w io.Writer, tl *timeline.Timeline, vols []*timeline.Volume, o Options) error {
 	tl, vols = prepareTimeline(tl, vols, o)
-	m := &mdWriter{w: bufio.NewWriter(w)}
+	m := &mdWriter{w: bufio.NewWriter(w), o: o}
 	m.p("# Volume timeline\n\n")
 	if tl != nil {
 		m.p("%s, %s (UTC).\n\n", plural(len(vols), "volume"), mdText(spanText(tl.Start, tl.End)))

@@ -319,3 +319,35 @@ func allEvents(tl *timeline.Timeline, vols []*timeline.Volume, all bool) []parse
 }
 
 func osGetenv(k string) string { return os.Getenv(k) }
+
+// rerunArgs are the arguments that make a suggested command read what this
+// run read (report.Options.Rerun): the flags that change what is read or how
+// its times are taken, then the sources. Output and selector flags are left
+// out: the suggestion brings its own.
+func (f *inputFlags) rerunArgs() []string {
+	var args []string
+	add := func(flag, v string) {
+		if v != "" {
+			args = append(args, flag+"="+v)
+		}
+	}
+	add("--since", f.Since)
+	add("--until", f.Until)
+	if f.Year != 0 {
+		add("--year", strconv.Itoa(f.Year))
+	}
+	add("--tz", f.TZ)
+	if f.InputFormat != "auto" {
+		add("--input-format", f.InputFormat)
+	}
+	for _, s := range f.Skew {
+		add("--skew", s)
+	}
+	for _, s := range f.Selector {
+		add("--selector", s)
+	}
+	if len(f.Paths) > 0 && strings.HasPrefix(f.Paths[0], "-") && f.Paths[0] != "-" {
+		args = append(args, "--") // a source named like a flag
+	}
+	return append(args, f.Paths...)
+}
