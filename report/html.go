@@ -78,6 +78,7 @@ type htmlIncident struct {
 	Findings   []htmlFinding
 	Keys       []htmlKeyRow
 	KeysNote   string
+	KeysCmd    string // the command that shows every event (timelineCommand)
 	Steps      []htmlStep
 }
 
@@ -120,6 +121,7 @@ type htmlVolume struct {
 	Charts                                []htmlChart
 	Keys                                  []htmlKeyRow
 	KeysNote                              string
+	KeysCmd                               string
 }
 
 type htmlVolumeRow struct {
@@ -159,7 +161,7 @@ func HTML(w io.Writer, a *Analysis, o Options) error {
 	}
 	linked := map[*timeline.Volume]string{}
 	for i, in := range res.Incidents {
-		hi := htmlIncidentOf(a, i, in, p.Data)
+		hi := htmlIncidentOf(a, i, in, p.Data, o)
 		if v := findVolume(a.Timeline, in.Volume, in.PV); v != nil && linked[v] == "" {
 			linked[v] = "#" + hi.ID
 		}
@@ -204,7 +206,7 @@ func TimelineHTML(w io.Writer, tl *timeline.Timeline, vols []*timeline.Volume, o
 		for _, c := range hv.Charts {
 			p.Data.Labels[c.ID] = hv.Label
 		}
-		hv.Keys, hv.KeysNote = htmlKeyRows(v)
+		hv.Keys, hv.KeysNote, hv.KeysCmd = htmlKeyRows(v, o)
 		p.Volumes = append(p.Volumes, hv)
 		linked[v] = "#" + id
 	}
@@ -266,7 +268,7 @@ func plainTitle(a *Analysis, in rules.Incident) string {
 	return oneLine(volumeName(a, in.Volume, in.PV)) + ": " + oneLine(s)
 }
 
-func htmlIncidentOf(a *Analysis, i int, in rules.Incident, data htmlScriptData) htmlIncident {
+func htmlIncidentOf(a *Analysis, i int, in rules.Incident, data htmlScriptData, o Options) htmlIncident {
 	fs := a.Result.Findings
 	var chain []rules.Finding
 	for _, c := range in.Chain {
@@ -310,7 +312,7 @@ func htmlIncidentOf(a *Analysis, i int, in rules.Incident, data htmlScriptData) 
 			data.Labels[c.ID] = hi.Volume
 		}
 		hi.Impact = htmlImpact(v)
-		hi.Keys, hi.KeysNote = htmlKeyRows(v)
+		hi.Keys, hi.KeysNote, hi.KeysCmd = htmlKeyRows(v, o)
 	}
 	hi.Steps = htmlSteps(incidentSteps(a, in, chain))
 	return hi
@@ -391,7 +393,7 @@ func stepLabel(k parser.Kind) string {
 }
 
 // htmlKeyRows is the volume's key events (see keyRows), at most maxKeyRows.
-func htmlKeyRows(v *timeline.Volume) ([]htmlKeyRow, string) {
+func htmlKeyRows(v *timeline.Volume, o Options) (keys []htmlKeyRow, note, cmd string) {
 	rows := keyRows(v.Events)
 	omitted := 0
 	if len(rows) > maxKeyRows {
@@ -413,7 +415,7 @@ func htmlKeyRows(v *timeline.Volume) ([]htmlKeyRow, string) {
 		out = append(out, htmlKeyRow{Time: tm, Rel: rel(r.Time, base.Time), Node: oneLine(firstNonEmpty(r.Node, unknownTime)),
 			Step: oneLine(r.step()), Source: r.sourceLoc()})
 	}
-	return out, oneLine(fullTimelineNote(v, omitted))
+	return out, oneLine(fullTimelineNote(v, omitted)), oneLine(timelineCommand(v, o))
 }
 
 // htmlVolumeTable is one row per volume, linked to its section when it has one.

@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/kcmtrace/kcmtrace/internal/shellquote"
 	"github.com/kcmtrace/kcmtrace/parser"
 	"github.com/kcmtrace/kcmtrace/rules"
 	"github.com/kcmtrace/kcmtrace/timeline"
@@ -17,6 +19,7 @@ import (
 type mdWriter struct {
 	w   *bufio.Writer
 	err error
+	o   Options // the render's options, for what the text depends on (Rerun)
 }
 
 func (m *mdWriter) p(format string, args ...any) {
@@ -50,13 +53,12 @@ func (m *mdWriter) flush() error {
 // input coverage. Every log-derived string is escaped for Markdown.
 func Markdown(w io.Writer, a *Analysis, o Options) error {
 	a = prepare(a, o)
-	m := &mdWriter{w: bufio.NewWriter(w)}
+	m := &mdWriter{w: bufio.NewWriter(w), o: o}
 	res := a.Result
 	var title string
 	switch {
 	case len(res.Incidents) > 0:
-		in := res.Incidents[0]
-		title = incidentTitle(a, in)
+		title = incidentsTitle(a, res.Incidents)
 	case len(res.Findings) > 0:
 		f := res.Findings[0]
 		title = mdText(volumeName(a, f.Volume, f.PV)) + ": " + mdText(f.Summary)
@@ -115,6 +117,25 @@ func volumeName(a *Analysis, volume, pv string) string {
 		return pv
 	}
 	return volume
+}
+
+// incidentsTitle is the short H1 of a report with incidents: each one's
+// volume and severity, "kcmtrace: disk-1 (critical)" or "kcmtrace: 2
+// incidents: disk-1 (critical), disk-2 (warning)"; each incident's summary
+// follows in its own section.
+func incidentsTitle(a *Analysis, ins []rules.Incident) string {
+	names := make([]string, len(ins))
+	for i, in := range ins {
+		name := volumeName(a, in.Volume, in.PV)
+		if v := findVolume(a.Timeline, in.Volume, in.PV); v != nil {
+			name = timelineQuery(v) // the shorter of handle and PV
+		}
+		names[i] = mdText(name) + " (" + in.Severity.String() + ")"
+	}
+	if len(ins) == 1 {
+		return "kcmtrace: " + names[0]
+	}
+	return fmt.Sprintf("kcmtrace: %d incidents: %s", len(ins), strings.Join(names, ", "))
 }
 
 func incidentTitle(a *Analysis, in rules.Incident) string {
@@ -202,18 +223,17 @@ func writeMDIncident(m *mdWriter, a *Analysis, in rules.Incident, level int) {
 		for i, f := range chain {
 			m.p("%d. **%s** (%s): %s", i+1, mdText(f.Rule), f.Severity.String(), mdText(f.Summary))
 			if f.Explanation != "" {
-				m.p("\n   %s", mdText(f.Explanation))
+				m.p("\n\n   %s", mdText(f.Explanation)) // its own paragraph, not run into the summary
 			}
-			m.p("\n")
+			m.p("\n\n")
 		}
-		m.p("\n")
 	}
 
 	if v != nil {
 		m.s(heading(level, "Timeline"))
 		writeMDKeyRows(m, v)
 		m.s(heading(level, "Diagram"))
-		m.p("%s\n", sequenceDiagram(v))
+		m.p("%s\n", sequenceDiagram(v, chain))
 	}
 
 	m.s(heading(level, "Evidence"))
@@ -355,23 +375,35 @@ func writeMDKeyRows(m *mdWriter, v *timeline.Volume) {
 		rows = rows[:maxKeyRows]
 	}
 	writeMDTable(m, rows, true)
-	m.p("%s\n\n", mdText(fullTimelineNote(v, omitted)))
+	m.p("%s %s\n\n", mdText(fullTimelineNote(v, omitted)), mdCode(timelineCommand(v, m.o)))
 }
 
-// fullTimelineNote points from a condensed timeline to the full one.
+// fullTimelineNote points from a condensed timeline to the full one; the
+// command that shows it (timelineCommand) follows.
 func fullTimelineNote(v *timeline.Volume, omitted int) string {
-	s := fmt.Sprintf("Key events only (bookkeeping, per-retry steps and repeated Event lines left out; retry loops folded). All %s: kcmtrace timeline --volume %s",
-		plural(len(v.Events), "event"), timelineQuery(v))
+	s := fmt.Sprintf("Key events only (bookkeeping, per-retry steps and repeated Event lines left out; retry loops folded). All %s:",
+		plural(len(v.Events), "event"))
 	if omitted > 0 {
 		s = fmt.Sprintf("%s more key rows not shown. ", plural(omitted, "")) + s
 	}
 	return s
 }
 
+// timelineCommand is the command, ready to paste, that shows every event of
+// v: kcmtrace timeline --volume QUERY and the run's inputs (Options.Rerun).
+func timelineCommand(v *timeline.Volume, o Options) string {
+	return shellquote.Join(append([]string{"kcmtrace", "timeline", "--volume", timelineQuery(v)}, o.Rerun...))
+}
+
 // timelineQuery is a short name that selects the volume in
-// `kcmtrace timeline --volume`: the handle, else the PV, else the key.
+// `kcmtrace timeline --volume`: the shorter of the handle and the PV (an
+// Azure disk URI or a vSphere path is longer than its PV name), else the key.
 func timelineQuery(v *timeline.Volume) string {
-	return firstNonEmpty(v.Handle, v.PV, v.Key)
+	q := firstNonEmpty(v.Handle, v.PV, v.Key)
+	if v.PV != "" && len(v.PV) < len(q) {
+		q = v.PV
+	}
+	return q
 }
 
 // writeMDTable writes rows as a table; key rows use the post-mortem words.
@@ -518,7 +550,12 @@ func writeMDCoverage(m *mdWriter, a *Analysis) {
 
 // sequenceDiagram draws the volume's story between the attach/detach
 // controller, each node (as the attach target) and each node's kubelet.
-func sequenceDiagram(v *timeline.Volume) string {
+//
+// The findings that involve two nodes are drawn as a note across both,
+// after the last step of their window: the punchline (a detach meant for
+// one node taking the disk from the other) is in the picture, not only in
+// the text.
+func sequenceDiagram(v *timeline.Volume, findings []rules.Finding) string {
 	nodes := volumeNodes(v)
 	id := map[string]int{}
 	for i, n := range nodes {
@@ -542,7 +579,12 @@ func sequenceDiagram(v *timeline.Volume) string {
 	rows := keyRows(v.Events)
 	const maxSteps = maxKeyRows
 	steps := 0
-	for _, r := range rows {
+	punchlines := findingNotes(findings, rows, id)
+	for k, r := range rows {
+		for len(punchlines) > 0 && k > 0 && punchlines[0].at.Before(r.Time) && !rows[k-1].Time.After(punchlines[0].at) {
+			b.WriteString("    " + punchlines[0].line + "\n")
+			punchlines = punchlines[1:]
+		}
 		i, ok := id[r.Node]
 		if steps == maxSteps {
 			fmt.Fprintf(&b, "    Note over C: %d more steps in the timeline table\n", len(rows)-steps)
@@ -576,15 +618,55 @@ func sequenceDiagram(v *timeline.Volume) string {
 		b.WriteString("    " + line + "\n")
 		steps++
 	}
+	for _, p := range punchlines {
+		b.WriteString("    " + p.line + "\n")
+	}
 	b.WriteString("```\n")
 	return b.String()
+}
+
+// diagramNote is a finding drawn across its nodes in the sequence diagram.
+type diagramNote struct {
+	at   time.Time // after the last step at or before this time
+	line string
+}
+
+// findingNotes are the notes of the findings that name two or more of the
+// diagram's nodes and see a detach in their window, in time order.
+func findingNotes(findings []rules.Finding, rows []row, id map[string]int) []diagramNote {
+	var notes []diagramNote
+	for _, f := range findings {
+		var ps []string
+		for _, n := range f.Nodes {
+			if i, ok := id[n]; ok {
+				ps = append(ps, fmt.Sprintf("N%d", i))
+			}
+		}
+		// The moment is the detach that crossed nodes: the first detach
+		// success in the finding's window.
+		var at time.Time
+		for _, r := range rows {
+			if r.Kind == parser.DetachSucceeded && !r.Time.Before(f.Start) && !r.Time.After(f.End) {
+				at = r.Time
+				break
+			}
+		}
+		if len(ps) < 2 || at.IsZero() {
+			continue
+		}
+		sort.Strings(ps)
+		notes = append(notes, diagramNote{at: at, line: fmt.Sprintf("Note over %s,%s: ⚠ %s", ps[0], ps[len(ps)-1], mermaidMessage(f.Summary, 100))})
+	}
+	sort.SliceStable(notes, func(i, j int) bool { return notes[i].at.Before(notes[j].at) })
+	// one note per moment: the first finding (in causal order) tells it
+	return slices.CompactFunc(notes, func(a, b diagramNote) bool { return a.at.Equal(b.at) })
 }
 
 // TimelineMarkdown writes each volume's timeline as Markdown: names, a
 // Mermaid gantt of the per-node attachment intervals, and the event table.
 func TimelineMarkdown(w io.Writer, tl *timeline.Timeline, vols []*timeline.Volume, o Options) error {
 	tl, vols = prepareTimeline(tl, vols, o)
-	m := &mdWriter{w: bufio.NewWriter(w)}
+	m := &mdWriter{w: bufio.NewWriter(w), o: o}
 	m.p("# Volume timeline\n\n")
 	if tl != nil {
 		m.p("%s, %s (UTC).\n\n", plural(len(vols), "volume"), mdText(spanText(tl.Start, tl.End)))

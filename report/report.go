@@ -22,6 +22,12 @@ type Options struct {
 	Wide      bool // tables: every column, no name shortened whatever the width (-o wide)
 	NoHeaders bool // tables: no header line (--no-headers)
 	NoRule    bool // tables: no rule under the header (the CLI sets it when not on a terminal)
+
+	// Rerun are the arguments that make a suggested command read what this
+	// run read: the inputs and the flags that change what is read
+	// (--since, --year, --tz, …), unquoted. Suggestions such as
+	// "kcmtrace timeline --volume X" end with them, shell-quoted.
+	Rerun []string
 }
 
 // DefaultWidth is the width used when Options.Width is 0.

@@ -22,7 +22,12 @@ func EventsText(w io.Writer, evs []parser.Event, o Options) error {
 		evs = newRedactorFor(nil, evs).events(evs)
 	}
 	st := newStyles(w, o)
-	width := o.width()
+	// The rows follow the width given (the terminal's, or $COLUMNS); with
+	// none, a wide default: the code and source are what give way.
+	width := max(o.Width, MinWidth)
+	if o.Width <= 0 {
+		width = eventsDefaultWidth
+	}
 	t := newTextWriter(w)
 	kindW, nodeW, volW, codeW := 4, 4, 6, 4
 	for _, e := range evs {
@@ -60,7 +65,7 @@ func EventsText(w io.Writer, evs []parser.Event, o Options) error {
 			fmt.Sprintf("%s:%d", oneLine(e.Source.Path), e.Source.Line)}, "  ")
 		row := names + "  " + rest
 		if !o.Wide {
-			row = names + "  " + truncate(rest, max(max(width, 160)-ansi.StringWidth(names)-2, 16))
+			row = names + "  " + truncate(rest, max(width-ansi.StringWidth(names)-2, 16))
 		}
 		t.line(strings.TrimRight(row, " "))
 	}
@@ -80,6 +85,9 @@ func eventOrigin(e parser.Event) string {
 	}
 	return oneLine(e.Origin)
 }
+
+// eventsDefaultWidth is the width of events text when Options.Width is 0.
+const eventsDefaultWidth = 160
 
 // eventVolume is the short name an event's volume goes by.
 func eventVolume(e parser.Event) string {

@@ -89,7 +89,7 @@ func Text(w io.Writer, a *Analysis, o Options) error {
 	inIncident := incidentOf(res)
 	for _, in := range res.Incidents {
 		t.line()
-		writeIncident(t, st, a, in, width)
+		writeIncident(t, st, a, in, width, o)
 	}
 	var loose []int
 	for i := range res.Findings {
@@ -420,7 +420,7 @@ func volumeHeader(a *Analysis, volume, pv string, pods []string, width int) stri
 	return strings.Join(parts, "  ")
 }
 
-func writeIncident(t *textWriter, st *styles, a *Analysis, in rules.Incident, width int) {
+func writeIncident(t *textWriter, st *styles, a *Analysis, in rules.Incident, width int, o Options) {
 	fs := a.Result.Findings
 	var pods []string
 	var chain []rules.Finding
@@ -442,7 +442,7 @@ func writeIncident(t *textWriter, st *styles, a *Analysis, in rules.Incident, wi
 	}
 	writeFindingRows(t, st, chain, oneLine(in.Summary), width)
 	if v := findVolume(a.Timeline, in.Volume, in.PV); v != nil {
-		writeKeyRows(t, st, v, width)
+		writeKeyRows(t, st, v, width, o)
 	}
 	if len(chain) == 0 {
 		for _, s := range in.Story {
@@ -736,7 +736,7 @@ func writeFinding(t *textWriter, st *styles, a *Analysis, f rules.Finding, width
 
 // writeKeyRows writes an incident's key events (see keyRows) under a
 // "timeline" label: time, node, what happened; loops folded into one row.
-func writeKeyRows(t *textWriter, st *styles, v *timeline.Volume, width int) {
+func writeKeyRows(t *textWriter, st *styles, v *timeline.Volume, width int, o Options) {
 	rows := keyRows(v.Events)
 	if len(rows) == 0 {
 		return
@@ -766,11 +766,19 @@ func writeKeyRows(t *textWriter, st *styles, v *timeline.Volume, width int) {
 			t.line(strings.Repeat(" ", indent), l)
 		}
 	}
-	note := fmt.Sprintf("all %s: kcmtrace timeline --volume %s", plural(len(v.Events), "event"), oneLine(timelineQuery(v)))
+	note := fmt.Sprintf("all %s:", plural(len(v.Events), "event"))
 	if omitted > 0 {
 		note = fmt.Sprintf("… %d more key rows; ", omitted) + note
 	}
-	t.line("    ", st.Dim(truncate(note, width-4)))
+	// The command is never cut, so that it can be pasted: on the note's line
+	// when it fits, else on a line of its own.
+	cmd := oneLine(timelineCommand(v, o))
+	if ansi.StringWidth(note)+1+ansi.StringWidth(cmd) <= width-4 {
+		t.line("    ", st.Dim(note+" "+cmd))
+		return
+	}
+	t.line("    ", st.Dim(note))
+	t.line("    ", st.Dim(cmd))
 }
 
 // nodeShort fits a node name into max cells: a host name loses its domain

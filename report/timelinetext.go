@@ -50,8 +50,6 @@ func TimelineText(w io.Writer, tl *timeline.Timeline, vols []*timeline.Volume, o
 		}
 		writeVolumeTimeline(t, st, tl, v, width)
 	}
-	t.line()
-	writeLegend(t, st, width)
 	return t.flush()
 }
 
@@ -251,6 +249,7 @@ func writeVolumeTimeline(t *textWriter, st *styles, tl *timeline.Timeline, v *ti
 			}
 			t.line("  ", strings.Repeat(" ", labelW), st.Dim(" kub │"), kl, st.Dim("│"))
 		}
+		writeLegend(t, st, width) // next to the lanes it explains, not after the events
 	}
 	for _, ov := range mergeOverlaps(v.Overlaps) {
 		var ns []string

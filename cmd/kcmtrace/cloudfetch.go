@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kcmtrace/kcmtrace/internal/shellquote"
 	"github.com/kcmtrace/kcmtrace/parser/classifier"
 )
 
@@ -154,14 +155,4 @@ func files(cmds []cloudCommand, dir string) []string {
 
 // shellJoin quotes argv for a POSIX shell: words with anything but safe
 // characters go in single quotes.
-func shellJoin(argv []string) string {
-	out := make([]string, len(argv))
-	for i, a := range argv {
-		if a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,%@") == "" {
-			out[i] = a
-		} else {
-			out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-	}
-	return strings.Join(out, " ")
-}
+func shellJoin(argv []string) string { return shellquote.Join(argv) }

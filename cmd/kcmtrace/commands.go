@@ -61,6 +61,7 @@ func (c *analyzeCmd) run(e env) error {
 	}
 	a := &report.Analysis{Timeline: tl, Result: res, Rules: selected, Events: l.events}
 	err = c.write(e, out, c.Color, func(w io.Writer, o report.Options) error {
+		o.Rerun = c.rerunArgs()
 		return report.AnalysisFormats.For(out.format).Render(w, a, o)
 	})
 	if err != nil {
@@ -128,6 +129,7 @@ func (c *timelineCmd) run(e env) error {
 		return err
 	}
 	err = c.write(e, out, c.Color, func(w io.Writer, o report.Options) error {
+		o.Rerun = c.rerunArgs()
 		return report.TimelineFormats.For(out.format).Render(w, report.TimelineView{Timeline: l.timeline, Volumes: vols}, o)
 	})
 	if err != nil {

@@ -19,12 +19,12 @@ type inputFlags struct {
 
 	liveFlags `embed:""`
 
-	Since       string   `help:"Only lines at or after this time: RFC 3339, '2006-01-02 15:04:05' (UTC), or a duration such as 2h meaning that long before the newest line (before now for log-store sources, which fetch the last 24 h by default)." placeholder:"TIME"`
+	Since       string   `help:"Only lines at or after this time: RFC 3339, '2006-01-02 15:04[:05]' (UTC), a duration such as 2h or 1d meaning that long before the newest line (before now for log-store sources, which fetch the last 24 h by default), or today/yesterday (the start of the newest line's UTC day, or of the day before)." placeholder:"TIME"`
 	Until       string   `help:"Only lines at or before this time (same forms as --since)." placeholder:"TIME"`
 	Volume      string   `help:"Only volumes matching this fuzzy query (UniqueName, PV, handle, VolumeAttachment name)." placeholder:"QUERY"`
 	Node        string   `help:"Only volumes seen on a node matching this fuzzy query." placeholder:"QUERY"`
 	Pod         string   `help:"Only volumes used by a pod matching this fuzzy query." placeholder:"QUERY"`
-	Year        int      `help:"Year of klog timestamps (klog headers carry none); default: resolved from the logs."`
+	Year        int      `help:"Year of klog timestamps (klog headers carry none); two digits mean 20YY (24 is 2024); default: resolved from the logs."`
 	TZ          string   `name:"tz" help:"Time zone of klog timestamps: a name (Asia/Shanghai) or an offset (+08:00); default: resolved from the logs." placeholder:"ZONE"`
 	InputFormat string   `help:"Force the input wrapper or format instead of detecting it (auto, klog, journald, cri, docker-json, kubectl-timestamps, ui-timestamp, pod-prefix, k9s, json, describe, get-events) or log export (gcp, cloudwatch, azure, loki, elasticsearch, victorialogs, journald-json, journald-export)." default:"auto" placeholder:"FORMAT"`
 	Skew        []string `help:"Clock offset added to FILE's times, overriding the estimate (repeatable), e.g. kubelet.log=-3s." placeholder:"FILE=DURATION"`
@@ -45,7 +45,11 @@ type loaded struct {
 // load parses the inputs, reports unreadable inputs and input problems on
 // stderr (one line each), applies --since/--until and builds the timeline.
 func (f *inputFlags) load(e env) (*loaded, error) {
-	opt := parser.Options{Year: f.Year, Stdin: e.stdin}
+	year, err := resolveYear(f.Year)
+	if err != nil {
+		return nil, err
+	}
+	opt := parser.Options{Year: year, Stdin: e.stdin}
 	if f.InputFormat != "auto" && f.InputFormat != "" {
 		if !slices.Contains(parser.InputFormats, f.InputFormat) {
 			return nil, usageErr("--input-format %s: want auto or one of %s", f.InputFormat, strings.Join(parser.InputFormats, ", "))
@@ -170,12 +174,16 @@ var whenLayouts = []string{
 	time.RFC3339Nano,
 	"2006-01-02T15:04:05",
 	"2006-01-02 15:04:05",
+	"2006-01-02T15:04Z07:00",
+	"2006-01-02 15:04Z07:00",
 	"2006-01-02T15:04",
 	"2006-01-02 15:04",
 	"2006-01-02",
 }
 
-// parseWhen reads an absolute time, or a duration counted back from newest.
+// parseWhen reads an absolute time (seconds optional), a duration counted
+// back from newest (2h, 30m, 1d, 1d12h), or today/yesterday: the start of
+// newest's UTC day, or of the day before.
 func parseWhen(s string, newest time.Time) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil
@@ -185,13 +193,49 @@ func parseWhen(s string, newest time.Time) (time.Time, error) {
 			return t.UTC(), nil
 		}
 	}
-	if d, err := time.ParseDuration(strings.TrimPrefix(s, "-")); err == nil {
-		if newest.IsZero() {
-			return time.Time{}, fmt.Errorf("a duration needs timestamps in the logs, and none were found")
-		}
-		return newest.Add(-d), nil
+	back, isDay := map[string]int{"today": 0, "yesterday": 1}[strings.ToLower(s)]
+	d, err := parseDays(strings.TrimPrefix(s, "-"))
+	if !isDay && err != nil {
+		return time.Time{}, fmt.Errorf("not a time ('2006-01-02 15:04[:05]', RFC 3339), a duration (2h, 30m, 1d) nor today or yesterday")
 	}
-	return time.Time{}, fmt.Errorf("not a time (RFC 3339, '2006-01-02 15:04:05') or a duration (2h, 30m)")
+	if newest.IsZero() {
+		return time.Time{}, fmt.Errorf("%s counts back from the newest line and the logs have no timestamps", s)
+	}
+	if isDay {
+		y, m, dd := newest.UTC().Date()
+		return time.Date(y, m, dd-back, 0, 0, 0, 0, time.UTC), nil
+	}
+	return newest.Add(-d), nil
+}
+
+// parseDays is time.ParseDuration with a leading day count: 1d, 2d12h.
+func parseDays(s string) (time.Duration, error) {
+	days, rest, ok := strings.Cut(s, "d")
+	if !ok {
+		return time.ParseDuration(s)
+	}
+	n, err := strconv.Atoi(days)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("bad day count %q", days)
+	}
+	d := time.Duration(n) * 24 * time.Hour
+	if rest == "" {
+		return d, nil
+	}
+	r, err := time.ParseDuration(rest)
+	return d + r, err
+}
+
+// resolveYear reads --year: a four-digit year, or two digits meaning 20YY
+// (--year 24 is 2024), as date(1) and most log tools read them.
+func resolveYear(y int) (int, error) {
+	switch {
+	case y == 0 || (y >= 1970 && y <= 9999):
+		return y, nil
+	case y > 0 && y < 100:
+		return 2000 + y, nil
+	}
+	return 0, usageErr("--year %d: want a year such as 2024 (or 24)", y)
 }
 
 // parseZone accepts an IANA name, "UTC", or a numeric offset such as +08:00, +0800 or -7.
@@ -319,3 +363,35 @@ func allEvents(tl *timeline.Timeline, vols []*timeline.Volume, all bool) []parse
 }
 
 func osGetenv(k string) string { return os.Getenv(k) }
+
+// rerunArgs are the arguments that make a suggested command read what this
+// run read (report.Options.Rerun): the flags that change what is read or how
+// its times are taken, then the sources. Output and selector flags are left
+// out: the suggestion brings its own.
+func (f *inputFlags) rerunArgs() []string {
+	var args []string
+	add := func(flag, v string) {
+		if v != "" {
+			args = append(args, flag+"="+v)
+		}
+	}
+	add("--since", f.Since)
+	add("--until", f.Until)
+	if f.Year != 0 {
+		add("--year", strconv.Itoa(f.Year))
+	}
+	add("--tz", f.TZ)
+	if f.InputFormat != "auto" {
+		add("--input-format", f.InputFormat)
+	}
+	for _, s := range f.Skew {
+		add("--skew", s)
+	}
+	for _, s := range f.Selector {
+		add("--selector", s)
+	}
+	if len(f.Paths) > 0 && strings.HasPrefix(f.Paths[0], "-") && f.Paths[0] != "-" {
+		args = append(args, "--") // a source named like a flag
+	}
+	return append(args, f.Paths...)
+}
