@@ -63,6 +63,10 @@ func (f *inputFlags) load(e env) (*loaded, error) {
 	if err != nil {
 		return nil, err
 	}
+	if n := countStdin(f.Paths); n > 1 {
+		// two readers of one stream would each get some of its lines
+		return nil, usageErr("- (stdin) is given %d times: stdin can be read only once; give - once", n)
+	}
 	in, err := f.fetchInputs(e)
 	if err != nil {
 		return nil, err
@@ -114,6 +118,17 @@ func (f *inputFlags) load(e env) (*loaded, error) {
 	l.timeline = timeline.Build(results, timeline.Options{Skew: skews, Consume: true, State: snap})
 	reportStateProblems(e, snap)
 	return l, nil
+}
+
+// countStdin is how many of the sources are "-".
+func countStdin(paths []string) int {
+	n := 0
+	for _, p := range paths {
+		if p == "-" {
+			n++
+		}
+	}
+	return n
 }
 
 // maxProblemsShown caps the per-input problem lines on stderr.
