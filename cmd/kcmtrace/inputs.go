@@ -10,6 +10,7 @@ import (
 
 	"github.com/kcmtrace/kcmtrace/internal/mempolicy"
 	"github.com/kcmtrace/kcmtrace/parser"
+	"github.com/kcmtrace/kcmtrace/report"
 	"github.com/kcmtrace/kcmtrace/timeline"
 )
 
@@ -137,26 +138,22 @@ const maxProblemsShown = 10
 func reportProblems(e env, in parser.Input) {
 	for i, p := range in.Problems {
 		if i == maxProblemsShown {
-			fmt.Fprintf(e.stderr, "kcmtrace: %s: %d more problems not shown\n", in.Path, len(in.Problems)-i)
+			fmt.Fprintf(e.stderr, "kcmtrace: %s: %d more problems not shown\n", oneLine(in.Path), len(in.Problems)-i)
 			return
 		}
 		if p.Line > 0 {
-			fmt.Fprintf(e.stderr, "kcmtrace: %s:%d: %s\n", in.Path, p.Line, oneLine(p.Message))
+			fmt.Fprintf(e.stderr, "kcmtrace: %s:%d: %s\n", oneLine(in.Path), p.Line, oneLine(p.Message))
 		} else {
-			fmt.Fprintf(e.stderr, "kcmtrace: %s: %s\n", in.Path, oneLine(p.Message))
+			fmt.Fprintf(e.stderr, "kcmtrace: %s: %s\n", oneLine(in.Path), oneLine(p.Message))
 		}
 	}
 }
 
-// oneLine keeps messages to one line and free of control characters.
-func oneLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return ' '
-		}
-		return r
-	}, s)
-}
+// oneLine keeps what the CLI prints on one terminal line: file names and
+// messages go through the report's sanitiser (report.OneLine), the one that
+// cleans log text, so a name carrying escape sequences or newlines cannot
+// retitle or clear the terminal, nor forge a line.
+func oneLine(s string) string { return report.OneLine(s) }
 
 // window is the time window of --since/--until; a duration counts back
 // from the newest line of the results.
