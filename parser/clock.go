@@ -196,55 +196,75 @@ func (st *inputState) timeOf(m evMeta) time.Time {
 	return time.Time{}
 }
 
+// inherit gives an input without its own zone or year evidence those of
+// another input on its clock: the first donor on the same journald host, or
+// the donor all donors agree on. The donors are gathered once per field, so
+// that the whole pass is linear in the number of inputs (a must-gather holds
+// tens of thousands). An input is never its own donor: a donor has the very
+// evidence the input lacks, and a value inherited here does not make a donor.
 func inherit(states []*inputState) {
-	pick := func(st *inputState, ok func(*inputState) bool, same func(a, b *inputState) bool) *inputState {
-		var donors []*inputState
-		for _, c := range states {
-			if c != st && c.haveWall && ok(c) {
-				donors = append(donors, c)
-			}
-		}
-		if len(donors) == 0 {
-			return nil
-		}
-		if st.host != "" {
-			for _, c := range donors {
-				if c.host == st.host {
-					return c
-				}
-			}
-		}
-		for _, c := range donors[1:] {
-			if !same(c, donors[0]) {
-				return nil
-			}
-		}
-		return donors[0]
-	}
+	zone := gatherDonors(states, func(c *inputState) bool {
+		return c.in.ZoneFrom == FromEnvelope || c.in.ZoneFrom == FromRetry || c.in.ZoneFrom == FromWrapper
+	}, func(a, b *inputState) bool { return a.off == b.off })
+	year := gatherDonors(states, func(c *inputState) bool { return strongFrom(c.in.YearFrom) && c.in.YearFrom != FromFlag },
+		func(a, b *inputState) bool { return a.year+a.lastYoff == b.year+b.lastYoff })
 	for _, st := range states {
 		if !st.haveWall {
 			continue
 		}
 		if st.in.ZoneFrom == "" {
-			d := pick(st, func(c *inputState) bool {
-				return c.in.ZoneFrom == FromEnvelope || c.in.ZoneFrom == FromRetry || c.in.ZoneFrom == FromWrapper
-			},
-				func(a, b *inputState) bool { return a.off == b.off })
-			if d != nil {
+			if d := zone.pick(st); d != nil {
 				st.off, st.hasOff = d.off, true
 				st.in.Zone, st.in.ZoneFrom = d.in.Zone, FromOtherInput
 			}
 		}
 		if st.in.YearFrom == "" {
-			d := pick(st, func(c *inputState) bool { return strongFrom(c.in.YearFrom) && c.in.YearFrom != FromFlag },
-				func(a, b *inputState) bool { return a.year+a.lastYoff == b.year+b.lastYoff })
-			if d != nil {
+			if d := year.pick(st); d != nil {
 				// the donor's newest reading, expressed in the donor's clock
 				dl := wallTime(d.lastW, d.year+d.lastYoff, nil, 0)
 				st.year, st.in.YearFrom = yearNear(st.lastW, st.lastYoff, dl), FromOtherInput
 			}
 		}
 	}
+}
+
+// donors are the inputs that can lend one field of their clock to others.
+type donors struct {
+	first  *inputState            // the first donor, nil when there is none
+	byHost map[string]*inputState // the first donor of each journald host
+	agree  bool                   // every donor has first's value
+}
+
+func gatherDonors(states []*inputState, ok func(*inputState) bool, same func(a, b *inputState) bool) donors {
+	d := donors{byHost: map[string]*inputState{}, agree: true}
+	for _, c := range states {
+		if !c.haveWall || !ok(c) {
+			continue
+		}
+		if d.first == nil {
+			d.first = c
+		} else if d.agree && !same(c, d.first) {
+			d.agree = false
+		}
+		if _, seen := d.byHost[c.host]; c.host != "" && !seen {
+			d.byHost[c.host] = c
+		}
+	}
+	return d
+}
+
+// pick is the donor for st: the first on st's host, else the one all agree on.
+func (d donors) pick(st *inputState) *inputState {
+	if d.first == nil {
+		return nil
+	}
+	if c := d.byHost[st.host]; st.host != "" && c != nil {
+		return c
+	}
+	if !d.agree {
+		return nil
+	}
+	return d.first
 }
 
 func anchorAll(states []*inputState) {

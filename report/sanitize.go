@@ -133,6 +133,10 @@ func skipString(s string, i int) int {
 	return i
 }
 
+// OneLine is oneLine for the CLI: every file name and message it prints on
+// stderr goes through the sanitiser log text goes through.
+func OneLine(s string) string { return oneLine(s) }
+
 // oneLine sanitises s and folds it onto one line (newlines and tabs become
 // spaces, runs of spaces are kept).
 func oneLine(s string) string {

@@ -189,6 +189,7 @@ func writeCoverage(t *textWriter, st *styles, a *Analysis, width int) {
 	}
 	columns := 2+pathW+2+8+1+fmtW+2+cntW <= width
 	const indent = "      "
+	anchors := describeAnchors(tl)
 	for i, in := range tl.Inputs {
 		comp := in.Component
 		if comp == "" {
@@ -204,7 +205,7 @@ func writeCoverage(t *textWriter, st *styles, a *Analysis, width int) {
 			det = append(det, comp, formatText(in), countsText(in))
 		}
 		det = append(det, spanText(in.First, in.Last))
-		det = append(det, clockText(tl, i))
+		det = append(det, clockText(in, anchors))
 		det = append(det, plural(in.Lines, "line"))
 		if f := fetchText(in); f != "" {
 			det = append(det, f)
@@ -284,21 +285,30 @@ func commonDir(paths []string) string {
 
 // clockText says how an input's times were placed: year and zone and
 // where they came from; for a describe / get-events input, what its
-// relative ages were anchored to.
-func clockText(tl *timeline.Timeline, i int) string {
-	in := tl.Inputs[i]
+// relative ages were anchored to (anchors, see describeAnchors).
+func clockText(in parser.Input, anchors map[string]timeline.Skew) string {
 	if in.Format != "describe" && in.Format != "get-events" {
 		return yearZoneText(in)
 	}
-	for _, s := range tl.Skews {
-		if s.Path == in.Path && s.From == "matched-events" {
-			return fmt.Sprintf("ages anchored by %s with the logs (%s)", plural(s.Pairs, "matching event"), signed(s.Offset))
-		}
+	if s, ok := anchors[in.Path]; ok {
+		return fmt.Sprintf("ages anchored by %s with the logs (%s)", plural(s.Pairs, "matching event"), signed(s.Offset))
 	}
 	if in.First.IsZero() {
 		return "ages only (no time to anchor them to)"
 	}
 	return "ages anchored to the newest log time"
+}
+
+// describeAnchors are the describe re-anchorings by input path (the first
+// of a path), looked up once per input rather than searched for.
+func describeAnchors(tl *timeline.Timeline) map[string]timeline.Skew {
+	m := map[string]timeline.Skew{}
+	for _, s := range tl.Skews {
+		if _, seen := m[s.Path]; s.From == "matched-events" && !seen {
+			m[s.Path] = s
+		}
+	}
+	return m
 }
 
 // signed is "+1.5s" / "-200ms".

@@ -75,13 +75,12 @@ func Build(results []parser.Result, opt Options) *Timeline {
 	nodes := fillKubeletNodes(evs, bounds, comps, pr.rawVol)
 	t.Skews = estimateSkews(evs, pr.attaches, bounds, t.Inputs, comps, opt.Skew)
 	offsets := make([]time.Duration, len(results))
+	byPath := inputsByPath(results)
 	for _, s := range t.Skews {
-		for i := range results {
-			if results[i].Input.Path == s.Path {
-				offsets[i] = s.Offset
-				if s.Note != "" {
-					t.Inputs[i].Problems = append(slices.Clip(t.Inputs[i].Problems), parser.Problem{Message: s.Note})
-				}
+		for _, i := range byPath[s.Path] {
+			offsets[i] = s.Offset
+			if s.Note != "" {
+				t.Inputs[i].Problems = append(slices.Clip(t.Inputs[i].Problems), parser.Problem{Message: s.Note})
 			}
 		}
 	}
@@ -96,14 +95,12 @@ func Build(results []parser.Result, opt Options) *Timeline {
 	}
 	for _, s := range anchored {
 		t.Skews = append(t.Skews, s)
-		for i := range results {
-			if results[i].Input.Path == s.Path {
-				offsets[i] += s.Offset
-				// a describe input's span is derived from its ages: move it too
-				if in := &t.Inputs[i]; !in.First.IsZero() {
-					in.First = in.First.Add(s.Offset)
-					in.Last = in.Last.Add(s.Offset)
-				}
+		for _, i := range byPath[s.Path] {
+			offsets[i] += s.Offset
+			// a describe input's span is derived from its ages: move it too
+			if in := &t.Inputs[i]; !in.First.IsZero() {
+				in.First = in.First.Add(s.Offset)
+				in.Last = in.Last.Add(s.Offset)
 			}
 		}
 	}
@@ -289,6 +286,17 @@ func (pr *prepared) merge() *syms {
 		}
 	}
 	return sy
+}
+
+// inputsByPath indexes the inputs by path (a path given twice has two), so
+// that applying the skews, one per input at most, is linear in the inputs.
+func inputsByPath(results []parser.Result) map[string][]int {
+	m := make(map[string][]int, len(results))
+	for i := range results {
+		p := results[i].Input.Path
+		m[p] = append(m[p], i)
+	}
+	return m
 }
 
 // gather puts every input's events into one array, input after input, and

@@ -130,23 +130,16 @@ func estimateSkews(evs []parser.Event, attaches []int32, bounds []int, inputs []
 	var buf [4]string
 	// Only the nodes named by the kubelet facts read below are looked up:
 	// a controller attach to another node is never paired.
-	var nodes []string
+	nodes := map[string]bool{}
 	for i := range inputs {
 		if _, ok := flags[inputs[i].Path]; ok || comps[i] != parser.ComponentKubelet {
 			continue
 		}
 		for k := bounds[i]; k < bounds[i+1]; k++ {
 			ev := &evs[k]
-			if (ev.Kind == parser.VerifyAttachedSucceeded || ev.Kind == parser.WaitForAttachSucceeded) && ev.Node != "" && !slices.Contains(nodes, ev.Node) {
-				nodes = append(nodes, ev.Node)
+			if (ev.Kind == parser.VerifyAttachedSucceeded || ev.Kind == parser.WaitForAttachSucceeded) && ev.Node != "" {
+				nodes[ev.Node] = true
 			}
-		}
-	}
-	var wanted map[string]bool
-	if len(nodes) > 8 {
-		wanted = make(map[string]bool, len(nodes))
-		for _, n := range nodes {
-			wanted[n] = true
 		}
 	}
 	for i := range comps {
@@ -155,7 +148,7 @@ func estimateSkews(evs []parser.Event, attaches []int32, bounds []int, inputs []
 	// The controller's attaches to those nodes, by volume reference and node.
 	for _, k := range attaches {
 		ev := &evs[k]
-		if len(nodes) > 0 && (wanted != nil && wanted[ev.Node] || wanted == nil && slices.Contains(nodes, ev.Node)) {
+		if nodes[ev.Node] {
 			for _, r := range refs(ev, &buf) {
 				paired[pairKey{r, ev.Node}] = append(paired[pairKey{r, ev.Node}], ev.Time)
 			}

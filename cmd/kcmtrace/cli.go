@@ -88,7 +88,7 @@ func runEnv(args []string, e env) (code int) {
 	}
 	ctx, err := parser.Parse(args)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "kcmtrace: %v\n", err)
+		fmt.Fprintf(e.stderr, "kcmtrace: %s\n", oneLine(err.Error()))
 		return exitUsage
 	}
 	switch runner := ctx.Selected().Target.Addr().Interface().(type) {
@@ -97,7 +97,7 @@ func runEnv(args []string, e env) (code int) {
 	case ctxCommand:
 		err = runner.runCtx(e, ctx)
 	default:
-		fmt.Fprintf(e.stderr, "kcmtrace: %s: not a command\n", ctx.Command())
+		fmt.Fprintf(e.stderr, "kcmtrace: %s: not a command\n", oneLine(ctx.Command()))
 		return exitUsage
 	}
 	var ce *codeError
@@ -106,11 +106,11 @@ func runEnv(args []string, e env) (code int) {
 		return exitOK
 	case errors.As(err, &ce):
 		if ce.msg != "" {
-			fmt.Fprintf(e.stderr, "kcmtrace: %s\n", ce.msg)
+			fmt.Fprintf(e.stderr, "kcmtrace: %s\n", oneLine(ce.msg))
 		}
 		return ce.code
 	default:
-		fmt.Fprintf(e.stderr, "kcmtrace: %v\n", err)
+		fmt.Fprintf(e.stderr, "kcmtrace: %s\n", oneLine(err.Error()))
 		return exitUsage
 	}
 }

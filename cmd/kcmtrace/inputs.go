@@ -10,6 +10,7 @@ import (
 
 	"github.com/kcmtrace/kcmtrace/internal/mempolicy"
 	"github.com/kcmtrace/kcmtrace/parser"
+	"github.com/kcmtrace/kcmtrace/report"
 	"github.com/kcmtrace/kcmtrace/timeline"
 )
 
@@ -67,6 +68,10 @@ func (f *inputFlags) load(e env) (*loaded, error) {
 	if err != nil {
 		return nil, err
 	}
+	if n := countStdin(f.Paths); n > 1 {
+		// two readers of one stream would each get some of its lines
+		return nil, usageErr("- (stdin) is given %d times: stdin can be read only once; give - once", n)
+	}
 	in, err := f.fetchInputs(e)
 	if err != nil {
 		return nil, err
@@ -120,32 +125,39 @@ func (f *inputFlags) load(e env) (*loaded, error) {
 	return l, nil
 }
 
+// countStdin is how many of the sources are "-".
+func countStdin(paths []string) int {
+	n := 0
+	for _, p := range paths {
+		if p == "-" {
+			n++
+		}
+	}
+	return n
+}
+
 // maxProblemsShown caps the per-input problem lines on stderr.
 const maxProblemsShown = 10
 
 func reportProblems(e env, in parser.Input) {
 	for i, p := range in.Problems {
 		if i == maxProblemsShown {
-			fmt.Fprintf(e.stderr, "kcmtrace: %s: %d more problems not shown\n", in.Path, len(in.Problems)-i)
+			fmt.Fprintf(e.stderr, "kcmtrace: %s: %d more problems not shown\n", oneLine(in.Path), len(in.Problems)-i)
 			return
 		}
 		if p.Line > 0 {
-			fmt.Fprintf(e.stderr, "kcmtrace: %s:%d: %s\n", in.Path, p.Line, oneLine(p.Message))
+			fmt.Fprintf(e.stderr, "kcmtrace: %s:%d: %s\n", oneLine(in.Path), p.Line, oneLine(p.Message))
 		} else {
-			fmt.Fprintf(e.stderr, "kcmtrace: %s: %s\n", in.Path, oneLine(p.Message))
+			fmt.Fprintf(e.stderr, "kcmtrace: %s: %s\n", oneLine(in.Path), oneLine(p.Message))
 		}
 	}
 }
 
-// oneLine keeps messages to one line and free of control characters.
-func oneLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return ' '
-		}
-		return r
-	}, s)
-}
+// oneLine keeps what the CLI prints on one terminal line: file names and
+// messages go through the report's sanitiser (report.OneLine), the one that
+// cleans log text, so a name carrying escape sequences or newlines cannot
+// retitle or clear the terminal, nor forge a line.
+func oneLine(s string) string { return report.OneLine(s) }
 
 // window is the time window of --since/--until; a duration counts back
 // from the newest line of the results.

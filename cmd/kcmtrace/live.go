@@ -129,7 +129,9 @@ func (f *liveFlags) fetchSource(e env, arg string, since, until time.Time, conta
 		Dir: dir, Since: since, Until: until, Selectors: sel, Pushdown: f.Pushdown, Contains: contains,
 		Credentials: flags.Merge(livesource.CredentialsFromEnv(src.Store, e.getenv)),
 		CAFile:      f.CAFile, InsecureSkipVerify: f.InsecureSkipVerify, PageSize: f.PageSize, Progress: progress,
-		Logf: func(format string, a ...any) { fmt.Fprintf(e.stderr, "kcmtrace: "+oneLine(format)+"\n", a...) },
+		Logf: func(format string, a ...any) {
+			fmt.Fprintf(e.stderr, "kcmtrace: %s\n", oneLine(fmt.Sprintf(format, a...)))
+		},
 	}
 	streams, err := livesource.Fetch(context.Background(), src, opt)
 	var errs []error

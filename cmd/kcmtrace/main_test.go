@@ -28,6 +28,8 @@ func TestMain(m *testing.M) {
 //	exit-code N        the exit code of the last in-process kcmtrace was N
 //
 //	archive OUT DIR    pack DIR into OUT (.tar, .tar.gz, .tar.xz, .zip; OUT.xz FILE compresses one file)
+//	hostile-name VAR [SRC]  set $VAR to a file name carrying escape sequences and a
+//	                   newline; with SRC, create that file in $WORK with SRC's content
 //
 // The repository's fixtures are copied into $WORK (incidents/, real-logs/,
 // catalog/, seed/) so paths in output are short and stable.
@@ -60,7 +62,8 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"archive": scriptArchive,
+			"archive":      scriptArchive,
+			"hostile-name": scriptHostileName,
 			"kcmtrace": func(ts *testscript.TestScript, neg bool, args []string) {
 				code := runInDir(ts.Getenv("WORK"), args, env{stdin: emptyReader{}, stdout: ts.Stdout(), stderr: ts.Stderr(), getenv: ts.Getenv})
 				ts.Setenv("KCMTRACE_EXIT", strconv.Itoa(code))

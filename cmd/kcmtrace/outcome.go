@@ -19,7 +19,7 @@ func (f *inputFlags) loadView(e env, query string) (*loaded, []*timeline.Volume,
 		return nil, nil, err
 	}
 	if note := f.windowNote(l); note != "" {
-		fmt.Fprintf(e.stderr, "kcmtrace: note: %s\n", note)
+		fmt.Fprintf(e.stderr, "kcmtrace: note: %s\n", oneLine(note))
 	}
 	return l, vols, nil
 }

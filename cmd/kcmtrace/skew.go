@@ -7,7 +7,6 @@ package main
 import (
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/kcmtrace/kcmtrace/parser"
@@ -23,6 +22,7 @@ func resolveSkews(flags map[string]time.Duration, results []parser.Result) (map[
 	for _, r := range results {
 		paths = append(paths, r.Input.Path)
 	}
+	idx := indexSkewNames(paths)
 	out := make(map[string]time.Duration, len(flags))
 	names := make([]string, 0, len(flags))
 	for name := range flags {
@@ -30,7 +30,7 @@ func resolveSkews(flags map[string]time.Duration, results []parser.Result) (map[
 	}
 	slices.Sort(names)
 	for _, name := range names {
-		matches := skewMatches(name, paths)
+		matches := idx.matches(name)
 		switch len(matches) {
 		case 0:
 			return nil, usageErr("--skew %s: no input is named %s; the inputs are %s", name, name, oneOf(paths))
@@ -43,21 +43,33 @@ func resolveSkews(flags map[string]time.Duration, results []parser.Result) (map[
 	return out, nil
 }
 
-// skewMatches are the paths equal to name or ending in /name.
-func skewMatches(name string, paths []string) []string {
-	want := filepath.ToSlash(filepath.Clean(name))
-	var exact, tail []string
+// skewNames indexes the input paths by the names a --skew may give them, so
+// that resolving many flags against many inputs (a must-gather) is linear in
+// the paths' components rather than flags × inputs.
+type skewNames struct {
+	exact map[string][]string // cleaned path → the paths, in input order
+	tail  map[string][]string // what follows a "/" of a cleaned path → the paths
+}
+
+func indexSkewNames(paths []string) skewNames {
+	idx := skewNames{exact: map[string][]string{}, tail: map[string][]string{}}
 	for _, p := range paths {
 		sp := filepath.ToSlash(filepath.Clean(p))
-		switch {
-		case sp == want:
-			exact = append(exact, p)
-		case strings.HasSuffix(sp, "/"+want):
-			tail = append(tail, p)
+		idx.exact[sp] = append(idx.exact[sp], p)
+		for i := range len(sp) {
+			if sp[i] == '/' {
+				idx.tail[sp[i+1:]] = append(idx.tail[sp[i+1:]], p)
+			}
 		}
 	}
-	if len(exact) > 0 {
-		return exact
+	return idx
+}
+
+// matches are the paths equal to name or, when none is, ending in /name.
+func (idx skewNames) matches(name string) []string {
+	want := filepath.ToSlash(filepath.Clean(name))
+	if m := idx.exact[want]; len(m) > 0 {
+		return m
 	}
-	return tail
+	return idx.tail[want]
 }

@@ -191,7 +191,7 @@ func reportStateProblems(e env, snap *state.Snapshot) {
 		case n <= maxProblemsShown:
 			fmt.Fprintf(e.stderr, "kcmtrace: %s\n", oneLine(p.String()))
 		case n == maxProblemsShown+1:
-			fmt.Fprintf(e.stderr, "kcmtrace: %s: more problems not shown\n", p.Path)
+			fmt.Fprintf(e.stderr, "kcmtrace: %s: more problems not shown\n", oneLine(p.Path))
 		}
 	}
 }

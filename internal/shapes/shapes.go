@@ -1,6 +1,7 @@
 // Package shapes generates the hostile input shapes the scale tests and
 // benchmarks of timeline and rules replay (issue 21): parsed events, so that
-// they measure the timeline and the rules, not the parser.
+// they measure the timeline and the rules, not the parser; WriteManyInputs
+// writes its shape as log files, for the CLI's.
 package shapes
 
 import (
