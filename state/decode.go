@@ -85,7 +85,7 @@ func (s *Snapshot) Add(path string, data []byte) *File {
 	if r.kinds["Event"] > 0 && r.kinds["Event"] == f.Objects {
 		f.Role = RoleEvents
 	}
-	if f.Objects == 0 && len(s.Problems) == p0 {
+	if f.Objects == 0 && len(s.Problems) == p0 && r.lists == 0 {
 		s.Problems = append(s.Problems, Problem{Path: path, Message: "no Kubernetes objects found"})
 	}
 	f.Taken, f.TakenFrom = r.taken, r.takenFrom
@@ -127,6 +127,7 @@ type reader struct {
 	taken     time.Time
 	takenFrom string
 	inList    bool // reading the items of a List or an array
+	lists     int  // Lists read whole (an empty one is a dump of nothing, not a problem)
 }
 
 func (r *reader) problem(line int, format string, args ...any) {
@@ -284,6 +285,7 @@ func (r *reader) jsonTop(dec *json.Decoder, start int) error {
 			if err := r.jsonItems(dec); err != nil {
 				return err
 			}
+			r.lists++
 			continue
 		}
 		var raw json.RawMessage
@@ -400,6 +402,7 @@ func (r *reader) yamlValue(n *yaml.Node, offset int) {
 	}
 	if items := mappingValue(n, "items"); items != nil { // a List
 		if items.Kind == yaml.SequenceNode {
+			r.lists++
 			for _, it := range items.Content {
 				r.yamlObject(it, offset)
 			}

@@ -463,4 +463,13 @@ func TestBadInput(t *testing.T) {
 	if got := problems(s); len(got) != 2 || got[0] != "empty.json: no Kubernetes objects found" || !strings.HasPrefix(got[1], "text.json:1: JSON syntax error") {
 		t.Errorf("problems %q", got)
 	}
+	// kubectl get of a kind the cluster has none of prints an empty List:
+	// a dump of nothing, not a problem.
+	s = &Snapshot{}
+	s.Add("csidrivers.json", []byte(`{"apiVersion": "v1", "items": [], "kind": "List", "metadata": {"resourceVersion": ""}}`))
+	s.Add("csidrivers.yaml", []byte("apiVersion: v1\nitems: []\nkind: List\nmetadata:\n  resourceVersion: \"\"\n"))
+	s.Add("nothing.yaml", []byte("---\n"))
+	if got := problems(s); len(got) != 1 || got[0] != "nothing.yaml: no Kubernetes objects found" {
+		t.Errorf("empty Lists: problems %q", got)
+	}
 }
