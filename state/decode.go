@@ -2,6 +2,7 @@ package state
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -50,6 +51,9 @@ func (s *Snapshot) ReadFile(path string) error {
 	if err != nil {
 		return err
 	}
+	if data, err = Gunzip(data); err != nil {
+		return err
+	}
 	f := s.Add(path, data)
 	if f.Taken.IsZero() {
 		if st, err := os.Stat(path); err == nil {
@@ -57,6 +61,24 @@ func (s *Snapshot) ReadFile(path string) error {
 		}
 	}
 	return nil
+}
+
+// Gunzip returns data decompressed when it starts with the gzip magic
+// number (a kubectl dump piped through gzip), else data itself. A
+// truncated stream keeps what could be read.
+func Gunzip(data []byte) ([]byte, error) {
+	if len(data) < 2 || data[0] != 0x1f || data[1] != 0x8b {
+		return data, nil
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	out, err := io.ReadAll(zr)
+	if len(out) > 0 && (err == nil || errors.Is(err, io.ErrUnexpectedEOF)) {
+		return out, nil
+	}
+	return out, err
 }
 
 // Add reads one state input (kubectl get -o json or -o yaml, a List, several

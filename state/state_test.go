@@ -1,6 +1,8 @@
 package state
 
 import (
+	"bytes"
+	"compress/gzip"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -471,5 +473,33 @@ func TestBadInput(t *testing.T) {
 	s.Add("nothing.yaml", []byte("---\n"))
 	if got := problems(s); len(got) != 1 || got[0] != "nothing.yaml: no Kubernetes objects found" {
 		t.Errorf("empty Lists: problems %q", got)
+	}
+}
+
+// TestGunzip: a gzipped dump reads as the dump; other data is left alone;
+// a cut stream keeps what was read.
+func TestGunzip(t *testing.T) {
+	raw := []byte(`{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}}`)
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write(raw)
+	zw.Close()
+	for name, in := range map[string][]byte{"gzip": z.Bytes(), "plain": raw} {
+		got, err := Gunzip(in)
+		if err != nil || !bytes.Equal(got, raw) {
+			t.Errorf("%s: %q, %v", name, got, err)
+		}
+	}
+	if got, err := Gunzip(z.Bytes()[:z.Len()-8]); err != nil || !bytes.Equal(got, raw) {
+		t.Errorf("cut: %q, %v", got, err)
+	}
+	s := &Snapshot{}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "nodes.json.gz")
+	if err := os.WriteFile(path, z.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ReadFile(path); err != nil || s.Node("n1") == nil {
+		t.Errorf("ReadFile of a gzipped dump: %v, nodes %v", err, s.Nodes)
 	}
 }
