@@ -34,6 +34,7 @@ node was alive, check the filesystem on the volume. For planned node
 shutdowns use graceful node shutdown or the out-of-service taint.`,
 	},
 	Check:      checkForceDetach,
+	Verify:     verifyForceDetach,
 	Rank:       50,
 	Story:      summaryStory,
 	Cause:      causeForceDetach,

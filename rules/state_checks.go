@@ -99,6 +99,7 @@ func verifyZone(c *Context, f *Finding) {
 	zc, ok := snap.CheckZone(stateName(f), node)
 	if !ok {
 		answer(f, Check{Check: "zone", Verdict: Undecided, Text: "the state does not name both the volume's zone and the zone of " + nodeOr(node) + "."}, "")
+		verifyBinding(c, f)
 		return
 	}
 	vz, nz := strings.Join(zc.Volume.Zones, ", "), strings.Join(zc.Node.Zones, ", ")
@@ -112,6 +113,104 @@ func verifyZone(c *Context, f *Finding) {
 	answer(f, Check{Check: "zone", Verdict: Confirmed,
 		Text: fmt.Sprintf("the disk is in %s (PV %s) and %s is in %s.", vz, zc.Volume.Key, node, nz)},
 		"Compare the disk's zone", evs...)
+	verifyBinding(c, f)
+}
+
+// verifyBinding: the StorageClass's volumeBindingMode decides the zone
+// storm's prevent step. Immediate creates the disk before the pod is
+// scheduled, in a zone of the provisioner's choosing: WaitForFirstConsumer
+// prevents the mismatch. With WaitForFirstConsumer already set the disk
+// followed the pod's first node, and the pod moved zones since.
+func verifyBinding(c *Context, f *Finding) {
+	sc, ev, ok := c.State().Class(stateName(f))
+	if !ok {
+		return
+	}
+	evs := []Evidence{stateEvidence(ev, "the volume's StorageClass")}
+	var ch Check
+	var prevent string
+	if sc.BindingMode == "WaitForFirstConsumer" {
+		ch = Check{Check: "binding", Verdict: Contradicted, Text: fmt.Sprintf("StorageClass %s already uses volumeBindingMode: WaitForFirstConsumer: the disk was created in the zone of the pod's first node, and the pod was scheduled into another zone since.", sc.Name)}
+		prevent = fmt.Sprintf("As shown by the cluster state, StorageClass %s already waits for the first consumer: keep the workload in the disk's zone (node affinity on %s), or move the data with a snapshot restored in the new zone.", sc.Name, state.LabelZone)
+	} else {
+		ch = Check{Check: "binding", Verdict: Confirmed, Text: fmt.Sprintf("StorageClass %s uses volumeBindingMode: %s: the disk was created before the pod was scheduled, in a zone the pod's node need not be in.", sc.Name, sc.BindingMode)}
+		prevent = fmt.Sprintf("As shown by the cluster state, StorageClass %s uses volumeBindingMode: %s: change it to WaitForFirstConsumer (or set allowedTopologies) so disks are created in the zone of the pod's node.", sc.Name, sc.BindingMode)
+	}
+	f.Checks = append(f.Checks, ch)
+	f.Evidence = append(f.Evidence, evs...)
+	steps := slices.Clone(f.Steps)
+	if i := slices.IndexFunc(steps, func(s Step) bool { return s.Phase == Prevent }); i >= 0 {
+		steps[i].Text = prevent
+	} else {
+		steps = append(steps, Step{Phase: Prevent, Text: prevent})
+	}
+	f.SetNext(steps...)
+}
+
+// verifyForceDetach: was the node down (Ready condition, out-of-service
+// taint), and did the forced detach reach the external-attacher (the
+// node's VolumeAttachment gone, or still deleting / with a detachError)?
+func verifyForceDetach(c *Context, f *Finding) {
+	node := nodeAt(f, 0)
+	if node == "" {
+		return
+	}
+	snap := c.State()
+	forcedAt := f.Start
+	for _, e := range f.Evidence {
+		if e.Note == "forced detach" {
+			forcedAt = e.Time
+		}
+	}
+	if h, ok := snap.NodeHealth(node); ok {
+		evs := []Evidence{stateEvidence(h.Evidence, "the node's Ready condition and taints")}
+		switch {
+		case h.OutOfService != nil:
+			added := ""
+			if !h.OutOfService.Added.IsZero() {
+				added = " since " + h.OutOfService.Added.UTC().Format(time.RFC3339)
+			}
+			answer(f, Check{Check: "node", Verdict: Confirmed, Text: fmt.Sprintf("Node %s carries the %s taint (%s)%s: an operator declared it down, so the detach was forced on purpose.", node, state.OutOfServiceTaint, h.OutOfService.Effect, added)}, "NotReady", evs...)
+		case h.Ready == "False" || h.Ready == "Unknown":
+			answer(f, Check{Check: "node", Verdict: Confirmed, Text: fmt.Sprintf("Node %s is NotReady (Ready=%s%s): the node was down, so the forced detach is what let the volume move.", node, h.Ready, since(h.ReadySince))}, "NotReady", evs...)
+		case h.Ready == "True" && !h.ReadySince.IsZero() && !forcedAt.IsZero() && h.ReadySince.Before(forcedAt):
+			answer(f, Check{Check: "node", Verdict: Contradicted, Text: fmt.Sprintf("Node %s has been Ready since %s, before the forced detach at %s, and has no out-of-service taint: the node was alive, so check the volume's filesystem.", node, h.ReadySince.UTC().Format(time.RFC3339), forcedAt.UTC().Format(time.RFC3339))}, "NotReady", evs...)
+		case h.Ready == "True":
+			answer(f, Check{Check: "node", Verdict: Undecided, Text: fmt.Sprintf("Node %s is Ready%s, after the forced detach: it says nothing about the node at the time.", node, since(h.ReadySince))}, "", evs...)
+		}
+	}
+	vol := stateName(f)
+	va := snap.AttachmentOn(vol, node)
+	switch {
+	case va == nil && len(snap.VolumeAttachments) > 0:
+		answer(f, Check{Check: "attachment", Verdict: Confirmed, Text: fmt.Sprintf("the state holds no VolumeAttachment of the volume for %s: the forced detach went through.", node)}, "")
+	case va == nil:
+	case va.Deleting() || va.DetachError != nil:
+		what := "is being deleted"
+		if len(va.Finalizers) > 0 {
+			what += " but kept by its finalizers [" + strings.Join(va.Finalizers, " ") + "]"
+		}
+		if va.DetachError != nil {
+			what += ", detachError " + strconv.Quote(va.DetachError.Message)
+		}
+		answer(f, Check{Check: "attachment", Verdict: Confirmed, Text: fmt.Sprintf("VolumeAttachment %s for %s %s: the controller forced the detach and the external-attacher has not finished it.", va.Name, node, what)}, "", stateEvidence(snap.AttachmentEvidence(va), "the VolumeAttachment for "+node))
+	default:
+		ev := snap.AttachmentEvidence(va)
+		evs := []Evidence{stateEvidence(ev, "the VolumeAttachment for "+node)}
+		if why := stale(f.End, ev); why != "" {
+			answer(f, Check{Check: "attachment", Verdict: Undecided, Text: why + "."}, "", evs...)
+			return
+		}
+		answer(f, Check{Check: "attachment", Verdict: Contradicted, Text: fmt.Sprintf("VolumeAttachment %s for %s says status.attached=%t and is not being deleted: the volume was attached there again since, or the detach never reached the attacher.", va.Name, node, va.Attached)}, "", evs...)
+	}
+}
+
+// since is " since T" for a known time.
+func since(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return " since " + t.UTC().Format(time.RFC3339)
 }
 
 // verifyAttachBeforeDetach: the VolumeAttachment for B attached while A's

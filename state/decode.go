@@ -2,6 +2,7 @@ package state
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -50,6 +51,9 @@ func (s *Snapshot) ReadFile(path string) error {
 	if err != nil {
 		return err
 	}
+	if data, err = Gunzip(data); err != nil {
+		return err
+	}
 	f := s.Add(path, data)
 	if f.Taken.IsZero() {
 		if st, err := os.Stat(path); err == nil {
@@ -57,6 +61,24 @@ func (s *Snapshot) ReadFile(path string) error {
 		}
 	}
 	return nil
+}
+
+// Gunzip returns data decompressed when it starts with the gzip magic
+// number (a kubectl dump piped through gzip), else data itself. A
+// truncated stream keeps what could be read.
+func Gunzip(data []byte) ([]byte, error) {
+	if len(data) < 2 || data[0] != 0x1f || data[1] != 0x8b {
+		return data, nil
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	out, err := io.ReadAll(zr)
+	if len(out) > 0 && (err == nil || errors.Is(err, io.ErrUnexpectedEOF)) {
+		return out, nil
+	}
+	return out, err
 }
 
 // Add reads one state input (kubectl get -o json or -o yaml, a List, several
@@ -85,7 +107,7 @@ func (s *Snapshot) Add(path string, data []byte) *File {
 	if r.kinds["Event"] > 0 && r.kinds["Event"] == f.Objects {
 		f.Role = RoleEvents
 	}
-	if f.Objects == 0 && len(s.Problems) == p0 {
+	if f.Objects == 0 && len(s.Problems) == p0 && r.lists == 0 {
 		s.Problems = append(s.Problems, Problem{Path: path, Message: "no Kubernetes objects found"})
 	}
 	f.Taken, f.TakenFrom = r.taken, r.takenFrom
@@ -127,6 +149,7 @@ type reader struct {
 	taken     time.Time
 	takenFrom string
 	inList    bool // reading the items of a List or an array
+	lists     int  // Lists read whole (an empty one is a dump of nothing, not a problem)
 }
 
 func (r *reader) problem(line int, format string, args ...any) {
@@ -284,6 +307,7 @@ func (r *reader) jsonTop(dec *json.Decoder, start int) error {
 			if err := r.jsonItems(dec); err != nil {
 				return err
 			}
+			r.lists++
 			continue
 		}
 		var raw json.RawMessage
@@ -400,6 +424,7 @@ func (r *reader) yamlValue(n *yaml.Node, offset int) {
 	}
 	if items := mappingValue(n, "items"); items != nil { // a List
 		if items.Kind == yaml.SequenceNode {
+			r.lists++
 			for _, it := range items.Content {
 				r.yamlObject(it, offset)
 			}

@@ -432,3 +432,55 @@ func (s *Snapshot) EventEvidence(e *Event) Evidence {
 	text += " " + strconv.Quote(e.Message)
 	return s.evidence(&e.Meta, "%s", text)
 }
+
+// Health is what a Node object says about whether the node is up: its
+// Ready condition and since when, and the out-of-service taint.
+type Health struct {
+	Ready        string    // True, False, Unknown, or "" when the dump has no conditions
+	ReadySince   time.Time // the Ready condition's lastTransitionTime
+	Heartbeat    time.Time
+	OutOfService *Taint // node.kubernetes.io/out-of-service, or nil
+	Evidence     Evidence
+}
+
+// NodeHealth tells a node's Ready condition and out-of-service taint, e.g.
+//
+//	state.json:40: Node 10.0.3.15 Ready=Unknown since=… heartbeat=… taints=[node.kubernetes.io/out-of-service=nodeshutdown:NoExecute]
+//
+// ok is false when the snapshot holds no Node of that name.
+func (s *Snapshot) NodeHealth(node string) (h Health, ok bool) {
+	n := s.Node(node)
+	if n == nil {
+		return Health{}, false
+	}
+	h = Health{Ready: n.Ready, ReadySince: n.ReadySince, Heartbeat: n.Heartbeat}
+	var b strings.Builder
+	ready := n.Ready
+	if ready == "" {
+		ready = "?"
+	}
+	fmt.Fprintf(&b, "Ready=%s", ready)
+	if !n.ReadySince.IsZero() {
+		fmt.Fprintf(&b, " since=%s", stamp(n.ReadySince))
+	}
+	if !n.Heartbeat.IsZero() {
+		fmt.Fprintf(&b, " heartbeat=%s", stamp(n.Heartbeat))
+	}
+	if len(n.Taints) > 0 {
+		var ts []string
+		for i := range n.Taints {
+			t := &n.Taints[i]
+			if t.Key == OutOfServiceTaint && h.OutOfService == nil {
+				h.OutOfService = t
+			}
+			txt := t.Key
+			if t.Value != "" {
+				txt += "=" + t.Value
+			}
+			ts = append(ts, txt+":"+t.Effect)
+		}
+		fmt.Fprintf(&b, " taints=[%s]", strings.Join(ts, " "))
+	}
+	h.Evidence = s.evidence(&n.Meta, "%s", b.String())
+	return h, true
+}

@@ -142,12 +142,24 @@ type Node struct {
 	ProviderID    string
 	Unschedulable bool
 	Ready         string           // status of the Ready condition: True, False, Unknown, or ""
+	ReadySince    time.Time        // the Ready condition's lastTransitionTime
+	Taints        []Taint          // spec.taints
 	Heartbeat     time.Time        // latest condition lastHeartbeatTime
 	Attached      []AttachedVolume // status.volumesAttached
 	InUse         []string         // status.volumesInUse
 	Allocatable   map[string]string
 	Addresses     map[string]string // type → address
 }
+
+// Taint is one of a Node's spec.taints.
+type Taint struct {
+	Key, Value, Effect string
+	Added              time.Time // timeAdded (set for NoExecute taints)
+}
+
+// OutOfServiceTaint is the taint an operator puts on a node that is down
+// for good: the attach/detach controller force-detaches its volumes at once.
+const OutOfServiceTaint = "node.kubernetes.io/out-of-service"
 
 // CSINodeDriver is one entry of a CSINode's spec.drivers.
 type CSINodeDriver struct {

@@ -1,6 +1,8 @@
 package state
 
 import (
+	"bytes"
+	"compress/gzip"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -462,5 +464,42 @@ func TestBadInput(t *testing.T) {
 	s.Add("text.json", []byte("{not json"))
 	if got := problems(s); len(got) != 2 || got[0] != "empty.json: no Kubernetes objects found" || !strings.HasPrefix(got[1], "text.json:1: JSON syntax error") {
 		t.Errorf("problems %q", got)
+	}
+	// kubectl get of a kind the cluster has none of prints an empty List:
+	// a dump of nothing, not a problem.
+	s = &Snapshot{}
+	s.Add("csidrivers.json", []byte(`{"apiVersion": "v1", "items": [], "kind": "List", "metadata": {"resourceVersion": ""}}`))
+	s.Add("csidrivers.yaml", []byte("apiVersion: v1\nitems: []\nkind: List\nmetadata:\n  resourceVersion: \"\"\n"))
+	s.Add("nothing.yaml", []byte("---\n"))
+	if got := problems(s); len(got) != 1 || got[0] != "nothing.yaml: no Kubernetes objects found" {
+		t.Errorf("empty Lists: problems %q", got)
+	}
+}
+
+// TestGunzip: a gzipped dump reads as the dump; other data is left alone;
+// a cut stream keeps what was read.
+func TestGunzip(t *testing.T) {
+	raw := []byte(`{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}}`)
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write(raw)
+	zw.Close()
+	for name, in := range map[string][]byte{"gzip": z.Bytes(), "plain": raw} {
+		got, err := Gunzip(in)
+		if err != nil || !bytes.Equal(got, raw) {
+			t.Errorf("%s: %q, %v", name, got, err)
+		}
+	}
+	if got, err := Gunzip(z.Bytes()[:z.Len()-8]); err != nil || !bytes.Equal(got, raw) {
+		t.Errorf("cut: %q, %v", got, err)
+	}
+	s := &Snapshot{}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "nodes.json.gz")
+	if err := os.WriteFile(path, z.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ReadFile(path); err != nil || s.Node("n1") == nil {
+		t.Errorf("ReadFile of a gzipped dump: %v, nodes %v", err, s.Nodes)
 	}
 }

@@ -146,13 +146,20 @@ type wireNode struct {
 	Spec struct {
 		ProviderID    string `json:"providerID"`
 		Unschedulable bool   `json:"unschedulable"`
+		Taints        []struct {
+			Key       string `json:"key"`
+			Value     string `json:"value"`
+			Effect    string `json:"effect"`
+			TimeAdded string `json:"timeAdded"`
+		} `json:"taints"`
 	} `json:"spec"`
 	Status struct {
 		Allocatable map[string]string `json:"allocatable"`
 		Conditions  []struct {
-			Type              string `json:"type"`
-			Status            string `json:"status"`
-			LastHeartbeatTime string `json:"lastHeartbeatTime"`
+			Type               string `json:"type"`
+			Status             string `json:"status"`
+			LastHeartbeatTime  string `json:"lastHeartbeatTime"`
+			LastTransitionTime string `json:"lastTransitionTime"`
 		} `json:"conditions"`
 		Addresses []struct {
 			Type    string `json:"type"`
@@ -417,10 +424,14 @@ func (c *converter) decodeKind(s *Snapshot, o *wireObject, data []byte, src Sour
 		for _, cd := range w.Status.Conditions {
 			if cd.Type == "Ready" {
 				n.Ready = cd.Status
+				n.ReadySince = c.time("status.conditions.lastTransitionTime", cd.LastTransitionTime)
 			}
 			if t := c.time("status.conditions.lastHeartbeatTime", cd.LastHeartbeatTime); t.After(n.Heartbeat) {
 				n.Heartbeat = t
 			}
+		}
+		for _, t := range w.Spec.Taints {
+			n.Taints = append(n.Taints, Taint{Key: t.Key, Value: t.Value, Effect: t.Effect, Added: c.time("spec.taints.timeAdded", t.TimeAdded)})
 		}
 		for _, a := range w.Status.Addresses {
 			if n.Addresses == nil {

@@ -117,6 +117,9 @@ func Build(results []parser.Result, opt Options) *Timeline {
 	}
 	sorted := sortOrder(pr.keys, bounds)
 	ord := dedupe(evs, in, sorted, pr.texts, &t.Dupes)
+	if opt.State != nil && pr.describes {
+		ord = dropDescribeEchoes(evs, in, ord, t.Inputs, opt.State, &t.Dupes)
+	}
 
 	// The span covers every input's first and last timestamp (on the
 	// corrected clock), not only the lines that became events.

@@ -23,7 +23,8 @@
 //     its own lines name, else the node the controller attached its volumes to.
 //   - Merge. Sort by (time, input, line); reversed pastes are handled by the
 //     sort. An identical line (time and text) from another input is dropped
-//     and counted in Timeline.Dupes.
+//     and counted in Timeline.Dupes, and so is a describe row that an Event
+//     object of Options.State repeats (the object's exact times are kept).
 //   - Restarts: controller-started events (leader election when the detail
 //     says so), the process start implied by m=+ moving forward (the
 //     monotonic clock went down), and a PID change within one KCM input.

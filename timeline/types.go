@@ -100,7 +100,7 @@ type Timeline struct {
 	Skews    []Skew
 	Start    time.Time
 	End      time.Time
-	Dupes    int // identical lines dropped because they were read twice
+	Dupes    int // identical lines dropped because they were read twice, and describe rows an Event object repeats
 	Ignored  int // events of secret/configmap/projected/empty-dir/downward-api volumes (kept in Other)
 	// State is the cluster state read with the logs (Options.State), nil
 	// when none was given or it shares no volume with the logs; StateRead

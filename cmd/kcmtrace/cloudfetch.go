@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -118,26 +116,20 @@ func (c *fetchCmd) run(e env) error {
 		return nil
 	}
 	var failed int
+	var got []string // a failed export leaves no file
 	for _, cc := range cmds {
 		path := filepath.Join(c.Out, cc.file)
-		f, err := os.Create(path)
-		if err != nil {
-			return &codeError{code: exitInput, msg: fmt.Sprintf("%s: %v", path, err)}
-		}
-		cmd := exec.Command(cc.argv[0], cc.argv[1:]...)
-		cmd.Stdout, cmd.Stderr = f, e.stderr
-		err = cmd.Run()
-		f.Close()
-		if err != nil {
-			fmt.Fprintf(e.stderr, "kcmtrace: %s: %s\n", cc.argv[0], oneLine(err.Error()))
+		if execToFile(e, cc.argv, path) != nil {
 			failed++
+		} else {
+			got = append(got, path)
 		}
 	}
 	if failed == len(cmds) {
 		return &codeError{code: exitInput, msg: "no export command succeeded"}
 	}
 	a := &analyzeCmd{FailOn: "none"}
-	a.Paths, a.Pushdown, a.Color = files(cmds, c.Out), "auto", "auto"
+	a.Paths, a.Pushdown, a.Color = got, "auto", "auto"
 	err = a.run(e)
 	if err == nil && failed > 0 {
 		return &codeError{code: exitInput}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"fmt"
 	"io"
 	"io/fs"
@@ -97,9 +99,16 @@ func readState(snap *state.Snapshot, path string) string {
 	if err != nil {
 		return ""
 	}
+	defer f.Close()
 	buf := make([]byte, stateSample)
 	n, _ := io.ReadFull(f, buf)
-	f.Close()
+	if n >= 2 && buf[0] == 0x1f && buf[1] == 0x8b { // gzip: detect what it holds
+		zr, err := gzip.NewReader(io.MultiReader(bytes.NewReader(buf[:n]), f))
+		if err != nil {
+			return ""
+		}
+		n, _ = io.ReadFull(zr, buf)
+	}
 	if _, ok := state.Detect(buf[:n]); !ok {
 		return ""
 	}

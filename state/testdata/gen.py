@@ -132,3 +132,32 @@ new = [{"apiVersion": "events.k8s.io/v1", "kind": "Event",
         "deprecatedFirstTimestamp": "2024-08-12T03:52:41Z", "deprecatedLastTimestamp": "2024-08-12T04:06:59Z",
         "deprecatedCount": 14, "deprecatedSource": {"component": "kubelet", "host": B}}]
 open("seed-legacy/events.yaml", "w").write("".join("---\n" + yaml.safe_dump(e, allow_unicode=True, sort_keys=True) for e in new))
+
+# kubectl describe pod mysql-0 at the dump time: the Events table repeats
+# the Event objects above with relative ages (duration.HumanDuration).
+from datetime import datetime, timezone
+def at(s): return datetime.strptime(s[:19], "%Y-%m-%dT%H:%M:%S").replace(tzinfo=timezone.utc)
+def human(d):
+    s = int(d.total_seconds())
+    if s < 120: return "%ds" % s
+    m = s // 60
+    if m < 10: return "%dm%ds" % (m, s % 60) if s % 60 else "%dm" % m
+    if m < 180: return "%dm" % m
+    h = m // 60
+    return "%dh%dm" % (h, m % 60) if h < 8 and m % 60 else "%dh" % h
+def age(e, first, last, count):
+    a = human(at(TAKEN) - at(last))
+    return a if count <= 1 else "%s (x%d over %s)" % (a, count, human(at(TAKEN) - at(first)))
+rows = [("Warning", "FailedAttachVolume", age(None, "2024-08-12T03:10:01Z", "2024-08-12T03:43:06Z", 24), "attachdetach-controller", zmsg),
+    ("Normal", "SuccessfulAttachVolume", age(None, "2024-08-12T03:45:13Z", "2024-08-12T03:45:13Z", 1), "attachdetach-controller",
+        "AttachVolume.Attach succeeded for volume \"%s\" " % V1),
+    ("Warning", "FailedMount", age(None, "2024-08-12T03:52:41Z", "2024-08-12T04:06:59Z", 14), "kubelet",
+        "MountVolume.WaitForAttach failed for volume \"%s\" : can not find diskId %s by serial" % (V1, H1))]
+w = [max(len(r[i]) for r in rows + [("Type", "Reason", "Age", "From", "Message")]) for i in range(4)]
+def row(r): return "  " + "  ".join(r[i].ljust(w[i]) for i in range(4)) + "  " + r[4]
+table = [row(("Type", "Reason", "Age", "From", "Message")), row(("----", "------", "----", "----", "-------"))]
+open("seed-legacy/describe-pod.txt", "w").write("\n".join([
+    "Name:             mysql-0", "Namespace:        default", "Priority:         0", "Node:             %s/%s" % (B, B),
+    "Start Time:       Mon, 12 Aug 2024 03:52:30 +0000", "Status:           Pending", "Volumes:", "  data:",
+    "    Type:       PersistentVolumeClaim (a reference to a PersistentVolumeClaim in the same namespace)",
+    "    ClaimName:  data-mysql-0", "    ReadOnly:   false", "Events:"] + table + [row(r) for r in rows]) + "\n")
