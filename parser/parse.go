@@ -32,8 +32,9 @@ type Options struct {
 	// line is skipped (Input.Skipped["too-long"]) with a Problem; memory stays
 	// bounded by the cap.
 	MaxLineBytes int
-	// Progress, when set, is called with the number of input bytes (as stored
-	// on disk, i.e. compressed for .gz) consumed since the previous call.
+	// Progress, when set, is called with the number of input bytes consumed
+	// since the previous call: text bytes, i.e. decompressed for .gz, .zst
+	// and .xz (what TextSize estimates), after the first compressed read.
 	Progress func(n int64)
 	// Stdin is what the path "-" reads; nil means os.Stdin.
 	Stdin io.Reader
@@ -367,7 +368,8 @@ func (st *inputState) read(r io.Reader, opt Options) {
 
 func (st *inputState) readWith(r io.Reader, opt Options, loop func(*scanner, io.Reader)) {
 	st.guarded(opt, func(sc *scanner) {
-		r, comp, closeFn, err := decompress(r)
+		raw := r
+		r, comp, closeFn, err := decompress(raw)
 		if err != nil {
 			st.problem(0, "%v", err)
 			st.in.Truncated = true
@@ -379,6 +381,12 @@ func (st *inputState) readWith(r io.Reader, opt Options, loop func(*scanner, io.
 		sc.comp = comp
 		if comp != "" {
 			st.sizeHint = 0 // the file's size is not the text's
+			if cr, ok := raw.(*countingReader); ok {
+				// Progress counts the text from here on (the compressed
+				// bytes sniffed so far stay counted: at most sniffBufSize)
+				r = &countingReader{r: r, progress: cr.progress}
+				cr.progress = nil
+			}
 		}
 		if br, ok := r.(*bufio.Reader); ok || len(envelopes) > 0 {
 			if !ok {

@@ -2,6 +2,7 @@ package parser
 
 import (
 	"bytes"
+	"compress/gzip"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -169,5 +170,35 @@ func TestBufPoolSize(t *testing.T) {
 		if again := p.get(); &again[0] != &b[0] {
 			t.Errorf("size hint %d: the buffer put back was not reused", tc.sizeHint)
 		}
+	}
+}
+
+// TestGzipProgressCountsText: a compressed file reports its text bytes
+// (what TextSize estimates), not its compressed ones, beyond the first
+// read of compressed bytes sniffed.
+func TestGzipProgressCountsText(t *testing.T) {
+	text, err := os.ReadFile("../testdata/catalog/examples.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text = bytes.Repeat(text, 64)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(text)
+	zw.Close()
+	p := filepath.Join(t.TempDir(), "kcm.log.gz")
+	if err := os.WriteFile(p, gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var total int64
+	if _, errs := ParseAll([]string{p}, Options{Progress: func(n int64) { total += n }}); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	lo, hi := int64(len(text)), int64(len(text))+int64(min(gz.Len(), sniffBufSize))
+	if total < lo || total > hi {
+		t.Errorf("progress %d bytes, want the text's %d (+ at most the sniffed %d compressed)", total, lo, hi-lo)
+	}
+	if est, _ := TextSize([]string{p}); est != lo {
+		t.Errorf("TextSize %d, want %d", est, lo)
 	}
 }

@@ -47,6 +47,17 @@ type env struct {
 	stdout io.Writer
 	stderr io.Writer
 	getenv func(string) string
+	// isTerminal reports whether a stream is a terminal; nil means the
+	// real check (fileIsTerminal). Tests set it to play a terminal.
+	isTerminal func(any) bool
+}
+
+// stdinIsTerminal reports whether stdin is a terminal (nothing piped).
+func (e env) stdinIsTerminal() bool {
+	if e.isTerminal != nil {
+		return e.isTerminal(e.stdin)
+	}
+	return fileIsTerminal(e.stdin)
 }
 
 // run parses args, runs the command and returns the exit code. It is the only

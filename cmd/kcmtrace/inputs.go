@@ -77,6 +77,9 @@ func (f *inputFlags) load(e env) (*loaded, error) {
 		return nil, err
 	}
 	defer in.cleanup()
+	if countStdin(f.Paths) == 1 && e.stdinIsTerminal() {
+		fmt.Fprintln(e.stderr, stdinHint) // else the run seems to hang
+	}
 	opt.Streams = in.streams
 	heap := mempolicy.Start(in.paths, e.getenv) // the run's memory policy; it lasts as long as the process
 	bar := newProgress(e, in.paths, f.NoProgress)
@@ -124,6 +127,10 @@ func (f *inputFlags) load(e env) (*loaded, error) {
 	reportStateProblems(e, snap)
 	return l, nil
 }
+
+// stdinHint is said when - reads a terminal: nothing is piped, and the
+// run waits on what is typed or pasted.
+const stdinHint = "kcmtrace: reading stdin (a terminal): paste or pipe the logs, then Ctrl-D"
 
 // countStdin is how many of the sources are "-".
 func countStdin(paths []string) int {

@@ -1,64 +1,154 @@
 package main
 
-// The progress bars shown on a terminal while large inputs are read and
-// while store sources are fetched.
+// The progress bars shown on a terminal while inputs are read and while
+// store sources are fetched.
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"sync"
 	"time"
 
 	"github.com/kcmtrace/kcmtrace/livesource"
+	"github.com/kcmtrace/kcmtrace/parser"
 	"github.com/schollz/progressbar/v3"
 )
 
 // progressMin is the input size from which a progress bar is worth showing.
 const progressMin = 64 << 20
 
-// progress is a byte-count progress bar on stderr; a nil *progress does nothing.
-type progress struct{ bar *progressbar.ProgressBar }
+// progressSettle is how long a bar stays hidden after it starts: a rate
+// measured over the first milliseconds is noise (a whole read buffer in
+// no time), and an input read faster than this needs no bar.
+const progressSettle = time.Second
+
+// progress is a byte-count progress bar on stderr, counting the text read
+// (decompressed bytes, Options.Progress); a nil *progress does nothing.
+// max < 0 is a spinner: the size is unknown (stdin, a pipe).
+type progress struct {
+	bar       *progressbar.ProgressBar
+	max, done int64
+}
+
+// inputSize is the text size of the inputs (inputs of unknown size aside):
+// the decompressed size of regular files and of the log files a directory
+// walk finds, estimated by parser.TextSize. known is false when an input's
+// size cannot be known before it is read: stdin, or a pipe such as <(…).
+// A path that is neither (a log-store URL, a missing file) counts nothing.
+func inputSize(paths []string) (total int64, known bool) {
+	for _, p := range paths {
+		if p == "-" {
+			return 0, false
+		}
+		st, err := os.Stat(p)
+		if err != nil {
+			continue
+		}
+		files := []string{p}
+		if st.IsDir() {
+			files = parser.InputFiles(p)
+		}
+		n, ok := parser.TextSize(files)
+		if !ok {
+			return 0, false
+		}
+		total += n
+	}
+	return total, true
+}
+
+// progressMax decides the bar for inputs of total text bytes (known
+// false: unknown): -1 for a spinner, 0 for no bar (too small to be worth
+// one, or stdin typed at the terminal, where the bar would draw over the
+// text pasted), else the bar's total.
+func progressMax(total int64, known, stdinTyped bool) int64 {
+	switch {
+	case !known && stdinTyped:
+		return 0
+	case !known:
+		return -1
+	case total < progressMin:
+		return 0
+	}
+	return total
+}
 
 // newProgress returns a bar when stderr is a terminal, progress is not
-// disabled and the regular files among paths add up to progressMin or more.
-// Directories and stdin count nothing, so they show no bar of their own.
+// disabled and the inputs are large (progressMax), or a spinner with the
+// bytes read when their size is unknown.
 func newProgress(e env, paths []string, disabled bool) *progress {
 	if disabled || !isTerminal(e.stderr) {
 		return nil
 	}
-	var total int64
-	for _, p := range paths {
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-			total += st.Size()
-		}
-	}
-	if total < progressMin {
+	total, known := inputSize(paths)
+	max := progressMax(total, known, countStdin(paths) > 0 && e.stdinIsTerminal())
+	if max == 0 {
 		return nil
 	}
 	// schollz/progressbar: bytes, rate and ETA, throttled redraws, cleared on
 	// finish; maintained and dependency-light, which is why it was chosen.
-	bar := progressbar.NewOptions64(total,
-		progressbar.OptionSetWriter(e.stderr),
-		progressbar.OptionSetDescription("reading"),
+	opts := []progressbar.Option{
+		progressbar.OptionSetWriter(&settleWriter{w: e.stderr, start: time.Now(), settle: progressSettle}),
 		progressbar.OptionShowBytes(true),
-		progressbar.OptionSetPredictTime(true),
-		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionThrottle(100 * time.Millisecond),
 		progressbar.OptionClearOnFinish(),
-		progressbar.OptionSetWidth(30),
-	)
-	return &progress{bar: bar}
+	}
+	if max < 0 {
+		opts = append(opts, progressbar.OptionSetDescription("reading stdin"), progressbar.OptionSpinnerType(14))
+	} else {
+		opts = append(opts, progressbar.OptionSetDescription("reading"), progressbar.OptionSetPredictTime(true), progressbar.OptionSetWidth(30))
+	}
+	return &progress{bar: progressbar.NewOptions64(max, opts...), max: max}
 }
 
+// add counts n bytes read. A total that was an estimate (compressed
+// inputs) and falls short grows, so that the bar does not end early.
 func (p *progress) add(n int64) {
-	if p != nil {
-		_ = p.bar.Add64(n)
+	if p == nil {
+		return
 	}
+	p.done += n
+	if p.max > 0 && p.done >= p.max {
+		p.max = growMax(p.done)
+		p.bar.ChangeMax64(p.max)
+	}
+	_ = p.bar.Add64(n)
 }
+
+// growMax is the new total of a bar whose estimate done has reached: an
+// eighth more, the margin the size estimates are off by.
+func growMax(done int64) int64 { return done + done/8 + 1 }
 
 func (p *progress) finish() {
 	if p != nil {
 		_ = p.bar.Finish()
 	}
+}
+
+// settleWriter drops what is written to it until settle has passed since
+// start, then writes through: the bar's first frames, whose rate and ETA
+// are measured over too short a time, are never shown.
+type settleWriter struct {
+	w      io.Writer
+	start  time.Time
+	settle time.Duration
+	now    func() time.Time // nil: time.Now
+	open   bool
+}
+
+func (s *settleWriter) Write(b []byte) (int, error) {
+	if !s.open {
+		now := time.Now
+		if s.now != nil {
+			now = s.now
+		}
+		if now().Sub(s.start) < s.settle {
+			return len(b), nil
+		}
+		s.open = true
+	}
+	return s.w.Write(b)
 }
 
 // fetchCounter sums what the fetches of store sources report (one

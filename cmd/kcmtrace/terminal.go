@@ -12,8 +12,11 @@ import (
 )
 
 // isTerminal reports whether w is a terminal.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+func isTerminal(w io.Writer) bool { return fileIsTerminal(w) }
+
+// fileIsTerminal reports whether v (a stream) is a file that is a terminal.
+func fileIsTerminal(v any) bool {
+	f, ok := v.(*os.File)
 	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
 }
 
