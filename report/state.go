@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 
+	"github.com/kcmtrace/kcmtrace/parser"
 	"github.com/kcmtrace/kcmtrace/rules"
 	"github.com/kcmtrace/kcmtrace/state"
 	"github.com/kcmtrace/kcmtrace/timeline"
@@ -69,6 +70,47 @@ func wireInputs(tl *timeline.Timeline) []wireInput {
 		w := wireInput{Path: f.Path, Component: "state", Wrapper: "none", Format: f.Format, Skipped: map[string]int{}, Problems: []wireProblem{}}
 		addStateFile(&w, snap, f)
 		out = append(out, w)
+	}
+	return out
+}
+
+// stateOnlyFiles are the state files no log input was made of, in the
+// order they were read (inputs[] lists them after the timeline's inputs).
+func stateOnlyFiles(tl *timeline.Timeline, snap *state.Snapshot) []*state.File {
+	logs := make(map[string]bool, len(tl.Inputs))
+	for _, in := range tl.Inputs {
+		logs[in.Path] = true
+	}
+	var out []*state.File
+	for i := range snap.Files {
+		if f := &snap.Files[i]; !logs[f.Path] {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// stateTakenText is when a state file's dump was taken and from which
+// field: "taken 2024-08-12 04:10:02Z (heartbeat)".
+func stateTakenText(f *state.File) string {
+	if f.Taken.IsZero() {
+		return "taken ?"
+	}
+	taken := "taken " + f.Taken.UTC().Format("2006-01-02 15:04:05Z")
+	if f.TakenFrom != "" {
+		taken += " (" + f.TakenFrom + ")"
+	}
+	return taken
+}
+
+// stateProblems are the snapshot's problems with the file f, as input
+// problems.
+func stateProblems(snap *state.Snapshot, f *state.File) []parser.Problem {
+	var out []parser.Problem
+	for _, p := range snap.Problems {
+		if p.Path == f.Path {
+			out = append(out, parser.Problem{Line: p.Line, Message: p.Message})
+		}
 	}
 	return out
 }

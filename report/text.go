@@ -155,6 +155,32 @@ func summaryLine(a *Analysis) string {
 	return strings.Join(parts, " · ")
 }
 
+// writeCoverageDetails writes an input's details, dimmed, joined by " · "
+// and wrapped under indent.
+func writeCoverageDetails(t *textWriter, st *styles, indent string, det []string, width int) {
+	for _, l := range joinFit(det, " · ", width-len(indent)) {
+		for _, w := range wrap(l, width-len(indent)) {
+			t.line(indent, st.Dim(w))
+		}
+	}
+}
+
+// writeCoverageProblems writes the first three problems of the input at
+// path, then how many more there are.
+func writeCoverageProblems(t *textWriter, st *styles, indent, path string, probs []parser.Problem, width int) {
+	for i, p := range probs {
+		if i == 3 {
+			t.line(indent, st.Dim(fmt.Sprintf("… %d more problems", len(probs)-3)))
+			break
+		}
+		loc := oneLine(path)
+		if p.Line > 0 {
+			loc += fmt.Sprintf(":%d", p.Line)
+		}
+		t.hanging(indent, "! ", st.Warning, loc+": "+oneLine(p.Message), width)
+	}
+}
+
 // writeCoverage writes the header line and one block per input.
 func writeCoverage(t *textWriter, st *styles, a *Analysis, width int) {
 	tl := a.Timeline
@@ -162,9 +188,14 @@ func writeCoverage(t *textWriter, st *styles, a *Analysis, width int) {
 		t.line(st.Title("kcmtrace"), " · no inputs")
 		return
 	}
-	paths := make([]string, len(tl.Inputs))
+	snap := stateOf(tl)
+	extra := stateOnlyFiles(tl, snap)
+	paths := make([]string, len(tl.Inputs), len(tl.Inputs)+len(extra))
 	for i, in := range tl.Inputs {
 		paths[i] = oneLine(in.Path)
+	}
+	for _, f := range extra {
+		paths = append(paths, oneLine(f.Path))
 	}
 	dir := commonDir(paths)
 	where := ""
@@ -174,7 +205,7 @@ func writeCoverage(t *textWriter, st *styles, a *Analysis, width int) {
 			paths[i] = strings.TrimPrefix(paths[i], dir)
 		}
 	}
-	t.line(st.Title("kcmtrace"), " · ", plural(len(tl.Inputs), "input"), where, " · ", spanText(tl.Start, tl.End))
+	t.line(st.Title("kcmtrace"), " · ", plural(len(paths), "input"), where, " · ", spanText(tl.Start, tl.End))
 	for _, l := range fetchLines(tl) {
 		t.hanging("  ", "", st.Dim, l, width)
 	}
@@ -186,6 +217,11 @@ func writeCoverage(t *textWriter, st *styles, a *Analysis, width int) {
 		pathW = max(pathW, ansi.StringWidth(paths[i]))
 		fmtW = max(fmtW, ansi.StringWidth(formatText(in)))
 		cntW = max(cntW, ansi.StringWidth(countsText(in)))
+	}
+	for i, f := range extra {
+		pathW = max(pathW, ansi.StringWidth(paths[len(tl.Inputs)+i]))
+		fmtW = max(fmtW, ansi.StringWidth(f.Format))
+		cntW = max(cntW, ansi.StringWidth(plural(f.Objects, "object")))
 	}
 	columns := 2+pathW+2+8+1+fmtW+2+cntW <= width
 	const indent = "      "
@@ -226,22 +262,28 @@ func writeCoverage(t *textWriter, st *styles, a *Analysis, width int) {
 		if in.Truncated {
 			det = append(det, "input ended early")
 		}
-		for _, l := range joinFit(det, " · ", width-len(indent)) {
-			for _, w := range wrap(l, width-len(indent)) {
-				t.line(indent, st.Dim(w))
-			}
+		probs := in.Problems
+		if f := snap.File(in.Path); f != nil {
+			det = append(det, "role "+f.Role, plural(f.Objects, "object"), stateTakenText(f))
+			probs = append(probs[:len(probs):len(probs)], stateProblems(snap, f)...)
 		}
-		for i, p := range in.Problems {
-			if i == 3 {
-				t.line(indent, st.Dim(fmt.Sprintf("… %d more problems", len(in.Problems)-3)))
-				break
-			}
-			loc := oneLine(in.Path)
-			if p.Line > 0 {
-				loc += fmt.Sprintf(":%d", p.Line)
-			}
-			t.hanging(indent, "! ", st.Warning, loc+": "+oneLine(p.Message), width)
+		writeCoverageDetails(t, st, indent, det, width)
+		writeCoverageProblems(t, st, indent, in.Path, probs, width)
+	}
+	// The state files no log input was made of: role, format and objects
+	// on the input's line, when the dump was taken below it.
+	for i, f := range extra {
+		path := paths[len(tl.Inputs)+i]
+		var det []string
+		if columns {
+			t.line("  " + padRight(path, pathW) + "  " + padRight(f.Role, 8) + " " + padRight(f.Format, fmtW) + "  " + plural(f.Objects, "object"))
+		} else {
+			t.line("  ", path)
+			det = append(det, f.Role, f.Format, plural(f.Objects, "object"))
 		}
+		det = append(det, stateTakenText(f))
+		writeCoverageDetails(t, st, indent, det, width)
+		writeCoverageProblems(t, st, indent, f.Path, stateProblems(snap, f), width)
 	}
 	if missing := nodesWithoutKubelet(a); len(missing) > 0 {
 		t.hanging("  ", "no kubelet log for ", st.Warning, strings.Join(missing, ", ")+" (named in findings)", width)
@@ -813,14 +855,21 @@ func nodeShort(n string, max int) string {
 func joinFit(parts []string, sep string, width int) []string {
 	var lines []string
 	cur := ""
-	for _, p := range parts {
+	end := strings.TrimRight(sep, " ")
+	for i, p := range parts {
+		// A part that is not the last leaves room for the separator
+		// ending the line, should the next part not fit.
+		tail := end
+		if i == len(parts)-1 {
+			tail = ""
+		}
 		switch {
 		case cur == "":
 			cur = p
-		case ansi.StringWidth(cur+sep+p) <= width:
+		case ansi.StringWidth(cur+sep+p+tail) <= width:
 			cur += sep + p
 		default:
-			lines = append(lines, cur+strings.TrimRight(sep, " "))
+			lines = append(lines, cur+end)
 			cur = p
 		}
 	}

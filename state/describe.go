@@ -2,6 +2,7 @@ package state
 
 import (
 	"bytes"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -326,7 +327,8 @@ var conditionRow = regexp.MustCompile(`^(\S+)\s+(True|False|Unknown)\s+(\w{3}, \
 func describeNode(c *converter, root *entry, m Meta) *Node {
 	m.Created = c.describeTime("CreationTimestamp", none(root.child("CreationTimestamp").value()))
 	n := &Node{Meta: m, ProviderID: root.child("ProviderID").value(),
-		Unschedulable: root.child("Unschedulable").value() == "true"}
+		Unschedulable: root.child("Unschedulable").value() == "true",
+		Taints:        c.describeTaints(root.child("Taints"))}
 	if cond := root.child("Conditions"); cond != nil {
 		for _, row := range cond.Lines {
 			mm := conditionRow.FindStringSubmatch(row)
@@ -358,6 +360,30 @@ func describeNode(c *converter, root *entry, m Meta) *Node {
 		}
 	}
 	return n
+}
+
+// describeTaints reads a Node's "Taints:" value, one taint a line as
+// kubectl prints them (key=value:effect, or key:effect without a value);
+// "<none>" is none. describe shows no timeAdded. A line of another shape
+// is the object's problem, not a taint.
+func (c *converter) describeTaints(e *entry) []Taint {
+	if e == nil {
+		return nil
+	}
+	var out []Taint
+	for _, v := range e.Values {
+		if none(v) == "" {
+			continue
+		}
+		kv, effect, ok := strings.Cut(v, ":")
+		key, value, _ := strings.Cut(kv, "=")
+		if !ok || key == "" || effect == "" || strings.ContainsAny(effect, " :=") {
+			c.bad = append(c.bad, fmt.Sprintf("Taints %q is not key=value:effect", v))
+			continue
+		}
+		out = append(out, Taint{Key: key, Value: value, Effect: effect})
+	}
+	return out
 }
 
 func describeVA(c *converter, root *entry, m Meta) *VolumeAttachment {

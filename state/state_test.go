@@ -3,6 +3,7 @@ package state
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -371,6 +372,9 @@ func TestDescribe(t *testing.T) {
 		n.ProviderID != "qcloud:///100003/ins-1003015" || n.Allocatable["pods"] != "61" {
 		t.Errorf("describe Node %+v", n)
 	}
+	if n != nil && n.Taints != nil {
+		t.Errorf("describe Node Taints: <none> read as %+v", n.Taints)
+	}
 	if c, ok := s.CheckZone(pv1, nodeA); !ok || c.Match {
 		t.Errorf("zone check from describe %+v %v", c, ok)
 	}
@@ -380,6 +384,50 @@ func TestDescribe(t *testing.T) {
 	}
 	if f := s.File("testdata/seed-legacy/describe-node.txt"); f.TakenFrom != "heartbeat" || f.Format != "describe" {
 		t.Errorf("file %+v", f)
+	}
+}
+
+// TestDescribeNodeTaints: describe node's Taints: lines (the first on the
+// key's line, the rest below it) become the Node's taints, with or
+// without a value; the out-of-service taint is what NodeHealth reports,
+// and a line of another shape is a problem, not a taint.
+func TestDescribeNodeTaints(t *testing.T) {
+	const node = "Name:               10.0.3.15\n" +
+		"Roles:              <none>\n" +
+		"CreationTimestamp:  Mon, 05 Aug 2024 02:11:09 +0000\n" +
+		"Taints:             node.kubernetes.io/out-of-service=nodeshutdown:NoExecute\n" +
+		"                    node.kubernetes.io/unreachable:NoSchedule\n" +
+		"                    %s\n" +
+		"Unschedulable:      true\n" +
+		"Addresses:\n" +
+		"  InternalIP:  10.0.3.15\n"
+	s := &Snapshot{}
+	s.Add("describe-node.txt", []byte(fmt.Sprintf(node, "node.kubernetes.io/unreachable:NoExecute")))
+	if len(s.Problems) > 0 {
+		t.Fatal(problems(s))
+	}
+	n := s.Node(nodeA)
+	want := []Taint{
+		{Key: OutOfServiceTaint, Value: "nodeshutdown", Effect: "NoExecute"},
+		{Key: "node.kubernetes.io/unreachable", Effect: "NoSchedule"},
+		{Key: "node.kubernetes.io/unreachable", Effect: "NoExecute"},
+	}
+	if n == nil || !reflect.DeepEqual(n.Taints, want) || !n.Unschedulable {
+		t.Fatalf("describe Node taints\n got %+v\nwant %+v", n, want)
+	}
+	h, ok := s.NodeHealth(nodeA)
+	if !ok || h.OutOfService == nil || h.OutOfService.Value != "nodeshutdown" ||
+		!strings.Contains(h.Evidence.Text, "taints=[node.kubernetes.io/out-of-service=nodeshutdown:NoExecute") {
+		t.Errorf("NodeHealth from describe %+v %v", h, ok)
+	}
+
+	bad := &Snapshot{}
+	bad.Add("describe-node.txt", []byte(fmt.Sprintf(node, "not a taint")))
+	if n := bad.Node(nodeA); n == nil || len(n.Taints) != 2 {
+		t.Errorf("a malformed Taints line is kept out: %+v", n)
+	}
+	if got := strings.Join(problems(bad), "\n"); !strings.Contains(got, `Taints "not a taint" is not key=value:effect`) {
+		t.Errorf("problems %q", got)
 	}
 }
 

@@ -32,7 +32,8 @@ func TestMain(m *testing.M) {
 //	                   newline; with SRC, create that file in $WORK with SRC's content
 //
 // The repository's fixtures are copied into $WORK (incidents/, real-logs/,
-// catalog/, seed/) so paths in output are short and stable.
+// catalog/, seed/) and the state dumps of state/testdata/seed-* into
+// state/, so paths in output are short and stable.
 // KCMTRACE_UPDATE=1 rewrites the scripts' cmp files.
 func TestScripts(t *testing.T) {
 	// Absolute paths: the in-process builtin changes the working directory.
@@ -53,9 +54,11 @@ func TestScripts(t *testing.T) {
 					return err
 				}
 			}
-			// cluster-state dumps matching incidents/seed-legacy
-			if err := copyTree(filepath.Join(fixtures, "..", "state", "testdata", "seed-legacy"), filepath.Join(e.WorkDir, "state", "seed-legacy")); err != nil {
-				return err
+			// cluster-state dumps matching incidents/seed-*
+			for _, seed := range []string{"seed-legacy", "seed-1.28", "seed-2021"} {
+				if err := copyTree(filepath.Join(fixtures, "..", "state", "testdata", seed), filepath.Join(e.WorkDir, "state", seed)); err != nil {
+					return err
+				}
 			}
 			e.Setenv("NO_COLOR", "")
 			e.Setenv("COLUMNS", "")

@@ -4,6 +4,12 @@ kubectl would print it: seed-legacy/state.json (kubectl get -A -o json of
 mixed kinds), seed-legacy/state.yaml (the same List as -o yaml),
 seed-legacy/events.json (core/v1 EventList) and seed-legacy/events.yaml
 (events.k8s.io/v1). The dump is taken at 04:10Z, after the last log line.
+The same kinds of dump (state.json, state.yaml, events.json) are written for
+the other seed scenarios: seed-1.28/ (the seed-legacy story logged by a
+>=1.28 KCM, so the same objects, its Events in the newer driver wording) and
+seed-2021/ (the original incident: db/redis-master-0, disk-rhtsqync, node A
+172.28.16.10 in ap-guangzhou-2, node B 172.28.1.72 and the disk in
+ap-guangzhou-3, taken with its describe.txt at 19:09:20 +08:00).
 Run from this directory: python3 gen.py"""
 import json, yaml
 
@@ -16,24 +22,24 @@ TAKEN = "2024-08-12T04:10:02Z"
 
 def managed(t): return [{"manager": "kube-controller-manager", "operation": "Update", "time": t}]
 
-def pv(name, handle, claim, uid, zone):
+def pv(name, handle, claim, uid, zone, ns="default", created="2024-08-01T02:00:00Z", bound="2024-08-01T02:00:05Z"):
     return {"apiVersion": "v1", "kind": "PersistentVolume",
-        "metadata": {"name": name, "uid": uid, "creationTimestamp": "2024-08-01T02:00:00Z",
+        "metadata": {"name": name, "uid": uid, "creationTimestamp": created,
             "annotations": {"pv.kubernetes.io/provisioned-by": DRV},
             "finalizers": ["kubernetes.io/pv-protection", "external-attacher/com-tencent-cloud-csi-cbs"],
-            "managedFields": managed("2024-08-01T02:00:05Z")},
+            "managedFields": managed(bound)},
         "spec": {"accessModes": ["ReadWriteOnce"], "capacity": {"storage": "20Gi"},
-            "claimRef": {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "namespace": "default", "name": claim},
+            "claimRef": {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "namespace": ns, "name": claim},
             "csi": {"driver": DRV, "volumeHandle": handle, "fsType": "ext4"},
             "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [
                 {"key": ZK, "operator": "In", "values": [zone]}]}]}},
             "persistentVolumeReclaimPolicy": "Delete", "storageClassName": "cbs", "volumeMode": "Filesystem"},
         "status": {"phase": "Bound"}}
 
-def pvc(name, vol):
+def pvc(name, vol, ns="default", created="2024-08-01T01:59:58Z", selected=A):
     return {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
-        "metadata": {"name": name, "namespace": "default", "creationTimestamp": "2024-08-01T01:59:58Z",
-            "annotations": {"pv.kubernetes.io/bind-completed": "yes", "volume.kubernetes.io/selected-node": A},
+        "metadata": {"name": name, "namespace": ns, "creationTimestamp": created,
+            "annotations": {"pv.kubernetes.io/bind-completed": "yes", "volume.kubernetes.io/selected-node": selected},
             "finalizers": ["kubernetes.io/pvc-protection"]},
         "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "20Gi"}},
             "storageClassName": "cbs", "volumeMode": "Filesystem", "volumeName": vol},
@@ -41,18 +47,18 @@ def pvc(name, vol):
 
 def unique(h): return "kubernetes.io/csi/%s^%s" % (DRV, h)
 
-def node(name, zone, attached, unschedulable=False):
+def node(name, zone, attached, unschedulable=False, created="2024-08-05T02:11:09Z", ready="2024-08-05T02:12:09Z", taken=TAKEN):
     n = {"apiVersion": "v1", "kind": "Node",
-        "metadata": {"name": name, "creationTimestamp": "2024-08-05T02:11:09Z",
+        "metadata": {"name": name, "creationTimestamp": created,
             "labels": {"kubernetes.io/hostname": name, "topology.kubernetes.io/zone": zone,
-                "failure-domain.beta.kubernetes.io/zone": {"ap-guangzhou-3": "100003", "ap-guangzhou-4": "100004"}[zone],
+                "failure-domain.beta.kubernetes.io/zone": {"ap-guangzhou-2": "100002", "ap-guangzhou-3": "100003", "ap-guangzhou-4": "100004"}[zone],
                 ZK: zone},
             "annotations": {"csi.volume.kubernetes.io/nodeid": json.dumps({DRV: "ins-" + name.replace(".", "")})}},
         "spec": {"providerID": "qcloud:///100004/ins-" + name.replace(".", "")},
         "status": {"allocatable": {"cpu": "3920m", "memory": "6857Mi", "pods": "61"},
             "addresses": [{"type": "InternalIP", "address": name}, {"type": "Hostname", "address": name}],
             "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady",
-                "lastHeartbeatTime": TAKEN, "lastTransitionTime": "2024-08-05T02:12:09Z"}],
+                "lastHeartbeatTime": taken, "lastTransitionTime": ready}],
             "volumesAttached": [{"name": unique(h), "devicePath": ""} for h in attached],
             "volumesInUse": [unique(h) for h in attached]}}
     if unschedulable:
@@ -61,9 +67,9 @@ def node(name, zone, attached, unschedulable=False):
         del n["status"]["volumesAttached"], n["status"]["volumesInUse"]
     return n
 
-def csinode(name, zone):
+def csinode(name, zone, created="2024-08-05T02:11:20Z"):
     return {"apiVersion": "storage.k8s.io/v1", "kind": "CSINode",
-        "metadata": {"name": name, "creationTimestamp": "2024-08-05T02:11:20Z"},
+        "metadata": {"name": name, "creationTimestamp": created},
         "spec": {"drivers": [{"name": DRV, "nodeID": "ins-" + name.replace(".", ""),
             "topologyKeys": [ZK], "allocatable": {"count": 20}}]}}
 
@@ -77,13 +83,13 @@ def va(handle, pvname, nodename, created):
         "spec": {"attacher": DRV, "nodeName": nodename, "source": {"persistentVolumeName": pvname}},
         "status": {"attached": True}}
 
-def pod(name, uid, claim, nodename):
+def pod(name, uid, claim, nodename, ns="default", created="2024-08-12T03:52:30Z", volume="data", phase=None):
     return {"apiVersion": "v1", "kind": "Pod",
-        "metadata": {"name": name, "namespace": "default", "uid": uid, "creationTimestamp": "2024-08-12T03:52:30Z"},
+        "metadata": {"name": name, "namespace": ns, "uid": uid, "creationTimestamp": created},
         "spec": {"nodeName": nodename, "volumes": [
-            {"name": "data", "persistentVolumeClaim": {"claimName": claim}},
+            {"name": volume, "persistentVolumeClaim": {"claimName": claim}},
             {"name": "kube-api-access-x", "projected": {"sources": []}}]},
-        "status": {"phase": "Pending" if name == "mysql-0" else "Running"}}
+        "status": {"phase": phase or ("Pending" if name == "mysql-0" else "Running")}}
 
 objs = [
     pv(V1, H1, "data-mysql-0", "5d6c3d9e-8b1a-4c0e-9f2e-3a7b8c9d0e1f", "ap-guangzhou-4"),
@@ -161,3 +167,73 @@ open("seed-legacy/describe-pod.txt", "w").write("\n".join([
     "Start Time:       Mon, 12 Aug 2024 03:52:30 +0000", "Status:           Pending", "Volumes:", "  data:",
     "    Type:       PersistentVolumeClaim (a reference to a PersistentVolumeClaim in the same namespace)",
     "    ClaimName:  data-mysql-0", "    ReadOnly:   false", "Events:"] + table + [row(r) for r in rows]) + "\n")
+
+def write_dump(d, objs, events):
+    """state.json, state.yaml (kubectl get -o json|yaml of a List) and
+    events.json (a core/v1 EventList) in directory d."""
+    import os
+    os.makedirs(d, exist_ok=True)
+    l = {"apiVersion": "v1", "items": objs, "kind": "List", "metadata": {"resourceVersion": ""}}
+    open(d + "/state.json", "w").write(json.dumps(l, indent=4) + "\n")
+    open(d + "/state.yaml", "w").write(yaml.safe_dump(l, default_flow_style=False, sort_keys=True))
+    e = {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": events}
+    open(d + "/events.json", "w").write(json.dumps(e, indent=4, ensure_ascii=False) + "\n")
+
+def event(name, ns, involved, reason, typ, msg, count, first, last, component, host=None):
+    src = {"component": component}
+    if host:
+        src["host"] = host
+    return {"apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": name, "namespace": ns, "creationTimestamp": first},
+        "involvedObject": involved, "reason": reason, "message": msg, "type": typ, "count": count,
+        "firstTimestamp": first, "lastTimestamp": last, "source": src,
+        "eventTime": None, "reportingComponent": "", "reportingInstance": ""}
+
+# seed-1.28: the same cluster and objects as seed-legacy; the Events carry
+# the >=1.28 driver's wording (Aborted wrapping the ZoneNotMatch).
+z128 = ("AttachVolume.Attach failed for volume \"%s\" : rpc error: code = Aborted desc = attachVolume %s failed, err: "
+        "[rpc error: code = Internal desc = [TencentCloudSDKError] Code=ResourceUnavailable.ZoneNotMatch, Message=DiskId: %s, "
+        "可用区不匹配 (5e2b9c0d7a41), RequestId=413c9497-d987-4b3a-9fa2-31a30f5c68c3]") % (V1, H1, H1)
+mysql = ref("mysql-0", "8e1d2c3b-4a5f-4b6c-9d7e-0f1a2b3c4d5e")
+write_dump("seed-1.28", objs, [
+    event("mysql-0.17eab1c2d3e4f5a6", "default", mysql, "FailedAttachVolume", "Warning", z128, 24,
+        "2024-08-12T03:10:01Z", "2024-08-12T03:43:06Z", "attachdetach-controller"),
+    event("mysql-0.17eab3a0b1c2d3e4", "default", mysql, "SuccessfulAttachVolume", "Normal",
+        "AttachVolume.Attach succeeded for volume \"%s\" " % V1, 1,
+        "2024-08-12T03:45:13Z", "2024-08-12T03:45:13Z", "attachdetach-controller")])
+
+# seed-2021: Jan 13 2021, all log clocks +08:00 CST; the objects in UTC.
+A21, B21 = "172.28.16.10", "172.28.1.72"
+V3, H3 = "pvc-2708bf81-6678-4999-9ca2-9a8d2eae3c36", "disk-rhtsqync"
+T21 = "2021-01-13T11:09:20Z"
+C21 = "redis-data-redis-master-0"
+redis = {"apiVersion": "v1", "kind": "Pod", "namespace": "db", "name": "redis-master-0",
+    "uid": "d41f9c7e-2a3b-4c5d-8e6f-7a8b9c0d1e2f"}
+z21 = ("AttachVolume.Attach failed for volume \"%s\" : rpc error: code = Internal desc = [TencentCloudSDKError] "
+       "Code=ResourceUnavailable.ZoneNotMatch, Message=DiskId: %s, 可用区不匹配 (6c0a1d9e3b27), "
+       "RequestId=3fa21855-bb80-4435-95c7-545af96d1075") % (V3, H3)
+n21 = dict(created="2020-11-20T03:00:00Z", ready="2020-11-20T03:01:00Z", taken=T21)
+write_dump("seed-2021", [
+    pv(V3, H3, C21, "2708bf81-6678-4999-9ca2-9a8d2eae3c36", "ap-guangzhou-3", ns="db",
+        created="2020-12-02T06:40:14Z", bound="2020-12-02T06:40:15Z"),
+    pvc(C21, V3, ns="db", created="2020-12-02T06:40:11Z", selected=B21),
+    node(A21, "ap-guangzhou-2", [], **n21), node(B21, "ap-guangzhou-3", [H3], **n21),
+    csinode(A21, "ap-guangzhou-2", created="2020-11-20T03:00:20Z"),
+    csinode(B21, "ap-guangzhou-3", created="2020-11-20T03:00:20Z"),
+    {"apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver", "metadata": {"name": DRV},
+        "spec": {"attachRequired": True, "podInfoOnMount": False, "volumeLifecycleModes": ["Persistent"]}},
+    {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "cbs"},
+        "provisioner": DRV, "reclaimPolicy": "Delete", "volumeBindingMode": "Immediate",
+        "parameters": {"diskType": "CLOUD_PREMIUM"}},
+    pod("redis-master-0", redis["uid"], C21, B21, ns="db", created="2021-01-13T09:50:55Z",
+        volume="redis-data", phase="Running"),
+    va(H3, V3, B21, "2021-01-13T09:50:56Z"),
+], [
+    event("redis-master-0.165a0c3e1f2d4b5a", "db", redis, "FailedAttachVolume", "Warning", z21, 47,
+        "2021-01-13T08:27:16Z", "2021-01-13T09:48:54Z", "attachdetach-controller"),
+    event("redis-master-0.165a10b7c8d9e0f1", "db", redis, "SuccessfulAttachVolume", "Normal",
+        "AttachVolume.Attach succeeded for volume \"%s\" " % V3, 1,
+        "2021-01-13T09:51:08Z", "2021-01-13T09:51:08Z", "attachdetach-controller"),
+    event("redis-master-0.165a10baf1e2d3c4", "db", redis, "FailedMount", "Warning",
+        "MountVolume.MountDevice failed for volume \"%s\" : rpc error: code = Internal desc = can not find diskId %s by serial" % (V3, H3),
+        35, "2021-01-13T09:51:21Z", "2021-01-13T10:47:19Z", "kubelet", host=B21)])
