@@ -28,6 +28,13 @@ type Options struct {
 	// (--since, --year, --tz, …), unquoted. Suggestions such as
 	// "kcmtrace timeline --volume X" end with them, shell-quoted.
 	Rerun []string
+
+	// Version is the tool version the JSON's "tool" object names (the CLI
+	// sets what --version prints); "" leaves "tool" out, as tests do.
+	Version string
+	// Filters are the selections the run applied, echoed as the JSON's
+	// "filters" object; nil leaves it out.
+	Filters *Filters
 }
 
 // DefaultWidth is the width used when Options.Width is 0.

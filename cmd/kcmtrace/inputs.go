@@ -39,8 +39,9 @@ type inputFlags struct {
 type loaded struct {
 	events   int // events within --since/--until, before de-duplication
 	timeline *timeline.Timeline
-	readErrs int  // inputs that could not be read, or only in part (exit 3)
-	yielded  bool // some input gave at least one event (before --since/--until)
+	readErrs int             // inputs that could not be read, or only in part (exit 3)
+	yielded  bool            // some input gave at least one event (before --since/--until)
+	window   timeline.Window // --since/--until resolved
 }
 
 // load parses the inputs, reports unreadable inputs and input problems on
@@ -114,6 +115,7 @@ func (f *inputFlags) load(e env) (*loaded, error) {
 		return nil, err
 	}
 	win.Filter(results)
+	l.window = win
 	if skews, err = resolveSkews(skews, results); err != nil {
 		return nil, err
 	}
@@ -123,6 +125,14 @@ func (f *inputFlags) load(e env) (*loaded, error) {
 	l.timeline = timeline.Build(results, timeline.Options{Skew: skews, Consume: true, State: snap})
 	reportStateProblems(e, snap)
 	return l, nil
+}
+
+// filters are the selections of this run for the JSON's "filters" object.
+func (f *inputFlags) filters(l *loaded) *report.Filters {
+	return &report.Filters{
+		Since: f.Since, Until: f.Until, Start: l.window.Since, End: l.window.Until,
+		Volume: f.Volume, Node: f.Node, Pod: f.Pod, InputFormat: f.InputFormat,
+	}
 }
 
 // countStdin is how many of the sources are "-".

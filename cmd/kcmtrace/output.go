@@ -111,7 +111,7 @@ func (o *outputFlags) resolve(formats []string) (output, error) {
 
 // options are the renderer options for out, to stdout or a file.
 func (o *outputFlags) options(e env, out output, color string) report.Options {
-	opt := report.Options{Redact: o.Redact, Wide: out.wide, NoHeaders: o.NoHeaders}
+	opt := report.Options{Redact: o.Redact, Wide: out.wide, NoHeaders: o.NoHeaders, Version: versionString()}
 	if out.file == "" || out.file == "-" {
 		opt.Color = useColor(color, e.stdout, e.getenv)
 		opt.Width = outputWidth(e.stdout, e.getenv)
