@@ -408,12 +408,12 @@ func htmlKeyRows(v *timeline.Volume, o Options) (keys []htmlKeyRow, note, cmd st
 	}
 	var out []htmlKeyRow
 	for _, r := range rows {
-		tm := r.when(false)
+		tm := r.when(utc, false)
 		if !r.Time.IsZero() {
 			tm = clockMS(r.Time)
 		}
 		out = append(out, htmlKeyRow{Time: tm, Rel: rel(r.Time, base.Time), Node: oneLine(firstNonEmpty(r.Node, unknownTime)),
-			Step: oneLine(r.step()), Source: r.sourceLoc()})
+			Step: oneLine(r.step(utc)), Source: r.sourceLoc()})
 	}
 	return out, oneLine(fullTimelineNote(v, omitted)), oneLine(timelineCommand(v, o))
 }

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"time"
+
 	"github.com/kcmtrace/kcmtrace/rules"
 	"github.com/kcmtrace/kcmtrace/timeline"
 )
@@ -35,6 +37,9 @@ type Options struct {
 	// Filters are the selections the run applied, echoed as the JSON's
 	// "filters" object; nil leaves it out.
 	Filters *Filters
+	// Zone is the zone the human renderers (text, Markdown) write times in
+	// (--display-tz); nil is UTC. JSON and YAML stay UTC.
+	Zone *time.Location
 }
 
 // DefaultWidth is the width used when Options.Width is 0.
