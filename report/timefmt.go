@@ -154,6 +154,14 @@ func (z displayZone) sameDay(a, b time.Time) bool {
 	return a.Year() == b.Year() && a.YearDay() == b.YearDay()
 }
 
+// clockMS is "2024-08-12 03:45:13.120"; unknownTime when zero.
+func (z displayZone) clockMS(t time.Time) string {
+	if t.IsZero() {
+		return unknownTime
+	}
+	return z.in(t).Format("2006-01-02 15:04:05.000")
+}
+
 // clock, spanText and sameDay in UTC, for the renderers that take no zone.
 func clock(t time.Time, withDate bool) string { return utc.clock(t, withDate) }
 func spanText(a, b time.Time) string          { return utc.spanText(a, b) }
