@@ -386,12 +386,7 @@ func logZones(tl *timeline.Timeline) []zoneName {
 }
 
 // clockMS is "03:45:13.120" (the date too when it is not the 1st line's day: callers say it).
-func clockMS(t time.Time) string {
-	if t.IsZero() {
-		return unknownTime
-	}
-	return t.UTC().Format("2006-01-02 15:04:05.000")
-}
+func clockMS(t time.Time) string { return utc.clockMS(t) }
 
 // cutMiddle shortens s to n runes with an ellipsis in its middle.
 func cutMiddle(s string, n int) string {

@@ -56,6 +56,7 @@ func JSON(w io.Writer, a *Analysis, o Options) error {
 	// and incidents are encoded one at a time.
 	out := newObjectWriter(w)
 	out.field("schema", SchemaAnalyze)
+	provenance(out, o)
 	inputs := wireInputs(tl)
 	out.array("inputs", len(inputs), func(i int) any { return inputs[i] })
 	out.arrayOf("volumes", len(tl.Volumes), func(dst []byte, i int) ([]byte, error) {
@@ -98,6 +99,7 @@ func TimelineJSON(w io.Writer, tl *timeline.Timeline, vols []*timeline.Volume, o
 	// The fields of wireTimeline, in order; volumes (with every event) one at a time.
 	out := newObjectWriter(w)
 	out.field("schema", SchemaTimeline)
+	provenance(out, o)
 	if s := ts(tl.Start); s != "" {
 		out.field("start", s)
 	}
@@ -115,6 +117,7 @@ func VolumesJSON(w io.Writer, vols []*timeline.Volume, o Options) error {
 	_, vols = prepareTimeline(nil, vols, o)
 	out := newObjectWriter(w)
 	out.field("schema", SchemaVolumes)
+	provenance(out, o)
 	out.arrayOf("volumes", len(vols), func(dst []byte, i int) ([]byte, error) {
 		return appendVolume(dst, vols[i], arrayDepth), nil
 	})

@@ -44,7 +44,7 @@ func TestKeyRowsFoldLoop(t *testing.T) {
 	rows := keyRows(evs)
 	var got []string
 	for _, r := range rows {
-		got = append(got, r.step())
+		got = append(got, r.step(utc))
 	}
 	want := []string{
 		"MountDevice failed ×35 SerialNotFound until 10:47:42 (56m40s)",

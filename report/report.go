@@ -1,6 +1,8 @@
 package report
 
 import (
+	"time"
+
 	"github.com/kcmtrace/kcmtrace/rules"
 	"github.com/kcmtrace/kcmtrace/timeline"
 )
@@ -28,6 +30,16 @@ type Options struct {
 	// (--since, --year, --tz, …), unquoted. Suggestions such as
 	// "kcmtrace timeline --volume X" end with them, shell-quoted.
 	Rerun []string
+
+	// Version is the tool version the JSON's "tool" object names (the CLI
+	// sets what --version prints); "" leaves "tool" out, as tests do.
+	Version string
+	// Filters are the selections the run applied, echoed as the JSON's
+	// "filters" object; nil leaves it out.
+	Filters *Filters
+	// Zone is the zone the human renderers (text, Markdown) write times in
+	// (--display-tz); nil is UTC. JSON and YAML stay UTC.
+	Zone *time.Location
 }
 
 // DefaultWidth is the width used when Options.Width is 0.

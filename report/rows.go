@@ -220,7 +220,7 @@ var stepLabels = map[parser.Kind]string{
 
 // step describes a key row: "MountDevice failed ×35 SerialNotFound until
 // 10:47:19 (55m58s)".
-func (r row) step() string {
+func (r row) step(z displayZone) string {
 	var b strings.Builder
 	label := stepLabels[r.Kind]
 	if label == "" {
@@ -234,7 +234,7 @@ func (r row) step() string {
 		b.WriteString(" " + oneLine(r.Code))
 	}
 	if r.Count > 1 && !r.Until.IsZero() && r.Until.Sub(r.Time) >= time.Second {
-		fmt.Fprintf(&b, " until %s (%s)", clock(r.Until, !sameDay(r.Time, r.Until)), human(r.Until.Sub(r.Time)))
+		fmt.Fprintf(&b, " until %s (%s)", z.clock(r.Until, !z.sameDay(r.Time, r.Until)), human(r.Until.Sub(r.Time)))
 	}
 	switch r.First.Origin {
 	case parser.OriginDescribe:
@@ -247,9 +247,9 @@ func (r row) step() string {
 
 // when is a row's time for humans: the clock time, or for an unanchored
 // describe row its age ("4m before capture"), or "—".
-func (r row) when(withDate bool) string {
+func (r row) when(z displayZone, withDate bool) string {
 	if !r.Time.IsZero() {
-		return clock(r.Time, withDate)
+		return z.clock(r.Time, withDate)
 	}
 	return ageText(r.First)
 }

@@ -29,6 +29,11 @@ func EventsText(w io.Writer, evs []parser.Event, o Options) error {
 		width = eventsDefaultWidth
 	}
 	t := newTextWriter(w)
+	t.displayZone = o.zone()
+	timeW := len("2006-01-02T15:04:05.000Z")
+	if !t.isUTC() {
+		timeW += len("+08:00") - 1
+	}
 	kindW, nodeW, volW, codeW := 4, 4, 6, 4
 	for _, e := range evs {
 		kindW = max(kindW, len(e.Kind))
@@ -42,13 +47,13 @@ func EventsText(w io.Writer, evs []parser.Event, o Options) error {
 		originW = max(originW, ansi.StringWidth(eventOrigin(e)))
 	}
 	if !o.NoHeaders {
-		t.line(st.Dim(strings.Join([]string{padRight("TIME", 24), padRight("KIND", kindW), padRight("NODE", nodeW),
+		t.line(st.Dim(strings.Join([]string{padRight("TIME", timeW), padRight("KIND", kindW), padRight("NODE", nodeW),
 			padRight("VOLUME", volW), padRight("CODE", codeW), padRight("ORIGIN", originW), "SOURCE"}, "  ")))
 	}
 	for _, e := range evs {
 		tm := ageText(e)
 		if !e.Time.IsZero() {
-			tm = e.Time.UTC().Format("2006-01-02T15:04:05.000Z")
+			tm = t.in(e.Time).Format("2006-01-02T15:04:05.000Z07:00")
 		}
 		if e.Relative {
 			tm += "~"
@@ -59,7 +64,7 @@ func EventsText(w io.Writer, evs []parser.Event, o Options) error {
 		}
 		// The names come first and are never cut; the code and source
 		// give way to the width (-o wide: nothing gives way).
-		names := strings.Join([]string{padRight(tm, 24), padRight(kind, kindW), padRight(shorten(oneLine(e.Node), 20), nodeW),
+		names := strings.Join([]string{padRight(tm, timeW), padRight(kind, kindW), padRight(shorten(oneLine(e.Node), 20), nodeW),
 			padRight(eventVolume(e), volW)}, "  ")
 		rest := strings.Join([]string{padRight(truncate(oneLine(e.Code), codeW), codeW), padRight(eventOrigin(e), originW),
 			fmt.Sprintf("%s:%d", oneLine(e.Source.Path), e.Source.Line)}, "  ")
@@ -157,14 +162,15 @@ func VolumesTable(w io.Writer, vols []*timeline.Volume, o Options) error {
 		_, err := io.WriteString(w, "no volumes\n")
 		return err
 	}
+	z := o.zone()
 	withDate := false
 	for _, v := range vols {
-		if !sameDay(v.First, vols[0].First) || !sameDay(v.Last, vols[0].First) {
+		if !z.sameDay(v.First, vols[0].First) || !z.sameDay(v.Last, vols[0].First) {
 			withDate = true
 		}
 	}
 	seen := func(v *timeline.Volume) (string, string) {
-		return clock(v.First, withDate), clock(v.Last, withDate)
+		return z.clock(v.First, withDate), z.clock(v.Last, withDate)
 	}
 	pods := func(v *timeline.Volume, w int) string {
 		if len(v.Pods) == 0 {
@@ -229,7 +235,7 @@ func VolumesTable(w io.Writer, vols []*timeline.Volume, o Options) error {
 		case width < 100:
 			f, unit = "15:04", time.Minute
 		}
-		s := v.First.UTC().Format(f)
+		s := z.in(v.First).Format(f)
 		if d := v.Last.Sub(v.First).Round(unit); !v.Last.IsZero() && d >= unit {
 			s += " +" + human(d)
 		}
@@ -239,7 +245,7 @@ func VolumesTable(w io.Writer, vols []*timeline.Volume, o Options) error {
 	// and nodes (node lists never cut an IP, so measure what they become)
 	// and give the volume column what is left.
 	// Start from the header widths: a column is never narrower than its title.
-	seenW, volN, drvN, nodeN, podN := len("SEEN (UTC)"), len("VOLUME"), len("DRIVER"), len("NODES"), len("PODS")
+	seenW, volN, drvN, nodeN, podN := len("SEEN ("+z.name()+")"), len("VOLUME"), len("DRIVER"), len("NODES"), len("PODS")
 	for _, v := range vols {
 		seenW = max(seenW, ansi.StringWidth(seenText(v)))
 		volN = max(volN, ansi.StringWidth(dash(name(v))))
@@ -265,7 +271,7 @@ func VolumesTable(w io.Writer, vols []*timeline.Volume, o Options) error {
 		nodeW = real
 		podW = min(podN, max(avail-volW-driverW-nodeW, 6))
 	}
-	tb := newTable(st, o, "VOLUME", "DRIVER", "NODES", "PODS", "SEEN (UTC)", "A/D/M✗")
+	tb := newTable(st, o, "VOLUME", "DRIVER", "NODES", "PODS", "SEEN ("+z.name()+")", "A/D/M✗")
 	for _, v := range vols {
 		f := failures(v)
 		tb.Row(dash(name(v)), shorten(dash(driverLabel(v.Driver)), driverW), nodeList(v.Nodes, nodeW), pods(v, podW),

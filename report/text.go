@@ -30,8 +30,9 @@ const maxEvidence = 12
 
 // textWriter collects output lines and remembers the first write error.
 type textWriter struct {
-	w   *bufio.Writer
-	err error
+	w           *bufio.Writer
+	err         error
+	displayZone // the zone times are written in (Options.Zone)
 }
 
 func newTextWriter(w io.Writer) *textWriter { return &textWriter{w: bufio.NewWriter(w)} }
@@ -82,6 +83,7 @@ func Text(w io.Writer, a *Analysis, o Options) error {
 	st := newStyles(w, o)
 	width := o.width()
 	t := newTextWriter(w)
+	t.displayZone = o.zone()
 
 	writeCoverage(t, st, a, width)
 
@@ -205,7 +207,11 @@ func writeCoverage(t *textWriter, st *styles, a *Analysis, width int) {
 			paths[i] = strings.TrimPrefix(paths[i], dir)
 		}
 	}
-	t.line(st.Title("kcmtrace"), " · ", plural(len(paths), "input"), where, " · ", spanText(tl.Start, tl.End))
+	zone := ""
+	if !t.isUTC() {
+		zone = " · times in " + oneLine(t.name())
+	}
+	t.line(st.Title("kcmtrace"), " · ", plural(len(paths), "input"), where, " · ", t.spanText(tl.Start, tl.End), zone)
 	for _, l := range fetchLines(tl) {
 		t.hanging("  ", "", st.Dim, l, width)
 	}
@@ -240,7 +246,7 @@ func writeCoverage(t *textWriter, st *styles, a *Analysis, width int) {
 			t.line("  ", paths[i])
 			det = append(det, comp, formatText(in), countsText(in))
 		}
-		det = append(det, spanText(in.First, in.Last))
+		det = append(det, t.spanText(in.First, in.Last))
 		det = append(det, clockText(in, anchors))
 		det = append(det, plural(in.Lines, "line"))
 		if f := fetchText(in); f != "" {
@@ -289,7 +295,7 @@ func writeCoverage(t *textWriter, st *styles, a *Analysis, width int) {
 		t.hanging("  ", "no kubelet log for ", st.Warning, strings.Join(missing, ", ")+" (named in findings)", width)
 	}
 	for _, r := range tl.Restarts {
-		t.hanging("  ", "controller restart ", st.Warning, fmt.Sprintf("%s  %s  %s:%d", clock(r.Time, !sameDay(r.Time, tl.Start)), r.Reason, strings.TrimPrefix(oneLine(r.Source.Path), dir), r.Source.Line), width)
+		t.hanging("  ", "controller restart ", st.Warning, fmt.Sprintf("%s  %s  %s:%d", t.clock(r.Time, !t.sameDay(r.Time, tl.Start)), r.Reason, strings.TrimPrefix(oneLine(r.Source.Path), dir), r.Source.Line), width)
 	}
 	for _, s := range tl.Skews {
 		if s.Offset == 0 || s.From == "none" || s.From == "matched-events" {
@@ -610,7 +616,7 @@ func writeFindingRows(t *textWriter, st *styles, fs []rules.Finding, said string
 	}
 	withDate := false
 	for _, f := range fs {
-		if !f.Start.IsZero() && !sameDay(f.Start, fs[0].Start) {
+		if !f.Start.IsZero() && !t.sameDay(f.Start, fs[0].Start) {
 			withDate = true
 		}
 	}
@@ -621,13 +627,13 @@ func writeFindingRows(t *textWriter, st *styles, fs []rules.Finding, said string
 	}
 	timeW := 0
 	for _, f := range fs {
-		timeW = max(timeW, ansi.StringWidth(clock(f.Start, withDate)))
+		timeW = max(timeW, ansi.StringWidth(t.clock(f.Start, withDate)))
 	}
 	whatW := width - 2 - timeW - 2 - nodeW - 2 - 2 - ruleW
 	if whatW < 40 {
 		indent := strings.Repeat(" ", 2+timeW+2)
 		for _, f := range fs {
-			t.line("  ", padRight(clock(f.Start, withDate), timeW), "  ", padRight(nodeList(f.Nodes, 18), nodeW), "  ", st.Rule(f.Rule))
+			t.line("  ", padRight(t.clock(f.Start, withDate), timeW), "  ", padRight(nodeList(f.Nodes, 18), nodeW), "  ", st.Rule(f.Rule))
 			if text := summary(f); text != "" {
 				for _, l := range wrap(text, width-len(indent)) {
 					t.line(indent, l)
@@ -639,7 +645,7 @@ func writeFindingRows(t *textWriter, st *styles, fs []rules.Finding, said string
 	indent := strings.Repeat(" ", 2+timeW+2+nodeW+2)
 	for _, f := range fs {
 		lines := wrap(summary(f), whatW)
-		t.line("  ", padRight(clock(f.Start, withDate), timeW), "  ", padRight(nodeList(f.Nodes, 18), nodeW), "  ",
+		t.line("  ", padRight(t.clock(f.Start, withDate), timeW), "  ", padRight(nodeList(f.Nodes, 18), nodeW), "  ",
 			padRight(lines[0], whatW), "  ", st.Rule(f.Rule))
 		for _, l := range lines[1:] {
 			t.line(indent, l)
@@ -767,9 +773,9 @@ func writeFinding(t *textWriter, st *styles, a *Analysis, f rules.Finding, width
 	head := f.Rule + "  " + volumeHeader(a, f.Volume, f.PV, f.Pods, width)
 	t.line(badge, "  ", st.Bold(truncate(head, width-ansi.StringWidth(badge)-2)))
 	summary := oneLine(f.Summary)
-	when := clock(f.Start, true)
+	when := t.clock(f.Start, true)
 	if !f.End.IsZero() && !f.End.Equal(f.Start) {
-		when += " → " + clock(f.End, !sameDay(f.Start, f.End)) + " (" + human(f.End.Sub(f.Start)) + ")"
+		when += " → " + t.clock(f.End, !t.sameDay(f.Start, f.End)) + " (" + human(f.End.Sub(f.Start)) + ")"
 	}
 	if len(f.Nodes) > 0 {
 		when += " · " + nodeList(f.Nodes, 40)
@@ -800,20 +806,20 @@ func writeKeyRows(t *textWriter, st *styles, v *timeline.Volume, width int, o Op
 	}
 	withDate := false
 	for _, r := range rows {
-		if !r.Time.IsZero() && !rows[0].Time.IsZero() && !sameDay(r.Time, rows[0].Time) {
+		if !r.Time.IsZero() && !rows[0].Time.IsZero() && !t.sameDay(r.Time, rows[0].Time) {
 			withDate = true
 		}
 	}
 	timeW, nodeW := 0, 0
 	for _, r := range rows {
-		timeW = max(timeW, ansi.StringWidth(r.when(withDate)))
+		timeW = max(timeW, ansi.StringWidth(r.when(t.displayZone, withDate)))
 		nodeW = max(nodeW, ansi.StringWidth(nodeShort(r.Node, width/4)))
 	}
 	t.line("  ", st.Label("timeline"))
 	indent := 4 + timeW + 2 + nodeW + 2
 	for _, r := range rows {
-		lines := wrap(r.step(), width-indent)
-		t.line("    ", padRight(r.when(withDate), timeW), "  ", padRight(nodeShort(r.Node, width/4), nodeW), "  ", lines[0])
+		lines := wrap(r.step(t.displayZone), width-indent)
+		t.line("    ", padRight(r.when(t.displayZone, withDate), timeW), "  ", padRight(nodeShort(r.Node, width/4), nodeW), "  ", lines[0])
 		for _, l := range lines[1:] {
 			t.line(strings.Repeat(" ", indent), l)
 		}

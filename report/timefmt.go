@@ -83,40 +83,89 @@ func civilDate(days int64) (year, month, day int) {
 // unknownTime stands for a time the inputs do not give.
 const unknownTime = "—"
 
+// displayZone is the zone the human renderers write times in
+// (Options.Zone); the zero value is UTC. Machine output is always UTC (ts).
+type displayZone struct{ loc *time.Location }
+
+// zone is o's display zone.
+func (o Options) zone() displayZone {
+	if o.Zone == nil || o.Zone == time.UTC {
+		return displayZone{}
+	}
+	return displayZone{o.Zone}
+}
+
+// utc is the display zone of the renderers that do not take one yet.
+var utc displayZone
+
+func (z displayZone) in(t time.Time) time.Time {
+	if z.loc == nil {
+		return t.UTC()
+	}
+	return t.In(z.loc)
+}
+
+// isUTC: the times are written in UTC.
+func (z displayZone) isUTC() bool { return z.loc == nil }
+
+// name is "UTC" or the zone as given (Asia/Shanghai, Local, +08:00).
+func (z displayZone) name() string {
+	if z.loc == nil {
+		return "UTC"
+	}
+	return z.loc.String()
+}
+
 // clock formats a time for humans: "15:04:05", with the date when withDate;
 // unknownTime when zero.
-func clock(t time.Time, withDate bool) string {
+func (z displayZone) clock(t time.Time, withDate bool) string {
 	if t.IsZero() {
 		return unknownTime
 	}
 	if withDate {
-		return t.UTC().Format("2006-01-02 15:04:05")
+		return z.in(t).Format("2006-01-02 15:04:05")
 	}
-	return t.UTC().Format("15:04:05")
+	return z.in(t).Format("15:04:05")
 }
 
-// spanText is "2024-08-12 03:10:00Z → 03:40:03Z" (date repeated when it changes).
-func spanText(a, b time.Time) string {
+// spanText is "2024-08-12 03:10:00Z → 03:40:03Z" (date repeated when it
+// changes); in another zone the offset replaces the Z.
+func (z displayZone) spanText(a, b time.Time) string {
+	const full, short = "2006-01-02 15:04:05Z07:00", "15:04:05Z07:00"
 	if a.IsZero() && b.IsZero() {
 		return "no timestamps"
 	}
 	if a.IsZero() {
-		return "? → " + b.UTC().Format("2006-01-02 15:04:05Z")
+		return "? → " + z.in(b).Format(full)
 	}
-	first := a.UTC().Format("2006-01-02 15:04:05Z")
+	first := z.in(a).Format(full)
 	if b.IsZero() {
 		return first + " → ?"
 	}
-	if sameDay(a, b) {
-		return first + " → " + b.UTC().Format("15:04:05Z")
+	if z.sameDay(a, b) {
+		return first + " → " + z.in(b).Format(short)
 	}
-	return first + " → " + b.UTC().Format("2006-01-02 15:04:05Z")
+	return first + " → " + z.in(b).Format(full)
 }
 
-func sameDay(a, b time.Time) bool {
-	a, b = a.UTC(), b.UTC()
+// sameDay: a and b fall on one calendar day in the zone.
+func (z displayZone) sameDay(a, b time.Time) bool {
+	a, b = z.in(a), z.in(b)
 	return a.Year() == b.Year() && a.YearDay() == b.YearDay()
 }
+
+// clockMS is "2024-08-12 03:45:13.120"; unknownTime when zero.
+func (z displayZone) clockMS(t time.Time) string {
+	if t.IsZero() {
+		return unknownTime
+	}
+	return z.in(t).Format("2006-01-02 15:04:05.000")
+}
+
+// clock, spanText and sameDay in UTC, for the renderers that take no zone.
+func clock(t time.Time, withDate bool) string { return utc.clock(t, withDate) }
+func spanText(a, b time.Time) string          { return utc.spanText(a, b) }
+func sameDay(a, b time.Time) bool             { return utc.sameDay(a, b) }
 
 // rel is "+1h11m40s" relative to base, rounded to seconds below an hour's
 // precision needs ("+0s", "+850ms" for sub-second steps).

@@ -40,6 +40,7 @@ func TimelineText(w io.Writer, tl *timeline.Timeline, vols []*timeline.Volume, o
 	st := newStyles(w, o)
 	width := o.width()
 	t := newTextWriter(w)
+	t.displayZone = o.zone()
 	if len(vols) == 0 {
 		t.line("no volumes")
 		return t.flush()
@@ -221,9 +222,9 @@ func writeVolumeTimeline(t *textWriter, st *styles, tl *timeline.Timeline, v *ti
 		cells := width - 2 - labelW - 6 - 1
 		cells = max(cells, 10)
 		pad := strings.Repeat(" ", 2+labelW+6)
-		l, r := clock(start, false), clock(end, !sameDay(start, end))
-		if !sameDay(start, end) {
-			l = clock(start, true)
+		l, r := t.clock(start, false), t.clock(end, !t.sameDay(start, end))
+		if !t.sameDay(start, end) {
+			l = t.clock(start, true)
 		}
 		axis := l + strings.Repeat(" ", max(1, cells-len(l)-len(r))) + r
 		if span := end.Sub(start); span > 0 {
@@ -258,13 +259,13 @@ func writeVolumeTimeline(t *textWriter, st *styles, tl *timeline.Timeline, v *ti
 		}
 		end := "open"
 		if !ov.end.IsZero() {
-			end = clock(ov.end, false) + " (" + human(ov.end.Sub(ov.start)) + ")"
+			end = t.clock(ov.end, false) + " (" + human(ov.end.Sub(ov.start)) + ")"
 		}
 		label := "two nodes at once "
 		if v.Multi {
 			label = "shared (RWX) "
 		}
-		t.hanging("  ", label, st.Warning, clock(ov.start, false)+" → "+end+": "+strings.Join(ns, ", "), width)
+		t.hanging("  ", label, st.Warning, t.clock(ov.start, false)+" → "+end+": "+strings.Join(ns, ", "), width)
 	}
 	writeEventRows(t, st, v.Events, len(v.Pods) > 1, width)
 	_ = tl
@@ -317,7 +318,7 @@ func writeEventRows(t *textWriter, st *styles, evs []parser.Event, withPod bool,
 	}
 	withDate := false
 	for _, r := range rows {
-		if !r.Time.IsZero() && !sameDay(r.Time, base) {
+		if !r.Time.IsZero() && !t.sameDay(r.Time, base) {
 			withDate = true
 		}
 	}
@@ -325,10 +326,11 @@ func writeEventRows(t *textWriter, st *styles, evs []parser.Event, withPod bool,
 	if withDate {
 		timeW = 18
 	}
+	timeW = max(timeW, ansi.StringWidth("TIME ("+t.name()+")"))
 	relW, nodeW, locW := 4, 4, 6
 	for _, r := range rows {
 		if r.Time.IsZero() {
-			timeW = max(timeW, ansi.StringWidth(r.when(false)))
+			timeW = max(timeW, ansi.StringWidth(r.when(t.displayZone, false)))
 		}
 		relW = max(relW, len(rel(r.Time, base)))
 		nodeW = max(nodeW, ansi.StringWidth(shorten(oneLine(r.Node), 16)))
@@ -348,14 +350,14 @@ func writeEventRows(t *textWriter, st *styles, evs []parser.Event, withPod bool,
 		return padRight(s, relW) + "  "
 	}
 	t.line()
-	t.line("  ", st.Dim(padRight("TIME (UTC)", timeW)+"  "+relCol("REL")+padRight("NODE", nodeW)+"  "+padRight("EVENT", whatW)+"  SOURCE"))
+	t.line("  ", st.Dim(padRight("TIME ("+t.name()+")", timeW)+"  "+relCol("REL")+padRight("NODE", nodeW)+"  "+padRight("EVENT", whatW)+"  SOURCE"))
 	for _, r := range rows {
-		tm := r.when(false)
+		tm := r.when(t.displayZone, false)
 		if !r.Time.IsZero() {
 			if withDate {
-				tm = r.Time.UTC().Format("01-02 15:04:05.000")
+				tm = t.in(r.Time).Format("01-02 15:04:05.000")
 			} else {
-				tm = r.Time.UTC().Format("15:04:05.000")
+				tm = t.in(r.Time).Format("15:04:05.000")
 			}
 		}
 		node := r.Node

@@ -21,6 +21,8 @@ const (
 
 type wireAnalyze struct {
 	Schema    string         `json:"schema"`
+	Tool      *wireTool      `json:"tool,omitempty"`    // provenance.go
+	Filters   *wireFilters   `json:"filters,omitempty"` // provenance.go
 	Inputs    []wireInput    `json:"inputs"`
 	Volumes   []wireVolume   `json:"volumes"`
 	Findings  []wireFinding  `json:"findings"`
@@ -236,6 +238,8 @@ type wireSource struct {
 
 type wireTimeline struct {
 	Schema   string            `json:"schema"`
+	Tool     *wireTool         `json:"tool,omitempty"`
+	Filters  *wireFilters      `json:"filters,omitempty"`
 	Start    string            `json:"start,omitempty"`
 	End      string            `json:"end,omitempty"`
 	Restarts []wireRestart     `json:"restarts"`
@@ -267,6 +271,8 @@ type wireOverlap struct {
 
 type wireVolumes struct {
 	Schema  string       `json:"schema"`
+	Tool    *wireTool    `json:"tool,omitempty"`
+	Filters *wireFilters `json:"filters,omitempty"`
 	Volumes []wireVolume `json:"volumes"`
 }
 

@@ -62,6 +62,8 @@ func (c *analyzeCmd) run(e env) error {
 	a := &report.Analysis{Timeline: tl, Result: res, Rules: selected, Events: l.events}
 	err = c.write(e, out, c.Color, func(w io.Writer, o report.Options) error {
 		o.Rerun = c.rerunArgs()
+		o.Filters = c.filters(l)
+		o.Filters.Enable, o.Filters.Disable, o.Filters.Set = cfg.Enable, cfg.Disable, c.Set
 		return report.AnalysisFormats.For(out.format).Render(w, a, o)
 	})
 	if err != nil {
@@ -130,6 +132,7 @@ func (c *timelineCmd) run(e env) error {
 	}
 	err = c.write(e, out, c.Color, func(w io.Writer, o report.Options) error {
 		o.Rerun = c.rerunArgs()
+		o.Filters = c.filters(l)
 		return report.TimelineFormats.For(out.format).Render(w, report.TimelineView{Timeline: l.timeline, Volumes: vols}, o)
 	})
 	if err != nil {
@@ -226,6 +229,7 @@ func (c *volumesCmd) run(e env) error {
 		return err
 	}
 	err = c.write(e, out, c.Color, func(w io.Writer, o report.Options) error {
+		o.Filters = c.filters(l)
 		return report.VolumeFormats.For(out.format).Render(w, vols, o)
 	})
 	if err != nil {

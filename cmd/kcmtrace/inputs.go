@@ -39,8 +39,9 @@ type inputFlags struct {
 type loaded struct {
 	events   int // events within --since/--until, before de-duplication
 	timeline *timeline.Timeline
-	readErrs int  // inputs that could not be read, or only in part (exit 3)
-	yielded  bool // some input gave at least one event (before --since/--until)
+	readErrs int             // inputs that could not be read, or only in part (exit 3)
+	yielded  bool            // some input gave at least one event (before --since/--until)
+	window   timeline.Window // --since/--until resolved
 }
 
 // load parses the inputs, reports unreadable inputs and input problems on
@@ -117,6 +118,7 @@ func (f *inputFlags) load(e env) (*loaded, error) {
 		return nil, err
 	}
 	win.Filter(results)
+	l.window = win
 	if skews, err = resolveSkews(skews, results); err != nil {
 		return nil, err
 	}
@@ -131,6 +133,14 @@ func (f *inputFlags) load(e env) (*loaded, error) {
 // stdinHint is said when - reads a terminal: nothing is piped, and the
 // run waits on what is typed or pasted.
 const stdinHint = "kcmtrace: reading stdin (a terminal): paste or pipe the logs, then Ctrl-D"
+
+// filters are the selections of this run for the JSON's "filters" object.
+func (f *inputFlags) filters(l *loaded) *report.Filters {
+	return &report.Filters{
+		Since: f.Since, Until: f.Until, Start: l.window.Since, End: l.window.Until,
+		Volume: f.Volume, Node: f.Node, Pod: f.Pod, InputFormat: f.InputFormat,
+	}
+}
 
 // countStdin is how many of the sources are "-".
 func countStdin(paths []string) int {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/kcmtrace/kcmtrace/report"
 )
@@ -28,6 +29,7 @@ type outputFlags struct {
 	OutputFile string `name:"output-file" aliases:"out" help:"Write to FILE atomically instead of stdout; the format follows its extension (.json, .yaml, .md, .html, .jsonl, .txt)." placeholder:"FILE" type:"path"`
 	NoHeaders  bool   `help:"Omit the header line of tables (text and wide)."`
 	Redact     bool   `help:"Replace node names, IPs, pods, namespaces, disk and request IDs with consistent pseudonyms."`
+	DisplayTZ  string `name:"display-tz" help:"Zone the text and Markdown reports write times in: UTC, local, a name (Asia/Shanghai) or an offset (+08:00); JSON stays UTC (--tz is the zone of the input's timestamps)." default:"UTC" placeholder:"ZONE"`
 }
 
 // formatWords are the names -o takes as a format rather than a file.
@@ -35,9 +37,10 @@ var formatWords = []string{"text", "wide", "json", "yaml", "yml", "markdown", "m
 
 // output is where a command writes and in which format.
 type output struct {
-	format string // canonical: text, json, yaml, markdown, html, name, jsonl
-	wide   bool   // -o wide: text with every column, nothing cut
-	file   string // "" or "-": stdout
+	format string         // canonical: text, json, yaml, markdown, html, name, jsonl
+	wide   bool           // -o wide: text with every column, nothing cut
+	file   string         // "" or "-": stdout
+	zone   *time.Location // --display-tz; nil: UTC
 	// inputs are the command's input paths: an output file that is one of
 	// them is refused (createOutput)
 	inputs []string
@@ -65,6 +68,11 @@ func looksLikeFile(s string) bool {
 // (canonical names; the first is the default).
 func (o *outputFlags) resolve(formats []string) (output, error) {
 	var out output
+	zone, err := displayZone(o.DisplayTZ)
+	if err != nil {
+		return out, err
+	}
+	out.zone = zone
 	out.file = o.OutputFile
 	var oFormat string
 	if o.Output != "" {
@@ -111,7 +119,7 @@ func (o *outputFlags) resolve(formats []string) (output, error) {
 
 // options are the renderer options for out, to stdout or a file.
 func (o *outputFlags) options(e env, out output, color string) report.Options {
-	opt := report.Options{Redact: o.Redact, Wide: out.wide, NoHeaders: o.NoHeaders}
+	opt := report.Options{Redact: o.Redact, Wide: out.wide, NoHeaders: o.NoHeaders, Version: versionString(), Zone: out.zone}
 	if out.file == "" || out.file == "-" {
 		opt.Color = useColor(color, e.stdout, e.getenv)
 		opt.Width = outputWidth(e.stdout, e.getenv)
@@ -177,4 +185,19 @@ func formatFromExt(path, def string) string {
 		return "text"
 	}
 	return def
+}
+
+// displayZone reads --display-tz: UTC (nil), local, or what --tz takes.
+func displayZone(s string) (*time.Location, error) {
+	switch strings.ToLower(s) {
+	case "", "utc", "z":
+		return nil, nil
+	case "local":
+		return time.Local, nil
+	}
+	loc, err := parseZone(s)
+	if err != nil {
+		return nil, usageErr("--display-tz %s: %v", s, err)
+	}
+	return loc, nil
 }
