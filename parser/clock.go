@@ -114,6 +114,7 @@ func (st *inputState) convert() {
 	}
 	ord.note(st)
 	st.setFoldSpans()
+	st.noteDropped()
 	if st.haveWall {
 		st.trackAbs(wallTime(st.firstW, st.year+st.firstYoff, st.loc, st.off))
 		st.trackAbs(wallTime(st.lastW, st.year+st.lastYoff, st.loc, st.off))

@@ -29,6 +29,7 @@ type Input struct {
 	Problems  []Problem
 	Truncated bool // input ended early (truncated gzip, read error)
 	Folded    int  // repeated failure lines folded into an earlier event's Count (fold.go)
+	Dropped   int  // events past Options.MaxEvents, not kept (Truncated is set)
 
 	// Log exports (Wrapper names the envelope, e.g. "gcp"; zero otherwise):
 	// the records read, those without a usable time, and the duplicates

@@ -2,6 +2,7 @@ package parser
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -55,5 +56,52 @@ func TestFoldRepeatedFailures(t *testing.T) {
 	}
 	if !said {
 		t.Errorf("the input's problems do not say lines were folded: %v", r.Input.Problems)
+	}
+}
+
+// TestEventBudget: past Options.MaxEvents an input's distinct events are
+// dropped, and said to be (a problem, Dropped, Truncated: exit 3), while
+// the events kept are reported and repeats of a run already folding are
+// still counted. ParseReader and ParseAll (a file) keep the same budget.
+func TestEventBudget(t *testing.T) {
+	const storm, distinct = 3000, 200
+	budget := foldKeep + 50
+	var b strings.Builder
+	for i := range storm {
+		b.WriteString(stormLine(i, "10.0.3.15")) // foldKeep+1 events
+	}
+	for i := range distinct { // 49 kept, the rest dropped
+		b.WriteString(strings.ReplaceAll(stormLine(storm+i, "10.0.3.15"), "disk-7x9qk2mz", fmt.Sprintf("disk-%d", i)))
+	}
+	for i := range 10 { // still folded into the storm's event
+		b.WriteString(stormLine(storm+distinct+i, "10.0.3.15"))
+	}
+	path := t.TempDir() + "/budget.log"
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	opt := Options{MaxEvents: budget}
+	all, errs := ParseAll([]string{path}, opt)
+	if len(errs) > 0 || len(all) != 1 {
+		t.Fatalf("ParseAll: %d results, errors %v", len(all), errs)
+	}
+	for _, r := range []Result{ParseReader(strings.NewReader(b.String()), "budget.log", opt), all[0]} {
+		in := r.Input
+		if len(r.Events) != budget || in.Dropped != distinct-(budget-foldKeep-1) || !in.Truncated {
+			t.Errorf("%s: %d events, %d dropped, truncated %v; want %d, %d, true", in.Path, len(r.Events), in.Dropped, in.Truncated, budget, distinct-(budget-foldKeep-1))
+		}
+		if c := r.Events[foldKeep].Count; c != storm+10-foldKeep {
+			t.Errorf("%s: the folded event counts %d, want %d (repeats past the budget counted)", in.Path, c, storm+10-foldKeep)
+		}
+		said := false
+		for _, p := range in.Problems {
+			said = said || strings.Contains(p.Message, fmt.Sprintf("%d later ones dropped", in.Dropped))
+		}
+		if !said {
+			t.Errorf("%s: no problem says events were dropped: %v", in.Path, in.Problems)
+		}
+	}
+	if r := ParseReader(strings.NewReader(b.String()), "budget.log", Options{MaxEvents: -1}); r.Input.Dropped != 0 || r.Input.Truncated || len(r.Events) != foldKeep+1+distinct {
+		t.Errorf("no budget: %d events, %d dropped, truncated %v", len(r.Events), r.Input.Dropped, r.Input.Truncated)
 	}
 }

@@ -32,6 +32,11 @@ type Options struct {
 	// line is skipped (Input.Skipped["too-long"]) with a Problem; memory stays
 	// bounded by the cap.
 	MaxLineBytes int
+	// MaxEvents caps the events one input keeps after folding repeats; 0
+	// means DefaultMaxEvents, negative no cap. The events past it are
+	// dropped (Input.Dropped), the input is marked Truncated (exit 3) and a
+	// Problem says so; the events kept, and the other inputs, are reported.
+	MaxEvents int
 	// Progress, when set, is called with the number of input bytes consumed
 	// since the previous call: text bytes, i.e. decompressed for .gz, .zst
 	// and .xz (what TextSize estimates), after the first compressed read.
@@ -49,6 +54,24 @@ type Options struct {
 // DefaultMaxLineBytes is the line cap when Options.MaxLineBytes is 0.
 
 const DefaultMaxLineBytes = 16 << 20
+
+// DefaultMaxEvents is the event cap of one input when Options.MaxEvents is
+// 0: at about 440 bytes an event (Event and its clock metadata) plus its
+// text, some 5 GiB — far beyond a real log once repeats are folded (a
+// million volumes give a few million events), but a bound on an input of
+// millions of distinct volumes.
+const DefaultMaxEvents = 10_000_000
+
+// maxEvents is the cap Options.MaxEvents means (0: no cap).
+func (opt Options) maxEvents() int {
+	switch {
+	case opt.MaxEvents == 0:
+		return DefaultMaxEvents
+	case opt.MaxEvents < 0:
+		return 0
+	}
+	return opt.MaxEvents
+}
 
 // InputFormats lists the values Options.Format accepts besides "" and "auto".
 
@@ -191,6 +214,7 @@ func (st *inputState) setIndex(i int) {
 
 func ParseReader(r io.Reader, path string, opt Options) Result {
 	st := newInputState(path, 0)
+	st.maxEvents = opt.maxEvents()
 	if f, ok := r.(*os.File); ok {
 		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 			st.mtime = fi.ModTime()
@@ -243,7 +267,9 @@ type inputState struct {
 	// an estimate from it errs on the large side).
 	sizeHint, seen   int64
 	direct, reserved bool
-	added            int                 // events stored so far
+	added            int // events stored so far
+	maxEvents        int // the cap on added (0: none), dropped the events past it (store.go)
+	dropped          int
 	folds            map[string]*foldRun // the current run of repeats per volume (fold.go)
 	foldSpans        []foldSpan
 	mtime            time.Time

@@ -552,6 +552,7 @@ var knownSize = true
 // everything else becomes a Problem of the input.
 func parseSource(src source, opt Options, index int) (*inputState, error) {
 	st := newInputState(src.path, index)
+	st.maxEvents = opt.maxEvents()
 	if s, ok := opt.streamInput(src.path); ok {
 		st.applyStream(s)
 		opt = opt.forStream(s)

@@ -9,7 +9,8 @@ import (
 // This file owns the event store of an input: events and their clock
 // metadata kept in fixed pages while reading, the one array reserved from
 // the density of the first quarter (flattenAll, in parse.go, then lays out
-// the events of all inputs in one array).
+// the events of all inputs in one array), and its budget (Options.MaxEvents:
+// the events past it are dropped, and said to be).
 
 type evMeta struct {
 	w       wall
@@ -41,6 +42,14 @@ const (
 )
 
 func (st *inputState) addEvent(ev *Event, m evMeta) {
+	if st.maxEvents > 0 && st.added >= st.maxEvents {
+		// over budget: only repeats of a run already folding are still
+		// counted (they take no room); the rest are dropped
+		if r := st.folds[volumeOf(ev)]; r == nil || r.into == nil || !st.fold(ev, m) {
+			st.dropped++
+		}
+		return
+	}
 	if st.fold(ev, m) {
 		return
 	}
@@ -88,6 +97,9 @@ func (st *inputState) reserve() bool {
 	}
 	est := int(int64(n) * st.sizeHint / st.seen)
 	c := est + est/8 + eventPage
+	if st.maxEvents > 0 {
+		c = max(min(c, st.maxEvents), n)
+	}
 	evs, metas := prefault.Make[Event](0, c), prefault.Slice(make([]evMeta, 0, c))
 	for k := range st.pages {
 		evs, metas = append(evs, st.pages[k]...), append(metas, st.mpages[k]...)
@@ -95,4 +107,14 @@ func (st *inputState) reserve() bool {
 	st.events, st.metas, st.pages, st.mpages = evs, metas, nil, nil
 	st.direct = true
 	return true
+}
+
+// noteDropped says how many events the budget dropped, and marks the input
+// read only in part.
+func (st *inputState) noteDropped() {
+	if st.dropped == 0 {
+		return
+	}
+	st.in.Dropped, st.in.Truncated = st.dropped, true
+	st.problem(0, "more than %d events after folding repeats (the event budget of one input): the first %d are kept, %d later ones dropped", st.maxEvents, st.maxEvents, st.dropped)
 }

@@ -4,8 +4,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/kcmtrace/kcmtrace/internal/cpubudget"
 )
 
 // wrapByTruncate is wrap's long-word cut as it was: ansi.Truncate line by
@@ -58,6 +61,27 @@ func TestWrapLongWordLinear(t *testing.T) {
 		if _, _, _, ok := cutCells(strings.Repeat(bad, 20), 10); ok {
 			t.Errorf("cutCells took %q, which ansi must measure", bad)
 		}
+	}
+}
+
+// TestWrapLongWordWithinBudget: wrapping a 300 000-character node name
+// and a 100 000-character wide-character word at 80 cells stays within
+// 500 ms of processor time (a few milliseconds when each byte is read once).
+// Cutting line by line with ansi.Truncate, which re-reads the whole rest of
+// the word for each line, is quadratic: many seconds for these words.
+func TestWrapLongWordWithinBudget(t *testing.T) {
+	ascii := strings.Repeat("n", 300_000)
+	wide := strings.Repeat("节", 100_000)
+	var a, w []string
+	cpubudget.Within(t, 500*time.Millisecond, "wrap of a 300 k-character word", func() {
+		a = wrap("node "+ascii+" end", 80)
+		w = wrap(wide, 80)
+	})
+	if len(a) != 300_000/80+2 || a[1] != ascii[:80] || a[len(a)-1] != "end" {
+		t.Fatalf("ASCII word: %d lines, last %q", len(a), a[len(a)-1])
+	}
+	if len(w) != 100_000/40 || w[0] != wide[:40*len("节")] {
+		t.Fatalf("wide word: %d lines, first %q", len(w), w[0])
 	}
 }
 
