@@ -615,3 +615,10 @@ func groupByNode(evs []parser.Event) (nodes []string, groups map[string][]parser
 	}
 	return nodes, groups
 }
+
+// ownCode reports an event of error class code that is a component's own
+// line or a describe/get-events row, not a Kubernetes Event echoed into a
+// log (which repeats the line it echoes).
+func ownCode(e *parser.Event, code string) bool {
+	return e.Code == code && e.Origin != parser.OriginEvent
+}

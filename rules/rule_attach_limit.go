@@ -54,7 +54,7 @@ volumeAttachLimit, or a larger instance size).`,
 const limitJoin = 30 * time.Second
 
 func isAttachLimit(e *parser.Event) bool {
-	return e.Code == parser.CodeAttachLimit && e.Origin != parser.OriginEvent
+	return ownCode(e, parser.CodeAttachLimit)
 }
 
 func checkAttachLimit(c *Context) []Finding {

@@ -53,7 +53,7 @@ hung it.`,
 const callWindow = 5 * time.Second
 
 func isOperationPending(e *parser.Event) bool {
-	return e.Code == parser.CodeOperationPending && e.Origin != parser.OriginEvent
+	return ownCode(e, parser.CodeOperationPending)
 }
 
 func checkOperationPending(c *Context) []Finding {

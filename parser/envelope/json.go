@@ -624,6 +624,19 @@ func (w *walker) skipRest(tok json.Token) error {
 	return nil
 }
 
+// element decodes the next element of the array being read, with w.start
+// set to the line of its first byte (known once that byte is read).
+func (w *walker) element() (any, error) {
+	off := w.off()
+	var v any
+	err := w.decode(&v)
+	w.start = w.t.lineAt(off)
+	if err != nil {
+		return nil, w.fail(err)
+	}
+	return v, nil
+}
+
 // array reads the elements of an array whose "[" was read as records.
 func (w *walker) array(kind itemKind, header any) error {
 	if kind == itemObject && rawRecords {
@@ -635,12 +648,9 @@ func (w *walker) array(kind itemKind, header any) error {
 		}
 	}
 	for w.dec.More() {
-		off := w.off()
-		var v any
-		err := w.decode(&v)
-		w.start = w.t.lineAt(off) // once the element's first byte is read
+		v, err := w.element()
 		if err != nil {
-			return w.fail(err)
+			return err
 		}
 		if err := w.spec.item(w.d, kind, v, header, w.start); err != nil {
 			return err
@@ -714,12 +724,9 @@ func (w *walker) groups(m member) error {
 					}
 				}
 				for w.dec.More() {
-					off := w.off()
-					var v any
-					err := w.decode(&v)
-					w.start = w.t.lineAt(off)
+					v, err := w.element()
 					if err != nil {
-						return w.fail(err)
+						return err
 					}
 					if !haveHeader {
 						early = append(early, held{v, w.start})
