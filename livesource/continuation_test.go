@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -23,6 +24,8 @@ var multiLineEntry = []string{
 	`I0812 14:05:00.500000       1 operation_generator.go:370] AttachVolume.Attach succeeded for volume "disk-ml" node="node-ml"`,
 }
 
+var multiLineRuns atomic.Int64
+
 // TestVictoriaLogsJoinsContinuationLines: against the real server, a
 // multi-line entry stored as one record a line comes back under the line
 // filter as one record holding the whole entry (the filter alone keeps
@@ -36,7 +39,9 @@ func TestVictoriaLogsJoinsContinuationLines(t *testing.T) {
 	for i, m := range multiLineEntry {
 		recs = append(recs, vlogstest.Record{Role: "kcm", Time: at.Add(time.Duration(i) * time.Millisecond * 100), Msg: m})
 	}
-	body := strings.ReplaceAll(string(vlogstest.JSONLines(recs)), `"kube-controller-manager"`, `"kcm-multiline"`)
+	// A container of its own on each run: the server outlives -count runs.
+	container := fmt.Sprintf("kcm-multiline-%d", multiLineRuns.Add(1))
+	body := strings.ReplaceAll(string(vlogstest.JSONLines(recs)), `"kube-controller-manager"`, `"`+container+`"`)
 	if err := vlServer.Ingest("container,namespace,pod", []byte(body)); err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +49,7 @@ func TestVictoriaLogsJoinsContinuationLines(t *testing.T) {
 	var notes []string
 	streams, err := Fetch(context.Background(), src, Options{
 		Dir: t.TempDir(), Since: at.Add(-time.Minute), Until: at.Add(time.Minute),
-		Selectors: map[string]string{"kcm": `container:="kcm-multiline"`},
+		Selectors: map[string]string{"kcm": `container:="` + container + `"`},
 		Logf:      func(f string, a ...any) { notes = append(notes, fmt.Sprintf(f, a...)) },
 	})
 	if err != nil {

@@ -73,8 +73,9 @@ type pager struct {
 	width   int64  // width of the next window
 	queue   []span // split remainders, earliest first
 	running int
-	err     error
-	stop    bool
+	err     error // the error of the earliest failed window
+	failAt  int64 // start of the earliest failed window; nothing from it on is fetched or written
+	stop    bool  // the record limit was reached
 
 	done    map[int64]doneSpan // completed windows not yet written, by start
 	written int64              // everything before it is written
@@ -96,10 +97,9 @@ func fetchWindows(ctx context.Context, st windowStore, rf *roleFetch, write func
 		st: st, rf: rf, write: write,
 		next: rf.opt.Since.UnixNano(), until: rf.opt.Until.UnixNano(), width: int64(rf.opt.Window),
 		done: map[int64]doneSpan{}, absorbed: map[string]bool{}, written: rf.opt.Since.UnixNano(),
+		failAt: rf.opt.Until.UnixNano() + 1,
 	}
 	p.cond = sync.NewCond(&p.mu)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	var wg sync.WaitGroup
 	for range rf.opt.Concurrency {
 		wg.Add(1)
@@ -111,8 +111,7 @@ func fetchWindows(ctx context.Context, st windowStore, rf *roleFetch, write func
 					return
 				}
 				if err := p.run(ctx, w); err != nil {
-					p.fail(err)
-					cancel()
+					p.fail(w, err)
 				}
 			}
 		}()
@@ -127,6 +126,8 @@ func fetchWindows(ctx context.Context, st windowStore, rf *roleFetch, write func
 
 // take hands out the earliest split remainder, or cuts a new window; it
 // waits while others run and may still split, and says false when done.
+// After a failure it hands out only windows before the failed one, so
+// what is written is everything up to the failure.
 func (p *pager) take() (span, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -134,13 +135,13 @@ func (p *pager) take() (span, bool) {
 		if p.stop {
 			return span{}, false
 		}
-		if len(p.queue) > 0 {
+		if len(p.queue) > 0 && p.queue[0].a < p.failAt {
 			w := p.queue[0]
 			p.queue = p.queue[1:]
 			p.running++
 			return w, true
 		}
-		if p.next < p.until {
+		if p.next < p.until && p.next < p.failAt {
 			w := span{p.next, min(p.next+p.width, p.until)}
 			p.next = w.b
 			p.running++
@@ -200,7 +201,7 @@ func (p *pager) complete(w span, recs []record, rest []span) {
 	defer p.mu.Unlock()
 	p.running--
 	defer p.cond.Broadcast()
-	if p.stop {
+	if p.stop || w.a >= p.failAt {
 		return
 	}
 	if len(rest) > 0 {
@@ -256,13 +257,15 @@ func (p *pager) emit(recs []record) {
 	}
 }
 
-// fail stops the fetch at the first error.
-func (p *pager) fail(err error) {
+// fail stops the fetch at window w: windows after it are not fetched
+// (those in flight are discarded), windows before it still run and are
+// written, and the error returned is the earliest window's.
+func (p *pager) fail(w span, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.err == nil {
-		p.err = err
+	p.running--
+	if w.a < p.failAt {
+		p.failAt, p.err = w.a, err
 	}
-	p.stop = true
 	p.cond.Broadcast()
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -209,15 +210,18 @@ func TestPagerRecordLimit(t *testing.T) {
 	}
 }
 
-// TestPagerError: a failing window stops the fetch; what is written is a
-// prefix in time order and the error is returned.
+// TestPagerError: a failing window stops the fetch; everything before the
+// failed window is written, in time order, even when a window before it
+// is still in flight when the failure comes (the first window is slow
+// here, so the failure always comes first), and the error is returned.
 func TestPagerError(t *testing.T) {
 	since := time.Date(2024, 8, 12, 0, 0, 0, 0, time.UTC)
 	recs := memRecords(since, 0)
 	opt, _ := Options{Dir: t.TempDir(), Since: since, Until: since.Add(24 * time.Hour), PageSize: 20}.normalize()
 	rf := &roleFetch{opt: opt}
 	fail := since.Add(9 * time.Hour).UnixNano()
-	st := failingStore{memStore: &memStore{recs: recs}, at: fail}
+	st := &failingStore{memStore: &memStore{recs: recs}, at: fail, slow: since.UnixNano()}
+	st.failedAt.Store(math.MaxInt64)
 	var got []string
 	err := fetchWindows(context.Background(), st, rf, func(rs []record) {
 		got = append(got, rawOf(rs)...)
@@ -226,20 +230,38 @@ func TestPagerError(t *testing.T) {
 	if err == nil || err.Error() != "boom" {
 		t.Fatalf("error %v", err)
 	}
-	want := rawOf(recs)
-	if len(got) == 0 || len(got) >= len(want) || !slices.Equal(got, want[:len(got)]) {
-		t.Errorf("wrote %d records, not a proper prefix of the %d", len(got), len(want))
+	var before []record
+	for _, r := range recs {
+		if r.ts < st.failedAt.Load() {
+			before = append(before, r)
+		}
 	}
+	if len(before) == 0 || len(before) == len(recs) {
+		t.Fatalf("the failed window starts at %d: %d of %d records before it", st.failedAt.Load(), len(before), len(recs))
+	}
+	diffLines(t, "written before the failure", got, rawOf(before))
 }
 
+// failingStore fails every window holding at, and delays the window
+// starting at slow.
 type failingStore struct {
 	*memStore
-	at int64
+	at, slow int64
+	failedAt atomic.Int64 // the earliest start of a failed window
 }
 
-func (f failingStore) window(ctx context.Context, rf *roleFetch, a, b int64, onePage bool) ([]record, bool, error) {
+func (f *failingStore) window(ctx context.Context, rf *roleFetch, a, b int64, onePage bool) ([]record, bool, error) {
 	if a <= f.at && f.at < b {
+		for {
+			old := f.failedAt.Load()
+			if a >= old || f.failedAt.CompareAndSwap(old, a) {
+				break
+			}
+		}
 		return nil, false, fmt.Errorf("boom")
+	}
+	if a == f.slow {
+		time.Sleep(100 * time.Millisecond)
 	}
 	return f.memStore.window(ctx, rf, a, b, onePage)
 }
