@@ -658,12 +658,24 @@ func fillKubeletNodes(evs []parser.Event, bounds []int, comps []string, rawVol m
 		}
 	}
 	// Controller attach successes per volume reference, in time order; only
-	// a kubelet input that names no node of its own reads them.
+	// a kubelet input that names no node of its own reads them, and only
+	// for the references its voting events name (a large cluster's KCM log
+	// holds far more volumes than one node's kubelet log).
 	var attaches map[string][]stamp
 	for i := range comps {
-		if comps[i] == parser.ComponentKubelet && len(nodes[i]) == 0 {
+		if comps[i] != parser.ComponentKubelet || len(nodes[i]) != 0 {
+			continue
+		}
+		if attaches == nil {
 			attaches = map[string][]stamp{}
-			break
+		}
+		for k := bounds[i]; k < bounds[i+1]; k++ {
+			if ev := &evs[k]; votingKind(ev.Kind) && !ev.Time.IsZero() {
+				var buf [4]string
+				for _, r := range voteRefs(ev, k, rawVol, &buf) {
+					attaches[r] = nil
+				}
+			}
 		}
 	}
 	for k := range evs {
@@ -674,7 +686,9 @@ func fillKubeletNodes(evs []parser.Event, bounds []int, comps []string, rawVol m
 		if ev.Component == parser.ComponentKCM && ev.Kind == parser.AttachSucceeded && ev.Origin == "" && ev.Node != "" && !ev.Time.IsZero() {
 			var buf [4]string
 			for _, r := range refs(ev, &buf) {
-				attaches[r] = append(attaches[r], stamp{ev.Time, ev.Node})
+				if a, ok := attaches[r]; ok {
+					attaches[r] = append(a, stamp{ev.Time, ev.Node})
+				}
 			}
 		}
 	}
@@ -698,22 +712,11 @@ func fillKubeletNodes(evs []parser.Event, bounds []int, comps []string, rawVol m
 		votes := map[string]int{}
 		for k := bounds[i]; k < bounds[i+1]; k++ {
 			ev := &evs[k]
-			switch ev.Kind {
-			case parser.VerifyAttachedSucceeded, parser.WaitForAttachSucceeded, parser.MountDeviceSucceeded, parser.SetupSucceeded:
-			default:
-				continue
-			}
-			if ev.Time.IsZero() {
+			if !votingKind(ev.Kind) || ev.Time.IsZero() {
 				continue
 			}
 			var buf [4]string
-			rs := refs(ev, &buf)
-			if v, ok := rawVol[int32(k)]; ok {
-				rs = append(rs, "") // as the parser gave it: v first
-				copy(rs[1:], rs)
-				rs[0] = v
-			}
-			for _, r := range rs {
+			for _, r := range voteRefs(ev, k, rawVol, &buf) {
 				a := attaches[r]
 				// latest controller attach before the kubelet fact (+2 min of clock slack)
 				j, _ := slices.BinarySearchFunc(a, ev.Time.Add(2*time.Minute), func(s stamp, t time.Time) int { return s.t.Compare(t) })
@@ -745,6 +748,28 @@ func fillKubeletNodes(evs []parser.Event, bounds []int, comps []string, rawVol m
 		}
 	}
 	return node
+}
+
+// votingKind: the kubelet facts that vote for the node of a kubelet input
+// naming none (the volume is attached to the node the kubelet runs on).
+func votingKind(k parser.Kind) bool {
+	switch k {
+	case parser.VerifyAttachedSucceeded, parser.WaitForAttachSucceeded, parser.MountDeviceSucceeded, parser.SetupSucceeded:
+		return true
+	}
+	return false
+}
+
+// voteRefs is refs with the volume name as the parser gave it first, when
+// interning rewrote it (rawVol).
+func voteRefs(ev *parser.Event, k int, rawVol map[int32]string, buf *[4]string) []string {
+	rs := refs(ev, buf)
+	if v, ok := rawVol[int32(k)]; ok {
+		rs = append(rs, "")
+		copy(rs[1:], rs)
+		rs[0] = v
+	}
+	return rs
 }
 
 // kubeletNodeIDs sets ids[k].node for the events fillKubeletNodes gave
