@@ -5,26 +5,36 @@
 #
 # usage: scripts/bench.sh [SIZE]        one shape and era; SIZE defaults to 1GiB (e.g. 128MiB for a quick run)
 #        scripts/bench.sh all [SIZE]    every shape × every era, one table
+#        scripts/bench.sh scale         how cost grows: SIZES × SHAPES (ERA), CPU-s per GiB, one table
 # env:   SHAPE=default|churn|many-nodes ERA=legacy|structured|json SEED=1 RUNS=5
 #        BENCH_DIR=${TMPDIR:-/tmp}/kcmtrace-bench   generated logs, reused (keyed by shape+era+size+seed+generator)
 #        KUBELET=1   also feed node B's kubelet log to both tools (0: the KCM log alone)
 #        OLD=path    also time this kcmtrace binary (e.g. one built from main), interleaved with the new one
+#        SIZES="128MiB 1GiB 4GiB" SHAPES="default churn"   for scale
 #
 # Each run executes rg, kcmtrace (and OLD) one after the other, RUNS times,
 # so that a busy machine slows them alike. Printed per tool: the median CPU
 # seconds (user+sys, /usr/bin/time) — the primary number on a shared machine
 # —, the median wall seconds (date +%s%N around /usr/bin/time), the largest
-# peak RSS, and the ratio of kcmtrace's median wall time to rg's. The load
-# average is printed with every table. Exits 1 when an incident is missed
+# peak RSS, the ratio of kcmtrace's median wall time to rg's, and the
+# collector's share of the CPU (one more run under GODEBUG=gctrace=1: the
+# runtime's own figure since start). The load average is printed with every
+# table. Exits 1 when an incident is missed
 # (or a finding shows up on the clean move).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 ALL=0
-if [ "${1:-}" = all ]; then
+case ${1:-} in
+all)
 	ALL=1
 	shift
-fi
+	;;
+scale)
+	ALL=scale
+	shift
+	;;
+esac
 SIZE=${1:-1GiB}
 SEED=${SEED:-1}
 ERA=${ERA:-legacy}
@@ -135,6 +145,9 @@ bench_one() {
 		o_wall=$wall o_cpu=$cpu o_mib=$mib
 	fi
 	ratio=$(awk -v a="$k_wall" -v b="$rg_wall" 'BEGIN{ if (b<=0) b=0.005; printf "%.2f", a/b }')
+	# the collector's share: the last gctrace line's "N%" (CPU since start)
+	gc=$(GODEBUG=gctrace=1 "$tmp/kcmtrace" analyze --format json --no-progress "${inputs[@]}" 2>&1 >/dev/null |
+		awk '/^gc [0-9]+ @/{p=$4} END{sub(/%:?$/, "", p); print (p == "" ? "0" : p) "%"}')
 	set +e
 	# shellcheck disable=SC2086
 	"$tmp/kcmgen" verify -manifest "$manifest" -report "$tmp/new.out" $ignore >"$tmp/verdict"
@@ -156,14 +169,35 @@ if [ "$ALL" = 0 ]; then
 		printf '  %-32s %6s CPU-s %7s s wall  RSS %4d MiB\n' "OLD ($OLD)" "$o_cpu" "$o_wall" "$o_mib"
 	fi
 	printf '  %-32s %6s   (wall, target ≤ 1.5)\n' "ratio kcmtrace/rg" "$ratio"
+	printf '  %-32s %6s   (GODEBUG=gctrace=1, CPU since start)\n' "collector's share" "$gc"
 	echo "  planted incidents ($manifest):"
 	cat "$tmp/verdict"
 	exit "$verdict_rc"
 fi
 
+if [ "$ALL" = scale ]; then
+	printf 'kcmtrace bench scale · %s era · seed %s · median of %s · load %s at start\n' "$ERA" "$SEED" "$RUNS" "$(loadavg)"
+	echo '| shape | size | rg CPU-s | kcmtrace CPU-s | CPU-s per GiB | kcmtrace wall | peak RSS | GC share | incidents |'
+	echo '|---|---|---|---|---|---|---|---|---|'
+	failed=0
+	for shape in ${SHAPES:-default churn}; do
+		for SIZE in ${SIZES:-128MiB 1GiB 4GiB}; do
+			bench_one "$shape" "$ERA"
+			per=$(awk -v c="$k_cpu" -v b="$bytes" 'BEGIN{printf "%.2f", c/(b/1073741824)}')
+			printf '| %s | %s | %s | %s | %s | %s | %s MiB | %s | %s |\n' "$shape" "$SIZE" "$rg_cpu" "$k_cpu" "$per" "$k_wall" "$k_mib" "$gc" "$verdict"
+			if [ "$verdict" != found ]; then
+				failed=1
+				cat "$tmp/verdict" >&2
+			fi
+		done
+	done
+	printf 'load %s at end\n' "$(loadavg)"
+	exit "$failed"
+fi
+
 printf 'kcmtrace bench all · %s · seed %s · median of %s · load %s at start\n' "$SIZE" "$SEED" "$RUNS" "$(loadavg)"
-hdr='| shape | era | rg CPU-s | rg wall | kcmtrace CPU-s | kcmtrace wall | peak RSS | ratio (wall) |'
-sep='|---|---|---|---|---|---|---|---|'
+hdr='| shape | era | rg CPU-s | rg wall | kcmtrace CPU-s | kcmtrace wall | peak RSS | ratio (wall) | GC share |'
+sep='|---|---|---|---|---|---|---|---|---|'
 if [ -n "$OLD" ]; then
 	hdr+=' old CPU-s | old wall | old RSS |'
 	sep+='---|---|---|'
@@ -173,7 +207,7 @@ failed=0
 for shape in default churn many-nodes; do
 	for era in legacy structured json; do
 		bench_one "$shape" "$era"
-		row="| $shape | $era | $rg_cpu | $rg_wall | $k_cpu | $k_wall | $k_mib MiB | $ratio |"
+		row="| $shape | $era | $rg_cpu | $rg_wall | $k_cpu | $k_wall | $k_mib MiB | $ratio | $gc |"
 		if [ -n "$OLD" ]; then row+=" $o_cpu | $o_wall | $o_mib MiB |"; fi
 		printf '%s %s |\n' "$row" "$verdict"
 		if [ "$verdict" != found ]; then
