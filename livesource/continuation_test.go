@@ -3,6 +3,8 @@ package livesource
 import (
 	"context"
 	"fmt"
+	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -64,15 +66,79 @@ func TestVictoriaLogsJoinsContinuationLines(t *testing.T) {
 	if len(notes) != 1 || !strings.Contains(notes[0], "continuation lines") {
 		t.Errorf("notes %q", notes)
 	}
-	// The parser reads the block: the attach's pods are the block's
-	// lines, not the "<" the header record alone would give.
-	rc, err := streams[0].Open()
+	parsesJoined(t, streams[0])
+}
+
+// parsesJoined checks the parser reads the joined block through the
+// stream's envelope: the attach's pods are the block's lines, not the "<"
+// the header record alone would give, and the file is 2 lines.
+func parsesJoined(t *testing.T, s Stream) {
+	t.Helper()
+	rc, err := s.Open()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rc.Close()
-	res := parser.ParseReader(rc, streams[0].Path, parser.Options{Format: streams[0].Envelope})
+	res := parser.ParseReader(rc, s.Path, parser.Options{Format: s.Envelope})
 	if len(res.Events) != 2 || !strings.HasPrefix(res.Events[0].Pod, "default/pod-a") || res.Input.Lines != 2 {
-		t.Errorf("parsed %d events (first's pod %q), %d lines; want the attach with the block's pods, and 2 lines", len(res.Events), res.Events[0].Pod, res.Input.Lines)
+		pod := ""
+		if len(res.Events) > 0 {
+			pod = res.Events[0].Pod
+		}
+		t.Errorf("%s: parsed %d events (first's pod %q), %d lines; want the attach with the block's pods, and 2 lines", s.Envelope, len(res.Events), pod, res.Input.Lines)
 	}
+}
+
+// TestLokiJoinsContinuationLines: through the Loki fake (query_range
+// streams, newest first), the header entry the line filter keeps is
+// joined with its block's entries, re-fetched forward over 2 s without the
+// line filter and narrowed to its own labels; an entry of another KCM
+// pod's stream inside those 2 s that looks like a block line is not
+// joined, and the block line the filter also kept is not written twice.
+func TestLokiJoinsContinuationLines(t *testing.T) {
+	at := time.Date(2024, 8, 12, 6, 5, 0, 0, time.UTC)
+	a := map[string]string{"container": "kube-controller-manager", "namespace": "kube-system", "pod": "kcm-a"}
+	b := map[string]string{"container": "kube-controller-manager", "namespace": "kube-system", "pod": "kcm-b"}
+	var entries []lokiFakeEntry
+	for i, m := range multiLineEntry {
+		entries = append(entries, lokiFakeEntry{labels: a, ts: at.Add(time.Duration(i) * 100 * time.Millisecond).UnixNano(), line: m})
+	}
+	entries = append(entries, lokiFakeEntry{labels: b, ts: at.Add(50 * time.Millisecond).UnixNano(), line: "\tother/pod-z"})
+	fake := &lokiFake{t: t, entries: entries, wantQuery: `{container="kube-controller-manager"} ` + LogQLFilter(nil)}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	src, _ := Parse("loki+" + srv.URL)
+	opt := lokiOptions(t)
+	opt.Since, opt.Until = at.Add(-time.Minute), at.Add(time.Minute)
+	streams, err := Fetch(context.Background(), src, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := streams[0]
+	want := []string{
+		fmt.Sprint(at.UnixNano()) + " kcm-a " + strings.Join(multiLineEntry[:4], "\n"),
+		fmt.Sprint(at.Add(500*time.Millisecond).UnixNano()) + " kcm-a " + multiLineEntry[5],
+	}
+	diffLines(t, "joined", lokiFetched(t, s), want)
+	if s.Joined != 3 || s.Records != 2 {
+		t.Errorf("joined %d lines into %d records, want 3 into 2", s.Joined, s.Records)
+	}
+	refetch := 0
+	for _, r := range fake.reqs {
+		q := r.URL.Query()
+		if strings.Contains(q.Get("query"), "|=") {
+			continue
+		}
+		refetch++
+		start, _ := strconv.ParseInt(q.Get("start"), 10, 64)
+		end, _ := strconv.ParseInt(q.Get("end"), 10, 64)
+		if q.Get("query") != `{container="kube-controller-manager"} | container="kube-controller-manager" | namespace="kube-system" | pod="kcm-a"` ||
+			start != at.UnixNano() || end-start != int64(continuationWindow) || q.Get("direction") != "forward" {
+			t.Errorf("re-fetch %s", r.URL.RawQuery)
+		}
+	}
+	if refetch != 1 {
+		t.Errorf("%d re-fetches, want 1", refetch)
+	}
+	parsesJoined(t, s)
 }
