@@ -2,8 +2,10 @@ package livesource
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -141,4 +143,58 @@ func TestLokiJoinsContinuationLines(t *testing.T) {
 		t.Errorf("%d re-fetches, want 1", refetch)
 	}
 	parsesJoined(t, s)
+}
+
+// TestElasticsearchJoinsContinuationLines: through the Elasticsearch and
+// OpenSearch fakes (a point in time paged by search_after, pages of 1 and
+// 2 so the block line the pushdown also kept comes on a later page or the
+// same one), the header hit is joined with its block's hits, searched on
+// the index over 2 s without the pushdown and narrowed by match_phrase to
+// the hit's pod and container; another pod's hit inside those 2 s that
+// looks like a block line is not joined, and no hit is written twice.
+func TestElasticsearchJoinsContinuationLines(t *testing.T) {
+	at := time.Date(2024, 8, 12, 6, 5, 0, 0, time.UTC)
+	var docs []esDoc
+	for i, m := range multiLineEntry {
+		docs = append(docs, esDoc{id: fmt.Sprint("m", i), ms: at.Add(time.Duration(i) * 100 * time.Millisecond).UnixMilli(), msg: m, pod: "kcm-a"})
+	}
+	docs = slices.Insert(docs, 1, esDoc{id: "other", ms: at.Add(50 * time.Millisecond).UnixMilli(), msg: "\tother/pod-z", pod: "kcm-b"})
+	for _, tc := range []struct {
+		scheme string
+		page   int
+	}{{"es+", 1}, {"opensearch+", 2}} {
+		fake := &esFake{t: t, docs: docs, opensearch: tc.scheme == "opensearch+"}
+		srv := httptest.NewServer(fake)
+		src, _ := Parse(tc.scheme + srv.URL + "/logs-k8s-*")
+		opt := esOptions(t)
+		opt.Since, opt.Until, opt.PageSize = at.Add(-time.Minute), at.Add(time.Minute), tc.page
+		streams, err := Fetch(context.Background(), src, opt)
+		srv.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := streams[0]
+		diffLines(t, tc.scheme, esFetched(t, s), []string{"m0 " + strings.Join(multiLineEntry[:4], "\n"), "m5 " + multiLineEntry[5]})
+		if s.Joined != 3 || s.Records != 2 {
+			t.Errorf("%s joined %d lines into %d records, want 3 into 2", tc.scheme, s.Joined, s.Records)
+		}
+		refetch := 0
+		for _, b := range fake.bodies {
+			f, _ := json.Marshal(b["query"].(map[string]any)["bool"].(map[string]any)["filter"])
+			if strings.Contains(string(f), "allow_leading_wildcard") {
+				continue
+			}
+			refetch++
+			want := `[{"range":{"@timestamp":{"format":"strict_date_optional_time_nanos","gte":"2024-08-12T06:05:00Z","lt":"2024-08-12T06:05:02Z"}}},` +
+				`{"query_string":{"query":"kubernetes.container_name:\"kube-controller-manager\""}},` +
+				`{"match_phrase":{"kubernetes.pod_name":"kcm-a"}},{"match_phrase":{"kubernetes.container_name":"kube-controller-manager"}}]`
+			if string(f) != want || b["pit"] != nil {
+				t.Errorf("%s re-fetch filter (pit %v):\n got  %s\n want %s", tc.scheme, b["pit"], f, want)
+			}
+		}
+		if refetch != 1 {
+			t.Errorf("%s: %d re-fetches, want 1", tc.scheme, refetch)
+		}
+		parsesJoined(t, s)
+	}
 }
