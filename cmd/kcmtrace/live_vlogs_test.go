@@ -2,7 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -148,4 +150,58 @@ func TestAnalyzeVictoriaLogsSaveReplay(t *testing.T) {
 	plain, _ := analyzeLive(t, exitOK, filepath.Join(seed, "kcm.log"), filepath.Join(seed, "kubelet.log"))
 	compareLists(t, "live findings vs the files", normalised(t, onSeedVolumes(live.findings), inputRoles(live)), normalised(t, plain.findings, inputRoles(plain)))
 	compareLists(t, "live incidents vs the files", normalised(t, onSeedVolumes(live.incidents), nil), normalised(t, plain.incidents, nil))
+}
+
+// TestAnalyzeVictoriaLogsSelectionFlags: --volume, --node and --pod on a
+// store source select locally, after the fetch, and give the files'
+// findings, incidents and per-volume event counts. Sent to the store as a
+// substring every line must hold they did not: the seed's volume named by
+// its handle loses the lines naming only its PV, its first node loses the
+// lines of the second (the multi-attach), the pod the detach and the
+// kubelet lines that do not name it.
+func TestAnalyzeVictoriaLogsSelectionFlags(t *testing.T) {
+	url := startVictoriaLogs(t)
+	seed := absFixture(t, "incidents", "seed-legacy")
+	files := []string{filepath.Join(seed, "kcm.log"), filepath.Join(seed, "kubelet.log")}
+	live := []string{url, "--selector", `kcm=container:="kube-controller-manager"`, "--selector", `kubelet=_SYSTEMD_UNIT:="kubelet.service"`,
+		"--since", "2024-08-12T00:00:00Z", "--until", "2024-08-13T00:00:00Z"}
+	volumeEvents := func(args ...string) []string {
+		t.Helper()
+		code, stdout, stderr := runWithStdin(t, append([]string{"volumes", "--format", "json"}, args...), nil)
+		if code != exitOK {
+			t.Fatalf("volumes %s: exit %d\n%s", strings.Join(args, " "), code, stderr)
+		}
+		var doc struct {
+			Volumes []map[string]any `json:"volumes"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, v := range onSeedVolumes(doc.Volumes) {
+			out = append(out, fmt.Sprint(v["volume"], " events=", v["events"], " kinds=", jsonString(t, v["kinds"])))
+		}
+		return out
+	}
+	for _, flag := range [][]string{
+		{"--volume", "disk-7x9qk2mz"},
+		{"--volume", "pvc-5d6c3d9e-8b1a-4c0e-9f2e-3a7b8c9d0e1f"},
+		{"--node", "10.0.3.27"},
+		{"--pod", "default/mysql-0"},
+	} {
+		l, _ := analyzeLive(t, exitOK, append(slices.Clone(live), flag...)...)
+		p, _ := analyzeLive(t, exitOK, append(slices.Clone(files), flag...)...)
+		what := strings.Join(flag, " ")
+		if len(p.findings) == 0 {
+			t.Fatalf("%s: no finding on the files: the case proves nothing", what)
+		}
+		for _, in := range l.inputs {
+			if q := in["fetch"].(map[string]any)["query"].(string); strings.Contains(q, flag[1]) {
+				t.Errorf("%s: sent to the store: %s", what, q)
+			}
+		}
+		compareLists(t, what+": live findings vs the files", normalised(t, onSeedVolumes(l.findings), inputRoles(l)), normalised(t, p.findings, inputRoles(p)))
+		compareLists(t, what+": live incidents vs the files", normalised(t, onSeedVolumes(l.incidents), nil), normalised(t, p.incidents, nil))
+		compareLists(t, what+": live volumes vs the files", volumeEvents(append(slices.Clone(live), flag...)...), volumeEvents(append(slices.Clone(files), flag...)...))
+	}
 }
