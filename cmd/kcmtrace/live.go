@@ -155,7 +155,7 @@ func streamInput(s livesource.Stream, defaultWindow bool) parser.StreamInput {
 		Fetch: &parser.Fetch{
 			Source: s.Source, Selector: s.Selector, Query: s.Query, Pushdown: s.Pushdown, Fallback: s.Fallback,
 			Since: s.Since, Until: s.Until, DefaultWindow: defaultWindow,
-			Records: s.Records, Requests: s.Requests, Truncated: s.Truncated,
+			Records: s.Records, Requests: s.Requests, Joined: s.Joined, Truncated: s.Truncated,
 		},
 	}
 }

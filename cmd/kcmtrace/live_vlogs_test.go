@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kcmtrace/kcmtrace/internal/vlogstest"
 )
@@ -203,5 +204,44 @@ func TestAnalyzeVictoriaLogsSelectionFlags(t *testing.T) {
 		compareLists(t, what+": live findings vs the files", normalised(t, onSeedVolumes(l.findings), inputRoles(l)), normalised(t, p.findings, inputRoles(p)))
 		compareLists(t, what+": live incidents vs the files", normalised(t, onSeedVolumes(l.incidents), nil), normalised(t, p.incidents, nil))
 		compareLists(t, what+": live volumes vs the files", volumeEvents(append(slices.Clone(live), flag...)...), volumeEvents(append(slices.Clone(files), flag...)...))
+	}
+}
+
+// TestAnalyzeVictoriaLogsJoinedInJSON: a multi-line entry stored one
+// record a line is joined back on the real server, and the JSON says how
+// many continuation lines were joined in inputs[].fetch.joined (absent
+// when none: the kubelet stream here).
+func TestAnalyzeVictoriaLogsJoinedInJSON(t *testing.T) {
+	s, skip, err := vlogstest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if skip != "" {
+		t.Skip(skip)
+	}
+	t.Cleanup(s.Stop)
+	at := time.Date(2024, 8, 12, 6, 5, 0, 0, time.UTC)
+	var recs []vlogstest.Record
+	for i, m := range []string{
+		`I0812 14:05:00.000000       1 reconciler.go:304] "attacherDetacher.AttachVolume started" volumeName="kubernetes.io/csi/disk.csi.azure.com^disk-ml" nodeName="node-ml" scheduledPods=<`,
+		"\tdefault/pod-a", "\tdefault/pod-b", " >",
+	} {
+		recs = append(recs, vlogstest.Record{Role: "kcm", Time: at.Add(time.Duration(i) * time.Millisecond), Msg: m})
+	}
+	recs = append(recs, vlogstest.Record{Role: "kubelet", Time: at, Msg: `I0812 06:05:00.000000    2783 reconciler.go:224] "operationExecutor.VerifyControllerAttachedVolume started for volume \"pvc-ml\""`})
+	if err := s.Load(recs); err != nil {
+		t.Fatal(err)
+	}
+	l, stderr := analyzeLive(t, exitOK, "vlogs+"+s.URL, "--selector", `kcm=container:="kube-controller-manager"`, "--selector", `kubelet=_SYSTEMD_UNIT:="kubelet.service"`,
+		"--since", "2024-08-12T06:00:00Z", "--until", "2024-08-12T06:10:00Z")
+	if len(l.inputs) != 2 {
+		t.Fatalf("%d inputs\n%s", len(l.inputs), stderr)
+	}
+	kcm, kubelet := l.inputs[0]["fetch"].(map[string]any), l.inputs[1]["fetch"].(map[string]any)
+	if kcm["joined"] != 3.0 || kcm["records"] != 1.0 {
+		t.Errorf("kcm fetch: joined %v into %v records, want 3 into 1", kcm["joined"], kcm["records"])
+	}
+	if _, ok := kubelet["joined"]; ok {
+		t.Errorf("kubelet fetch has joined %v, want none", kubelet["joined"])
 	}
 }
