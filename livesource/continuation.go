@@ -1,6 +1,7 @@
 package livesource
 
 import (
+	"bytes"
 	"context"
 	"sync"
 	"time"
@@ -72,8 +73,11 @@ func (s *splicer) splice(ctx context.Context, recs []record) error {
 		return nil
 	}
 	for i, r := range recs {
+		if r.id == "" || !mayOpenBlock(r.raw) {
+			continue
+		}
 		msg := s.st.text(r)
-		if r.id == "" || !parser.Unterminated(msg) {
+		if !parser.Unterminated(msg) {
 			continue
 		}
 		next, err := s.st.following(ctx, s.rf, r)
@@ -111,6 +115,12 @@ func (s *splicer) splice(ctx context.Context, recs []record) error {
 		s.mu.Unlock()
 	}
 	return nil
+}
+
+// mayOpenBlock is a cheap test on a record's bytes before its message is
+// decoded: a block opens with "=<", which JSON may write as "=\u003c".
+func mayOpenBlock(raw []byte) bool {
+	return bytes.Contains(raw, []byte("=<")) || bytes.Contains(raw, []byte(`=\u003c`))
 }
 
 // unabsorbed drops the records a splice joined to an earlier one.

@@ -198,3 +198,18 @@ func TestElasticsearchJoinsContinuationLines(t *testing.T) {
 		parsesJoined(t, s)
 	}
 }
+
+// TestMayOpenBlock: the pre-test before decoding a record's message
+// passes a block opening however the JSON writes "<", and nothing else.
+func TestMayOpenBlock(t *testing.T) {
+	for raw, want := range map[string]bool{
+		`{"_msg":"x scheduledPods=<"}`:      true,
+		`["1","x scheduledPods=\u003c"]`:    true,
+		`{"_msg":"x scheduledPods=\"<\""}`:  false,
+		`{"_msg":"AttachVolume succeeded"}`: false,
+	} {
+		if got := mayOpenBlock([]byte(raw)); got != want {
+			t.Errorf("mayOpenBlock(%s) = %v, want %v", raw, got, want)
+		}
+	}
+}

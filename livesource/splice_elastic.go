@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -123,18 +122,13 @@ func (s *elasticStore) following(ctx context.Context, rf *roleFetch, r record) (
 			filter = append(filter, map[string]any{"match_phrase": map[string]any{f: v}})
 		}
 	}
-	body, _ := json.Marshal(map[string]any{
+	res, err := s.search(ctx, rf, s.indexPath("/_search"), map[string]any{
 		"size": continuationMax + 1, "track_total_hits": false,
 		"sort":  []any{map[string]any{s.opt.ESTimeField: map[string]any{"order": "asc", "format": "strict_date_optional_time_nanos"}}, map[string]any{"_doc": "asc"}},
 		"query": map[string]any{"bool": map[string]any{"filter": filter}},
 	})
-	resp, err := rf.c.do(ctx, request{method: http.MethodPost, path: s.indexPath("/_search"), body: body, ctype: "application/json"})
 	if err != nil {
 		return nil, err
-	}
-	var res esResponse
-	if err := json.Unmarshal(resp, &res); err != nil {
-		return nil, &permanentError{err}
 	}
 	var out []record
 	for _, raw := range res.Hits.Hits {
