@@ -170,24 +170,23 @@ func (s *elasticStore) messageField(src map[string]any) (map[string]any, string,
 	return nil, "", false
 }
 
+// message decodes a hit and finds its message field.
+func (s *elasticStore) message(raw []byte) (h esParsed, parent map[string]any, key string, ok bool) {
+	if h, ok = parseHit(raw); ok {
+		parent, key, ok = s.messageField(h.source)
+	}
+	return h, parent, key, ok
+}
+
 func (s *elasticStore) text(r record) []byte {
-	h, ok := parseHit(r.raw)
-	if !ok {
-		return nil
+	if _, p, k, ok := s.message(r.raw); ok {
+		return []byte(p[k].(string))
 	}
-	p, k, ok := s.messageField(h.source)
-	if !ok {
-		return nil
-	}
-	return []byte(p[k].(string))
+	return nil
 }
 
 func (s *elasticStore) withText(r record, text []byte) record {
-	h, ok := parseHit(r.raw)
-	if !ok {
-		return r
-	}
-	p, k, ok := s.messageField(h.source)
+	h, p, k, ok := s.message(r.raw)
 	if !ok {
 		return r
 	}

@@ -16,14 +16,7 @@ import (
 // incident among noise into it (internal/vlogstest).
 func startVictoriaLogs(t *testing.T) string {
 	t.Helper()
-	s, skip, err := vlogstest.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if skip != "" {
-		t.Skip(skip)
-	}
-	t.Cleanup(s.Stop)
+	s := startEmptyVictoriaLogs(t)
 	recs, err := vlogstest.Seed(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
@@ -32,6 +25,20 @@ func startVictoriaLogs(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return "vlogs+" + s.URL
+}
+
+// startEmptyVictoriaLogs starts the real server for one test, empty.
+func startEmptyVictoriaLogs(t *testing.T) *vlogstest.Server {
+	t.Helper()
+	s, skip, err := vlogstest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if skip != "" {
+		t.Skip(skip)
+	}
+	t.Cleanup(s.Stop)
+	return s
 }
 
 // analyzed is the JSON report of one analyze run, split for comparing.
@@ -212,14 +219,7 @@ func TestAnalyzeVictoriaLogsSelectionFlags(t *testing.T) {
 // many continuation lines were joined in inputs[].fetch.joined (absent
 // when none: the kubelet stream here).
 func TestAnalyzeVictoriaLogsJoinedInJSON(t *testing.T) {
-	s, skip, err := vlogstest.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if skip != "" {
-		t.Skip(skip)
-	}
-	t.Cleanup(s.Stop)
+	s := startEmptyVictoriaLogs(t)
 	at := time.Date(2024, 8, 12, 6, 5, 0, 0, time.UTC)
 	var recs []vlogstest.Record
 	for i, m := range []string{
