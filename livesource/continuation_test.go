@@ -213,3 +213,22 @@ func TestMayOpenBlock(t *testing.T) {
 		}
 	}
 }
+
+// TestElasticsearchHitTime: a block's search starts at the header's time:
+// the time field of its _source (nested or dotted), else its first sort
+// value (nanosecond string or epoch milliseconds).
+func TestElasticsearchHitTime(t *testing.T) {
+	s := &elasticStore{opt: Options{ESTimeField: "@timestamp"}}
+	want := time.Date(2024, 8, 12, 6, 5, 0, 123000000, time.UTC)
+	for _, raw := range []string{
+		`{"_source":{"@timestamp":"2024-08-12T06:05:00.123Z"},"sort":[1]}`,
+		`{"_source":{"@timestamp":"2024-08-12 06:05:00,123"},"sort":["2024-08-12T06:05:00.123000000Z",4]}`,
+		`{"_source":{},"sort":[1723442700123,4]}`,
+	} {
+		h, ok := parseHit([]byte(raw))
+		got, ok2 := s.hitTime(h)
+		if !ok || !ok2 || !got.Equal(want) {
+			t.Errorf("hitTime(%s) = %v %v, want %v", raw, got, ok2, want)
+		}
+	}
+}

@@ -89,13 +89,23 @@ func identity(src map[string]any) map[string]string {
 	return out
 }
 
-// hitTime is a hit's time: the ES time field of its _source.
-func (s *elasticStore) hitTime(src map[string]any) (time.Time, bool) {
-	p, k, ok := sourceField(src, s.opt.ESTimeField)
-	if !ok {
-		return time.Time{}, false
+// hitTime is a hit's time: the ES time field of its _source, else its
+// first sort value (the fetch sorts by that field first).
+func (s *elasticStore) hitTime(h esParsed) (time.Time, bool) {
+	if p, k, ok := sourceField(h.source, s.opt.ESTimeField); ok {
+		if t, ok := timeValue(p[k]); ok {
+			return t, true
+		}
 	}
-	switch v := p[k].(type) {
+	if sv, ok := h.hit["sort"].([]any); ok && len(sv) > 0 {
+		return timeValue(sv[0])
+	}
+	return time.Time{}, false
+}
+
+// timeValue reads an RFC 3339 time or epoch milliseconds.
+func timeValue(v any) (time.Time, bool) {
+	switch v := v.(type) {
 	case string:
 		t, err := time.Parse(time.RFC3339Nano, v)
 		return t, err == nil
@@ -111,7 +121,7 @@ func (s *elasticStore) following(ctx context.Context, rf *roleFetch, r record) (
 	if !ok {
 		return nil, nil
 	}
-	at, ok := s.hitTime(h.source)
+	at, ok := s.hitTime(h)
 	id := identity(h.source)
 	if !ok || len(id) == 0 {
 		return nil, nil // no time or no stream to join within: nothing to join safely
