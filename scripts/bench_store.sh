@@ -8,13 +8,15 @@
 #        into the user cache: go test ./livesource/ once), SEED=1,
 #        BENCH_DIR=${TMPDIR:-/tmp}/kcmtrace-store-bench   (generated log and export, removed after)
 #
-# Generates LINES lines with cmd/kcmgen (legacy era), ingests them through
-# /insert/jsonline (one record a line, stream container=kube-controller-manager),
-# then times, with peak RSS from /usr/bin/time:
+# Generates LINES lines with cmd/kcmgen (legacy era), streams them into
+# /insert/jsonline (one record a line, stream container=kube-controller-manager;
+# 10 M lines take ~4 minutes on 2 shared cores, the whole run ~8), then
+# times, with wall and CPU seconds and peak RSS from /usr/bin/time:
 #   live    kcmtrace analyze vlogs+http://… over the first planted incident's window ± 5 min
 #   export  the whole stream through /select/logsql/query into a file
 #   file    kcmtrace analyze FILE over the same window
-# and prints one Markdown table row per measure.
+# and prints one Markdown table row per measure and the load average.
+# Needs ~2.5 × LINES × 205 bytes of disk in BENCH_DIR (the log, then the export).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
