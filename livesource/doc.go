@@ -14,7 +14,9 @@
 // order (paging.go), the paging of each store within its limits
 // (store_vlogs.go, store_loki.go, store_elastic.go), the second pass that
 // joins multi-line entries shipped as one record a line (continuation.go,
-// asking parser.Unterminated) and the files it writes (fetch.go, save.go):
+// asking parser.Unterminated; each store's re-fetch of a record's stream
+// in its store file, Elasticsearch's in splice_elastic.go) and the files
+// it writes (fetch.go, save.go):
 // one record a physical line, so the parser's line count of a fetched
 // file is the records fetched.
 //

@@ -17,9 +17,8 @@ import (
 
 // esFake replays the _search contract with a point in time: hits sorted by
 // [@timestamp, tiebreak], pages of "size", search_after the last sort
-// values, errors in Elasticsearch's JSON shape. It applies no query: the
-// docs it holds are those the pushdown would match, plus one duplicate _id
-// across pages.
+// values, errors in Elasticsearch's JSON shape. Of the query it applies
+// only what esMatches reads (the selector not at all).
 type esFake struct {
 	t          *testing.T
 	docs       []esDoc
@@ -35,6 +34,38 @@ type esDoc struct {
 	id  string
 	ms  int64
 	msg string
+	pod string // kubernetes.pod_name when set
+}
+
+// esMatches applies the parts of a search body the fake understands: the
+// time range, the wildcard pushdown (as the prefilter) and match_phrase
+// on kubernetes.pod_name and kubernetes.container_name.
+func esMatches(body map[string]any, d esDoc) bool {
+	q, _ := body["query"].(map[string]any)
+	b, _ := q["bool"].(map[string]any)
+	filter, _ := b["filter"].([]any)
+	for _, c := range filter {
+		c, _ := c.(map[string]any)
+		rng, _ := c["range"].(map[string]any)
+		if r, ok := rng["@timestamp"].(map[string]any); ok {
+			gte, _ := time.Parse(time.RFC3339Nano, r["gte"].(string))
+			lt, _ := time.Parse(time.RFC3339Nano, r["lt"].(string))
+			if d.ms < gte.UnixMilli() || d.ms >= lt.UnixMilli() {
+				return false
+			}
+		}
+		if qs, ok := c["query_string"].(map[string]any); ok && qs["allow_leading_wildcard"] == true && !keptByPrefilter(d.msg) {
+			return false
+		}
+		mp, _ := c["match_phrase"].(map[string]any)
+		for f, v := range mp {
+			if f == "kubernetes.pod_name" && v != d.pod || f == "kubernetes.container_name" && v != "kube-controller-manager" ||
+				f != "kubernetes.pod_name" && f != "kubernetes.container_name" {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func (f *esFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -94,14 +125,18 @@ func (f *esFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	var hits []any
 	for i, d := range f.docs {
-		if d.ms < after || d.ms == after && i <= afterTie {
+		if d.ms < after || d.ms == after && i <= afterTie || !esMatches(body, d) {
 			continue
 		}
 		if size == 1 || len(hits) < size {
+			k8s := map[string]any{"container_name": "kube-controller-manager"}
+			if d.pod != "" {
+				k8s["pod_name"] = d.pod
+			}
 			hits = append(hits, map[string]any{
 				"_index": "logs-k8s-2024.08.12", "_id": d.id, "_score": nil,
 				"_source": map[string]any{"@timestamp": time.UnixMilli(d.ms).UTC().Format(time.RFC3339Nano), "message": d.msg,
-					"kubernetes": map[string]any{"container_name": "kube-controller-manager"}},
+					"kubernetes": k8s},
 				"sort": []any{d.ms, i},
 			})
 		}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -35,6 +36,19 @@ type lokiFake struct {
 
 	mu   sync.Mutex
 	reqs []*http.Request
+}
+
+// lokiLabelFilter is one LogQL label filter | k="v" as kcmtrace writes it.
+var lokiLabelFilter = regexp.MustCompile(`\s*\| (\w+)=("(?:[^"\\]|\\.)*")`)
+
+// hasLabels reports whether labels hold every label of want.
+func hasLabels(labels, want map[string]string) bool {
+	for k, v := range want {
+		if labels[k] != v {
+			return false
+		}
+	}
+	return true
 }
 
 type lokiFakeEntry struct {
@@ -77,6 +91,19 @@ func (f *lokiFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	cut := strings.Index(query, "}") + 1
 	sel, filter := query[:cut], strings.TrimSpace(query[cut:])
+	// Label filters alone (| k="v" …, the continuation re-fetch) select
+	// by label and keep every line.
+	var labelFilter map[string]string
+	if strings.HasPrefix(filter, "| ") {
+		labelFilter = map[string]string{}
+		for _, m := range lokiLabelFilter.FindAllStringSubmatch(filter, -1) {
+			labelFilter[m[1]], _ = strconv.Unquote(m[2])
+		}
+		if lokiLabelFilter.ReplaceAllString(filter, "") != "" {
+			f.t.Errorf("query %q: not only label filters", query)
+		}
+		filter = ""
+	}
 	if filter != "" && query != f.wantQuery {
 		f.t.Errorf("query %q, want %q", query, f.wantQuery)
 	}
@@ -87,7 +114,7 @@ func (f *lokiFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var sel2 []lokiFakeEntry
 	for _, e := range f.entries {
 		if e.ts >= start && e.ts < end && (match == "" || e.labels["container"]+e.labels["unit"] == match) &&
-			(filter == "" || keptByPrefilter(e.line)) {
+			(filter == "" || keptByPrefilter(e.line)) && hasLabels(e.labels, labelFilter) {
 			sel2 = append(sel2, e)
 		}
 	}

@@ -105,8 +105,10 @@ type Options struct {
 	// Pushdown is PushdownAuto (default) or PushdownOff.
 	Pushdown string
 
-	// Contains are extra substrings every fetched line must contain (AND),
-	// e.g. a volume handle from --volume.
+	// Contains are extra substrings every fetched line must contain (AND).
+	// Only for a caller that knows every line it needs holds them: the CLI
+	// sends none, since --volume/--node/--pod name a volume, node or pod
+	// that its lines may name otherwise (they select after the fetch).
 	Contains []string
 
 	Credentials        Credentials

@@ -81,8 +81,7 @@ type pager struct {
 	written int64              // everything before it is written
 	windows int
 
-	absorbed map[string]bool // records joined to an earlier one by splice, not yet skipped
-	joined   int             // continuation lines joined
+	sp *splicer // joins continuation lines (continuation.go)
 }
 
 type doneSpan struct {
@@ -96,7 +95,7 @@ func fetchWindows(ctx context.Context, st windowStore, rf *roleFetch, write func
 	p := &pager{
 		st: st, rf: rf, write: write,
 		next: rf.opt.Since.UnixNano(), until: rf.opt.Until.UnixNano(), width: int64(rf.opt.Window),
-		done: map[int64]doneSpan{}, absorbed: map[string]bool{}, written: rf.opt.Since.UnixNano(),
+		done: map[int64]doneSpan{}, sp: newSplicer(st, rf), written: rf.opt.Since.UnixNano(),
 		failAt: rf.opt.Until.UnixNano() + 1,
 	}
 	p.cond = sync.NewCond(&p.mu)
@@ -117,10 +116,7 @@ func fetchWindows(ctx context.Context, st windowStore, rf *roleFetch, write func
 		}()
 	}
 	wg.Wait()
-	if p.joined > 0 {
-		rf.c.logf("%s: %s: joined %d continuation lines (multi-line entries shipped as separate records)", rf.c.src, rf.role, p.joined)
-	}
-	rf.joined = p.joined
+	p.sp.done()
 	return p.err
 }
 
@@ -186,7 +182,7 @@ func (p *pager) run(ctx context.Context, w span) error {
 
 // finish splices the window's unterminated records and completes it.
 func (p *pager) finish(ctx context.Context, w span, recs []record, rest []span) error {
-	if err := p.splice(ctx, recs); err != nil {
+	if err := p.sp.splice(ctx, recs); err != nil {
 		return err
 	}
 	p.complete(w, recs, rest)
@@ -246,7 +242,7 @@ func (p *pager) resize(width int64, n int, split bool) {
 
 // emit writes records, stopping at the record limit.
 func (p *pager) emit(recs []record) {
-	recs = p.unabsorbed(recs)
+	recs = p.sp.unabsorbed(recs)
 	if room := p.rf.opt.MaxRecords - p.rf.records; len(recs) > room {
 		recs = recs[:room]
 		p.rf.truncate(limitNote(p.rf.opt.MaxRecords))

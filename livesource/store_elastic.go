@@ -167,6 +167,8 @@ func (s *elasticStore) fetch(ctx context.Context, rf *roleFetch) error {
 	rf.w.WriteString(`{"hits":{"hits":[`)
 	defer rf.w.WriteString("]}}\n")
 	seen := map[string]bool{}
+	sp := newSplicer(s, rf)
+	defer sp.done()
 	var after []json.RawMessage
 	pushdown := rf.pushdown
 	pages := 0
@@ -202,6 +204,7 @@ func (s *elasticStore) fetch(ctx context.Context, rf *roleFetch) error {
 		if r.PitID != "" && pit != "" {
 			pit = r.PitID
 		}
+		var recs []record
 		for _, raw := range r.Hits.Hits {
 			var h esHit
 			if err := json.Unmarshal(raw, &h); err != nil {
@@ -216,10 +219,19 @@ func (s *elasticStore) fetch(ctx context.Context, rf *roleFetch) error {
 				continue
 			}
 			seen[id] = true
+			if h.ID == "" {
+				id = ""
+			}
+			recs = append(recs, record{id: id, raw: raw})
+		}
+		if err := sp.splice(ctx, recs); err != nil {
+			return err
+		}
+		for _, rec := range sp.unabsorbed(recs) {
 			if rf.records > 0 {
 				rf.w.WriteString(",\n") // one hit a line: the parser's line count is the records'
 			}
-			rf.w.Write(raw)
+			rf.w.Write(rec.raw)
 			rf.records++
 		}
 		pages++

@@ -194,7 +194,7 @@ func (s *lokiStore) window(ctx context.Context, rf *roleFetch, a, b int64, onePa
 func appendLoki(out []record, es []lokiEntry) []record {
 	for _, e := range es {
 		raw, _ := json.Marshal(e.raw)
-		out = append(out, record{ts: e.ts, raw: raw, stream: e.stream})
+		out = append(out, record{ts: e.ts, raw: raw, stream: e.stream, id: e.stream + "\x00" + strconv.FormatInt(e.ts, 10) + "\x00" + e.line})
 	}
 	return out
 }
@@ -261,4 +261,62 @@ func (w *lokiWriter) end() {
 		w.rf.w.WriteString("]}")
 	}
 	w.rf.w.WriteString("]}}\n")
+}
+
+// following reads the records of r's stream in [r.ts, r.ts+continuationWindow),
+// forward, without the line filter: the selector narrowed to r's labels
+// by label filters (which match stream labels and structured metadata
+// alike), and only entries of exactly r's label set kept.
+func (s *lokiStore) following(ctx context.Context, rf *roleFetch, r record) ([]record, error) {
+	var labels map[string]string
+	if json.Unmarshal([]byte(r.stream), &labels) != nil {
+		return nil, nil
+	}
+	q := rf.sel
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
+		if !isLabelName(k) {
+			return nil, nil // not a name LogQL can filter on: nothing to join safely
+		}
+		q += " | " + k + "=" + strconv.Quote(labels[k])
+	}
+	es, err := s.send(ctx, rf, q, r.ts, r.ts+int64(continuationWindow), continuationMax+1, "forward")
+	if err != nil {
+		return nil, err
+	}
+	var same []lokiEntry
+	for _, e := range es {
+		if e.stream == r.stream {
+			same = append(same, e)
+		}
+	}
+	return appendLoki(nil, same), nil
+}
+
+// isLabelName reports whether k is a Prometheus label name.
+func isLabelName(k string) bool {
+	for i, c := range k {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return k != ""
+}
+
+func (s *lokiStore) text(r record) []byte {
+	var v []json.RawMessage
+	var line string
+	if json.Unmarshal(r.raw, &v) != nil || len(v) < 2 || json.Unmarshal(v[1], &line) != nil {
+		return nil
+	}
+	return []byte(line)
+}
+
+func (s *lokiStore) withText(r record, text []byte) record {
+	var v []json.RawMessage
+	if json.Unmarshal(r.raw, &v) != nil || len(v) < 2 {
+		return r
+	}
+	v[1], _ = json.Marshal(string(text))
+	r.raw, _ = json.Marshal(v)
+	return r
 }

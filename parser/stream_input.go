@@ -27,6 +27,7 @@ type Fetch struct {
 	DefaultWindow bool      // the window is the default (the last 24 hours)
 	Records       int       // records fetched
 	Requests      int       // HTTP requests sent, retries included
+	Joined        int       // continuation lines joined to the records they continue
 	Truncated     string    // why not every matching record was fetched; "" when complete
 }
 

@@ -92,6 +92,7 @@ type wireFetch struct {
 	DefaultWindow bool   `json:"default_window"`
 	Records       int    `json:"records"`
 	Requests      int    `json:"requests"`
+	Joined        int    `json:"joined,omitempty"`
 	Truncated     string `json:"truncated,omitempty"`
 }
 
@@ -102,7 +103,7 @@ func toWireFetch(f *parser.Fetch) *wireFetch {
 	return &wireFetch{
 		Source: Sanitize(f.Source), Selector: Sanitize(f.Selector), Query: Sanitize(f.Query),
 		Pushdown: f.Pushdown, Fallback: Sanitize(f.Fallback), Since: ts(f.Since), Until: ts(f.Until),
-		DefaultWindow: f.DefaultWindow, Records: f.Records, Requests: f.Requests, Truncated: Sanitize(f.Truncated),
+		DefaultWindow: f.DefaultWindow, Records: f.Records, Requests: f.Requests, Joined: f.Joined, Truncated: Sanitize(f.Truncated),
 	}
 }
 

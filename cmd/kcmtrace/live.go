@@ -72,14 +72,19 @@ func (f *inputFlags) fetchInputs(e env) (*fetched, error) {
 		}
 	}
 	defaultWindow := f.Since == "" && f.Until == ""
-	contains := nonEmpty(f.Volume, f.Node, f.Pod)
+	// --volume, --node and --pod are not sent to the store: each selects
+	// whole volumes by any of their names, and a volume's lines name it,
+	// its nodes and its pods in different ways (a detach names the volume
+	// but not the pod, a multi-attach the other node), so a substring
+	// filter on the flag's value drops lines the analysis needs. They
+	// select locally after the fetch, as for files (README, sources).
 	bar := newFetchProgress(e, f.NoProgress || len(urls) == 0)
 	defer bar.finish()
 	for _, a := range f.Paths {
 		var streams []livesource.Stream
 		if livesource.IsURL(a) {
 			var errs []error
-			streams, out.cleanup, errs = f.fetchSource(e, a, since, until, contains, bar.report(a), out.cleanup)
+			streams, out.cleanup, errs = f.fetchSource(e, a, since, until, bar.report(a), out.cleanup)
 			out.errs = append(out.errs, errs...)
 		} else {
 			out.paths = append(out.paths, a)
@@ -106,7 +111,7 @@ func (f *inputFlags) fetchInputs(e env) (*fetched, error) {
 // fetchSource fetches one store URL into --save DIR, or into a temporary
 // directory that the returned cleanup (chained to the previous one)
 // removes. Each error is one line naming the source.
-func (f *liveFlags) fetchSource(e env, arg string, since, until time.Time, contains []string, progress func(livesource.Progress), prev func()) ([]livesource.Stream, func(), []error) {
+func (f *liveFlags) fetchSource(e env, arg string, since, until time.Time, progress func(livesource.Progress), prev func()) ([]livesource.Stream, func(), []error) {
 	src, err := livesource.Parse(arg)
 	if err != nil {
 		return nil, prev, []error{err}
@@ -126,7 +131,7 @@ func (f *liveFlags) fetchSource(e env, arg string, since, until time.Time, conta
 	}
 	flags := livesource.Credentials{BearerToken: f.BearerToken, Username: f.User, Password: f.Password, OrgID: f.OrgID, APIKey: f.APIKey}
 	opt := livesource.Options{
-		Dir: dir, Since: since, Until: until, Selectors: sel, Pushdown: f.Pushdown, Contains: contains,
+		Dir: dir, Since: since, Until: until, Selectors: sel, Pushdown: f.Pushdown,
 		Credentials: flags.Merge(livesource.CredentialsFromEnv(src.Store, e.getenv)),
 		CAFile:      f.CAFile, InsecureSkipVerify: f.InsecureSkipVerify, PageSize: f.PageSize, Progress: progress,
 		Logf: func(format string, a ...any) {
@@ -150,17 +155,7 @@ func streamInput(s livesource.Stream, defaultWindow bool) parser.StreamInput {
 		Fetch: &parser.Fetch{
 			Source: s.Source, Selector: s.Selector, Query: s.Query, Pushdown: s.Pushdown, Fallback: s.Fallback,
 			Since: s.Since, Until: s.Until, DefaultWindow: defaultWindow,
-			Records: s.Records, Requests: s.Requests, Truncated: s.Truncated,
+			Records: s.Records, Requests: s.Requests, Joined: s.Joined, Truncated: s.Truncated,
 		},
 	}
-}
-
-func nonEmpty(ss ...string) []string {
-	var out []string
-	for _, s := range ss {
-		if s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
 }

@@ -2,9 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kcmtrace/kcmtrace/internal/vlogstest"
 )
@@ -12,6 +15,20 @@ import (
 // startVictoriaLogs starts the real server for one test and loads the seed
 // incident among noise into it (internal/vlogstest).
 func startVictoriaLogs(t *testing.T) string {
+	t.Helper()
+	s := startEmptyVictoriaLogs(t)
+	recs, err := vlogstest.Seed(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Load(recs); err != nil {
+		t.Fatal(err)
+	}
+	return "vlogs+" + s.URL
+}
+
+// startEmptyVictoriaLogs starts the real server for one test, empty.
+func startEmptyVictoriaLogs(t *testing.T) *vlogstest.Server {
 	t.Helper()
 	s, skip, err := vlogstest.Start()
 	if err != nil {
@@ -21,14 +38,7 @@ func startVictoriaLogs(t *testing.T) string {
 		t.Skip(skip)
 	}
 	t.Cleanup(s.Stop)
-	recs, err := vlogstest.Seed(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Load(recs); err != nil {
-		t.Fatal(err)
-	}
-	return "vlogs+" + s.URL
+	return s
 }
 
 // analyzed is the JSON report of one analyze run, split for comparing.
@@ -148,4 +158,90 @@ func TestAnalyzeVictoriaLogsSaveReplay(t *testing.T) {
 	plain, _ := analyzeLive(t, exitOK, filepath.Join(seed, "kcm.log"), filepath.Join(seed, "kubelet.log"))
 	compareLists(t, "live findings vs the files", normalised(t, onSeedVolumes(live.findings), inputRoles(live)), normalised(t, plain.findings, inputRoles(plain)))
 	compareLists(t, "live incidents vs the files", normalised(t, onSeedVolumes(live.incidents), nil), normalised(t, plain.incidents, nil))
+}
+
+// TestAnalyzeVictoriaLogsSelectionFlags: --volume, --node and --pod on a
+// store source select locally, after the fetch, and give the files'
+// findings, incidents and per-volume event counts. Sent to the store as a
+// substring every line must hold they did not: the seed's volume named by
+// its handle loses the lines naming only its PV, its first node loses the
+// lines of the second (the multi-attach), the pod the detach and the
+// kubelet lines that do not name it.
+func TestAnalyzeVictoriaLogsSelectionFlags(t *testing.T) {
+	url := startVictoriaLogs(t)
+	seed := absFixture(t, "incidents", "seed-legacy")
+	files := []string{filepath.Join(seed, "kcm.log"), filepath.Join(seed, "kubelet.log")}
+	live := []string{url, "--selector", `kcm=container:="kube-controller-manager"`, "--selector", `kubelet=_SYSTEMD_UNIT:="kubelet.service"`,
+		"--since", "2024-08-12T00:00:00Z", "--until", "2024-08-13T00:00:00Z"}
+	volumeEvents := func(args ...string) []string {
+		t.Helper()
+		code, stdout, stderr := runWithStdin(t, append([]string{"volumes", "--format", "json"}, args...), nil)
+		if code != exitOK {
+			t.Fatalf("volumes %s: exit %d\n%s", strings.Join(args, " "), code, stderr)
+		}
+		var doc struct {
+			Volumes []map[string]any `json:"volumes"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, v := range onSeedVolumes(doc.Volumes) {
+			out = append(out, fmt.Sprint(v["volume"], " events=", v["events"], " kinds=", jsonString(t, v["kinds"])))
+		}
+		return out
+	}
+	for _, flag := range [][]string{
+		{"--volume", "disk-7x9qk2mz"},
+		{"--volume", "pvc-5d6c3d9e-8b1a-4c0e-9f2e-3a7b8c9d0e1f"},
+		{"--node", "10.0.3.27"},
+		{"--pod", "default/mysql-0"},
+	} {
+		l, _ := analyzeLive(t, exitOK, append(slices.Clone(live), flag...)...)
+		p, _ := analyzeLive(t, exitOK, append(slices.Clone(files), flag...)...)
+		what := strings.Join(flag, " ")
+		if len(p.findings) == 0 {
+			t.Fatalf("%s: no finding on the files: the case proves nothing", what)
+		}
+		for _, in := range l.inputs {
+			if q := in["fetch"].(map[string]any)["query"].(string); strings.Contains(q, flag[1]) {
+				t.Errorf("%s: sent to the store: %s", what, q)
+			}
+		}
+		compareLists(t, what+": live findings vs the files", normalised(t, onSeedVolumes(l.findings), inputRoles(l)), normalised(t, p.findings, inputRoles(p)))
+		compareLists(t, what+": live incidents vs the files", normalised(t, onSeedVolumes(l.incidents), nil), normalised(t, p.incidents, nil))
+		compareLists(t, what+": live volumes vs the files", volumeEvents(append(slices.Clone(live), flag...)...), volumeEvents(append(slices.Clone(files), flag...)...))
+	}
+}
+
+// TestAnalyzeVictoriaLogsJoinedInJSON: a multi-line entry stored one
+// record a line is joined back on the real server, and the JSON says how
+// many continuation lines were joined in inputs[].fetch.joined (absent
+// when none: the kubelet stream here).
+func TestAnalyzeVictoriaLogsJoinedInJSON(t *testing.T) {
+	s := startEmptyVictoriaLogs(t)
+	at := time.Date(2024, 8, 12, 6, 5, 0, 0, time.UTC)
+	var recs []vlogstest.Record
+	for i, m := range []string{
+		`I0812 14:05:00.000000       1 reconciler.go:304] "attacherDetacher.AttachVolume started" volumeName="kubernetes.io/csi/disk.csi.azure.com^disk-ml" nodeName="node-ml" scheduledPods=<`,
+		"\tdefault/pod-a", "\tdefault/pod-b", " >",
+	} {
+		recs = append(recs, vlogstest.Record{Role: "kcm", Time: at.Add(time.Duration(i) * time.Millisecond), Msg: m})
+	}
+	recs = append(recs, vlogstest.Record{Role: "kubelet", Time: at, Msg: `I0812 06:05:00.000000    2783 reconciler.go:224] "operationExecutor.VerifyControllerAttachedVolume started for volume \"pvc-ml\""`})
+	if err := s.Load(recs); err != nil {
+		t.Fatal(err)
+	}
+	l, stderr := analyzeLive(t, exitOK, "vlogs+"+s.URL, "--selector", `kcm=container:="kube-controller-manager"`, "--selector", `kubelet=_SYSTEMD_UNIT:="kubelet.service"`,
+		"--since", "2024-08-12T06:00:00Z", "--until", "2024-08-12T06:10:00Z")
+	if len(l.inputs) != 2 {
+		t.Fatalf("%d inputs\n%s", len(l.inputs), stderr)
+	}
+	kcm, kubelet := l.inputs[0]["fetch"].(map[string]any), l.inputs[1]["fetch"].(map[string]any)
+	if kcm["joined"] != 3.0 || kcm["records"] != 1.0 {
+		t.Errorf("kcm fetch: joined %v into %v records, want 3 into 1", kcm["joined"], kcm["records"])
+	}
+	if _, ok := kubelet["joined"]; ok {
+		t.Errorf("kubelet fetch has joined %v, want none", kubelet["joined"])
+	}
 }
