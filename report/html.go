@@ -141,7 +141,7 @@ type htmlInput struct {
 // events, evidence and next steps; then the other findings, the inputs'
 // coverage and a table of all volumes.
 func HTML(w io.Writer, a *Analysis, o Options) error {
-	a = prepare(a, o)
+	a = prepareHuman(a, o)
 	p := newHTMLPage(a.Timeline, "analyze", o.zone())
 	res := a.Result
 	switch {

@@ -53,7 +53,7 @@ func (m *mdWriter) flush() error {
 // evidence in fenced code blocks, what to check next, and an appendix with
 // input coverage. Every log-derived string is escaped for Markdown.
 func Markdown(w io.Writer, a *Analysis, o Options) error {
-	a = prepare(a, o)
+	a = prepareHuman(a, o)
 	m := &mdWriter{w: bufio.NewWriter(w), o: o, displayZone: o.zone()}
 	res := a.Result
 	var title string

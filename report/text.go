@@ -79,7 +79,7 @@ func (t *textWriter) hanging(indent, label string, labelPaint paint, text string
 // their timeline, evidence, mechanism and next steps, then the findings
 // outside any incident, then a one-line summary.
 func Text(w io.Writer, a *Analysis, o Options) error {
-	a = prepare(a, o)
+	a = prepareHuman(a, o)
 	st := newStyles(w, o)
 	width := o.width()
 	t := newTextWriter(w)
