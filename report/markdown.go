@@ -234,7 +234,7 @@ func writeMDIncident(m *mdWriter, a *Analysis, in rules.Incident, level int) {
 		m.s(heading(level, "Timeline"))
 		writeMDKeyRows(m, v)
 		m.s(heading(level, "Diagram"))
-		m.p("%s\n", sequenceDiagram(v, chain))
+		m.p("%s\n", sequenceDiagram(v, chain, m.displayZone))
 	}
 
 	m.s(heading(level, "Evidence"))
@@ -555,8 +555,8 @@ func writeMDCoverage(m *mdWriter, a *Analysis) {
 // The findings that involve two nodes are drawn as a note across both,
 // after the last step of their window: the punchline (a detach meant for
 // one node taking the disk from the other) is in the picture, not only in
-// the text.
-func sequenceDiagram(v *timeline.Volume, findings []rules.Finding) string {
+// the text. Times are in z; a zone other than UTC is named in a note first.
+func sequenceDiagram(v *timeline.Volume, findings []rules.Finding, z displayZone) string {
 	nodes := volumeNodes(v)
 	id := map[string]int{}
 	for i, n := range nodes {
@@ -577,6 +577,9 @@ func sequenceDiagram(v *timeline.Volume, findings []rules.Finding) string {
 			fmt.Fprintf(&b, "    participant K%d as kubelet %s\n", id[n], mermaidText(n, 40))
 		}
 	}
+	if !z.isUTC() {
+		fmt.Fprintf(&b, "    Note over C: times in %s\n", mermaidMessage(z.name(), 60))
+	}
 	rows := keyRows(v.Events)
 	const maxSteps = maxKeyRows
 	steps := 0
@@ -591,7 +594,7 @@ func sequenceDiagram(v *timeline.Volume, findings []rules.Finding) string {
 			fmt.Fprintf(&b, "    Note over C: %d more steps in the timeline table\n", len(rows)-steps)
 			break
 		}
-		label := r.when(utc, false) + " " + r.step(utc)
+		label := r.when(z, false) + " " + r.step(z)
 		label = mermaidMessage(label, 80)
 		var line string
 		switch {
@@ -704,7 +707,7 @@ func TimelineMarkdown(w io.Writer, tl *timeline.Timeline, vols []*timeline.Volum
 			}
 			m.p("> **On two nodes at once** from %s to %s: %s\n\n", m.clock(ov.Start, true), end, strings.Join(ns, ", "))
 		}
-		if g := gantt(v); g != "" {
+		if g := gantt(v, m.displayZone); g != "" {
 			m.p("%s\n", g)
 		}
 		writeMDRows(m, v.Events)
@@ -712,8 +715,9 @@ func TimelineMarkdown(w io.Writer, tl *timeline.Timeline, vols []*timeline.Volum
 	return m.flush()
 }
 
-// gantt draws the controller's and the kubelet's intervals per node.
-func gantt(v *timeline.Volume) string {
+// gantt draws the controller's and the kubelet's intervals per node, in
+// z's times (a zone other than UTC is named in the title).
+func gantt(v *timeline.Volume, z displayZone) string {
 	if len(v.Intervals) == 0 && len(v.Kubelet) == 0 {
 		return ""
 	}
@@ -721,7 +725,11 @@ func gantt(v *timeline.Volume) string {
 	const layout = "2006-01-02 15:04:05.000"
 	var b strings.Builder
 	b.WriteString("```mermaid\ngantt\n")
-	fmt.Fprintf(&b, "    title %s\n", mermaidText(volumeLabel(v), 60))
+	title := mermaidText(volumeLabel(v), 60)
+	if !z.isUTC() {
+		title += " (times in " + mermaidMessage(z.name(), 60) + ")"
+	}
+	fmt.Fprintf(&b, "    title %s\n", title)
 	b.WriteString("    dateFormat YYYY-MM-DD HH:mm:ss.SSS\n    axisFormat %H:%M:%S\n")
 	tag := map[timeline.State]string{
 		timeline.Uncertain: "crit, ", timeline.Attaching: "active, ", timeline.Detaching: "active, ",
@@ -746,7 +754,7 @@ func gantt(v *timeline.Volume) string {
 					e = iv.Start
 				}
 				lines = append(lines, fmt.Sprintf("    %s :%s%s, %s", mermaidText(string(iv.State), 30), tag[iv.State],
-					iv.Start.UTC().Format(layout), e.UTC().Format(layout)))
+					z.in(iv.Start).Format(layout), z.in(e).Format(layout)))
 			}
 			if len(lines) == 0 {
 				continue
