@@ -270,7 +270,7 @@ func writeCoverage(t *textWriter, st *styles, a *Analysis, width int) {
 		}
 		probs := in.Problems
 		if f := snap.File(in.Path); f != nil {
-			det = append(det, "role "+f.Role, plural(f.Objects, "object"), stateTakenText(f))
+			det = append(det, "role "+f.Role, plural(f.Objects, "object"), stateTakenText(f, t.displayZone))
 			probs = append(probs[:len(probs):len(probs)], stateProblems(snap, f)...)
 		}
 		writeCoverageDetails(t, st, indent, det, width)
@@ -287,7 +287,7 @@ func writeCoverage(t *textWriter, st *styles, a *Analysis, width int) {
 			t.line("  ", path)
 			det = append(det, f.Role, f.Format, plural(f.Objects, "object"))
 		}
-		det = append(det, stateTakenText(f))
+		det = append(det, stateTakenText(f, t.displayZone))
 		writeCoverageDetails(t, st, indent, det, width)
 		writeCoverageProblems(t, st, indent, f.Path, stateProblems(snap, f), width)
 	}
