@@ -63,14 +63,25 @@ func (t *textWriter) flush() error {
 // line and the rest indented under the text.
 func (t *textWriter) hanging(indent, label string, labelPaint paint, text string, width int) {
 	lw := ansi.StringWidth(label)
-	avail := width - len(indent) - lw
-	lines := wrap(text, avail)
-	for i, l := range lines {
+	for i, l := range wrap(text, width-len(indent)-lw) {
 		if i == 0 {
 			t.line(indent, labelPaint(label), l)
 			continue
 		}
 		t.line(indent, strings.Repeat(" ", lw), l)
+	}
+}
+
+// sentence is hanging for a label that begins the sentence text ends:
+// each line painted whole in p.
+func (t *textWriter) sentence(indent, label, text string, p paint, width int) {
+	lw := ansi.StringWidth(label)
+	for i, l := range wrap(text, width-len(indent)-lw) {
+		if i == 0 {
+			t.line(indent, p(label+l))
+			continue
+		}
+		t.line(indent, strings.Repeat(" ", lw), p(l))
 	}
 }
 
@@ -292,7 +303,8 @@ func writeCoverage(t *textWriter, st *styles, a *Analysis, width int) {
 		writeCoverageProblems(t, st, indent, f.Path, stateProblems(snap, f), width)
 	}
 	if missing := nodesWithoutKubelet(a); len(missing) > 0 {
-		t.hanging("  ", "no kubelet log for ", st.Warning, strings.Join(missing, ", ")+" (named in findings)", width)
+		// one sentence, styled whole (a badge on its first words would cut it)
+		t.sentence("  ", "no kubelet log for ", oneLine(strings.Join(missing, ", ")+" (named in findings)"), st.Warn, width)
 	}
 	for _, r := range tl.Restarts {
 		t.hanging("  ", "controller restart ", st.Warning, fmt.Sprintf("%s  %s  %s:%d", t.clock(r.Time, !t.sameDay(r.Time, tl.Start)), r.Reason, strings.TrimPrefix(oneLine(r.Source.Path), dir), r.Source.Line), width)
