@@ -51,6 +51,7 @@ func settle(s string, ms *[]TimeMark) string {
 		return s
 	}
 	var b strings.Builder
+	b.Grow(len(s)) // about the settled length
 	for {
 		i := strings.Index(s, markOpen)
 		if i < 0 {
