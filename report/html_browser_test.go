@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -65,8 +66,13 @@ func tail(s string, n int) string {
 // writePage renders a to an HTML file in a temporary directory.
 func writePage(t *testing.T, a *Analysis) string {
 	t.Helper()
+	return writePageWith(t, a, Options{})
+}
+
+func writePageWith(t *testing.T, a *Analysis, o Options) string {
+	t.Helper()
 	var out bytes.Buffer
-	if err := HTML(&out, a, Options{}); err != nil {
+	if err := HTML(&out, a, o); err != nil {
 		t.Fatal(err)
 	}
 	page := filepath.Join(t.TempDir(), "report.html")
@@ -213,4 +219,43 @@ func pictureStats(t *testing.T, b []byte) (int, float64) {
 		}
 	}
 	return len(seen), float64(ink) / float64(r.Dx()*r.Dy())
+}
+
+// TestHTMLAxisZoneInChromium: the script redraws each chart's axis in the
+// display zone as kcmtrace drew it: at the first view, the same tick
+// labels at the same places, for UTC and zones east and west of it.
+func TestHTMLAxisZoneInChromium(t *testing.T) {
+	bin := chromiumBinary(t)
+	here, err := filepath.Abs(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := analyzeFiles(t, filepath.Join(here, "../testdata/incidents/seed-legacy"), 0, "kcm.log", "kubelet.log")
+	t.Chdir(here)
+	ticks := func(d *htmlDoc) (out []string) {
+		for _, svg := range all(d.root, "svg", "lanes") {
+			for _, g := range all(svg, "g", "tick") {
+				out = append(out, attr(g, "transform")+" "+textOf(all(g, "text", "")[0]))
+			}
+		}
+		return out
+	}
+	for _, zone := range []string{"UTC", "Asia/Kolkata", "America/New_York"} {
+		t.Run(zone, func(t *testing.T) {
+			loc, err := time.LoadLocation(zone)
+			if err != nil {
+				t.Fatal(err)
+			}
+			page := writePageWith(t, a, Options{Zone: loc})
+			served, err := os.ReadFile(page)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := ticks(parseHTMLDoc(t, served))
+			got := ticks(parseHTMLDoc(t, chromium(t, bin, page, "--dump-dom")))
+			if len(want) == 0 || !slices.Equal(got, want) {
+				t.Errorf("the script's axis:\n%s\nkcmtrace's:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+		})
+	}
 }

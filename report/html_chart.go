@@ -48,6 +48,7 @@ type htmlChart struct {
 	Caption  string
 	Closeup  bool
 	T0, T1   int64 // the time shown, ms since the epoch
+	Off      int   // the display zone's offset at T0, minutes east of UTC (data-off; 0 is left out)
 	F0, F1   int64 // how far the reader may zoom out (the volume's span)
 	Race     []int64
 	Height   int
@@ -123,7 +124,7 @@ type chartMark struct {
 // volumeCharts draws a volume's lanes: one chart over its whole span and,
 // when its overlap window is too short to read at that scale (seconds of
 // race beside hours of retries), a close-up of the window.
-func volumeCharts(id string, v *timeline.Volume, marks []chartMark, zones []zoneName) []htmlChart {
+func volumeCharts(id string, v *timeline.Volume, marks []chartMark, zones []zoneName, z displayZone) []htmlChart {
 	start, end := volumeSpan(v)
 	for _, m := range marks {
 		if t := m.ev.Time; !t.IsZero() {
@@ -143,10 +144,10 @@ func volumeCharts(id string, v *timeline.Volume, marks []chartMark, zones []zone
 	if r0, r1, ok := overlapWindow(v, end); ok {
 		race = []int64{r0, r1}
 	}
-	all := buildChart(id+"a", v, marks, zones, f0, f1, msOf(end))
+	all := buildChart(id+"a", v, marks, zones, z, f0, f1, msOf(end))
 	all.F0, all.F1 = f0, f1
 	all.Race = race
-	all.Caption = "Whole span: " + spanText(start, end) + " (" + human(end.Sub(start)) + ")"
+	all.Caption = "Whole span: " + z.spanText(start, end) + " (" + human(end.Sub(start)) + ")"
 	charts := []htmlChart{all}
 	if race != nil && float64(race[1]-race[0]) < 0.1*float64(f1-f0) {
 		c0, c1 := padDomain(race[0], race[1])
@@ -154,7 +155,7 @@ func volumeCharts(id string, v *timeline.Volume, marks []chartMark, zones []zone
 			c0, c1 = race[0]-pad, race[1]+pad
 		}
 		c0, c1 = max(c0, f0), min(c1, f1)
-		cu := buildChart(id+"b", v, marks, zones, c0, c1, msOf(end))
+		cu := buildChart(id+"b", v, marks, zones, z, c0, c1, msOf(end))
 		cu.F0, cu.F1, cu.Race, cu.Closeup = f0, f1, race, true
 		cu.Caption = fmt.Sprintf("Close-up of the %s on more than one node", human(time.Duration(race[1]-race[0])*time.Millisecond))
 		charts = append(charts, cu)
@@ -190,7 +191,7 @@ func overlapWindow(v *timeline.Volume, end time.Time) (int64, int64, bool) {
 	return a, b, len(v.Overlaps) > 0
 }
 
-func buildChart(id string, v *timeline.Volume, marks []chartMark, zones []zoneName, t0, t1, end int64) htmlChart {
+func buildChart(id string, v *timeline.Volume, marks []chartMark, zones []zoneName, z displayZone, t0, t1, end int64) htmlChart {
 	c := htmlChart{ID: id, T0: t0, T1: t1}
 	x := func(t int64) float64 { return scale(t, t0, t1) }
 	kubeletLines := map[string]bool{}
@@ -304,13 +305,15 @@ func buildChart(id string, v *timeline.Volume, marks []chartMark, zones []zoneNa
 		c.Marks = append(c.Marks, htmlMark{X: x(a), Y: c.Lanes[lane].Mid, A: a, Href: m.href, Num: fmt.Sprint(m.num),
 			Sev: m.sev.String(), Title: title})
 	}
-	c.Ticks, c.DayLabel = axisTicks(t0, t1, zones)
+	c.Ticks, c.DayLabel = axisTicks(t0, t1, zones, z)
+	c.Off = int(z.offsetMS(t0) / 60e3)
 	return c
 }
 
-// axisTicks are the axis ticks of [t0, t1] in UTC, each titled with the
-// time in the logs' own zones, and the day(s) shown.
-func axisTicks(t0, t1 int64, zones []zoneName) ([]htmlTick, string) {
+// axisTicks are the axis ticks of [t0, t1] in the display zone z (on
+// its whole steps: hours, days), each titled with the time in UTC and in
+// the logs' own zones, and the day(s) shown, named with the zone.
+func axisTicks(t0, t1 int64, zones []zoneName, z displayZone) ([]htmlTick, string) {
 	step := tickSteps[len(tickSteps)-1]
 	for _, s := range tickSteps {
 		if (t1-t0)/s <= maxTicks {
@@ -318,7 +321,7 @@ func axisTicks(t0, t1 int64, zones []zoneName) ([]htmlTick, string) {
 			break
 		}
 	}
-	a, b := time.UnixMilli(t0).UTC(), time.UnixMilli(t1).UTC()
+	a, b := z.in(time.UnixMilli(t0)), z.in(time.UnixMilli(t1))
 	layout := "15:04:05"
 	switch {
 	case step < 1000:
@@ -328,24 +331,25 @@ func axisTicks(t0, t1 int64, zones []zoneName) ([]htmlTick, string) {
 	case step >= 86400e3:
 		layout = "Jan 2"
 	}
-	if !sameDay(a, b) && step < 86400e3 {
+	if !z.sameDay(a, b) && step < 86400e3 {
 		layout = "Jan 2 " + layout
 	}
+	off := z.offsetMS(t0) // ticks on the zone's whole steps (its offset where the chart starts)
 	var ticks []htmlTick
-	for t := (t0/step + 1) * step; t < t1; t += step {
+	for t := ((t0+off)/step+1)*step - off; t < t1; t += step {
 		if t0 < 0 {
 			break
 		}
 		tm := time.UnixMilli(t).UTC()
 		title := tm.Format("2006-01-02 15:04:05.000") + " UTC"
-		for _, z := range zones {
-			title += " · " + tm.In(z.loc).Format("15:04:05") + " " + z.name
+		for _, lz := range zones {
+			title += " · " + tm.In(lz.loc).Format("15:04:05") + " " + lz.name
 		}
-		ticks = append(ticks, htmlTick{X: scale(t, t0, t1), A: t, Label: tm.Format(layout), Title: title})
+		ticks = append(ticks, htmlTick{X: scale(t, t0, t1), A: t, Label: z.in(tm).Format(layout), Title: title})
 	}
-	day := a.Format("2006-01-02") + " UTC"
-	if !sameDay(a, b) {
-		day = a.Format("2006-01-02") + " → " + b.Format("2006-01-02") + " UTC"
+	day := a.Format("2006-01-02") + " " + z.name()
+	if !z.sameDay(a, b) {
+		day = a.Format("2006-01-02") + " → " + b.Format("2006-01-02") + " " + z.name()
 	}
 	return ticks, day
 }

@@ -91,16 +91,67 @@ func stateOnlyFiles(tl *timeline.Timeline, snap *state.Snapshot) []*state.File {
 }
 
 // stateTakenText is when a state file's dump was taken and from which
-// field: "taken 2024-08-12 04:10:02Z (heartbeat)".
-func stateTakenText(f *state.File) string {
+// field, in z: "taken 2024-08-12 04:10:02Z (heartbeat)".
+func stateTakenText(f *state.File, z displayZone) string {
+	return "taken " + stateTaken(f, z)
+}
+
+// stateTaken is "2024-08-12 04:10:02Z (heartbeat)", "?" when unknown.
+func stateTaken(f *state.File, z displayZone) string {
 	if f.Taken.IsZero() {
-		return "taken ?"
+		return "?"
 	}
-	taken := "taken " + f.Taken.UTC().Format("2006-01-02 15:04:05Z")
+	taken := z.in(f.Taken).Format("2006-01-02 15:04:05Z07:00")
 	if f.TakenFrom != "" {
 		taken += " (" + f.TakenFrom + ")"
 	}
 	return taken
+}
+
+// stateInputRow is one state file as the Markdown and HTML reports list
+// it beside the log inputs: what it held and when it was taken.
+type stateInputRow struct {
+	Path, Role, Format, Taken string
+	Objects                   int
+}
+
+// stateInputRows are the timeline's state files (those read as logs too,
+// then the state-only ones), in z.
+func stateInputRows(tl *timeline.Timeline, z displayZone) []stateInputRow {
+	snap := stateOf(tl)
+	var out []stateInputRow
+	add := func(f *state.File) {
+		out = append(out, stateInputRow{Path: oneLine(f.Path), Role: oneLine(f.Role), Format: oneLine(f.Format), Taken: oneLine(stateTaken(f, z)), Objects: f.Objects})
+	}
+	for _, in := range tl.Inputs {
+		if f := snap.File(in.Path); f != nil {
+			add(f)
+		}
+	}
+	for _, f := range stateOnlyFiles(tl, snap) {
+		add(f)
+	}
+	return out
+}
+
+// stateFileProblems are the problems with the state files, as
+// "path:line: message".
+func stateFileProblems(tl *timeline.Timeline) []string {
+	var out []string
+	for _, p := range stateOf(tl).Problems {
+		loc := oneLine(p.Path)
+		if p.Line > 0 {
+			loc += fmt.Sprintf(":%d", p.Line)
+		}
+		out = append(out, loc+": "+oneLine(p.Message))
+	}
+	return out
+}
+
+// inputCount is how many inputs the reports' headers name: the logs and
+// the state files no log input was made of.
+func inputCount(tl *timeline.Timeline) int {
+	return len(tl.Inputs) + len(stateOnlyFiles(tl, stateOf(tl)))
 }
 
 // stateProblems are the snapshot's problems with the file f, as input

@@ -26,6 +26,7 @@ type styles struct {
 
 	Title, Dim, Bold, Gutter, Rule, Label, Key paint
 	Critical, Warning, Info, None              paint
+	Warn                                       paint // a warning's whole sentence (Warning is its badge)
 	States                                     map[timeline.State]paint
 	// table cell styles (lipgloss.Style because lipgloss/table wants them)
 	Header, Cell, Border lipgloss.Style
@@ -62,7 +63,7 @@ func newStyles(w io.Writer, o Options) *styles {
 	s.Border = r.NewStyle()
 	if !o.Color {
 		for _, p := range []*paint{&s.Title, &s.Dim, &s.Bold, &s.Gutter, &s.Rule, &s.Label, &s.Key,
-			&s.Critical, &s.Warning, &s.Info, &s.None} {
+			&s.Critical, &s.Warning, &s.Info, &s.None, &s.Warn} {
 			*p = plain
 		}
 		s.States = map[timeline.State]paint{}
@@ -87,6 +88,7 @@ func newStyles(w io.Writer, o Options) *styles {
 	s.Key = fg(colTitle)
 	s.Critical = badge(colCritical)
 	s.Warning = badge(colWarning)
+	s.Warn = fg(colWarning)
 	s.Info = badge(colInfo)
 	s.None = fg(colDim)
 	s.States = map[timeline.State]paint{

@@ -63,9 +63,7 @@ func (t *textWriter) flush() error {
 // line and the rest indented under the text.
 func (t *textWriter) hanging(indent, label string, labelPaint paint, text string, width int) {
 	lw := ansi.StringWidth(label)
-	avail := width - len(indent) - lw
-	lines := wrap(text, avail)
-	for i, l := range lines {
+	for i, l := range wrap(text, width-len(indent)-lw) {
 		if i == 0 {
 			t.line(indent, labelPaint(label), l)
 			continue
@@ -74,12 +72,25 @@ func (t *textWriter) hanging(indent, label string, labelPaint paint, text string
 	}
 }
 
+// sentence is hanging for a label that begins the sentence text ends:
+// each line painted whole in p.
+func (t *textWriter) sentence(indent, label, text string, p paint, width int) {
+	lw := ansi.StringWidth(label)
+	for i, l := range wrap(text, width-len(indent)-lw) {
+		if i == 0 {
+			t.line(indent, p(label+l))
+			continue
+		}
+		t.line(indent, strings.Repeat(" ", lw), p(l))
+	}
+}
+
 // Text writes the analyze report for a terminal (or plain text when
 // o.Color is false): header, input coverage, incidents by severity with
 // their timeline, evidence, mechanism and next steps, then the findings
 // outside any incident, then a one-line summary.
 func Text(w io.Writer, a *Analysis, o Options) error {
-	a = prepare(a, o)
+	a = prepareHuman(a, o)
 	st := newStyles(w, o)
 	width := o.width()
 	t := newTextWriter(w)
@@ -270,7 +281,7 @@ func writeCoverage(t *textWriter, st *styles, a *Analysis, width int) {
 		}
 		probs := in.Problems
 		if f := snap.File(in.Path); f != nil {
-			det = append(det, "role "+f.Role, plural(f.Objects, "object"), stateTakenText(f))
+			det = append(det, "role "+f.Role, plural(f.Objects, "object"), stateTakenText(f, t.displayZone))
 			probs = append(probs[:len(probs):len(probs)], stateProblems(snap, f)...)
 		}
 		writeCoverageDetails(t, st, indent, det, width)
@@ -287,12 +298,13 @@ func writeCoverage(t *textWriter, st *styles, a *Analysis, width int) {
 			t.line("  ", path)
 			det = append(det, f.Role, f.Format, plural(f.Objects, "object"))
 		}
-		det = append(det, stateTakenText(f))
+		det = append(det, stateTakenText(f, t.displayZone))
 		writeCoverageDetails(t, st, indent, det, width)
 		writeCoverageProblems(t, st, indent, f.Path, stateProblems(snap, f), width)
 	}
 	if missing := nodesWithoutKubelet(a); len(missing) > 0 {
-		t.hanging("  ", "no kubelet log for ", st.Warning, strings.Join(missing, ", ")+" (named in findings)", width)
+		// one sentence, styled whole (a badge on its first words would cut it)
+		t.sentence("  ", "no kubelet log for ", oneLine(strings.Join(missing, ", ")+" (named in findings)"), st.Warn, width)
 	}
 	for _, r := range tl.Restarts {
 		t.hanging("  ", "controller restart ", st.Warning, fmt.Sprintf("%s  %s  %s:%d", t.clock(r.Time, !t.sameDay(r.Time, tl.Start)), r.Reason, strings.TrimPrefix(oneLine(r.Source.Path), dir), r.Source.Line), width)

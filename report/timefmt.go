@@ -105,6 +105,12 @@ func (z displayZone) in(t time.Time) time.Time {
 	return t.In(z.loc)
 }
 
+// offsetMS is the zone's offset east of UTC at t (ms since the epoch), in ms.
+func (z displayZone) offsetMS(t int64) int64 {
+	_, off := z.in(time.UnixMilli(t)).Zone()
+	return int64(off) * 1000
+}
+
 // isUTC: the times are written in UTC.
 func (z displayZone) isUTC() bool { return z.loc == nil }
 

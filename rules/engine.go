@@ -83,6 +83,7 @@ func runSelected(tl *timeline.Timeline, selected []Rule, settings map[string]map
 			if err := verifyFinding(&selected[i], tl, settings[selected[i].Name], facts, &f); err != nil {
 				errs = append(errs, err.Error())
 			}
+			f.settle()
 			findings = append(findings, f)
 		}
 	}

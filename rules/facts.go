@@ -394,13 +394,13 @@ func dur(d time.Duration) string {
 	return strings.TrimSuffix(d.Round(time.Minute).String(), "0s")
 }
 
-// clock formats a time of day for summaries and stories (UTC); "time
-// unknown" for an unanchored describe row.
+// clock formats a time of day for summaries and stories ("03:45:13",
+// UTC, see timemark.go); "time unknown" for an unanchored describe row.
 func clock(t time.Time) string {
 	if t.IsZero() {
 		return "time unknown"
 	}
-	return t.UTC().Format("15:04:05")
+	return mark(t, 'c')
 }
 
 // stamp prefixes a story step with its time of day, or nothing when unknown.

@@ -178,6 +178,7 @@ func buildIncident(fs []Finding, chain []int, reg map[string]Rule) Incident {
 		cause = Cause{Summary: f.Summary, RootCause: f.Explanation}
 	}
 	inc.Summary, inc.Component, inc.RootCause = cause.Summary, cause.Component, cause.RootCause
+	inc.settle(c.Findings)
 	return inc
 }
 

@@ -114,6 +114,9 @@ type Finding struct {
 	Steps       []Step // the same, as ordered steps; see SetNext
 	Evidence    []Evidence
 	Checks      []Check // what the cluster state said (Rule.Verify), when given
+	// Times are the times written in the texts above (Summary to the
+	// evidence notes), as they are written there: in UTC (see TimeMark).
+	Times []TimeMark `json:"-"`
 }
 
 // Phase orders next steps: get the workload back first, then find and fix
@@ -231,6 +234,9 @@ type Incident struct {
 	Story     []string // the chain as short steps, in order
 	Next      []Step   // what to do, distinct steps ordered by phase
 	Chain     []int    // indices into Result.Findings, in causal order
+	// Times are the times written in the texts above and in the chain's
+	// findings (a story line may quote one), in UTC (see TimeMark).
+	Times []TimeMark `json:"-"`
 }
 
 // Result is what Run returns.

@@ -36,6 +36,9 @@ func TestFixtures(t *testing.T) {
 					}
 					checkFinding(t, f)
 				}
+				for _, in := range res.Incidents {
+					checkTimes(t, "incident on "+in.Volume, nil, append([]string{in.Summary, in.RootCause, in.Component}, in.Story...))
+				}
 				switch {
 				case strings.HasPrefix(base, "fire-") && n == 0:
 					t.Errorf("%s: want a %s finding, got none", path, rule)
@@ -67,6 +70,27 @@ func checkFinding(t *testing.T, f Finding) {
 	}
 	if strings.Contains(f.Summary, "\n") {
 		t.Errorf("%s: summary is not one line: %q", f.Rule, f.Summary)
+	}
+	texts := []string{f.Summary, f.Explanation, f.Next}
+	for _, c := range f.Checks {
+		texts = append(texts, c.Text)
+	}
+	checkTimes(t, f.Rule, f.Times, texts)
+}
+
+// checkTimes: the texts carry no time mark (settle replaced them all) and
+// every recorded time is written in one of them (an incident also
+// carries its findings' times: the caller passes none).
+func checkTimes(t *testing.T, who string, times []TimeMark, texts []string) {
+	t.Helper()
+	all := strings.Join(texts, "\n")
+	if strings.ContainsAny(all, markOpen+markClose) {
+		t.Errorf("%s: a time mark left in its texts: %q", who, all)
+	}
+	for _, m := range times {
+		if !strings.Contains(all, m.Text()) {
+			t.Errorf("%s: time %s recorded but not in its texts", who, m.Text())
+		}
 	}
 }
 

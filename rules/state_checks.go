@@ -66,7 +66,7 @@ func answer(f *Finding, ch Check, match string, evs ...Evidence) {
 func stale(logAt time.Time, evs ...state.Evidence) string {
 	for _, e := range evs {
 		if !e.At.IsZero() && !logAt.IsZero() && e.At.Before(logAt) {
-			return fmt.Sprintf("the state was taken by %s, before the log line at %s: the log wins", e.At.UTC().Format(time.RFC3339), logAt.UTC().Format(time.RFC3339))
+			return fmt.Sprintf("the state was taken by %s, before the log line at %s: the log wins", instant(e.At), instant(logAt))
 		}
 	}
 	return ""
@@ -168,13 +168,13 @@ func verifyForceDetach(c *Context, f *Finding) {
 		case h.OutOfService != nil:
 			added := ""
 			if !h.OutOfService.Added.IsZero() {
-				added = " since " + h.OutOfService.Added.UTC().Format(time.RFC3339)
+				added = " since " + instant(h.OutOfService.Added)
 			}
 			answer(f, Check{Check: "node", Verdict: Confirmed, Text: fmt.Sprintf("Node %s carries the %s taint (%s)%s: an operator declared it down, so the detach was forced on purpose.", node, state.OutOfServiceTaint, h.OutOfService.Effect, added)}, "NotReady", evs...)
 		case h.Ready == "False" || h.Ready == "Unknown":
 			answer(f, Check{Check: "node", Verdict: Confirmed, Text: fmt.Sprintf("Node %s is NotReady (Ready=%s%s): the node was down, so the forced detach is what let the volume move.", node, h.Ready, since(h.ReadySince))}, "NotReady", evs...)
 		case h.Ready == "True" && !h.ReadySince.IsZero() && !forcedAt.IsZero() && h.ReadySince.Before(forcedAt):
-			answer(f, Check{Check: "node", Verdict: Contradicted, Text: fmt.Sprintf("Node %s has been Ready since %s, before the forced detach at %s, and has no out-of-service taint: the node was alive, so check the volume's filesystem.", node, h.ReadySince.UTC().Format(time.RFC3339), forcedAt.UTC().Format(time.RFC3339))}, "NotReady", evs...)
+			answer(f, Check{Check: "node", Verdict: Contradicted, Text: fmt.Sprintf("Node %s has been Ready since %s, before the forced detach at %s, and has no out-of-service taint: the node was alive, so check the volume's filesystem.", node, instant(h.ReadySince), instant(forcedAt))}, "NotReady", evs...)
 		case h.Ready == "True":
 			answer(f, Check{Check: "node", Verdict: Undecided, Text: fmt.Sprintf("Node %s is Ready%s, after the forced detach: it says nothing about the node at the time.", node, since(h.ReadySince))}, "", evs...)
 		}
@@ -210,7 +210,7 @@ func since(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
-	return " since " + t.UTC().Format(time.RFC3339)
+	return " since " + instant(t)
 }
 
 // verifyAttachBeforeDetach: the VolumeAttachment for B attached while A's
@@ -334,7 +334,7 @@ func verifyDriverRegistered(c *Context, f *Finding) {
 	}
 	text := fmt.Sprintf("CSINode %s lists %s (nodeID %s)", node, driver, d.NodeID)
 	if !d.Evidence.At.IsZero() && d.Evidence.At.After(f.End) {
-		text += fmt.Sprintf(" at %s, after the last failure: registered since?", d.Evidence.At.UTC().Format(time.RFC3339))
+		text += fmt.Sprintf(" at %s, after the last failure: registered since?", instant(d.Evidence.At))
 	}
 	answer(f, Check{Check: "driver", Verdict: Contradicted, Text: text + "."}, "spec.drivers should list", ev...)
 }

@@ -1,11 +1,14 @@
 // kcmtrace HTML report: zoom and pan for the swimlane charts. The page is
 // complete without this script (every position is drawn by kcmtrace); it
 // only moves the elements that carry their times in data-a / data-b (ms
-// since the epoch) and redraws the time axis. KC (above) is the report's
-// data: tick steps, the logs' zones, chart labels.
+// since the epoch) and redraws the time axis, in the report's display zone
+// (KC.tz: its name; a chart's data-off: its offset in minutes where the
+// chart starts). KC (above) is the report's data: tick steps, the logs'
+// zones, the display zone, chart labels.
 (function () {
   var NS = "http://www.w3.org/2000/svg", X0 = 196, X1 = 988, MIN = 50;
   var MON = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+  var TZ = KC.tz ? KC.tz.name : "UTC";
   function iso(ms) { return new Date(ms).toISOString(); }
   function day(ms) { var d = new Date(ms); return MON[d.getUTCMonth()] + " " + d.getUTCDate(); }
   function label(ms, step, days) {
@@ -27,6 +30,7 @@
   document.querySelectorAll("figure.chart").forEach(function (fig) {
     var svg = fig.querySelector("svg.lanes"), d = svg.dataset, axis = svg.querySelector("g.axis");
     var home = [+d.t0, +d.t1], lim = [+d.f0, +d.f1], v = home.slice(), H = +d.h;
+    var off = (+d.off || 0) * 6e4; // the display zone's offset: labels are its wall clock
     var race = d.race ? d.race.split(" ").map(Number) : null, status = fig.querySelector(".zoom-status");
     var x = function (t) { return X0 + (t - v[0]) / (v[1] - v[0]) * (X1 - X0); };
     function draw() {
@@ -39,15 +43,15 @@
       });
       var span = v[1] - v[0], step = KC.steps[KC.steps.length - 1];
       for (var i = 0; i < KC.steps.length; i++) if (Math.floor(span / KC.steps[i]) <= 7) { step = KC.steps[i]; break; }
-      var days = iso(v[0]).slice(0, 10) !== iso(v[1]).slice(0, 10);
+      var days = iso(v[0] + off).slice(0, 10) !== iso(v[1] + off).slice(0, 10);
       axis.replaceChildren();
-      for (var t = (Math.floor(v[0] / step) + 1) * step; t < v[1]; t += step) {
+      for (var t = (Math.floor((v[0] + off) / step) + 1) * step - off; t < v[1]; t += step) {
         var g = el("g", { "class": "tick", transform: "translate(" + x(t).toFixed(1) + ",0)" });
-        g.append(el("line", { y1: 30, y2: H }), el("text", { y: 24 }, label(t, step, days)), el("title", {}, title(t)));
+        g.append(el("line", { y1: 30, y2: H }), el("text", { y: 24 }, label(t + off, step, days)), el("title", {}, title(t)));
         axis.append(g);
       }
       var zoomed = v[0] !== home[0] || v[1] !== home[1];
-      status.textContent = zoomed ? (KC.labels[fig.id] || "") + " " + label(v[0], step, days) + " – " + label(v[1], step, days) + " UTC" : "";
+      status.textContent = zoomed ? (KC.labels[fig.id] || "") + " " + label(v[0] + off, step, days) + " – " + label(v[1] + off, step, days) + " " + TZ : "";
     }
     function set(a, b) {
       var span = Math.min(Math.max(b - a, MIN), lim[1] - lim[0]);

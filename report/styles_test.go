@@ -1,0 +1,61 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/kcmtrace/kcmtrace/rules"
+	"github.com/kcmtrace/kcmtrace/timeline"
+)
+
+// TestMissingKubeletWarningStyledWhole: the "no kubelet log for …"
+// warning is one sentence in one style on every line it wraps to, and
+// plain without colour.
+func TestMissingKubeletWarningStyledWhole(t *testing.T) {
+	var nodes []string
+	for i := range 8 {
+		nodes = append(nodes, fmt.Sprintf("node-%d.example.internal", i))
+	}
+	a := &Analysis{Timeline: &timeline.Timeline{}, Result: rules.Result{Findings: []rules.Finding{
+		{Rule: "multi-attach", Severity: rules.Warning, Volume: "v", Nodes: nodes, Summary: "s"}}}}
+	warning := func(out string) []string {
+		var ls []string
+		in := false
+		for _, l := range strings.Split(out, "\n") {
+			if strings.Contains(l, "no kubelet log for") {
+				in = true
+			} else if in && !strings.Contains(l, "example.internal") && !strings.Contains(l, "(named in findings)") {
+				break
+			}
+			if in {
+				ls = append(ls, l)
+			}
+		}
+		return ls
+	}
+	for name, tc := range map[string]struct {
+		color bool
+		check func(l string) bool
+	}{
+		"colour": {true, func(l string) bool {
+			l = strings.TrimLeft(l, " ")
+			return strings.HasPrefix(l, "\x1b[38;5;214m") && strings.HasSuffix(l, "\x1b[0m") && strings.Count(l, "\x1b[") == 2
+		}},
+		"plain": {false, func(l string) bool { return !strings.Contains(l, "\x1b") }},
+	} {
+		t.Run(name, func(t *testing.T) {
+			out := string(render(t, func(b *bytes.Buffer) error { return Text(b, a, Options{Width: 60, Color: tc.color}) }))
+			ls := warning(out)
+			if len(ls) < 2 {
+				t.Fatalf("the warning is not wrapped over lines:\n%s", out)
+			}
+			for _, l := range ls {
+				if !tc.check(l) {
+					t.Errorf("line %q of the warning", l)
+				}
+			}
+		})
+	}
+}
