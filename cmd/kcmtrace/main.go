@@ -6,7 +6,14 @@
 // parser, timeline, rules and report.
 package main
 
-import "os"
+import (
+	"os"
+
+	// The zone database in the binary (~450 KB): --tz and --display-tz
+	// name zones on machines without /usr/share/zoneinfo (Windows,
+	// distroless and scratch images, where an incident is often triaged).
+	_ "time/tzdata"
+)
 
 func main() {
 	progName = nameFromArgv0(os.Args[0])
