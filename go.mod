@@ -6,6 +6,7 @@ require (
 	github.com/alecthomas/kong v1.17.0
 	github.com/charmbracelet/lipgloss v1.1.0
 	github.com/charmbracelet/x/ansi v0.8.0
+	github.com/creack/pty v1.1.24
 	github.com/goccy/go-json v0.12.0
 	github.com/jotaen/kong-completion v0.0.4
 	github.com/klauspost/compress v1.20.4

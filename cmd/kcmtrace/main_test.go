@@ -67,6 +67,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"archive":      scriptArchive,
 			"hostile-name": scriptHostileName,
+			"stderr-tty":   scriptStderrTTY,
 			"kcmtrace": func(ts *testscript.TestScript, neg bool, args []string) {
 				code := runInDir(ts.Getenv("WORK"), args, env{stdin: emptyReader{}, stdout: ts.Stdout(), stderr: ts.Stderr(), getenv: ts.Getenv})
 				ts.Setenv("KCMTRACE_EXIT", strconv.Itoa(code))
