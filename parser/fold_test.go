@@ -3,6 +3,8 @@ package parser
 import (
 	"fmt"
 	"os"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -103,5 +105,60 @@ func TestEventBudget(t *testing.T) {
 	}
 	if r := ParseReader(strings.NewReader(b.String()), "budget.log", Options{MaxEvents: -1}); r.Input.Dropped != 0 || r.Input.Truncated || len(r.Events) != foldKeep+1+distinct {
 		t.Errorf("no budget: %d events, %d dropped, truncated %v", len(r.Events), r.Input.Dropped, r.Input.Truncated)
+	}
+}
+
+// TestEventBudgetPerRun: Options.MaxEvents is the run's budget, given out
+// in input order across the inputs: the first input keeps what it has,
+// the next what is left, the others nothing; each says what it dropped.
+// The same inputs in another order keep the events of the new first ones,
+// and the outcome does not depend on how many inputs are read at once.
+func TestEventBudgetPerRun(t *testing.T) {
+	dir := t.TempDir()
+	var paths []string
+	for f, distinct := range []int{40, 50, 80} {
+		var b strings.Builder
+		for i := range distinct {
+			b.WriteString(strings.ReplaceAll(stormLine(i, "10.0.3.15"), "disk-7x9qk2mz", fmt.Sprintf("disk-%d-%d", f, i)))
+		}
+		p := fmt.Sprintf("%s/in%d.log", dir, f)
+		if err := os.WriteFile(p, []byte(b.String()), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	const budget = 100
+	type got struct{ events, dropped int }
+	run := func(paths []string, procs int) []got {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		all, errs := ParseAll(paths, Options{MaxEvents: budget})
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		var out []got
+		for _, r := range all {
+			out = append(out, got{len(r.Events), r.Input.Dropped})
+			if want := r.Input.Dropped > 0; r.Input.Truncated != want {
+				t.Errorf("%s: truncated %v with %d dropped", r.Input.Path, r.Input.Truncated, r.Input.Dropped)
+			}
+			said := false
+			for _, p := range r.Input.Problems {
+				said = said || strings.Contains(p.Message, fmt.Sprintf("the first %d of this input are kept, %d later ones dropped", len(r.Events), r.Input.Dropped))
+			}
+			if r.Input.Dropped > 0 && !said {
+				t.Errorf("%s: no problem says what the run's budget dropped: %v", r.Input.Path, r.Input.Problems)
+			}
+		}
+		return out
+	}
+	want := []got{{40, 0}, {50, 0}, {10, 70}}
+	for _, procs := range []int{1, 3} {
+		if g := run(paths, procs); !slices.Equal(g, want) {
+			t.Errorf("GOMAXPROCS %d: (events, dropped) per input %v, want %v", procs, g, want)
+		}
+	}
+	want = []got{{80, 0}, {20, 20}, {0, 50}}
+	if g := run([]string{paths[2], paths[0], paths[1]}, 3); !slices.Equal(g, want) {
+		t.Errorf("inputs reordered: (events, dropped) per input %v, want %v", g, want)
 	}
 }

@@ -32,10 +32,14 @@ type Options struct {
 	// line is skipped (Input.Skipped["too-long"]) with a Problem; memory stays
 	// bounded by the cap.
 	MaxLineBytes int
-	// MaxEvents caps the events one input keeps after folding repeats; 0
-	// means DefaultMaxEvents, negative no cap. The events past it are
-	// dropped (Input.Dropped), the input is marked Truncated (exit 3) and a
-	// Problem says so; the events kept, and the other inputs, are reported.
+	// MaxEvents caps the events a run keeps after folding repeats, across
+	// all its inputs; 0 means DefaultMaxEvents, negative no cap. It is given
+	// out in input order (the order ParseAll returns the results in): an
+	// input keeps its first events up to what the inputs before it left,
+	// whatever the order they were read in. The events past it are dropped
+	// (Input.Dropped, each with the repeats folded into it), the input is
+	// marked Truncated (exit 3) and a Problem says so; the events kept are
+	// reported.
 	MaxEvents int
 	// Progress, when set, is called with the number of input bytes consumed
 	// since the previous call: text bytes, i.e. decompressed for .gz, .zst
@@ -55,10 +59,10 @@ type Options struct {
 
 const DefaultMaxLineBytes = 16 << 20
 
-// DefaultMaxEvents is the event cap of one input when Options.MaxEvents is
+// DefaultMaxEvents is the event cap of a run when Options.MaxEvents is
 // 0: at about 440 bytes an event (Event and its clock metadata) plus its
 // text, some 5 GiB — far beyond a real log once repeats are folded (a
-// million volumes give a few million events), but a bound on an input of
+// million volumes give a few million events), but a bound on inputs of
 // millions of distinct volumes.
 const DefaultMaxEvents = 10_000_000
 
@@ -177,6 +181,7 @@ func ParseAll(paths []string, opt Options) ([]Result, []error) {
 		}
 		states = append(states, j.st)
 	}
+	runBudget(states, opt.maxEvents())
 	flattenAll(states)
 	for i, st := range states {
 		st.setIndex(i)
@@ -270,6 +275,7 @@ type inputState struct {
 	added            int // events stored so far
 	maxEvents        int // the cap on added (0: none), dropped the events past it (store.go)
 	dropped          int
+	runCut           bool                // runBudget cut the input short (the inputs before it had the budget)
 	folds            map[string]*foldRun // the current run of repeats per volume (fold.go)
 	foldSpans        []foldSpan
 	mtime            time.Time

@@ -9,8 +9,11 @@ import (
 // This file owns the event store of an input: events and their clock
 // metadata kept in fixed pages while reading, the one array reserved from
 // the density of the first quarter (flattenAll, in parse.go, then lays out
-// the events of all inputs in one array), and its budget (Options.MaxEvents:
-// the events past it are dropped, and said to be).
+// the events of all inputs in one array), and the budget (Options.MaxEvents:
+// the events past it are dropped, and said to be). The budget is the run's:
+// each input stops storing at it while it is read, then runBudget gives it
+// out in input order, so that what is kept does not depend on which input
+// finished first.
 
 type evMeta struct {
 	w       wall
@@ -109,6 +112,67 @@ func (st *inputState) reserve() bool {
 	return true
 }
 
+// runBudget applies the run's event budget (budget; 0: none) to the inputs
+// read, in input order: each keeps its first events up to what the inputs
+// before it left, and the rest are dropped (keepFirst). Each input stopped
+// storing at the budget while it was read, so that no input holds more
+// than the budget however the inputs were scheduled; which events are kept
+// depends only on the inputs and their order.
+func runBudget(states []*inputState, budget int) {
+	if budget <= 0 {
+		return
+	}
+	left := budget
+	for _, st := range states {
+		n := st.storedEvents()
+		if n > left {
+			st.keepFirst(left)
+			n = left
+		}
+		left -= n
+	}
+}
+
+// storedEvents is how many events the input holds (before flattenAll).
+func (st *inputState) storedEvents() int {
+	n := len(st.events)
+	for _, pg := range st.pages {
+		n += len(pg)
+	}
+	return n
+}
+
+// keepFirst keeps the input's first n stored events (before flattenAll)
+// and drops the rest: each counts as dropped with the repeats folded into
+// it, as an event past the budget would have been.
+func (st *inputState) keepFirst(n int) {
+	st.runCut = true
+	k := 0
+	cut := func(evs []Event, metas []evMeta) ([]Event, []evMeta) {
+		keep := max(0, min(len(evs), n-k))
+		k += len(evs)
+		for i := keep; i < len(evs); i++ {
+			st.dropped += max(evs[i].Count, 1)
+			evs[i] = Event{} // the text it holds goes with it
+		}
+		return evs[:keep], metas[:keep]
+	}
+	st.events, st.metas = cut(st.events, st.metas)
+	for i := range st.pages {
+		st.pages[i], st.mpages[i] = cut(st.pages[i], st.mpages[i])
+	}
+	for len(st.pages) > 0 && len(st.pages[len(st.pages)-1]) == 0 {
+		st.pages, st.mpages = st.pages[:len(st.pages)-1], st.mpages[:len(st.mpages)-1]
+	}
+	spans := st.foldSpans[:0]
+	for _, fs := range st.foldSpans {
+		if fs.index < n {
+			spans = append(spans, fs)
+		}
+	}
+	st.foldSpans, st.folds = spans, nil
+}
+
 // noteDropped says how many events the budget dropped, and marks the input
 // read only in part.
 func (st *inputState) noteDropped() {
@@ -116,5 +180,9 @@ func (st *inputState) noteDropped() {
 		return
 	}
 	st.in.Dropped, st.in.Truncated = st.dropped, true
-	st.problem(0, "more than %d events after folding repeats (the event budget of one input): the first %d are kept, %d later ones dropped", st.maxEvents, st.maxEvents, st.dropped)
+	if st.runCut {
+		st.problem(0, "more than %d events after folding repeats across the inputs (the event budget of the run, given out in input order): the first %d of this input are kept, %d later ones dropped", st.maxEvents, len(st.events), st.dropped)
+		return
+	}
+	st.problem(0, "more than %d events after folding repeats (the event budget of the run): the first %d are kept, %d later ones dropped", st.maxEvents, st.maxEvents, st.dropped)
 }
