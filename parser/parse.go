@@ -401,7 +401,7 @@ func (st *inputState) read(r io.Reader, opt Options) {
 func (st *inputState) readWith(r io.Reader, opt Options, loop func(*scanner, io.Reader)) {
 	st.guarded(opt, func(sc *scanner) {
 		raw := r
-		r, comp, closeFn, err := decompress(raw)
+		r, comp, closeFn, err := decompress(raw, st.sizeHint)
 		if err != nil {
 			st.problem(0, "%v", err)
 			st.in.Truncated = true

@@ -72,10 +72,7 @@ func (st *inputState) addEvent(ev *Event, m evMeta) {
 			st.addEvent(ev, m)
 			return
 		}
-		n := eventPage
-		if k < 6 {
-			n = min(eventPage, firstEventPage<<k)
-		}
+		n := min(eventPage, st.firstPage()<<min(k, 16))
 		st.pages = append(st.pages, prefault.Make[Event](0, n))
 		// metas hold no pointers: never scanned, Slice is enough
 		st.mpages = append(st.mpages, prefault.Slice(make([]evMeta, 0, n)))
@@ -87,6 +84,24 @@ func (st *inputState) addEvent(ev *Event, m evMeta) {
 }
 
 const reserveFrom = 4
+
+// minEventBytes is fewer bytes than any line that gives an event takes
+// (a timestamp, a verb and a volume name): an input of n bytes has at most
+// n/minEventBytes events.
+const minEventBytes = 32
+
+// firstPage is the size of the input's first event page, the later ones
+// doubling up to eventPage: firstEventPage, or fewer when the input's size
+// (sizeHint) says it cannot hold as many events — a must-gather's tens of
+// thousands of small logs then hold a page each of the size they need,
+// not of a large log's (64 events and their metadata, 28 KiB, for a
+// file of one line).
+func (st *inputState) firstPage() int {
+	if st.sizeHint > 0 && st.sizeHint < firstEventPage*minEventBytes {
+		return int(st.sizeHint/minEventBytes) + 1
+	}
+	return firstEventPage
+}
 
 func (st *inputState) reserve() bool {
 	if st.reserved || st.sizeHint <= 0 || st.seen*reserveFrom < st.sizeHint || len(st.events) > 0 {
