@@ -162,3 +162,41 @@ func TestEventBudgetPerRun(t *testing.T) {
 		t.Errorf("inputs reordered: (events, dropped) per input %v, want %v", g, want)
 	}
 }
+
+// TestEventBudgetPerRunFolded: an input the run's budget cuts short
+// counts what it drops as lines: a dropped event that repeats were
+// folded into counts them too (they are no longer folded), so kept and
+// dropped add up to the storm.
+func TestEventBudgetPerRunFolded(t *testing.T) {
+	const storm, first = 3000, 50
+	dir := t.TempDir()
+	var a, b strings.Builder
+	for i := range first {
+		a.WriteString(strings.ReplaceAll(stormLine(i, "10.0.3.15"), "disk-7x9qk2mz", fmt.Sprintf("disk-%d", i)))
+	}
+	for i := range storm {
+		b.WriteString(stormLine(i, "10.0.3.16"))
+	}
+	paths := []string{dir + "/a.log", dir + "/storm.log"}
+	for i, s := range []string{a.String(), b.String()} {
+		if err := os.WriteFile(paths[i], []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// the storm alone keeps foldKeep verbatim events and the one the rest
+	// fold into; the run's budget leaves it fewer
+	keep := foldKeep - 10
+	all, errs := ParseAll(paths, Options{MaxEvents: first + keep})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	r := all[1]
+	if len(r.Events) != keep || r.Input.Dropped != storm-keep || r.Input.Folded != 0 {
+		t.Errorf("storm: %d events kept, %d dropped, %d folded; want %d, %d, 0 (every line of the storm accounted for once)", len(r.Events), r.Input.Dropped, r.Input.Folded, keep, storm-keep)
+	}
+	for _, p := range r.Input.Problems {
+		if strings.Contains(p.Message, "folded into") {
+			t.Errorf("storm: the folded event was dropped, yet a problem says: %s", p.Message)
+		}
+	}
+}

@@ -158,18 +158,33 @@ func (st *inputState) storedEvents() int {
 }
 
 // keepFirst keeps the input's first n stored events (before flattenAll)
-// and drops the rest: each counts as dropped with the repeats folded into
-// it, as an event past the budget would have been.
+// and drops the rest, each counted as the lines it stands for — one, or
+// for an event repeats were folded into, the repeats too — as an event
+// past the budget would have been.
 func (st *inputState) keepFirst(n int) {
 	st.runCut = true
-	k := 0
+	folded := map[int]bool{} // the events past n that repeats were folded into
+	spans := st.foldSpans[:0]
+	for _, fs := range st.foldSpans {
+		if fs.index < n {
+			spans = append(spans, fs)
+		} else {
+			folded[fs.index] = true
+		}
+	}
+	st.foldSpans, st.folds = spans, nil
+	k := 0 // the index of evs[0] among the input's events
 	cut := func(evs []Event, metas []evMeta) ([]Event, []evMeta) {
 		keep := max(0, min(len(evs), n-k))
-		k += len(evs)
 		for i := keep; i < len(evs); i++ {
-			st.dropped += max(evs[i].Count, 1)
+			st.dropped++
+			if folded[k+i] { // its repeats are dropped with it, no longer folded
+				st.dropped += evs[i].Count - 1
+				st.in.Folded -= evs[i].Count - 1
+			}
 			evs[i] = Event{} // the text it holds goes with it
 		}
+		k += len(evs)
 		return evs[:keep], metas[:keep]
 	}
 	st.events, st.metas = cut(st.events, st.metas)
@@ -179,13 +194,6 @@ func (st *inputState) keepFirst(n int) {
 	for len(st.pages) > 0 && len(st.pages[len(st.pages)-1]) == 0 {
 		st.pages, st.mpages = st.pages[:len(st.pages)-1], st.mpages[:len(st.mpages)-1]
 	}
-	spans := st.foldSpans[:0]
-	for _, fs := range st.foldSpans {
-		if fs.index < n {
-			spans = append(spans, fs)
-		}
-	}
-	st.foldSpans, st.folds = spans, nil
 }
 
 // noteDropped says how many events the budget dropped, and marks the input
