@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -197,6 +198,61 @@ func TestEventBudgetPerRunFolded(t *testing.T) {
 	for _, p := range r.Input.Problems {
 		if strings.Contains(p.Message, "folded into") {
 			t.Errorf("storm: the folded event was dropped, yet a problem says: %s", p.Message)
+		}
+	}
+}
+
+// TestEventBudgetSpent: once the inputs read hold the run's budget, an
+// input after them stores nothing while it is read (it would be cut to
+// nothing), so the run holds the budget, not the budget for every input —
+// and what each input keeps and says it dropped is the same whether it
+// stopped early or was cut afterwards, however many inputs are read at
+// once.
+func TestEventBudgetSpent(t *testing.T) {
+	dir := t.TempDir()
+	var paths []string
+	for f, distinct := range []int{1200, 2000, 3000} {
+		var b strings.Builder
+		for i := range distinct {
+			b.WriteString(strings.ReplaceAll(stormLine(i, "10.0.3.15"), "disk-7x9qk2mz", fmt.Sprintf("disk-%d-%d", f, i)))
+		}
+		p := fmt.Sprintf("%s/in%d.log", dir, f)
+		if err := os.WriteFile(p, []byte(b.String()), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	type got struct{ events, dropped int }
+	want := []got{{1200, 0}, {300, 1700}, {0, 3000}}
+	run := func(procs int) ([]got, map[string]int) {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		var mu sync.Mutex
+		held := map[string]int{}
+		opt := Options{MaxEvents: 1500, onRead: func(p string, n int) {
+			mu.Lock()
+			defer mu.Unlock()
+			held[p] = n
+		}}
+		all, errs := ParseAll(paths, opt)
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		var out []got
+		for _, r := range all {
+			out = append(out, got{len(r.Events), r.Input.Dropped})
+		}
+		return out, held
+	}
+	g, held := run(1) // one input at a time: the third starts once the first two hold 2 700
+	if !slices.Equal(g, want) {
+		t.Errorf("one at a time: (events, dropped) per input %v, want %v", g, want)
+	}
+	if held[paths[0]] != 1200 || held[paths[1]] != 1500 || held[paths[2]] != 0 {
+		t.Errorf("events held once read: %d, %d, %d; want 1200, 1500 (its own cap), 0 (spent)", held[paths[0]], held[paths[1]], held[paths[2]])
+	}
+	for range 5 {
+		if g, _ := run(3); !slices.Equal(g, want) {
+			t.Fatalf("read at once: (events, dropped) per input %v, want %v", g, want)
 		}
 	}
 }

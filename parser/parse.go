@@ -51,8 +51,13 @@ type Options struct {
 	// file's cleaned path) their envelope, role and name (stream_input.go).
 	Streams map[string]StreamInput
 
-	noPrefilter bool      // tests: classify every entry, to check the prefilter's token list
-	now         time.Time // tests: the "current" time for the assumed year
+	noPrefilter bool // tests: classify every entry, to check the prefilter's token list
+	// run and runIndex are the run's budget as ParseAll shares it among
+	// the inputs it reads, and the input's place in it (store.go)
+	run      *runShare
+	runIndex int
+	onRead   func(path string, stored int) // tests: told the events each input holds once read
+	now      time.Time                     // tests: the "current" time for the assumed year
 }
 
 // DefaultMaxLineBytes is the line cap when Options.MaxLineBytes is 0.
@@ -159,16 +164,28 @@ func ParseAll(paths []string, opt Options) ([]Result, []error) {
 	}
 	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
 	var wg sync.WaitGroup
-	for _, j := range jobs {
+	share := newRunShare(len(jobs), opt.maxEvents())
+	for i, j := range jobs {
 		if j.err != nil {
+			share.finish(i, 0)
 			continue
 		}
 		sem <- struct{}{}
 		wg.Add(1)
+		o := opt
+		o.run, o.runIndex = share, i
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			j.st, j.err = parseSource(j.src, opt, 0)
+			j.st, j.err = parseSource(j.src, o, 0)
+			stored := 0
+			if j.st != nil {
+				stored = j.st.storedEvents()
+			}
+			if opt.onRead != nil {
+				opt.onRead(j.src.path, stored)
+			}
+			share.finish(i, stored)
 		}()
 	}
 	wg.Wait()
@@ -275,7 +292,10 @@ type inputState struct {
 	added            int // events stored so far
 	maxEvents        int // the cap on added (0: none), dropped the events past it (store.go)
 	dropped          int
-	runCut           bool                // runBudget cut the input short (the inputs before it had the budget)
+	runCut           bool      // runBudget cut the input short (the inputs before it had the budget)
+	run              *runShare // the run's budget as the inputs read so far left it (Options.run)
+	runIndex         int
+	spent            bool                // the inputs before this one have the run's budget: nothing more is stored
 	folds            map[string]*foldRun // the current run of repeats per volume (fold.go)
 	foldSpans        []foldSpan
 	mtime            time.Time

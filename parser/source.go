@@ -553,6 +553,7 @@ var knownSize = true
 func parseSource(src source, opt Options, index int) (*inputState, error) {
 	st := newInputState(src.path, index)
 	st.maxEvents = opt.maxEvents()
+	st.run, st.runIndex = opt.run, opt.runIndex
 	if s, ok := opt.streamInput(src.path); ok {
 		st.applyStream(s)
 		opt = opt.forStream(s)

@@ -1,6 +1,8 @@
 package parser
 
 import (
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kcmtrace/kcmtrace/internal/prefault"
@@ -11,7 +13,8 @@ import (
 // the density of the first quarter (flattenAll, in parse.go, then lays out
 // the events of all inputs in one array), and the budget (Options.MaxEvents:
 // the events past it are dropped, and said to be). The budget is the run's:
-// each input stops storing at it while it is read, then runBudget gives it
+// each input stops storing at it while it is read — at once when the
+// inputs before it hold it already (runShare) — then runBudget gives it
 // out in input order, so that what is kept does not depend on which input
 // finished first.
 
@@ -45,6 +48,13 @@ const (
 )
 
 func (st *inputState) addEvent(ev *Event, m evMeta) {
+	if st.added%spentCheck == 0 && !st.spent && st.run.spentBefore(st.runIndex) {
+		st.spend()
+	}
+	if st.spent {
+		st.dropped++
+		return
+	}
 	if st.maxEvents > 0 && st.added >= st.maxEvents {
 		// over budget: only repeats of a run already folding are still
 		// counted (they take no room); the rest are dropped
@@ -146,6 +156,63 @@ func runBudget(states []*inputState, budget int) {
 		}
 		left -= n
 	}
+}
+
+// runShare is the run's budget as ParseAll's inputs see it while they
+// are read: the events the inputs before the first still being read hold.
+// Once those reach the budget, an input after them keeps nothing
+// (runBudget would cut it to nothing), so it stops storing — spends — at
+// once rather than at the budget: the run then holds the budget and what
+// the inputs being read hold, not the budget for every input. Which
+// inputs are read first changes only when an input spends, never what it
+// keeps or the counts it reports.
+type runShare struct {
+	budget int
+	mu     sync.Mutex
+	done   []bool
+	stored []int
+	next   int          // inputs [0, next) are read
+	held   atomic.Int64 // the events inputs [0, next) hold
+	front  atomic.Int64 // next, for spentBefore
+}
+
+// spentCheck is how many events an input stores between two looks at
+// the run's share.
+const spentCheck = 1024
+
+func newRunShare(inputs, budget int) *runShare {
+	return &runShare{budget: budget, done: make([]bool, inputs), stored: make([]int, inputs)}
+}
+
+// finish records that input i is read, holding stored events.
+func (r *runShare) finish(i, stored int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.done[i], r.stored[i] = true, stored
+	for r.next < len(r.done) && r.done[r.next] {
+		r.held.Add(int64(r.stored[r.next]))
+		r.next++
+	}
+	r.front.Store(int64(r.next))
+}
+
+// spentBefore reports whether the inputs before input i, which is being
+// read, certainly hold the budget: the ones read already do. (Inputs
+// before i still being read only add to it, so waiting for them never
+// errs.)
+func (r *runShare) spentBefore(i int) bool {
+	if r == nil || r.budget <= 0 {
+		return false
+	}
+	return r.front.Load() <= int64(i) && r.held.Load() >= int64(r.budget)
+}
+
+// spend drops every event the input holds, counted as runBudget would
+// count them, and stores none from here on.
+func (st *inputState) spend() {
+	st.keepFirst(0)
+	st.spent, st.reserved, st.direct = true, true, false
+	st.events, st.metas, st.pages, st.mpages = nil, nil, nil, nil
 }
 
 // storedEvents is how many events the input holds (before flattenAll).
