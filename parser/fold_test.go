@@ -109,15 +109,13 @@ func TestEventBudget(t *testing.T) {
 	}
 }
 
-// TestEventBudgetPerRun: Options.MaxEvents is the run's budget, given out
-// in input order across the inputs: the first input keeps what it has,
-// the next what is left, the others nothing; each says what it dropped.
-// The same inputs in another order keep the events of the new first ones,
-// and the outcome does not depend on how many inputs are read at once.
-func TestEventBudgetPerRun(t *testing.T) {
+// distinctInputs writes one input per count, each of that many attach
+// failures of distinct volumes (no repeats to fold), and returns their paths.
+func distinctInputs(t *testing.T, counts ...int) []string {
+	t.Helper()
 	dir := t.TempDir()
 	var paths []string
-	for f, distinct := range []int{40, 50, 80} {
+	for f, distinct := range counts {
 		var b strings.Builder
 		for i := range distinct {
 			b.WriteString(strings.ReplaceAll(stormLine(i, "10.0.3.15"), "disk-7x9qk2mz", fmt.Sprintf("disk-%d-%d", f, i)))
@@ -128,6 +126,16 @@ func TestEventBudgetPerRun(t *testing.T) {
 		}
 		paths = append(paths, p)
 	}
+	return paths
+}
+
+// TestEventBudgetPerRun: Options.MaxEvents is the run's budget, given out
+// in input order across the inputs: the first input keeps what it has,
+// the next what is left, the others nothing; each says what it dropped.
+// The same inputs in another order keep the events of the new first ones,
+// and the outcome does not depend on how many inputs are read at once.
+func TestEventBudgetPerRun(t *testing.T) {
+	paths := distinctInputs(t, 40, 50, 80)
 	const budget = 100
 	type got struct{ events, dropped int }
 	run := func(paths []string, procs int) []got {
@@ -209,19 +217,7 @@ func TestEventBudgetPerRunFolded(t *testing.T) {
 // stopped early or was cut afterwards, however many inputs are read at
 // once.
 func TestEventBudgetSpent(t *testing.T) {
-	dir := t.TempDir()
-	var paths []string
-	for f, distinct := range []int{1200, 2000, 3000} {
-		var b strings.Builder
-		for i := range distinct {
-			b.WriteString(strings.ReplaceAll(stormLine(i, "10.0.3.15"), "disk-7x9qk2mz", fmt.Sprintf("disk-%d-%d", f, i)))
-		}
-		p := fmt.Sprintf("%s/in%d.log", dir, f)
-		if err := os.WriteFile(p, []byte(b.String()), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		paths = append(paths, p)
-	}
+	paths := distinctInputs(t, 1200, 2000, 3000)
 	type got struct{ events, dropped int }
 	want := []got{{1200, 0}, {300, 1700}, {0, 3000}}
 	run := func(procs int) ([]got, map[string]int) {
