@@ -183,7 +183,7 @@ func readState(r io.Reader, opt Options, ref bool) scanState {
 	sc := newScanner(st, opt)
 	func() {
 		defer func() { _ = recover() }()
-		r, _, closeFn, err := decompress(r)
+		r, _, closeFn, err := decompress(r, 0)
 		if err != nil {
 			return
 		}

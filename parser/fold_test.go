@@ -3,7 +3,10 @@ package parser
 import (
 	"fmt"
 	"os"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -103,5 +106,149 @@ func TestEventBudget(t *testing.T) {
 	}
 	if r := ParseReader(strings.NewReader(b.String()), "budget.log", Options{MaxEvents: -1}); r.Input.Dropped != 0 || r.Input.Truncated || len(r.Events) != foldKeep+1+distinct {
 		t.Errorf("no budget: %d events, %d dropped, truncated %v", len(r.Events), r.Input.Dropped, r.Input.Truncated)
+	}
+}
+
+// distinctInputs writes one input per count, each of that many attach
+// failures of distinct volumes (no repeats to fold), and returns their paths.
+func distinctInputs(t *testing.T, counts ...int) []string {
+	t.Helper()
+	dir := t.TempDir()
+	var paths []string
+	for f, distinct := range counts {
+		var b strings.Builder
+		for i := range distinct {
+			b.WriteString(strings.ReplaceAll(stormLine(i, "10.0.3.15"), "disk-7x9qk2mz", fmt.Sprintf("disk-%d-%d", f, i)))
+		}
+		p := fmt.Sprintf("%s/in%d.log", dir, f)
+		if err := os.WriteFile(p, []byte(b.String()), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	return paths
+}
+
+// TestEventBudgetPerRun: Options.MaxEvents is the run's budget, given out
+// in input order across the inputs: the first input keeps what it has,
+// the next what is left, the others nothing; each says what it dropped.
+// The same inputs in another order keep the events of the new first ones,
+// and the outcome does not depend on how many inputs are read at once.
+func TestEventBudgetPerRun(t *testing.T) {
+	paths := distinctInputs(t, 40, 50, 80)
+	const budget = 100
+	type got struct{ events, dropped int }
+	run := func(paths []string, procs int) []got {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		all, errs := ParseAll(paths, Options{MaxEvents: budget})
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		var out []got
+		for _, r := range all {
+			out = append(out, got{len(r.Events), r.Input.Dropped})
+			if want := r.Input.Dropped > 0; r.Input.Truncated != want {
+				t.Errorf("%s: truncated %v with %d dropped", r.Input.Path, r.Input.Truncated, r.Input.Dropped)
+			}
+			said := false
+			for _, p := range r.Input.Problems {
+				said = said || strings.Contains(p.Message, fmt.Sprintf("the first %d of this input are kept, %d later ones dropped", len(r.Events), r.Input.Dropped))
+			}
+			if r.Input.Dropped > 0 && !said {
+				t.Errorf("%s: no problem says what the run's budget dropped: %v", r.Input.Path, r.Input.Problems)
+			}
+		}
+		return out
+	}
+	want := []got{{40, 0}, {50, 0}, {10, 70}}
+	for _, procs := range []int{1, 3} {
+		if g := run(paths, procs); !slices.Equal(g, want) {
+			t.Errorf("GOMAXPROCS %d: (events, dropped) per input %v, want %v", procs, g, want)
+		}
+	}
+	want = []got{{80, 0}, {20, 20}, {0, 50}}
+	if g := run([]string{paths[2], paths[0], paths[1]}, 3); !slices.Equal(g, want) {
+		t.Errorf("inputs reordered: (events, dropped) per input %v, want %v", g, want)
+	}
+}
+
+// TestEventBudgetPerRunFolded: an input the run's budget cuts short
+// counts what it drops as lines: a dropped event that repeats were
+// folded into counts them too (they are no longer folded), so kept and
+// dropped add up to the storm.
+func TestEventBudgetPerRunFolded(t *testing.T) {
+	const storm, first = 3000, 50
+	dir := t.TempDir()
+	var a, b strings.Builder
+	for i := range first {
+		a.WriteString(strings.ReplaceAll(stormLine(i, "10.0.3.15"), "disk-7x9qk2mz", fmt.Sprintf("disk-%d", i)))
+	}
+	for i := range storm {
+		b.WriteString(stormLine(i, "10.0.3.16"))
+	}
+	paths := []string{dir + "/a.log", dir + "/storm.log"}
+	for i, s := range []string{a.String(), b.String()} {
+		if err := os.WriteFile(paths[i], []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// the storm alone keeps foldKeep verbatim events and the one the rest
+	// fold into; the run's budget leaves it fewer
+	keep := foldKeep - 10
+	all, errs := ParseAll(paths, Options{MaxEvents: first + keep})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	r := all[1]
+	if len(r.Events) != keep || r.Input.Dropped != storm-keep || r.Input.Folded != 0 {
+		t.Errorf("storm: %d events kept, %d dropped, %d folded; want %d, %d, 0 (every line of the storm accounted for once)", len(r.Events), r.Input.Dropped, r.Input.Folded, keep, storm-keep)
+	}
+	for _, p := range r.Input.Problems {
+		if strings.Contains(p.Message, "folded into") {
+			t.Errorf("storm: the folded event was dropped, yet a problem says: %s", p.Message)
+		}
+	}
+}
+
+// TestEventBudgetSpent: once the inputs read hold the run's budget, an
+// input after them stores nothing while it is read (it would be cut to
+// nothing), so the run holds the budget, not the budget for every input —
+// and what each input keeps and says it dropped is the same whether it
+// stopped early or was cut afterwards, however many inputs are read at
+// once.
+func TestEventBudgetSpent(t *testing.T) {
+	paths := distinctInputs(t, 1200, 2000, 3000)
+	type got struct{ events, dropped int }
+	want := []got{{1200, 0}, {300, 1700}, {0, 3000}}
+	run := func(procs int) ([]got, map[string]int) {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		var mu sync.Mutex
+		held := map[string]int{}
+		opt := Options{MaxEvents: 1500, onRead: func(p string, n int) {
+			mu.Lock()
+			defer mu.Unlock()
+			held[p] = n
+		}}
+		all, errs := ParseAll(paths, opt)
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		var out []got
+		for _, r := range all {
+			out = append(out, got{len(r.Events), r.Input.Dropped})
+		}
+		return out, held
+	}
+	g, held := run(1) // one input at a time: the third starts once the first two hold 2 700
+	if !slices.Equal(g, want) {
+		t.Errorf("one at a time: (events, dropped) per input %v, want %v", g, want)
+	}
+	if held[paths[0]] != 1200 || held[paths[1]] != 1500 || held[paths[2]] != 0 {
+		t.Errorf("events held once read: %d, %d, %d; want 1200, 1500 (its own cap), 0 (spent)", held[paths[0]], held[paths[1]], held[paths[2]])
+	}
+	for range 5 {
+		if g, _ := run(3); !slices.Equal(g, want) {
+			t.Fatalf("read at once: (events, dropped) per input %v, want %v", g, want)
+		}
 	}
 }

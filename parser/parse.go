@@ -32,10 +32,14 @@ type Options struct {
 	// line is skipped (Input.Skipped["too-long"]) with a Problem; memory stays
 	// bounded by the cap.
 	MaxLineBytes int
-	// MaxEvents caps the events one input keeps after folding repeats; 0
-	// means DefaultMaxEvents, negative no cap. The events past it are
-	// dropped (Input.Dropped), the input is marked Truncated (exit 3) and a
-	// Problem says so; the events kept, and the other inputs, are reported.
+	// MaxEvents caps the events a run keeps after folding repeats, across
+	// all its inputs; 0 means DefaultMaxEvents, negative no cap. It is given
+	// out in input order (the order ParseAll returns the results in): an
+	// input keeps its first events up to what the inputs before it left,
+	// whatever the order they were read in. The events past it are dropped
+	// (Input.Dropped, each with the repeats folded into it), the input is
+	// marked Truncated (exit 3) and a Problem says so; the events kept are
+	// reported.
 	MaxEvents int
 	// Progress, when set, is called with the number of input bytes consumed
 	// since the previous call: text bytes, i.e. decompressed for .gz, .zst
@@ -47,18 +51,23 @@ type Options struct {
 	// file's cleaned path) their envelope, role and name (stream_input.go).
 	Streams map[string]StreamInput
 
-	noPrefilter bool      // tests: classify every entry, to check the prefilter's token list
-	now         time.Time // tests: the "current" time for the assumed year
+	noPrefilter bool // tests: classify every entry, to check the prefilter's token list
+	// run and runIndex are the run's budget as ParseAll shares it among
+	// the inputs it reads, and the input's place in it (store.go)
+	run      *runShare
+	runIndex int
+	onRead   func(path string, stored int) // tests: told the events each input holds once read
+	now      time.Time                     // tests: the "current" time for the assumed year
 }
 
 // DefaultMaxLineBytes is the line cap when Options.MaxLineBytes is 0.
 
 const DefaultMaxLineBytes = 16 << 20
 
-// DefaultMaxEvents is the event cap of one input when Options.MaxEvents is
+// DefaultMaxEvents is the event cap of a run when Options.MaxEvents is
 // 0: at about 440 bytes an event (Event and its clock metadata) plus its
 // text, some 5 GiB — far beyond a real log once repeats are folded (a
-// million volumes give a few million events), but a bound on an input of
+// million volumes give a few million events), but a bound on inputs of
 // millions of distinct volumes.
 const DefaultMaxEvents = 10_000_000
 
@@ -155,16 +164,28 @@ func ParseAll(paths []string, opt Options) ([]Result, []error) {
 	}
 	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
 	var wg sync.WaitGroup
-	for _, j := range jobs {
+	share := newRunShare(len(jobs), opt.maxEvents())
+	for i, j := range jobs {
 		if j.err != nil {
+			share.finish(i, 0)
 			continue
 		}
 		sem <- struct{}{}
 		wg.Add(1)
+		o := opt
+		o.run, o.runIndex = share, i
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			j.st, j.err = parseSource(j.src, opt, 0)
+			j.st, j.err = parseSource(j.src, o, 0)
+			stored := 0
+			if j.st != nil {
+				stored = j.st.storedEvents()
+			}
+			if opt.onRead != nil {
+				opt.onRead(j.src.path, stored)
+			}
+			share.finish(i, stored)
 		}()
 	}
 	wg.Wait()
@@ -177,6 +198,7 @@ func ParseAll(paths []string, opt Options) ([]Result, []error) {
 		}
 		states = append(states, j.st)
 	}
+	runBudget(states, opt.maxEvents())
 	flattenAll(states)
 	for i, st := range states {
 		st.setIndex(i)
@@ -270,6 +292,10 @@ type inputState struct {
 	added            int // events stored so far
 	maxEvents        int // the cap on added (0: none), dropped the events past it (store.go)
 	dropped          int
+	runCut           bool      // runBudget cut the input short (the inputs before it had the budget)
+	run              *runShare // the run's budget as the inputs read so far left it (Options.run)
+	runIndex         int
+	spent            bool                // the inputs before this one have the run's budget: nothing more is stored
 	folds            map[string]*foldRun // the current run of repeats per volume (fold.go)
 	foldSpans        []foldSpan
 	mtime            time.Time
@@ -395,7 +421,7 @@ func (st *inputState) read(r io.Reader, opt Options) {
 func (st *inputState) readWith(r io.Reader, opt Options, loop func(*scanner, io.Reader)) {
 	st.guarded(opt, func(sc *scanner) {
 		raw := r
-		r, comp, closeFn, err := decompress(raw)
+		r, comp, closeFn, err := decompress(raw, st.sizeHint)
 		if err != nil {
 			st.problem(0, "%v", err)
 			st.in.Truncated = true

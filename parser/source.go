@@ -553,6 +553,7 @@ var knownSize = true
 func parseSource(src source, opt Options, index int) (*inputState, error) {
 	st := newInputState(src.path, index)
 	st.maxEvents = opt.maxEvents()
+	st.run, st.runIndex = opt.run, opt.runIndex
 	if s, ok := opt.streamInput(src.path); ok {
 		st.applyStream(s)
 		opt = opt.forStream(s)
@@ -617,8 +618,15 @@ const sniffBufSize = 64 << 10
 const zstdMaxWindow = 1 << 31
 
 // decompress sniffs gzip, zstd and xz magic numbers (whatever the file name).
-func decompress(r io.Reader) (io.Reader, string, func(), error) {
-	br := bufio.NewReaderSize(r, sniffBufSize)
+// size is r's size when known (0 otherwise): a smaller file gets a buffer
+// of its size, not sniffBufSize (a must-gather's tens of thousands of
+// one-line logs would each allocate 64 KiB).
+func decompress(r io.Reader, size int64) (io.Reader, string, func(), error) {
+	buf := sniffBufSize
+	if size > 0 && size < sniffBufSize {
+		buf = int(size) + 1 // its end seen in one read
+	}
+	br := bufio.NewReaderSize(r, buf)
 	head, _ := br.Peek(6)
 	switch {
 	case gzipMagic(head):

@@ -45,7 +45,7 @@ func isTarStream(p string) bool {
 		return false
 	}
 	defer f.Close()
-	r, _, closeFn, err := decompress(f)
+	r, _, closeFn, err := decompress(f, 0)
 	if err != nil {
 		return false
 	}
@@ -94,7 +94,7 @@ func tarMembers(p string) ([]source, error) {
 		return nil, cleanPathErr(err)
 	}
 	defer f.Close()
-	r, _, closeFn, err := decompress(f)
+	r, _, closeFn, err := decompress(f, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -89,6 +89,7 @@ type envStats struct {
 	NoTime     int       // records yielded without a usable time
 	Duplicates int       // records dropped as duplicates of earlier ones
 	Problems   []Problem // with their lines
+	Cut        bool      // the export ends inside a record (envelope.Stats.Cut)
 }
 
 // envelope is a registered family of document or line envelopes.
@@ -210,6 +211,7 @@ func (sc *scanner) records(e *envelope, name string, r io.Reader) {
 	for _, p := range stats.Problems {
 		st.problem(p.Line, "%s", p.Message)
 	}
+	st.in.Truncated = st.in.Truncated || stats.Cut // read in part: exit 3
 	if err != nil {
 		st.in.Truncated = true
 		st.problem(st.in.Lines, "%s: %v; the records read are kept", name, err)

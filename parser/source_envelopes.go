@@ -72,7 +72,7 @@ func decodeExport(name string, r io.Reader, skim func([]byte) bool, yield func(*
 	if err == errStopped {
 		err = nil
 	}
-	out := envStats{Lines: st.Lines, Records: st.Records, NoTime: st.NoTime, Duplicates: st.Duplicates}
+	out := envStats{Lines: st.Lines, Records: st.Records, NoTime: st.NoTime, Duplicates: st.Duplicates, Cut: st.Cut}
 	prefix := name
 	if st.Shape != "" {
 		prefix += " (" + st.Shape + ")"

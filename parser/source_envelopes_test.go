@@ -31,7 +31,7 @@ func TestExportsClaimNoPlainLog(t *testing.T) {
 				return err
 			}
 			defer f.Close()
-			r, _, closeFn, err := decompress(f)
+			r, _, closeFn, err := decompress(f, 0)
 			if err != nil {
 				return err
 			}
@@ -121,7 +121,7 @@ func FuzzExportParse(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		r, _, closeFn, err := decompress(fh)
+		r, _, closeFn, err := decompress(fh, 0)
 		if err != nil {
 			f.Fatal(err)
 		}

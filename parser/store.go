@@ -1,6 +1,8 @@
 package parser
 
 import (
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kcmtrace/kcmtrace/internal/prefault"
@@ -9,8 +11,12 @@ import (
 // This file owns the event store of an input: events and their clock
 // metadata kept in fixed pages while reading, the one array reserved from
 // the density of the first quarter (flattenAll, in parse.go, then lays out
-// the events of all inputs in one array), and its budget (Options.MaxEvents:
-// the events past it are dropped, and said to be).
+// the events of all inputs in one array), and the budget (Options.MaxEvents:
+// the events past it are dropped, and said to be). The budget is the run's:
+// each input stops storing at it while it is read — at once when the
+// inputs before it hold it already (runShare) — then runBudget gives it
+// out in input order, so that what is kept does not depend on which input
+// finished first.
 
 type evMeta struct {
 	w       wall
@@ -42,6 +48,13 @@ const (
 )
 
 func (st *inputState) addEvent(ev *Event, m evMeta) {
+	if st.added%spentCheck == 0 && !st.spent && st.run.spentBefore(st.runIndex) {
+		st.spend()
+	}
+	if st.spent {
+		st.dropped++
+		return
+	}
 	if st.maxEvents > 0 && st.added >= st.maxEvents {
 		// over budget: only repeats of a run already folding are still
 		// counted (they take no room); the rest are dropped
@@ -69,10 +82,7 @@ func (st *inputState) addEvent(ev *Event, m evMeta) {
 			st.addEvent(ev, m)
 			return
 		}
-		n := eventPage
-		if k < 6 {
-			n = min(eventPage, firstEventPage<<k)
-		}
+		n := min(eventPage, st.firstPage()<<min(k, 16))
 		st.pages = append(st.pages, prefault.Make[Event](0, n))
 		// metas hold no pointers: never scanned, Slice is enough
 		st.mpages = append(st.mpages, prefault.Slice(make([]evMeta, 0, n)))
@@ -84,6 +94,24 @@ func (st *inputState) addEvent(ev *Event, m evMeta) {
 }
 
 const reserveFrom = 4
+
+// minEventBytes is fewer bytes than any line that gives an event takes
+// (a timestamp, a verb and a volume name): an input of n bytes has at most
+// n/minEventBytes events.
+const minEventBytes = 32
+
+// firstPage is the size of the input's first event page, the later ones
+// doubling up to eventPage: firstEventPage, or fewer when the input's size
+// (sizeHint) says it cannot hold as many events — a must-gather's tens of
+// thousands of small logs then hold a page each of the size they need,
+// not of a large log's (64 events and their metadata, 28 KiB, for a
+// file of one line).
+func (st *inputState) firstPage() int {
+	if st.sizeHint > 0 && st.sizeHint < firstEventPage*minEventBytes {
+		return int(st.sizeHint/minEventBytes) + 1
+	}
+	return firstEventPage
+}
 
 func (st *inputState) reserve() bool {
 	if st.reserved || st.sizeHint <= 0 || st.seen*reserveFrom < st.sizeHint || len(st.events) > 0 {
@@ -109,6 +137,132 @@ func (st *inputState) reserve() bool {
 	return true
 }
 
+// runBudget applies the run's event budget (budget; 0: none) to the inputs
+// read, in input order: each keeps its first events up to what the inputs
+// before it left, and the rest are dropped (keepFirst). Each input stopped
+// storing at the budget while it was read, so that no input holds more
+// than the budget however the inputs were scheduled; which events are kept
+// depends only on the inputs and their order.
+func runBudget(states []*inputState, budget int) {
+	if budget <= 0 {
+		return
+	}
+	left := budget
+	for _, st := range states {
+		n := st.storedEvents()
+		if n > left {
+			st.keepFirst(left)
+			n = left
+		}
+		left -= n
+	}
+}
+
+// runShare is the run's budget as ParseAll's inputs see it while they
+// are read: the events the inputs before the first still being read hold.
+// Once those reach the budget, an input after them keeps nothing
+// (runBudget would cut it to nothing), so it stops storing — spends — at
+// once rather than at the budget: the run then holds the budget and what
+// the inputs being read hold, not the budget for every input. Which
+// inputs are read first changes only when an input spends, never what it
+// keeps or the counts it reports.
+type runShare struct {
+	budget int
+	mu     sync.Mutex
+	done   []bool
+	stored []int
+	next   int          // inputs [0, next) are read
+	held   atomic.Int64 // the events inputs [0, next) hold
+	front  atomic.Int64 // next, for spentBefore
+}
+
+// spentCheck is how many events an input stores between two looks at
+// the run's share.
+const spentCheck = 1024
+
+func newRunShare(inputs, budget int) *runShare {
+	return &runShare{budget: budget, done: make([]bool, inputs), stored: make([]int, inputs)}
+}
+
+// finish records that input i is read, holding stored events.
+func (r *runShare) finish(i, stored int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.done[i], r.stored[i] = true, stored
+	for r.next < len(r.done) && r.done[r.next] {
+		r.held.Add(int64(r.stored[r.next]))
+		r.next++
+	}
+	r.front.Store(int64(r.next))
+}
+
+// spentBefore reports whether the inputs before input i, which is being
+// read, certainly hold the budget: the ones read already do. (Inputs
+// before i still being read only add to it, so waiting for them never
+// errs.)
+func (r *runShare) spentBefore(i int) bool {
+	if r == nil || r.budget <= 0 {
+		return false
+	}
+	return r.front.Load() <= int64(i) && r.held.Load() >= int64(r.budget)
+}
+
+// spend drops every event the input holds, counted as runBudget would
+// count them, and stores none from here on.
+func (st *inputState) spend() {
+	st.keepFirst(0)
+	st.spent, st.reserved, st.direct = true, true, false
+	st.events, st.metas, st.pages, st.mpages = nil, nil, nil, nil
+}
+
+// storedEvents is how many events the input holds (before flattenAll).
+func (st *inputState) storedEvents() int {
+	n := len(st.events)
+	for _, pg := range st.pages {
+		n += len(pg)
+	}
+	return n
+}
+
+// keepFirst keeps the input's first n stored events (before flattenAll)
+// and drops the rest, each counted as the lines it stands for — one, or
+// for an event repeats were folded into, the repeats too — as an event
+// past the budget would have been.
+func (st *inputState) keepFirst(n int) {
+	st.runCut = true
+	folded := map[int]bool{} // the events past n that repeats were folded into
+	spans := st.foldSpans[:0]
+	for _, fs := range st.foldSpans {
+		if fs.index < n {
+			spans = append(spans, fs)
+		} else {
+			folded[fs.index] = true
+		}
+	}
+	st.foldSpans, st.folds = spans, nil
+	k := 0 // the index of evs[0] among the input's events
+	cut := func(evs []Event, metas []evMeta) ([]Event, []evMeta) {
+		keep := max(0, min(len(evs), n-k))
+		for i := keep; i < len(evs); i++ {
+			st.dropped++
+			if folded[k+i] { // its repeats are dropped with it, no longer folded
+				st.dropped += evs[i].Count - 1
+				st.in.Folded -= evs[i].Count - 1
+			}
+			evs[i] = Event{} // the text it holds goes with it
+		}
+		k += len(evs)
+		return evs[:keep], metas[:keep]
+	}
+	st.events, st.metas = cut(st.events, st.metas)
+	for i := range st.pages {
+		st.pages[i], st.mpages[i] = cut(st.pages[i], st.mpages[i])
+	}
+	for len(st.pages) > 0 && len(st.pages[len(st.pages)-1]) == 0 {
+		st.pages, st.mpages = st.pages[:len(st.pages)-1], st.mpages[:len(st.mpages)-1]
+	}
+}
+
 // noteDropped says how many events the budget dropped, and marks the input
 // read only in part.
 func (st *inputState) noteDropped() {
@@ -116,5 +270,9 @@ func (st *inputState) noteDropped() {
 		return
 	}
 	st.in.Dropped, st.in.Truncated = st.dropped, true
-	st.problem(0, "more than %d events after folding repeats (the event budget of one input): the first %d are kept, %d later ones dropped", st.maxEvents, st.maxEvents, st.dropped)
+	if st.runCut {
+		st.problem(0, "more than %d events after folding repeats across the inputs (the event budget of the run, given out in input order): the first %d of this input are kept, %d later ones dropped", st.maxEvents, len(st.events), st.dropped)
+		return
+	}
+	st.problem(0, "more than %d events after folding repeats (the event budget of the run): the first %d are kept, %d later ones dropped", st.maxEvents, st.maxEvents, st.dropped)
 }

@@ -154,3 +154,37 @@ func TestSchemaRejects(t *testing.T) {
 		}
 	}
 }
+
+// TestSchemaDropped: an input the run's event budget cut short says how
+// many events it dropped (inputs[].dropped, which validates), an input
+// that dropped none leaves the key out (the goldens stay as they were),
+// and the schema takes no count below one.
+func TestSchemaDropped(t *testing.T) {
+	a := handSeed(false)
+	a.Timeline.Inputs[0].Dropped, a.Timeline.Inputs[0].Truncated = 1234, true
+	var b bytes.Buffer
+	if err := JSON(&b, a, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	validateJSON(t, "dropped", b.Bytes())
+	var doc struct {
+		Inputs []map[string]any `json:"inputs"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if d, ok := doc.Inputs[0]["dropped"]; d != 1234.0 || doc.Inputs[0]["truncated"] != true {
+		t.Errorf("inputs[0]: dropped %v (present %v), truncated %v; want 1234, true", d, ok, doc.Inputs[0]["truncated"])
+	}
+	if d, ok := doc.Inputs[1]["dropped"]; ok {
+		t.Errorf("inputs[1] dropped nothing but has dropped: %v", d)
+	}
+	var full map[string]any
+	_ = json.Unmarshal(b.Bytes(), &full)
+	full["inputs"].([]any)[0].(map[string]any)["dropped"] = 0
+	raw, _ := json.Marshal(full)
+	v, _ := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if compiledSchemas(t)[SchemaAnalyze].Validate(v) == nil {
+		t.Error("dropped: 0 validated")
+	}
+}

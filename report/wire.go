@@ -64,6 +64,7 @@ type wireInput struct {
 	Zone       string         `json:"zone"`
 	ZoneSource string         `json:"zone_source"`
 	Truncated  bool           `json:"truncated"`
+	Dropped    int            `json:"dropped,omitempty"` // events past the run's event budget (parser.Input.Dropped)
 	Problems   []wireProblem  `json:"problems"`
 	// log exports (wrapper names the envelope): records read, records
 	// without a usable time, duplicate records dropped
@@ -292,7 +293,7 @@ func toWireInput(in parser.Input) wireInput {
 		Bytes: in.Bytes, Lines: in.Lines, Relevant: in.Relevant, EventLines: in.EventLines, Irrelevant: in.Irrelevant, Events: in.Events, Unknown: in.Unknown,
 		Skipped: map[string]int{}, First: ts(in.First), Last: ts(in.Last),
 		Year: in.Year, YearSource: in.YearFrom, Zone: in.Zone, ZoneSource: in.ZoneFrom,
-		Truncated: in.Truncated, Problems: []wireProblem{},
+		Truncated: in.Truncated, Dropped: in.Dropped, Problems: []wireProblem{},
 		Records: in.Records, NoTime: in.NoTime, Duplicates: in.Duplicates,
 		Fetch: toWireFetch(in.Fetch),
 	}

@@ -3,6 +3,7 @@
 // manifest of what was planted. It is a development tool for benchmarks.
 //
 //	kcmgen -size 1GiB -era legacy -shape default -seed 1 -o kcm.log [-kubelet kubelet.log] [-manifest planted.json]
+//	kcmgen -flat 1000000 -o flat.log
 //	kcmgen verify -manifest planted.json -report out.json [-strict] [-ignore RULE,…]
 package main
 
@@ -36,8 +37,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	kubelet := fs.String("kubelet", "", "also write node B's kubelet log to this path")
 	manifest := fs.String("manifest", "", "write the manifest of planted incidents (JSON) to this path")
 	span := fs.Duration("span", 0, "time covered (default 24h per GiB, at least 2h)")
+	flat := fs.Int("flat", 0, "write only this many volumes, two lines each (attach started, succeeded), every name distinct, over -span (default 2h); -size, -era, -shape, -seed and -kubelet do not apply")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *flat > 0 {
+		return writeFlat(*flat, *out, *span, stdout, stderr)
 	}
 	n, err := ParseSize(*size)
 	if err != nil {
@@ -92,6 +97,31 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "kcmgen: %s era, %s shape, %d bytes, %d lines (%.2f%% volume lines), %s → %s, %d healthy lifecycles, %d incidents, %.1fs (%.0f MiB/s)\n",
 		m.Era, *shape, m.Bytes, m.Lines, 100*float64(m.VolumeLines)/float64(max(m.Lines, 1)), m.Start.Format(time.RFC3339), m.End.Format(time.RFC3339),
 		m.Lifecycles, len(m.Incidents), el.Seconds(), float64(m.Bytes)/(1<<20)/el.Seconds())
+	return 0
+}
+
+// writeFlat is kcmgen -flat: loggen.Flat to out (stdout for "" or "-").
+func writeFlat(volumes int, out string, span time.Duration, stdout, stderr io.Writer) int {
+	w, f := stdout, (*os.File)(nil)
+	if out != "" && out != "-" {
+		var err error
+		if f, err = os.Create(out); err != nil {
+			fmt.Fprintln(stderr, "kcmgen:", err)
+			return 1
+		}
+		w = f
+	}
+	n, err := loggen.Flat(w, volumes, time.Time{}, span)
+	if f != nil {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "kcmgen:", err)
+		return 1
+	}
+	fmt.Fprintf(stderr, "kcmgen: flat shape, %d volumes, %d bytes, %d lines\n", volumes, n, 2*volumes)
 	return 0
 }
 

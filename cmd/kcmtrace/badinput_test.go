@@ -326,7 +326,7 @@ func TestBadInput(t *testing.T) {
 			name:       "export: JSON document truncated",
 			files:      map[string][]byte{"cw.json": cloudwatchTruncated()},
 			args:       []string{"analyze", "$D/cw.json", "$SEED"},
-			wantExit:   exitOK,
+			wantExit:   exitInput, // read in part
 			wantStderr: `^kcmtrace: \S*/cw\.json:\d+: cloudwatch \(events\): JSON document cut off inside the record that starts on line \d+ \(truncated\?\); the records before it were read$`,
 			wantStdout: seedFound,
 			check:      wantAttach(0, 1, 1),
@@ -335,7 +335,7 @@ func TestBadInput(t *testing.T) {
 			name:       "export: JSON array cut mid-record",
 			files:      map[string][]byte{"gke.json": gcpArrayCut()},
 			args:       []string{"analyze", "$D/gke.json", "$SEED"},
-			wantExit:   exitOK,
+			wantExit:   exitInput, // read in part
 			wantStderr: `^kcmtrace: \S*/gke\.json:\d+: gcp \(logentry\): JSON document cut off inside the record that starts on line \d+`,
 			wantStdout: seedFound,
 			check:      wantAttach(0, 1, 1),

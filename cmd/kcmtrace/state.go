@@ -100,13 +100,18 @@ func readState(snap *state.Snapshot, path string) string {
 		return ""
 	}
 	defer f.Close()
-	buf := make([]byte, stateSample)
+	sample := stateSample
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() < stateSample {
+		sample = int(fi.Size()) + 1 // a small log: no 64 KiB for each of thousands
+	}
+	buf := make([]byte, sample)
 	n, _ := io.ReadFull(f, buf)
 	if n >= 2 && buf[0] == 0x1f && buf[1] == 0x8b { // gzip: detect what it holds
 		zr, err := gzip.NewReader(io.MultiReader(bytes.NewReader(buf[:n]), f))
 		if err != nil {
 			return ""
 		}
+		buf = make([]byte, stateSample)
 		n, _ = io.ReadFull(zr, buf)
 	}
 	if _, ok := state.Detect(buf[:n]); !ok {

@@ -146,7 +146,8 @@ func TestPositions(t *testing.T) {
 }
 
 // TestBadInput: each kind of damage is a problem line at the right line,
-// and the rest of the input is still read.
+// and the rest of the input is still read; a document cut off says so
+// (Stats.Cut: the input is then read in part).
 func TestBadInput(t *testing.T) {
 	ev := func(id, ms, msg string) string {
 		return `{"logStreamName":"kube-controller-manager-1234567890abcdef01234567890abcde","timestamp":` + ms + `,"message":"` + msg + `","eventId":"` + id + `"}`
@@ -155,13 +156,17 @@ func TestBadInput(t *testing.T) {
 		name, envelope, in string
 		records, noTime    int
 		problems           []string // substrings of the problems, in order
+		cut                bool
 	}{
 		{name: "truncated document", envelope: "cloudwatch",
 			in:      "{\n\"events\": [\n" + ev("1", "1723432200612", "a") + ",\n" + ev("2", "1723432200613", "b") + ",\n{\"logStreamName\": \"x\", \"timest",
-			records: 2, problems: []string{"line 5: JSON document cut off inside the record that starts on line 5"}},
+			records: 2, problems: []string{"line 5: JSON document cut off inside the record that starts on line 5"}, cut: true},
+		{name: "document cut between records", envelope: "cloudwatch",
+			in:      "{\n\"events\": [\n" + ev("1", "1723432200612", "a") + ",\n",
+			records: 1, problems: []string{"line 3: JSON document cut off after line 3, before its end"}, cut: true},
 		{name: "array cut mid-record", envelope: "gcp",
 			in:      "[\n  {\"insertId\": \"a\", \"textPayload\": \"x\", \"timestamp\": \"2024-08-12T03:10:00Z\"},\n  {\"insertId\": \"b\",\n   \"textPayload\": \"y\"",
-			records: 1, problems: []string{"line 4: JSON document cut off inside the record that starts on line 3"}},
+			records: 1, problems: []string{"line 4: JSON document cut off inside the record that starts on line 3"}, cut: true},
 		{name: "record without time", envelope: "victorialogs",
 			in:      "{\"_msg\":\"a\",\"_time\":\"2024-08-12T03:10:00Z\"}\n{\"_msg\":\"b\"}\n{\"_msg\":\"c\",\"_time\":\"yesterday\"}\n",
 			records: 3, noTime: 2, problems: []string{"line 2: record without a usable time", `line 3: _time "yesterday" is not a time`, "line 3: record without a usable time"}},
@@ -188,7 +193,7 @@ func TestBadInput(t *testing.T) {
 			records: 1, problems: []string{"line 1: row has 1 values for 2 columns"}},
 		{name: "export cut inside a binary field", envelope: "journald-export",
 			in:      "__REALTIME_TIMESTAMP=1723434231140500\nMESSAGE=a\n\n__REALTIME_TIMESTAMP=1723434231140501\nMESSAGE\n\x10\x00\x00\x00\x00\x00\x00\x00abc",
-			records: 1, problems: []string{"line 5: journal export cut off inside field MESSAGE", "line 4: record without a message"}},
+			records: 1, problems: []string{"line 5: journal export cut off inside field MESSAGE", "line 4: record without a message"}, cut: true},
 		{name: "duplicates by id", envelope: "cloudwatch",
 			in:      "{\"events\": [" + ev("1", "1723432200612", "a") + "," + ev("1", "1723432200612", "a") + "," + ev("2", "1723432200612", "a") + "]}",
 			records: 2},
@@ -198,8 +203,8 @@ func TestBadInput(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			recs, st := decodeAll(t, tc.envelope, []byte(tc.in))
-			if st.Records != tc.records || len(recs) != tc.records || st.NoTime != tc.noTime {
-				t.Errorf("records %d (yielded %d), no time %d; want %d, %d", st.Records, len(recs), st.NoTime, tc.records, tc.noTime)
+			if st.Records != tc.records || len(recs) != tc.records || st.NoTime != tc.noTime || st.Cut != tc.cut {
+				t.Errorf("records %d (yielded %d), no time %d, cut %v; want %d, %d, %v", st.Records, len(recs), st.NoTime, st.Cut, tc.records, tc.noTime, tc.cut)
 			}
 			var got []string
 			for _, p := range st.Problems {

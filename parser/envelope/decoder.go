@@ -40,6 +40,13 @@ func (d *decoder) problem(line int, format string, args ...any) {
 	}
 }
 
+// cutOff records that the document ends inside a record (Stats.Cut), and
+// the problem saying where.
+func (d *decoder) cutOff(line int, format string, args ...any) {
+	d.st.Cut = true
+	d.problem(line, format, args...)
+}
+
 // finish adds the summary of problems that were only counted.
 func (d *decoder) finish() {
 	if n := d.st.ProblemCount - len(d.st.Problems); n > 0 {

@@ -124,7 +124,7 @@ func decodeJournaldExport(d *decoder, br *bufio.Reader) error {
 			}
 			var n [8]byte
 			if _, rerr := io.ReadFull(br, n[:]); rerr != nil {
-				d.problem(line, "journal export cut off in the length of field %s", clip(string(body)))
+				d.cutOff(line, "journal export cut off in the length of field %s", clip(string(body)))
 				d.st.Lines = line
 				return flush()
 			}
@@ -140,7 +140,7 @@ func decodeJournaldExport(d *decoder, br *bufio.Reader) error {
 				return rerr
 			}
 			if uint64(len(v)) != size+1 {
-				d.problem(line, "journal export cut off inside field %s", clip(string(body)))
+				d.cutOff(line, "journal export cut off inside field %s", clip(string(body)))
 				d.st.Lines = line
 				return flush()
 			}

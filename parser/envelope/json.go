@@ -449,7 +449,12 @@ func (w *walker) fail(err error) error {
 	switch {
 	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
 		w.resume = -1
-		w.d.problem(w.t.lines(), "JSON document cut off inside the record that starts on line %d (truncated?); the records before it were read", w.start)
+		if n := w.t.lines(); w.start > n {
+			// cut between two records (after a comma or the opening bracket)
+			w.d.cutOff(n, "JSON document cut off after line %d, before its end (truncated?); the records before it were read", n)
+		} else {
+			w.d.cutOff(n, "JSON document cut off inside the record that starts on line %d (truncated?); the records before it were read", w.start)
+		}
 	case errors.As(err, &se):
 		// Offset is the offending byte (a token error) or the byte after
 		// it (a scanner error); either lies on the offending line, as the

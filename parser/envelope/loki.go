@@ -21,7 +21,9 @@ var lokiEnvelope = &Envelope{
 			name: "json",
 			score: func(s *sample) int {
 				switch {
-				case s.has(`"resultType"`):
+				case s.has(`"resultType"`), s.has(`"result"`, `"stream"`, `"values"`):
+					// (a document whose "resultType" follows its result
+					// and was cut before it still has the streams)
 					return jsonScore(s, []string{`"values"`}, []string{`"streams"`, `"stream"`, `"status"`, `"result"`})
 				case s.has(`"fields"`):
 					return jsonScore(s, []string{`"line"`, `"timestamp"`}, []string{`"fields"`, `"date"`, `"labels"`, `"id"`})

@@ -131,6 +131,10 @@ type Stats struct {
 	// Duplicates is how many records were dropped because their ID and
 	// time had been seen before.
 	Duplicates int
+	// Cut says the document ended inside a record (a JSON export or a
+	// journal export cut short): the records before it were read, the
+	// rest of the export is missing. A problem says where.
+	Cut bool
 	// Problems are the first MaxProblems problems, in input order.
 	Problems     []Problem
 	ProblemCount int // all problems, kept or not
