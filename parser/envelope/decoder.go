@@ -25,6 +25,8 @@ type decoder struct {
 	opt     Options
 	fields  []rawField // rawItem's members, reused
 	raw     rawObject  // rawItem's object, reused
+	cache   rawCache   // what raw keeps from record to record
+	plans   planCache  // rawItem's field plans
 	elems   [][2]int   // rawLokiValue's element spans, reused
 }
 

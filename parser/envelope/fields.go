@@ -26,6 +26,9 @@ type fieldMap struct {
 	// fix, when set, derives what the paths cannot (a component from a
 	// stream name, labels from a "{k="v"}" string); it runs last.
 	fix func(obj object, r *Record)
+	// full, in a fieldPlan's cut lists, is the fieldMap they were cut
+	// from (its names are the ones a problem gives).
+	full *fieldMap
 }
 
 // timeField is one place a time may be, with how a zone-less text is read.
@@ -87,7 +90,11 @@ func (fm *fieldMap) record(d *decoder, obj object, pos int) (Record, bool) {
 		}
 	}
 	if !found {
-		d.problem(pos, "record without a message (looked for %s)", strings.Join(fm.msg, ", "))
+		names := fm.msg
+		if fm.full != nil {
+			names = fm.full.msg
+		}
+		d.problem(pos, "record without a message (looked for %s)", strings.Join(names, ", "))
 		return r, false
 	}
 	r.Msg = msg

@@ -162,14 +162,15 @@ func (spec *docSpec) rawItem(d *decoder, el []byte, fields []rawField, pos int) 
 		return spec.item(d, itemObject, decodeRaw(el), nil, pos)
 	}
 	o := &d.raw
-	*o = rawObject{b: el, fields: fields, last: o.last}
-	if d.opt.Skim != nil {
-		o.skimPath, o.skimHead = spec.fields.skimMessage(d, func(p string) ([]byte, bool, bool) {
-			from, to, ok, bad := span(o.b, o.fields, p)
-			return o.b[from:to], ok, bad
-		})
+	*o = rawObject{b: el, fields: fields, c: &d.cache}
+	fm := spec.fields
+	if p := d.plans.planFor(fm, el, fields); p != nil && !p.slow {
+		o.plan, o.sc, fm = p, &d.plans.sc, p.lists
 	}
-	r, ok := spec.fields.record(d, o, pos)
+	if d.opt.Skim != nil {
+		o.skimPath, o.skimHead = fm.skimMessage(d, o.raw)
+	}
+	r, ok := fm.record(d, o, pos)
 	if !ok {
 		return nil
 	}
@@ -280,7 +281,7 @@ func (spec *docSpec) rawLokiValue(d *decoder, el []byte, stream mapObject, pos i
 		return spec.item(d, itemLokiValue, decodeRaw(el), stream["stream"], pos)
 	}
 	o := &d.raw
-	*o = rawObject{b: el, last: o.last}
+	*o = rawObject{b: el, c: &d.cache}
 	l := &lokiValue{o: o, elems: d.elems, stream: stream}
 	if d.opt.Skim != nil {
 		p, _ := spec.fields.skimMessage(d, func(p string) ([]byte, bool, bool) {

@@ -286,19 +286,36 @@ type rawObject struct {
 	fields   []rawField
 	skimPath string
 	skimHead string
+	// plan, when set, is where the paths of its fieldMap are in this
+	// record (its layout matched), with the nested fields in sc.
+	plan *fieldPlan
+	sc   *planScratch
+	c    *rawCache // kept from record to record; nil for none
+}
+
+// rawCache is what a decoder's rawObjects keep from record to record.
+type rawCache struct {
 	// last is the last string without escapes read at each of a few
 	// paths: a label repeats from record to record (a stream name), and
 	// is then not allocated again.
-	last [4]struct{ path, s string }
+	last [8]struct{ path, s string }
+	// labelSet is the last label-set string parsed (VictoriaLogs'
+	// _stream, as written, escapes and all) and what it gave.
+	labelSet struct {
+		raw    []byte
+		labels Labels
+		ok     bool
+	}
 }
 
 // str is the string whose raw contents are v, read at path.
 func (o *rawObject) str(path string, v []byte) string {
-	if bytes.IndexByte(v, '\\') >= 0 {
+	if bytes.IndexByte(v, '\\') >= 0 || o.c == nil {
 		return unquote(v)
 	}
-	for i := range o.last {
-		if c := &o.last[i]; c.path == path {
+	last := &o.c.last
+	for i := range last {
+		if c := &last[i]; c.path == path {
 			if c.s != string(v) {
 				c.s = unquote(v)
 			}
@@ -306,8 +323,8 @@ func (o *rawObject) str(path string, v []byte) string {
 		}
 	}
 	s := unquote(v)
-	for i := range o.last {
-		if c := &o.last[i]; c.path == "" {
+	for i := range last {
+		if c := &last[i]; c.path == "" {
 			c.path, c.s = path, s
 			break
 		}
@@ -398,6 +415,9 @@ func (o *rawObject) field(path string) (string, valueKind) {
 	if o.skimPath != "" && path == o.skimPath {
 		return o.skimHead, vString
 	}
+	if v, ok := o.planned(path); ok {
+		return o.value(path, v)
+	}
 	from, to, ok, bad := span(o.b, o.fields, path)
 	if bad {
 		m, _ := decodeRaw(o.b).(map[string]any)
@@ -407,6 +427,28 @@ func (o *rawObject) field(path string) (string, valueKind) {
 		return "", vAbsent
 	}
 	return o.value(path, o.b[from:to])
+}
+
+// planned is the raw value at path when the plan knows where it is.
+func (o *rawObject) planned(path string) ([]byte, bool) {
+	if o.plan == nil {
+		return nil, false
+	}
+	s, ok := o.plan.at[path]
+	if !ok {
+		return nil, false
+	}
+	f := o.sc.fields[s.node][s.idx]
+	return o.b[f.from:f.to], true
+}
+
+// raw is the raw value at path (span's ok and bad).
+func (o *rawObject) raw(path string) (v []byte, ok, bad bool) {
+	if v, ok := o.planned(path); ok {
+		return v, true, false
+	}
+	from, to, ok, bad := span(o.b, o.fields, path)
+	return o.b[from:to], ok, bad
 }
 
 // value is the text and kind of the raw value v read at path.
