@@ -27,6 +27,7 @@ type decoder struct {
 	raw     rawObject  // rawItem's object, reused
 	cache   rawCache   // what raw keeps from record to record
 	plans   planCache  // rawItem's field plans
+	fixRec  Record     // the record a fieldMap's fix works on
 	elems   [][2]int   // rawLokiValue's element spans, reused
 }
 

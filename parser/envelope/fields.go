@@ -98,7 +98,14 @@ func (fm *fieldMap) record(d *decoder, obj object, pos int) (Record, bool) {
 		return r, false
 	}
 	r.Msg = msg
+	raw, _ := obj.(*rawObject)
 	for _, tf := range fm.time {
+		if raw != nil {
+			if t, prec, ok := raw.zuluTime(tf.path); ok {
+				r.Time, r.TimeSource, r.Precision = t, TimeZoned, prec
+				break
+			}
+		}
 		s, k := obj.field(tf.path)
 		if k == vAbsent || k == vNull {
 			continue
@@ -125,7 +132,10 @@ func (fm *fieldMap) record(d *decoder, obj object, pos int) (Record, bool) {
 		}
 	}
 	if fm.fix != nil {
-		fm.fix(obj, &r)
+		// through the decoder's record: &r would move r to the heap
+		d.fixRec = r
+		fm.fix(obj, &d.fixRec)
+		r = d.fixRec
 	}
 	return r, true
 }
@@ -287,6 +297,56 @@ func parseTime(s string, unit time.Duration, naive TimeSource) (time.Time, TimeS
 		}
 	}
 	return time.Time{}, TimeNone, 0, false
+}
+
+// zuluTime reads the string at path when it is an RFC 3339 UTC time with
+// up to nine fraction digits and a "Z" ("2024-08-12T03:14:15.619804Z",
+// the form VictoriaLogs and most shippers write) straight from its bytes,
+// as parseTime reads it; ok is false for anything else (parseTime then
+// reads the text).
+func (o *rawObject) zuluTime(path string) (t time.Time, prec time.Duration, ok bool) {
+	v, found, bad := o.raw(path)
+	if !found || bad || o.skimPath == path || len(v) < 23 || v[0] != '"' || v[len(v)-1] != '"' || v[len(v)-2] != 'Z' {
+		return time.Time{}, 0, false
+	}
+	s := v[1 : len(v)-2] // without the quotes and the Z
+	if s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' {
+		return time.Time{}, 0, false
+	}
+	num := func(from, to int) int {
+		n := 0
+		for _, c := range s[from:to] {
+			if c < '0' || c > '9' {
+				return -1
+			}
+			n = n*10 + int(c-'0')
+		}
+		return n
+	}
+	year, month, day := num(0, 4), num(5, 7), num(8, 10)
+	hour, minute, sec := num(11, 13), num(14, 16), num(17, 19)
+	if year < 0 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || sec < 0 || sec > 59 {
+		return time.Time{}, 0, false
+	}
+	if day > 28 && time.Date(year, time.Month(month), day, 0, 0, 0, 0, time.UTC).Day() != day {
+		return time.Time{}, 0, false // past the month's end
+	}
+	ns, prec := 0, time.Second
+	if len(s) > 19 {
+		digits := len(s) - 20
+		if s[19] != '.' || digits < 1 || digits > 9 {
+			return time.Time{}, 0, false
+		}
+		f := num(20, len(s))
+		if f < 0 {
+			return time.Time{}, 0, false
+		}
+		for range digits {
+			prec /= 10
+		}
+		ns = f * int(prec)
+	}
+	return time.Date(year, time.Month(month), day, hour, minute, sec, ns, time.UTC), prec, true
 }
 
 // fracPrecision is the resolution of the fraction that may follow s[at:]
