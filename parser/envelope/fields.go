@@ -306,7 +306,7 @@ func parseTime(s string, unit time.Duration, naive TimeSource) (time.Time, TimeS
 // reads the text).
 func (o *rawObject) zuluTime(path string) (t time.Time, prec time.Duration, ok bool) {
 	v, found, bad := o.raw(path)
-	if !found || bad || o.skimPath == path || len(v) < 23 || v[0] != '"' || v[len(v)-1] != '"' || v[len(v)-2] != 'Z' {
+	if !found || bad || o.skimPath == path || len(v) < 22 || v[0] != '"' || v[len(v)-1] != '"' || v[len(v)-2] != 'Z' {
 		return time.Time{}, 0, false
 	}
 	s := v[1 : len(v)-2] // without the quotes and the Z
@@ -323,14 +323,6 @@ func (o *rawObject) zuluTime(path string) (t time.Time, prec time.Duration, ok b
 		}
 		return n
 	}
-	year, month, day := num(0, 4), num(5, 7), num(8, 10)
-	hour, minute, sec := num(11, 13), num(14, 16), num(17, 19)
-	if year < 0 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || sec < 0 || sec > 59 {
-		return time.Time{}, 0, false
-	}
-	if day > 28 && time.Date(year, time.Month(month), day, 0, 0, 0, 0, time.UTC).Day() != day {
-		return time.Time{}, 0, false // past the month's end
-	}
 	ns, prec := 0, time.Second
 	if len(s) > 19 {
 		digits := len(s) - 20
@@ -346,7 +338,36 @@ func (o *rawObject) zuluTime(path string) (t time.Time, prec time.Duration, ok b
 		}
 		ns = f * int(prec)
 	}
-	return time.Date(year, time.Month(month), day, hour, minute, sec, ns, time.UTC), prec, true
+	// the second is mostly the last record's
+	var c *zuluSecond
+	if o.c != nil {
+		c = &o.c.zulu
+		if c.ok && string(c.head[:]) == string(s[:19]) {
+			return time.Unix(c.unix, int64(ns)).UTC(), prec, true
+		}
+	}
+	year, month, day := num(0, 4), num(5, 7), num(8, 10)
+	hour, minute, sec := num(11, 13), num(14, 16), num(17, 19)
+	if year < 0 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || sec < 0 || sec > 59 {
+		return time.Time{}, 0, false
+	}
+	if day > 28 && time.Date(year, time.Month(month), day, 0, 0, 0, 0, time.UTC).Day() != day {
+		return time.Time{}, 0, false // past the month's end
+	}
+	t = time.Date(year, time.Month(month), day, hour, minute, sec, ns, time.UTC)
+	if c != nil {
+		copy(c.head[:], s)
+		c.unix, c.ok = t.Unix(), true
+	}
+	return t, prec, true
+}
+
+// zuluSecond is the last second zuluTime read: its text up to the
+// fraction and its Unix time.
+type zuluSecond struct {
+	head [19]byte
+	unix int64
+	ok   bool
 }
 
 // fracPrecision is the resolution of the fraction that may follow s[at:]

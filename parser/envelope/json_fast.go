@@ -158,13 +158,17 @@ func (w *walker) handBack(boundary int64, afterElem bool) error {
 // its keys have escapes or non-ASCII bytes, which the map would hold
 // decoded).
 func (spec *docSpec) rawItem(d *decoder, el []byte, fields []rawField, pos int) error {
-	if !simpleKeys(fields) {
-		return spec.item(d, itemObject, decodeRaw(el), nil, pos)
+	fm := spec.fields
+	p := d.plans.lookup(fm, el, fields)
+	if p == nil {
+		if !simpleKeys(fields) {
+			return spec.item(d, itemObject, decodeRaw(el), nil, pos)
+		}
+		p = d.plans.build(fm, el, fields)
 	}
 	o := &d.raw
 	*o = rawObject{b: el, fields: fields, c: &d.cache}
-	fm := spec.fields
-	if p := d.plans.planFor(fm, el, fields); p != nil && !p.slow {
+	if p != nil && !p.slow {
 		o.plan, o.sc, fm = p, &d.plans.sc, p.lists
 	}
 	if d.opt.Skim != nil {

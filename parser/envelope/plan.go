@@ -19,8 +19,12 @@ type fieldPlan struct {
 	fm    *fieldMap // the fieldMap planned
 	lists *fieldMap // fm with its lists cut to the paths present
 	root  *layoutNode
-	at    map[string]planSpan // where each present path is
-	nodes int                 // layout nodes (root included)
+	// entries are the present paths in the order record asks for them,
+	// at their indexes, then the members without dots asked for besides
+	// (present or not: add).
+	entries []planEntry
+	at      map[string]int32
+	nodes   int // layout nodes (root included)
 	// slow: a path goes into an object whose keys do not compare as
 	// bytes (span would decode the record whole); records of this layout
 	// are read without the plan.
@@ -30,6 +34,15 @@ type fieldPlan struct {
 // planSpan is a member of a layout node: the node's id and the member's
 // index among its fields.
 type planSpan struct{ node, idx int32 }
+
+// planEntry is a path: where it is (node -1: absent), and the last string without
+// escapes read there (a label repeats from record to record, and is then
+// not allocated again).
+type planEntry struct {
+	path string
+	at   planSpan
+	last string
+}
 
 // layoutNode is the layout of one object: its member keys, and for the
 // members a path is split at (prefix), whether each is an object and, if
@@ -70,10 +83,10 @@ type planCache struct {
 	sc     planScratch
 }
 
-// planFor returns the plan of fm for the record object b with members
-// fields (simple keys), building it when none fits; nil when records
-// are read without plans.
-func (c *planCache) planFor(fm *fieldMap, b []byte, fields []rawField) *fieldPlan {
+// lookup returns the plan of fm whose layout the record object b with
+// members fields has, nil when there is none. Its keys are then simple
+// (simpleKeys): they are those of the record the plan was made of.
+func (c *planCache) lookup(fm *fieldMap, b []byte, fields []rawField) *fieldPlan {
 	if c.off {
 		return nil
 	}
@@ -82,6 +95,16 @@ func (c *planCache) planFor(fm *fieldMap, b []byte, fields []rawField) *fieldPla
 		if p != nil && p.fm == fm && p.match(b, fields, &c.sc) {
 			return p
 		}
+	}
+	return nil
+}
+
+// build makes the plan of fm for the record object b with members fields
+// (simple keys) that lookup found none for; nil when records are read
+// without plans.
+func (c *planCache) build(fm *fieldMap, b []byte, fields []rawField) *fieldPlan {
+	if c.off {
+		return nil
 	}
 	c.misses++
 	if c.misses > 64 && c.misses*4 > c.seen {
@@ -138,7 +161,7 @@ func (n *layoutNode) match(b []byte, fields []rawField, sc *planScratch) bool {
 // newPlan resolves every path of fm in the record object b with members
 // fields.
 func newPlan(fm *fieldMap, b []byte, fields []rawField) *fieldPlan {
-	p := &fieldPlan{fm: fm, at: map[string]planSpan{}}
+	p := &fieldPlan{fm: fm, at: map[string]int32{}}
 	p.root = p.node(fields)
 	subs := map[*layoutNode][]rawField{p.root: fields}
 	present := func(path string) bool {
@@ -153,7 +176,8 @@ func newPlan(fm *fieldMap, b []byte, fields []rawField) *fieldPlan {
 			p.slow = true
 		}
 		if ok {
-			p.at[path] = s
+			p.at[path] = int32(len(p.entries))
+			p.entries = append(p.entries, planEntry{path: path, at: s})
 		}
 		return ok
 	}
@@ -166,17 +190,31 @@ func newPlan(fm *fieldMap, b []byte, fields []rawField) *fieldPlan {
 		}
 		return out
 	}
-	l := &fieldMap{msg: cut(fm.msg), level: cut(fm.level), file: cut(fm.file), line: cut(fm.line), id: cut(fm.id), fix: fm.fix, full: fm}
+	// in record's order, so that entries are
+	l := &fieldMap{msg: cut(fm.msg), fix: fm.fix, full: fm}
 	for _, tf := range fm.time {
 		if present(tf.path) {
 			l.time = append(l.time, tf)
 		}
 	}
+	l.level, l.file, l.line, l.id = cut(fm.level), cut(fm.file), cut(fm.line), cut(fm.id)
 	for i, paths := range fm.label {
 		l.label[i] = cut(paths)
 	}
 	p.lists = l
 	return p
+}
+
+// add resolves a path without dots that the plan does not hold (a fix's
+// member) in the layout, present or absent, and returns its entry.
+func (p *fieldPlan) add(path string) *planEntry {
+	at := planSpan{node: -1}
+	if i := p.root.last(path); i >= 0 {
+		at = planSpan{p.root.id, int32(i)}
+	}
+	p.at[path] = int32(len(p.entries))
+	p.entries = append(p.entries, planEntry{path: path, at: at})
+	return &p.entries[len(p.entries)-1]
 }
 
 // node makes the layout node of an object with members fields.

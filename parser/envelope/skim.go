@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"math/bits"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -290,6 +291,7 @@ type rawObject struct {
 	// record (its layout matched), with the nested fields in sc.
 	plan *fieldPlan
 	sc   *planScratch
+	next int       // the plan entry likely asked for next
 	c    *rawCache // kept from record to record; nil for none
 }
 
@@ -301,6 +303,7 @@ type rawCache struct {
 	last [8]struct{ path, s string }
 	// labelSet is the last label-set string parsed (VictoriaLogs'
 	// _stream, as written, escapes and all) and what it gave.
+	zulu     zuluSecond
 	labelSet struct {
 		raw    []byte
 		labels Labels
@@ -415,7 +418,17 @@ func (o *rawObject) field(path string) (string, valueKind) {
 	if o.skimPath != "" && path == o.skimPath {
 		return o.skimHead, vString
 	}
-	if v, ok := o.planned(path); ok {
+	if e := o.entry(path); e != nil {
+		if e.at.node < 0 {
+			return "", vAbsent
+		}
+		v := o.at(e)
+		if v[0] == '"' && bytes.IndexByte(v, '\\') < 0 {
+			if s := v[1 : len(v)-1]; e.last != string(s) {
+				e.last = unquote(s)
+			}
+			return e.last, vString
+		}
 		return o.value(path, v)
 	}
 	from, to, ok, bad := span(o.b, o.fields, path)
@@ -429,23 +442,43 @@ func (o *rawObject) field(path string) (string, valueKind) {
 	return o.value(path, o.b[from:to])
 }
 
-// planned is the raw value at path when the plan knows where it is.
-func (o *rawObject) planned(path string) ([]byte, bool) {
+// entry is the plan's entry for path, nil when there is no plan or path
+// is not in it. Paths are mostly asked for in the order of the entries.
+func (o *rawObject) entry(path string) *planEntry {
 	if o.plan == nil {
-		return nil, false
+		return nil
 	}
-	s, ok := o.plan.at[path]
-	if !ok {
-		return nil, false
+	es := o.plan.entries
+	i := o.next
+	if i >= len(es) || es[i].path != path {
+		j, ok := o.plan.at[path]
+		if !ok {
+			if strings.IndexByte(path, '.') >= 0 {
+				return nil
+			}
+			e := o.plan.add(path)
+			o.next = len(o.plan.entries)
+			return e
+		}
+		i = int(j)
 	}
-	f := o.sc.fields[s.node][s.idx]
-	return o.b[f.from:f.to], true
+	o.next = i + 1
+	return &es[i]
+}
+
+// at is the raw value of a plan entry in this record.
+func (o *rawObject) at(e *planEntry) []byte {
+	f := o.sc.fields[e.at.node][e.at.idx]
+	return o.b[f.from:f.to]
 }
 
 // raw is the raw value at path (span's ok and bad).
 func (o *rawObject) raw(path string) (v []byte, ok, bad bool) {
-	if v, ok := o.planned(path); ok {
-		return v, true, false
+	if e := o.entry(path); e != nil {
+		if e.at.node < 0 {
+			return nil, false, false
+		}
+		return o.at(e), true, false
 	}
 	from, to, ok, bad := span(o.b, o.fields, path)
 	return o.b[from:to], ok, bad
