@@ -1,8 +1,10 @@
 package envelope
 
 import (
+	"bytes"
 	"fmt"
 	"reflect"
+	"strconv"
 	"testing"
 )
 
@@ -49,6 +51,80 @@ func TestZuluTimeAsParseTime(t *testing.T) {
 	for _, p := range []string{"t", "n", "x"} {
 		if _, _, ok := o.zuluTime(p); ok {
 			t.Errorf("zuluTime read %s", p)
+		}
+	}
+}
+
+// varyLayouts changes the layout of some JSON Lines records of in: keys
+// swapped, a member dropped, a member added (an object, or the same name
+// as a string, a path goes into), a key duplicated or escaped.
+func varyLayouts(in []byte, from, to string) []byte {
+	lines := bytes.SplitAfter(in, []byte("\n"))
+	for i, l := range lines {
+		switch i % 11 {
+		case 3:
+			l = bytes.Replace(l, []byte(`"`+from+`"`), []byte(`"`+to+`"`), 1)
+		case 5:
+			l = bytes.Replace(l, []byte(`{`), []byte(`{"kubernetes":{"pod_name":"p-`+strconv.Itoa(i)+`","labels":{"component":"kcm"}},`), 1)
+		case 6:
+			l = bytes.Replace(l, []byte(`{`), []byte(`{"kubernetes":"flat",`), 1)
+		case 7:
+			l = bytes.Replace(l, []byte(`{`), []byte(`{"p\u006fd":"escaped","`+to+`":"twice",`), 1)
+		case 8:
+			l = bytes.Replace(l, []byte(`}`), []byte(`,"`+to+`":"again"}`), 1)
+		case 9:
+			l = bytes.Replace(l, []byte(`{`), []byte(`{"kubernetes":{"pod_name":"p\u002d1","labels":{"comp\u006fnent":"x"}},`), 1)
+		}
+		lines[i] = l
+	}
+	return bytes.Join(lines, nil)
+}
+
+// TestPlansMatchFull: the JSON Lines envelopes read a generated export,
+// and one whose records change layout along it, with field plans as
+// encoding/json's maps read them, record by record, skimming or not.
+func TestPlansMatchFull(t *testing.T) {
+	for _, ex := range jsonLinesExports(t, 256<<10) {
+		compareFast(t, ex.envelope, ex.in)
+		for _, swap := range [][2]string{{"_time", "_msg"}, {"line", "labels"}, {"message", "kubernetes"}, {"MESSAGE", "_HOSTNAME"}} {
+			compareFast(t, ex.envelope, varyLayouts(ex.in, swap[0], swap[1]))
+		}
+	}
+}
+
+// TestPlanLayouts: a plan serves the records laid out as the one it was
+// made of, and only those.
+func TestPlanLayouts(t *testing.T) {
+	fm := elasticsearchDoc.fields
+	var c planCache
+	rec := func(line string) (*fieldPlan, bool) {
+		o := rawOf(t, line, nil)
+		if p := c.lookup(fm, o.b, o.fields); p != nil {
+			return p, true
+		}
+		return c.build(fm, o.b, o.fields), false
+	}
+	a := `{"message":"m","kubernetes":{"pod_name":"a","host":"n"},"@timestamp":"2024-08-12T03:14:15Z"}`
+	p, hit := rec(a)
+	if hit || p == nil || p.slow {
+		t.Fatalf("first record: plan %v, hit %v", p, hit)
+	}
+	for _, same := range []string{a, `{"message":"other","kubernetes":{"pod_name":"b","host":"m"},"@timestamp":1}`} {
+		if q, hit := rec(same); !hit || q != p {
+			t.Fatalf("%s: not served by the plan", same)
+		}
+	}
+	for i, other := range []string{
+		`{"kubernetes":{"pod_name":"a","host":"n"},"message":"m","@timestamp":"2024-08-12T03:14:15Z"}`,
+		`{"message":"m","kubernetes":{"host":"n","pod_name":"a"},"@timestamp":"2024-08-12T03:14:15Z"}`,
+		`{"message":"m","kubernetes":"a","@timestamp":"2024-08-12T03:14:15Z"}`,
+		`{"message":"m","kubernetes":{"pod_name":"a","host":"n","x":1},"@timestamp":"2024-08-12T03:14:15Z"}`,
+	} {
+		if q, hit := rec(other); hit && q == p {
+			t.Fatalf("%s: served by the plan of %s", other, a)
+		}
+		if q, hit := rec(a); i < maxPlans-1 && (!hit || q != p) {
+			t.Fatalf("after %s: the first layout's plan was dropped", other)
 		}
 	}
 }
