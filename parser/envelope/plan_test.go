@@ -128,3 +128,59 @@ func TestPlanLayouts(t *testing.T) {
 		}
 	}
 }
+
+// TestHeadOf: the head of a message is its ASCII bytes before the first
+// escape, at most skimHeadMax, wherever the escape or the first non-ASCII
+// byte falls.
+func TestHeadOf(t *testing.T) {
+	ref := func(s []byte) []byte {
+		n := min(len(s), skimHeadMax)
+		for i, c := range s[:n] {
+			if c == '\\' || c >= 0x80 {
+				return s[:i]
+			}
+		}
+		return s[:n]
+	}
+	base := bytes.Repeat([]byte("I0812 03:14:15.619804 1 x.go:1] abcdefgh"), 5)
+	for n := 0; n <= len(base); n += 7 {
+		for at := -1; at < min(n, skimHeadMax+2); at++ {
+			for _, c := range []string{"\\", "\xc3\xa9", "\xff"} {
+				s := bytes.Clone(base[:n])
+				if at >= 0 {
+					s = append(s[:at:at], append([]byte(c), s[at:]...)...)
+				}
+				if got, want := headOf(s), ref(s); !bytes.Equal(got, want) {
+					t.Fatalf("headOf(%q) = %q, want %q", s, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestStringStop: stringStop finds the first '"', '\\' or control byte
+// wherever it falls in the words it reads.
+func TestStringStop(t *testing.T) {
+	for n := 0; n < 40; n++ {
+		for at := -1; at < n; at++ {
+			for _, c := range []byte{'"', '\\', 0, 0x1f, '\n'} {
+				b := bytes.Repeat([]byte{'a'}, n)
+				for i := range b {
+					b[i] = "ab!~\x7f\x80\xff\x20#"[i%9]
+				}
+				if at >= 0 {
+					b[at] = c
+				}
+				for j := 0; j <= n; j++ {
+					want := n
+					if at >= j {
+						want = at
+					}
+					if got := stringStop(b, j); got != want {
+						t.Fatalf("stringStop(%q, %d) = %d, want %d", b, j, got, want)
+					}
+				}
+			}
+		}
+	}
+}

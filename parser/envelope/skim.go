@@ -190,16 +190,17 @@ func isHex(c byte) bool {
 // stringStop returns the index of the first '"', '\\' or control byte at
 // or after j (len(b) when there is none), eight bytes at a time.
 func stringStop(b []byte, j int) int {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; j+16 <= len(b); j += 16 { // two words a round: one branch
+		m0, m1 := stopMask(binary.LittleEndian.Uint64(b[j:])), stopMask(binary.LittleEndian.Uint64(b[j+8:]))
+		if m0|m1 != 0 {
+			if m0 != 0 {
+				return j + bits.TrailingZeros64(m0)/8
+			}
+			return j + 8 + bits.TrailingZeros64(m1)/8
+		}
+	}
 	for ; j+8 <= len(b); j += 8 {
-		x := binary.LittleEndian.Uint64(b[j:])
-		q := x ^ (ones * '"')
-		s := x ^ (ones * '\\')
-		// a byte is flagged when it is 0 after the xor (or < 0x20 in x);
-		// (v - ones) &^ v & highs flags the zero bytes, with false flags
-		// only above a true one
-		m := ((q - ones) &^ q) | ((s - ones) &^ s) | ((x - ones*0x20) &^ x)
-		if m &= highs; m != 0 {
+		if m := stopMask(binary.LittleEndian.Uint64(b[j:])); m != 0 {
 			return j + bits.TrailingZeros64(m)/8
 		}
 	}
@@ -209,6 +210,17 @@ func stringStop(b []byte, j int) int {
 		}
 	}
 	return j
+}
+
+// stopMask flags (with its high bit) each byte of the eight in x that is
+// '"', '\\' or a control byte: a byte is flagged when it is 0 after the
+// xor (or < 0x20 in x); (v - ones) &^ v & highs flags the zero bytes, with
+// false flags only above a true one.
+func stopMask(x uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	q := x ^ (ones * '"')
+	s := x ^ (ones * '\\')
+	return (((q - ones) &^ q) | ((s - ones) &^ s) | ((x - ones*0x20) &^ x)) & highs
 }
 
 // rawField is one member of a skimmed object: its key's bytes (without
