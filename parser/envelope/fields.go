@@ -127,7 +127,13 @@ func (fm *fieldMap) record(d *decoder, obj object, pos int) (Record, bool) {
 	}
 	r.ID = first(obj, fm.id)
 	for i, paths := range fm.label {
-		if s := first(obj, paths); s != "" {
+		var s string
+		if raw != nil && raw.plan != nil && raw.plan.lists == fm {
+			s = raw.firstEntry(raw.plan.labels[i]) // the same, without looking paths up
+		} else {
+			s = first(obj, paths)
+		}
+		if s != "" {
 			*label(&r.Labels, i) = s
 		}
 	}

@@ -24,7 +24,8 @@ type fieldPlan struct {
 	// (present or not: add).
 	entries []planEntry
 	at      map[string]int32
-	nodes   int // layout nodes (root included)
+	labels  [numLabels][]int32 // lists.label as entry indexes
+	nodes   int                // layout nodes (root included)
 	// slow: a path goes into an object whose keys do not compare as
 	// bytes (span would decode the record whole); records of this layout
 	// are read without the plan.
@@ -200,6 +201,9 @@ func newPlan(fm *fieldMap, b []byte, fields []rawField) *fieldPlan {
 	l.level, l.file, l.line, l.id = cut(fm.level), cut(fm.file), cut(fm.line), cut(fm.id)
 	for i, paths := range fm.label {
 		l.label[i] = cut(paths)
+		for _, path := range l.label[i] {
+			p.labels[i] = append(p.labels[i], p.at[path])
+		}
 	}
 	p.lists = l
 	return p

@@ -431,17 +431,7 @@ func (o *rawObject) field(path string) (string, valueKind) {
 		return o.skimHead, vString
 	}
 	if e := o.entry(path); e != nil {
-		if e.at.node < 0 {
-			return "", vAbsent
-		}
-		v := o.at(e)
-		if v[0] == '"' && bytes.IndexByte(v, '\\') < 0 {
-			if s := v[1 : len(v)-1]; e.last != string(s) {
-				e.last = unquote(s)
-			}
-			return e.last, vString
-		}
-		return o.value(path, v)
+		return o.entryValue(e)
 	}
 	from, to, ok, bad := span(o.b, o.fields, path)
 	if bad {
@@ -476,6 +466,35 @@ func (o *rawObject) entry(path string) *planEntry {
 	}
 	o.next = i + 1
 	return &es[i]
+}
+
+// entryValue is field's answer for a plan entry.
+func (o *rawObject) entryValue(e *planEntry) (string, valueKind) {
+	if o.skimPath != "" && e.path == o.skimPath {
+		return o.skimHead, vString
+	}
+	if e.at.node < 0 {
+		return "", vAbsent
+	}
+	v := o.at(e)
+	if v[0] == '"' && bytes.IndexByte(v, '\\') < 0 {
+		if s := v[1 : len(v)-1]; e.last != string(s) {
+			e.last = unquote(s)
+		}
+		return e.last, vString
+	}
+	return o.value(e.path, v)
+}
+
+// firstEntry is first's answer for the paths of a plan's entries es.
+func (o *rawObject) firstEntry(es []int32) string {
+	for _, i := range es {
+		o.next = int(i) + 1
+		if s, k := o.entryValue(&o.plan.entries[i]); k.text() && s != "" {
+			return s
+		}
+	}
+	return ""
 }
 
 // at is the raw value of a plan entry in this record.
