@@ -79,33 +79,35 @@ func generatedLines(b testing.TB, size int64) (plain []byte, lines []seedLine) {
 	return log.Bytes(), lines
 }
 
+// jsonLinesExport is a generated export in one JSON Lines envelope.
+type jsonLinesExport struct {
+	name, envelope string
+	in             []byte
+}
+
 // jsonLinesExports renders a generated KCM log of about size bytes in each
 // JSON Lines envelope: VictoriaLogs (internal/exportgen, three pods taking
-// turns), logcli jsonl, Filebeat ndjson and journalctl -o json (the
-// fixtures' renderers).
-func jsonLinesExports(b testing.TB, size int64) []struct {
-	envelope string
-	in       []byte
-} {
+// turns), logcli jsonl, Filebeat ndjson, journalctl -o json (the fixtures'
+// renderers) and Elasticsearch hits one a line (_index, _id, _source as
+// Fluent Bit writes it).
+func jsonLinesExports(b testing.TB, size int64) []jsonLinesExport {
 	plain, lines := generatedLines(b, size)
 	var vl bytes.Buffer
 	if err := exportgen.VictoriaLogs(&vl, bytes.NewReader(plain), exportgen.VictoriaLogsConfig{Year: 2024, Pods: 3, Run: 5000}); err != nil {
 		b.Fatal(err)
 	}
-	out := []struct {
-		envelope string
-		in       []byte
-	}{{"victorialogs", vl.Bytes()}}
+	out := []jsonLinesExport{{"victorialogs", "victorialogs", vl.Bytes()}}
 	for _, fx := range fixtures {
 		if fx.ext != "jsonl" && fx.ext != "ndjson" || fx.envelope == "victorialogs" || fx.envelope == "gcp" {
 			continue
 		}
-		out = append(out, struct {
-			envelope string
-			in       []byte
-		}{fx.envelope, fx.render(seedFiles[0], lines)})
+		out = append(out, jsonLinesExport{fx.envelope, fx.envelope, fx.render(seedFiles[0], lines)})
 	}
-	return out
+	var hits []any
+	for i, l := range lines {
+		hits = append(hits, map[string]any{"_index": "logstash-2024.08.12", "_id": fmt.Sprintf("kcm-%07d", i), "_source": fluentBitSource(seedFiles[0], l)})
+	}
+	return append(out, jsonLinesExport{"elasticsearch-hits", "elasticsearch", jsonLinesOf(hits)})
 }
 
 // BenchmarkJSONLines decodes a 16 MiB generated KCM log rendered in each
@@ -123,7 +125,7 @@ func BenchmarkJSONLines(b *testing.B) {
 			{"typed", Options{}},
 			{"skim", Options{Prefilter: testPrefilter, Skim: klog}},
 		} {
-			b.Run(ex.envelope+"/"+mode.name, func(b *testing.B) {
+			b.Run(ex.name+"/"+mode.name, func(b *testing.B) {
 				b.SetBytes(int64(len(ex.in)))
 				b.ReportAllocs()
 				for b.Loop() {
