@@ -101,7 +101,7 @@ func (fm *fieldMap) record(d *decoder, obj object, pos int) (Record, bool) {
 	raw, _ := obj.(*rawObject)
 	for _, tf := range fm.time {
 		if raw != nil {
-			if t, prec, ok := raw.zuluTime(tf.path); ok {
+			if t, prec, ok := raw.time(tf); ok {
 				r.Time, r.TimeSource, r.Precision = t, TimeZoned, prec
 				break
 			}
@@ -304,6 +304,29 @@ func parseTime(s string, unit time.Duration, naive TimeSource) (time.Time, TimeS
 	}
 	return time.Time{}, TimeNone, 0, false
 }
+
+// time reads the time at tf's path straight from its bytes when it is an
+// epoch number (a JSON number or a string of one) or a zuluTime string,
+// as tf.parse reads its text; ok is false for anything else (tf.parse then
+// reads the text).
+func (o *rawObject) time(tf timeField) (t time.Time, prec time.Duration, ok bool) {
+	v, found, bad := o.raw(tf.path)
+	if !found || bad || o.skimPath == tf.path {
+		return time.Time{}, 0, false
+	}
+	s := v
+	if v[0] == '"' {
+		s = v[1 : len(v)-1]
+	}
+	if n := len(s); n > 0 && n <= 32 && isDigit(s[0]) && isDigit(s[n-1]) {
+		// parseEpoch keeps nothing of its text: the conversion is not
+		// allocated
+		return parseEpoch(string(s), tf.unit)
+	}
+	return o.zuluTime(tf.path)
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // zuluTime reads the string at path when it is an RFC 3339 UTC time with
 // up to nine fraction digits and a "Z" ("2024-08-12T03:14:15.619804Z",

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strconv"
 	"testing"
+	"time"
 )
 
 // rawOf reads a JSON object line as rawItem does, sharing cache.
@@ -182,5 +183,35 @@ func TestStringStop(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestRawTimeAsParse: rawObject.time reads epoch numbers (JSON numbers
+// and strings of digits, any unit) and zulu strings as timeField.parse
+// reads the member's text, and leaves the rest to it.
+func TestRawTimeAsParse(t *testing.T) {
+	read := 0
+	for _, unit := range []time.Duration{0, time.Millisecond, time.Second} {
+		for _, v := range []string{
+			`1723432455`, `1723432455619`, `1723432455619804`, `1723432455619804123`, `"1723432455619804"`, `1723432455.5`,
+			`"1723432455.619804"`, `12345678901234567890`, `-1723432455`, `1.7e9`, `"1723432455 "`, `" 1723432455"`, `"17234\u00332455"`,
+			`"2024-08-12T03:14:15.619804Z"`, `"2024-08-12T03:14:15.619"`, `"2024-08-12 03:14:15"`, `0`, `"0"`, `true`, `null`, `{"a":1}`, `"1723432455."`,
+		} {
+			o := rawOf(t, `{"t":`+v+`}`, &rawCache{})
+			tf := timeField{path: "t", unit: unit}
+			got, prec, ok := o.time(tf)
+			if !ok {
+				continue
+			}
+			read++
+			s, k := o.field("t")
+			want, src, wprec, wok := tf.parse(s, k.text())
+			if !wok || src != TimeZoned || prec != wprec || !reflect.DeepEqual(got, want) {
+				t.Errorf("%s unit %v: time %v %v, parse %v %v %v %v", v, unit, got, prec, want, src, wprec, wok)
+			}
+		}
+	}
+	if read < 20 {
+		t.Fatalf("time read only %d of the values", read)
 	}
 }
