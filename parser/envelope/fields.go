@@ -323,19 +323,18 @@ func (o *rawObject) time(tf timeField) (t time.Time, prec time.Duration, ok bool
 		// allocated
 		return parseEpoch(string(s), tf.unit)
 	}
-	return o.zuluTime(tf.path)
+	return o.zuluTime(v)
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
-// zuluTime reads the string at path when it is an RFC 3339 UTC time with
+// zuluTime reads the raw value v when it is an RFC 3339 UTC time with
 // up to nine fraction digits and a "Z" ("2024-08-12T03:14:15.619804Z",
 // the form VictoriaLogs and most shippers write) straight from its bytes,
 // as parseTime reads it; ok is false for anything else (parseTime then
 // reads the text).
-func (o *rawObject) zuluTime(path string) (t time.Time, prec time.Duration, ok bool) {
-	v, found, bad := o.raw(path)
-	if !found || bad || o.skimPath == path || len(v) < 22 || v[0] != '"' || v[len(v)-1] != '"' || v[len(v)-2] != 'Z' {
+func (o *rawObject) zuluTime(v []byte) (t time.Time, prec time.Duration, ok bool) {
+	if len(v) < 22 || v[0] != '"' || v[len(v)-1] != '"' || v[len(v)-2] != 'Z' {
 		return time.Time{}, 0, false
 	}
 	s := v[1 : len(v)-2] // without the quotes and the Z
