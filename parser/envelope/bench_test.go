@@ -3,7 +3,6 @@ package envelope
 import (
 	"bytes"
 	"fmt"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -63,18 +62,11 @@ func generatedLines(b testing.TB, size int64) (plain []byte, lines []seedLine) {
 		b.Fatal(err)
 	}
 	for _, l := range strings.Split(strings.TrimSuffix(log.String(), "\n"), "\n") {
-		hdr, msg, _ := strings.Cut(l, "] ")
-		f := strings.Fields(hdr)
-		if len(f) != 4 || len(f[0]) != 5 {
-			b.Fatalf("not a klog line: %q", l)
-		}
-		tm, err := time.ParseInLocation("2006 0102 15:04:05.000000", "2024 "+f[0][1:]+" "+f[1], time.UTC)
+		sl, err := seedLineOf(l, time.UTC)
 		if err != nil {
 			b.Fatal(err)
 		}
-		file, line, _ := strings.Cut(f[3], ":")
-		n, _ := strconv.Atoi(line)
-		lines = append(lines, seedLine{plain: l, t: tm, level: f[0][0], file: file, line: n, msg: msg})
+		lines = append(lines, sl)
 	}
 	return log.Bytes(), lines
 }
