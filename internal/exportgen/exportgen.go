@@ -2,7 +2,8 @@
 // log export, for the benchmarks that compare reading an export with
 // reading the plain file: CloudWatchEvents writes the
 // `aws logs filter-log-events` JSON document (one pretty-printed "events"
-// array, the largest export per record), streaming, line by line.
+// array, the largest export per record), VictoriaLogs the JSON Lines of
+// VictoriaLogs' /select/logsql/query; both stream, line by line.
 package exportgen
 
 import (
@@ -41,6 +42,55 @@ func CloudWatchEvents(w io.Writer, r io.Reader, year int) error {
 		return err
 	}
 	bw.WriteString("\n    ]\n}\n")
+	return bw.Flush()
+}
+
+// VictoriaLogsConfig shapes a VictoriaLogs export.
+type VictoriaLogsConfig struct {
+	Year int // the year of the klog clocks (UTC)
+	// Pods is how many kube-controller-manager pods the records are spread
+	// over, in runs of Run records, so the _stream changes along the
+	// export; zero means one pod.
+	Pods int
+	Run  int // records per run; zero means 1000
+}
+
+// VictoriaLogs reads klog lines from r and writes them to w as the JSON
+// Lines /select/logsql/query returns: _msg, _stream, _stream_id, _time and
+// the stream's labels as fields, one record per line. A line without a
+// klog clock (the continuation of a multi-line entry) is a record of its
+// own, dated as the line before it; a first line without one is an error.
+func VictoriaLogs(w io.Writer, r io.Reader, cfg VictoriaLogsConfig) error {
+	bw := bufio.NewWriterSize(w, 1<<20)
+	sc := bufio.NewScanner(r)
+	sc.Buffer(nil, 16<<20)
+	pods, run := max(cfg.Pods, 1), cfg.Run
+	if run <= 0 {
+		run = 1000
+	}
+	var last time.Time
+	for i := 0; sc.Scan(); i++ {
+		line := sc.Bytes()
+		t, ok := klogTime(line, cfg.Year)
+		switch {
+		case ok:
+			last = t
+		case i == 0:
+			return fmt.Errorf("line 1 is not klog: %.80q", line)
+		}
+		msg, err := json.Marshal(string(line))
+		if err != nil {
+			return err
+		}
+		p := i / run % pods
+		pod := fmt.Sprintf("kube-controller-manager-master-%d", p+1)
+		stream, _ := json.Marshal(fmt.Sprintf("{container=%q,namespace=%q,pod=%q}", "kube-controller-manager", "kube-system", pod))
+		fmt.Fprintf(bw, `{"_msg":%s,"_stream":%s,"_stream_id":"%048x","_time":"%s","container":"kube-controller-manager","namespace":"kube-system","pod":"%s"}`+"\n",
+			msg, stream, uint64(0xf524447b1b8c8810)+uint64(p), last.Format(time.RFC3339Nano), pod)
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
 	return bw.Flush()
 }
 

@@ -3,7 +3,12 @@ package envelope
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/kcmtrace/kcmtrace/internal/exportgen"
+	"github.com/kcmtrace/kcmtrace/internal/loggen"
 )
 
 // cloudwatchExport renders the seed-legacy KCM lines, repeated, as one
@@ -41,6 +46,82 @@ func BenchmarkCloudWatchEvents(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
 					if _, err := DecodeWith("cloudwatch", bytes.NewReader(in), mode.opt, func(Record) error { return nil }); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// generatedLines is a loggen KCM log (churn shape) of about size bytes
+// as seed lines (UTC), for the JSON Lines benchmarks.
+func generatedLines(b testing.TB, size int64) (plain []byte, lines []seedLine) {
+	var log bytes.Buffer
+	if _, err := loggen.Generate(&log, loggen.Config{Size: size, Seed: 1, Shape: loggen.ShapeChurn}); err != nil {
+		b.Fatal(err)
+	}
+	for _, l := range strings.Split(strings.TrimSuffix(log.String(), "\n"), "\n") {
+		sl, err := seedLineOf(l, time.UTC)
+		if err != nil {
+			b.Fatal(err)
+		}
+		lines = append(lines, sl)
+	}
+	return log.Bytes(), lines
+}
+
+// jsonLinesExport is a generated export in one JSON Lines envelope.
+type jsonLinesExport struct {
+	name, envelope string
+	in             []byte
+}
+
+// jsonLinesExports renders a generated KCM log of about size bytes in each
+// JSON Lines envelope: VictoriaLogs (internal/exportgen, three pods taking
+// turns), logcli jsonl, Filebeat ndjson, journalctl -o json (the fixtures'
+// renderers) and Elasticsearch hits one a line (_index, _id, _source as
+// Fluent Bit writes it).
+func jsonLinesExports(b testing.TB, size int64) []jsonLinesExport {
+	plain, lines := generatedLines(b, size)
+	var vl bytes.Buffer
+	if err := exportgen.VictoriaLogs(&vl, bytes.NewReader(plain), exportgen.VictoriaLogsConfig{Year: 2024, Pods: 3, Run: 5000}); err != nil {
+		b.Fatal(err)
+	}
+	out := []jsonLinesExport{{"victorialogs", "victorialogs", vl.Bytes()}}
+	for _, fx := range fixtures {
+		if fx.ext != "jsonl" && fx.ext != "ndjson" || fx.envelope == "victorialogs" || fx.envelope == "gcp" {
+			continue
+		}
+		out = append(out, jsonLinesExport{fx.envelope, fx.envelope, fx.render(seedFiles[0], lines)})
+	}
+	var hits []any
+	for i, l := range lines {
+		hits = append(hits, map[string]any{"_index": "logstash-2024.08.12", "_id": fmt.Sprintf("kcm-%07d", i), "_source": fluentBitSource(seedFiles[0], l)})
+	}
+	return append(out, jsonLinesExport{"elasticsearch-hits", "elasticsearch", jsonLinesOf(hits)})
+}
+
+// BenchmarkJSONLines decodes a 16 MiB generated KCM log rendered in each
+// JSON Lines envelope, reading every message (typed) or skimming the
+// token-free ones whose start is a klog header (skim), as the parser does.
+//
+//	go test ./parser/envelope -run '^$' -bench JSONLines -benchtime 5x
+func BenchmarkJSONLines(b *testing.B) {
+	klog := func(h []byte) bool { return len(h) > 21 && h[5] == ' ' && h[8] == ':' && h[14] == '.' }
+	for _, ex := range jsonLinesExports(b, 16<<20) {
+		for _, mode := range []struct {
+			name string
+			opt  Options
+		}{
+			{"typed", Options{}},
+			{"skim", Options{Prefilter: testPrefilter, Skim: klog}},
+		} {
+			b.Run(ex.name+"/"+mode.name, func(b *testing.B) {
+				b.SetBytes(int64(len(ex.in)))
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := DecodeWith(ex.envelope, bytes.NewReader(ex.in), mode.opt, func(Record) error { return nil }); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -25,6 +25,9 @@ type decoder struct {
 	opt     Options
 	fields  []rawField // rawItem's members, reused
 	raw     rawObject  // rawItem's object, reused
+	cache   rawCache   // what raw keeps from record to record
+	plans   planCache  // rawItem's field plans
+	fixRec  Record     // the record a fieldMap's fix works on
 	elems   [][2]int   // rawLokiValue's element spans, reused
 }
 

@@ -55,7 +55,14 @@
 // Loki's [ns, line] values) are read from their bytes, not through
 // encoding/json: a validating
 // skimmer finds each object's end and members, and the fieldMap's paths
-// decode only their own values (skim.go, json_fast.go). An array goes back
+// decode only their own values (skim.go, json_fast.go). Where those paths
+// are is worked out once per layout of member keys (plan.go: records laid
+// out as one seen before — the same keys in the same order, the same
+// nested objects under the members a dotted path goes into — use its
+// resolution, the fieldMap's alias lists cut to the members present);
+// what repeats from record to record is kept (a label string, the last
+// label-set string parsed, the last second of an RFC 3339 time), and
+// epoch and "…Z" times are read from the bytes. An array goes back
 // to encoding/json at its end or before an element the skimmer does not
 // take (invalid, cut off, over 1 MiB), restarted on the path that leads
 // there, so problems and their lines stay what encoding/json gives. With

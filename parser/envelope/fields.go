@@ -26,6 +26,9 @@ type fieldMap struct {
 	// fix, when set, derives what the paths cannot (a component from a
 	// stream name, labels from a "{k="v"}" string); it runs last.
 	fix func(obj object, r *Record)
+	// full, in a fieldPlan's cut lists, is the fieldMap they were cut
+	// from (its names are the ones a problem gives).
+	full *fieldMap
 }
 
 // timeField is one place a time may be, with how a zone-less text is read.
@@ -87,11 +90,22 @@ func (fm *fieldMap) record(d *decoder, obj object, pos int) (Record, bool) {
 		}
 	}
 	if !found {
-		d.problem(pos, "record without a message (looked for %s)", strings.Join(fm.msg, ", "))
+		names := fm.msg
+		if fm.full != nil {
+			names = fm.full.msg
+		}
+		d.problem(pos, "record without a message (looked for %s)", strings.Join(names, ", "))
 		return r, false
 	}
 	r.Msg = msg
+	raw, _ := obj.(*rawObject)
 	for _, tf := range fm.time {
+		if raw != nil {
+			if t, prec, ok := raw.time(tf); ok {
+				r.Time, r.TimeSource, r.Precision = t, TimeZoned, prec
+				break
+			}
+		}
 		s, k := obj.field(tf.path)
 		if k == vAbsent || k == vNull {
 			continue
@@ -113,12 +127,21 @@ func (fm *fieldMap) record(d *decoder, obj object, pos int) (Record, bool) {
 	}
 	r.ID = first(obj, fm.id)
 	for i, paths := range fm.label {
-		if s := first(obj, paths); s != "" {
+		var s string
+		if raw != nil && raw.plan != nil && raw.plan.lists == fm {
+			s = raw.firstEntry(raw.plan.labels[i]) // the same, without looking paths up
+		} else {
+			s = first(obj, paths)
+		}
+		if s != "" {
 			*label(&r.Labels, i) = s
 		}
 	}
 	if fm.fix != nil {
-		fm.fix(obj, &r)
+		// through the decoder's record: &r would move r to the heap
+		d.fixRec = r
+		fm.fix(obj, &d.fixRec)
+		r = d.fixRec
 	}
 	return r, true
 }
@@ -280,6 +303,99 @@ func parseTime(s string, unit time.Duration, naive TimeSource) (time.Time, TimeS
 		}
 	}
 	return time.Time{}, TimeNone, 0, false
+}
+
+// time reads the time at tf's path straight from its bytes when it is an
+// epoch number (a JSON number or a string of one) or a zuluTime string,
+// as tf.parse reads its text; ok is false for anything else (tf.parse then
+// reads the text).
+func (o *rawObject) time(tf timeField) (t time.Time, prec time.Duration, ok bool) {
+	v, found, bad := o.raw(tf.path)
+	if !found || bad || o.skimPath == tf.path {
+		return time.Time{}, 0, false
+	}
+	s := v
+	if v[0] == '"' {
+		s = v[1 : len(v)-1]
+	}
+	if n := len(s); n > 0 && n <= 32 && isDigit(s[0]) && isDigit(s[n-1]) {
+		// parseEpoch keeps nothing of its text: the conversion is not
+		// allocated
+		return parseEpoch(string(s), tf.unit)
+	}
+	return o.zuluTime(v)
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// zuluTime reads the raw value v when it is an RFC 3339 UTC time with
+// up to nine fraction digits and a "Z" ("2024-08-12T03:14:15.619804Z",
+// the form VictoriaLogs and most shippers write) straight from its bytes,
+// as parseTime reads it; ok is false for anything else (parseTime then
+// reads the text).
+func (o *rawObject) zuluTime(v []byte) (t time.Time, prec time.Duration, ok bool) {
+	if len(v) < 22 || v[0] != '"' || v[len(v)-1] != '"' || v[len(v)-2] != 'Z' {
+		return time.Time{}, 0, false
+	}
+	s := v[1 : len(v)-2] // without the quotes and the Z
+	if s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' {
+		return time.Time{}, 0, false
+	}
+	num := func(from, to int) int {
+		n := 0
+		for _, c := range s[from:to] {
+			if c < '0' || c > '9' {
+				return -1
+			}
+			n = n*10 + int(c-'0')
+		}
+		return n
+	}
+	ns, prec := 0, time.Second
+	if len(s) > 19 {
+		digits := len(s) - 20
+		if s[19] != '.' || digits < 1 || digits > 9 {
+			return time.Time{}, 0, false
+		}
+		f := num(20, len(s))
+		if f < 0 {
+			return time.Time{}, 0, false
+		}
+		for range digits {
+			prec /= 10
+		}
+		ns = f * int(prec)
+	}
+	// the second is mostly the last record's
+	var c *zuluSecond
+	if o.c != nil {
+		c = &o.c.zulu
+		if c.ok && string(c.head[:]) == string(s[:19]) {
+			return time.Unix(c.unix, int64(ns)).UTC(), prec, true
+		}
+	}
+	year, month, day := num(0, 4), num(5, 7), num(8, 10)
+	hour, minute, sec := num(11, 13), num(14, 16), num(17, 19)
+	if year < 0 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || sec < 0 || sec > 59 {
+		return time.Time{}, 0, false
+	}
+	if day > 28 && time.Date(year, time.Month(month), day, 0, 0, 0, 0, time.UTC).Day() != day {
+		return time.Time{}, 0, false // past the month's end
+	}
+	t = time.Date(year, time.Month(month), day, hour, minute, sec, ns, time.UTC)
+	if c != nil {
+		copy(c.head[:], s)
+		c.unix, c.ok = t.Unix(), true
+	}
+	return t, prec, true
+}
+
+// zuluSecond is the last second zuluTime read: its text up to the
+// fraction and its Unix time.
+type zuluSecond struct {
+	head [19]byte
+	unix int64
+	ok   bool
 }
 
 // fracPrecision is the resolution of the fraction that may follow s[at:]

@@ -73,22 +73,30 @@ func readSeed(t testing.TB, sf seedFile) []seedLine {
 	}
 	var out []seedLine
 	for _, l := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
-		p := sf.strip(l)
-		// "I0812 11:10:00.612388       1 reconciler.go:304] msg"
-		hdr, msg, ok := strings.Cut(p, "] ")
-		f := strings.Fields(hdr)
-		if !ok || len(f) != 4 {
-			t.Fatalf("%s/%s: not a klog line: %q", sf.dir, sf.role, p)
-		}
-		tm, err := time.ParseInLocation("2006 0102 15:04:05.000000", "2024 "+f[0][1:]+" "+f[1], sf.zone)
+		sl, err := seedLineOf(sf.strip(l), sf.zone)
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("%s/%s: %v", sf.dir, sf.role, err)
 		}
-		file, line, _ := strings.Cut(f[3], ":")
-		n, _ := strconv.Atoi(line)
-		out = append(out, seedLine{plain: p, t: tm, level: f[0][0], file: file, line: n, msg: msg})
+		out = append(out, sl)
 	}
 	return out
+}
+
+// seedLineOf reads the klog header of the line p ("I0812 11:10:00.612388
+// 1 reconciler.go:304] msg"), dated in 2024 in zone.
+func seedLineOf(p string, zone *time.Location) (seedLine, error) {
+	hdr, msg, ok := strings.Cut(p, "] ")
+	f := strings.Fields(hdr)
+	if !ok || len(f) != 4 || len(f[0]) != 5 {
+		return seedLine{}, fmt.Errorf("not a klog line: %q", p)
+	}
+	tm, err := time.ParseInLocation("2006 0102 15:04:05.000000", "2024 "+f[0][1:]+" "+f[1], zone)
+	if err != nil {
+		return seedLine{}, err
+	}
+	file, line, _ := strings.Cut(f[3], ":")
+	n, _ := strconv.Atoi(line)
+	return seedLine{plain: p, t: tm, level: f[0][0], file: file, line: n, msg: msg}, nil
 }
 
 // fixture is one shape's renderer and what decoding it must give.

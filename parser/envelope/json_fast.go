@@ -158,18 +158,23 @@ func (w *walker) handBack(boundary int64, afterElem bool) error {
 // its keys have escapes or non-ASCII bytes, which the map would hold
 // decoded).
 func (spec *docSpec) rawItem(d *decoder, el []byte, fields []rawField, pos int) error {
-	if !simpleKeys(fields) {
-		return spec.item(d, itemObject, decodeRaw(el), nil, pos)
+	fm := spec.fields
+	p := d.plans.lookup(fm, el, fields)
+	if p == nil {
+		if !simpleKeys(fields) {
+			return spec.item(d, itemObject, decodeRaw(el), nil, pos)
+		}
+		p = d.plans.build(fm, el, fields)
 	}
 	o := &d.raw
-	*o = rawObject{b: el, fields: fields, last: o.last}
-	if d.opt.Skim != nil {
-		o.skimPath, o.skimHead = spec.fields.skimMessage(d, func(p string) ([]byte, bool, bool) {
-			from, to, ok, bad := span(o.b, o.fields, p)
-			return o.b[from:to], ok, bad
-		})
+	*o = rawObject{b: el, fields: fields, c: &d.cache}
+	if p != nil && !p.slow {
+		o.plan, o.sc, fm = p, &d.plans.sc, p.lists
 	}
-	r, ok := spec.fields.record(d, o, pos)
+	if d.opt.Skim != nil {
+		o.skimPath, o.skimHead = fm.skimMessage(d, o.raw)
+	}
+	r, ok := fm.record(d, o, pos)
 	if !ok {
 		return nil
 	}
@@ -280,7 +285,7 @@ func (spec *docSpec) rawLokiValue(d *decoder, el []byte, stream mapObject, pos i
 		return spec.item(d, itemLokiValue, decodeRaw(el), stream["stream"], pos)
 	}
 	o := &d.raw
-	*o = rawObject{b: el, last: o.last}
+	*o = rawObject{b: el, c: &d.cache}
 	l := &lokiValue{o: o, elems: d.elems, stream: stream}
 	if d.opt.Skim != nil {
 		p, _ := spec.fields.skimMessage(d, func(p string) ([]byte, bool, bool) {

@@ -2,6 +2,7 @@ package envelope
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 
 	"github.com/kcmtrace/kcmtrace/internal/teddy"
@@ -85,11 +86,20 @@ const skimHeadMax = 128
 // headOf is the start of the raw string contents s that is the decoded text
 // too: up to skimHeadMax ASCII bytes before the first escape.
 func headOf(s []byte) []byte {
-	n := min(len(s), skimHeadMax)
-	for i, c := range s[:n] {
-		if c == '\\' || c >= 0x80 {
-			return s[:i]
+	h := s[:min(len(s), skimHeadMax)]
+	if i := bytes.IndexByte(h, '\\'); i >= 0 {
+		h = h[:i]
+	}
+	i := 0
+	for ; i+8 <= len(h); i += 8 { // eight ASCII bytes at a time
+		if binary.LittleEndian.Uint64(h[i:])&0x8080808080808080 != 0 {
+			break
 		}
 	}
-	return s[:n]
+	for ; i < len(h); i++ {
+		if h[i] >= 0x80 {
+			return h[:i]
+		}
+	}
+	return h
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"math/bits"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -189,16 +190,17 @@ func isHex(c byte) bool {
 // stringStop returns the index of the first '"', '\\' or control byte at
 // or after j (len(b) when there is none), eight bytes at a time.
 func stringStop(b []byte, j int) int {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; j+16 <= len(b); j += 16 { // two words a round: one branch
+		m0, m1 := stopMask(binary.LittleEndian.Uint64(b[j:])), stopMask(binary.LittleEndian.Uint64(b[j+8:]))
+		if m0|m1 != 0 {
+			if m0 != 0 {
+				return j + bits.TrailingZeros64(m0)/8
+			}
+			return j + 8 + bits.TrailingZeros64(m1)/8
+		}
+	}
 	for ; j+8 <= len(b); j += 8 {
-		x := binary.LittleEndian.Uint64(b[j:])
-		q := x ^ (ones * '"')
-		s := x ^ (ones * '\\')
-		// a byte is flagged when it is 0 after the xor (or < 0x20 in x);
-		// (v - ones) &^ v & highs flags the zero bytes, with false flags
-		// only above a true one
-		m := ((q - ones) &^ q) | ((s - ones) &^ s) | ((x - ones*0x20) &^ x)
-		if m &= highs; m != 0 {
+		if m := stopMask(binary.LittleEndian.Uint64(b[j:])); m != 0 {
 			return j + bits.TrailingZeros64(m)/8
 		}
 	}
@@ -208,6 +210,17 @@ func stringStop(b []byte, j int) int {
 		}
 	}
 	return j
+}
+
+// stopMask flags (with its high bit) each byte of the eight in x that is
+// '"', '\\' or a control byte: a byte is flagged when it is 0 after the
+// xor (or < 0x20 in x); (v - ones) &^ v & highs flags the zero bytes, with
+// false flags only above a true one.
+func stopMask(x uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	q := x ^ (ones * '"')
+	s := x ^ (ones * '\\')
+	return (((q - ones) &^ q) | ((s - ones) &^ s) | ((x - ones*0x20) &^ x)) & highs
 }
 
 // rawField is one member of a skimmed object: its key's bytes (without
@@ -286,19 +299,38 @@ type rawObject struct {
 	fields   []rawField
 	skimPath string
 	skimHead string
+	// plan, when set, is where the paths of its fieldMap are in this
+	// record (its layout matched), with the nested fields in sc.
+	plan *fieldPlan
+	sc   *planScratch
+	next int       // the plan entry likely asked for next
+	c    *rawCache // kept from record to record; nil for none
+}
+
+// rawCache is what a decoder's rawObjects keep from record to record.
+type rawCache struct {
 	// last is the last string without escapes read at each of a few
 	// paths: a label repeats from record to record (a stream name), and
 	// is then not allocated again.
-	last [4]struct{ path, s string }
+	last [8]struct{ path, s string }
+	// labelSet is the last label-set string parsed (VictoriaLogs'
+	// _stream, as written, escapes and all) and what it gave.
+	zulu     zuluSecond
+	labelSet struct {
+		raw    []byte
+		labels Labels
+		ok     bool
+	}
 }
 
 // str is the string whose raw contents are v, read at path.
 func (o *rawObject) str(path string, v []byte) string {
-	if bytes.IndexByte(v, '\\') >= 0 {
+	if bytes.IndexByte(v, '\\') >= 0 || o.c == nil {
 		return unquote(v)
 	}
-	for i := range o.last {
-		if c := &o.last[i]; c.path == path {
+	last := &o.c.last
+	for i := range last {
+		if c := &last[i]; c.path == path {
 			if c.s != string(v) {
 				c.s = unquote(v)
 			}
@@ -306,8 +338,8 @@ func (o *rawObject) str(path string, v []byte) string {
 		}
 	}
 	s := unquote(v)
-	for i := range o.last {
-		if c := &o.last[i]; c.path == "" {
+	for i := range last {
+		if c := &last[i]; c.path == "" {
 			c.path, c.s = path, s
 			break
 		}
@@ -398,6 +430,9 @@ func (o *rawObject) field(path string) (string, valueKind) {
 	if o.skimPath != "" && path == o.skimPath {
 		return o.skimHead, vString
 	}
+	if e := o.entry(path); e != nil {
+		return o.entryValue(e)
+	}
 	from, to, ok, bad := span(o.b, o.fields, path)
 	if bad {
 		m, _ := decodeRaw(o.b).(map[string]any)
@@ -407,6 +442,77 @@ func (o *rawObject) field(path string) (string, valueKind) {
 		return "", vAbsent
 	}
 	return o.value(path, o.b[from:to])
+}
+
+// entry is the plan's entry for path, nil when there is no plan or path
+// is not in it. Paths are mostly asked for in the order of the entries.
+func (o *rawObject) entry(path string) *planEntry {
+	if o.plan == nil {
+		return nil
+	}
+	es := o.plan.entries
+	i := o.next
+	if i >= len(es) || es[i].path != path {
+		j, ok := o.plan.at[path]
+		if !ok {
+			if strings.IndexByte(path, '.') >= 0 {
+				return nil
+			}
+			e := o.plan.add(path)
+			o.next = len(o.plan.entries)
+			return e
+		}
+		i = int(j)
+	}
+	o.next = i + 1
+	return &es[i]
+}
+
+// entryValue is field's answer for a plan entry.
+func (o *rawObject) entryValue(e *planEntry) (string, valueKind) {
+	if o.skimPath != "" && e.path == o.skimPath {
+		return o.skimHead, vString
+	}
+	if e.at.node < 0 {
+		return "", vAbsent
+	}
+	v := o.at(e)
+	if v[0] == '"' && bytes.IndexByte(v, '\\') < 0 {
+		if s := v[1 : len(v)-1]; e.last != string(s) {
+			e.last = unquote(s)
+		}
+		return e.last, vString
+	}
+	return o.value(e.path, v)
+}
+
+// firstEntry is first's answer for the paths of a plan's entries es.
+func (o *rawObject) firstEntry(es []int32) string {
+	for _, i := range es {
+		o.next = int(i) + 1
+		if s, k := o.entryValue(&o.plan.entries[i]); k.text() && s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// at is the raw value of a plan entry in this record.
+func (o *rawObject) at(e *planEntry) []byte {
+	f := o.sc.fields[e.at.node][e.at.idx]
+	return o.b[f.from:f.to]
+}
+
+// raw is the raw value at path (span's ok and bad).
+func (o *rawObject) raw(path string) (v []byte, ok, bad bool) {
+	if e := o.entry(path); e != nil {
+		if e.at.node < 0 {
+			return nil, false, false
+		}
+		return o.at(e), true, false
+	}
+	from, to, ok, bad := span(o.b, o.fields, path)
+	return o.b[from:to], ok, bad
 }
 
 // value is the text and kind of the raw value v read at path.

@@ -28,17 +28,45 @@ var victorialogsDoc = &docSpec{fields: &fieldMap{
 		return m
 	}(),
 	fix: func(obj object, r *Record) {
-		s := str(obj, "_stream")
-		labels, _, ok := parseLabelSet([]byte(s))
+		fromStream, ok := streamLabels(obj, "_stream")
 		if !ok {
 			return
 		}
-		var fromStream Record
-		setLokiLabels(&fromStream, labels)
 		for i := range numLabels {
 			if l := label(&r.Labels, i); *l == "" {
-				*l = *label(&fromStream.Labels, i)
+				*l = *label(&fromStream, i)
 			}
 		}
 	},
 }}
+
+// streamLabels reads the label set `{k="v",…}` that is the string member
+// key of obj as Loki labels. A record read from its bytes keeps the last
+// one parsed (an export's records mostly repeat the previous _stream).
+func streamLabels(obj object, key string) (Labels, bool) {
+	o, ok := obj.(*rawObject)
+	if !ok || o.c == nil {
+		return parseStreamLabels(str(obj, key))
+	}
+	v, found, bad := o.raw(key)
+	if bad || !found || v[0] != '"' || o.skimPath == key {
+		return parseStreamLabels(str(obj, key))
+	}
+	c := &o.c.labelSet
+	if c.raw == nil || string(c.raw) != string(v) {
+		c.labels, c.ok = parseStreamLabels(o.str(key, v[1:len(v)-1]))
+		c.raw = append(c.raw[:0], v...)
+	}
+	return c.labels, c.ok
+}
+
+// parseStreamLabels reads a label-set string as Loki labels.
+func parseStreamLabels(s string) (Labels, bool) {
+	labels, _, ok := parseLabelSet([]byte(s))
+	if !ok {
+		return Labels{}, false
+	}
+	var r Record
+	setLokiLabels(&r, labels)
+	return r.Labels, true
+}
