@@ -158,6 +158,15 @@ bench_one() {
 
 loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 
+# note_verdict → a table row's missed incidents on stderr, and failed=1
+failed=0
+note_verdict() {
+	if [ "$verdict" != found ]; then
+		failed=1
+		cat "$tmp/verdict" >&2
+	fi
+}
+
 if [ "$ALL" = 0 ]; then
 	bench_one "$SHAPE" "$ERA"
 	printf 'kcmtrace bench · %s shape · %s era · seed %s · %s (%s bytes in %d file(s)) · median of %s · load %s\n' \
@@ -179,16 +188,12 @@ if [ "$ALL" = scale ]; then
 	printf 'kcmtrace bench scale · %s era · seed %s · median of %s · load %s at start\n' "$ERA" "$SEED" "$RUNS" "$(loadavg)"
 	echo '| shape | size | rg CPU-s | kcmtrace CPU-s | CPU-s per GiB | kcmtrace wall | peak RSS | GC share | incidents |'
 	echo '|---|---|---|---|---|---|---|---|---|'
-	failed=0
 	for shape in ${SHAPES:-default churn}; do
 		for SIZE in ${SIZES:-128MiB 1GiB 4GiB}; do
 			bench_one "$shape" "$ERA"
 			per=$(awk -v c="$k_cpu" -v b="$bytes" 'BEGIN{printf "%.2f", c/(b/1073741824)}')
 			printf '| %s | %s | %s | %s | %s | %s | %s MiB | %s | %s |\n' "$shape" "$SIZE" "$rg_cpu" "$k_cpu" "$per" "$k_wall" "$k_mib" "$gc" "$verdict"
-			if [ "$verdict" != found ]; then
-				failed=1
-				cat "$tmp/verdict" >&2
-			fi
+			note_verdict
 		done
 	done
 	printf 'load %s at end\n' "$(loadavg)"
@@ -203,17 +208,13 @@ if [ -n "$OLD" ]; then
 	sep+='---|---|---|'
 fi
 printf '%s incidents |\n%s---|\n' "$hdr" "$sep"
-failed=0
 for shape in default churn many-nodes; do
 	for era in legacy structured json; do
 		bench_one "$shape" "$era"
 		row="| $shape | $era | $rg_cpu | $rg_wall | $k_cpu | $k_wall | $k_mib MiB | $ratio | $gc |"
 		if [ -n "$OLD" ]; then row+=" $o_cpu | $o_wall | $o_mib MiB |"; fi
 		printf '%s %s |\n' "$row" "$verdict"
-		if [ "$verdict" != found ]; then
-			failed=1
-			cat "$tmp/verdict" >&2
-		fi
+		note_verdict
 	done
 done
 printf 'load %s at end\n' "$(loadavg)"
