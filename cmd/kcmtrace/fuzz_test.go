@@ -298,7 +298,48 @@ func hostileSeeds(tb testing.TB) [][]byte {
 		[]byte(strings.Replace(attach, attach[5:13], "01:59:30", 1) + strings.Replace(attach, attach[5:13], "01:00:10", 1) + strings.Replace(attach, attach[5:13], "23:59:60", 1) + strings.Replace(attach, attach[5:13], "00:00:00", 1)),
 		[]byte(strings.Replace(attach, "from node", "from\u200b\u2060\ufeff\u00ad node", 1)),
 		zstdLongWindow(tb, attach+failed),
+		// one volume attached to many nodes in turn; a node name far wider
+		// than any terminal; many volumes of two lines each; a CloudWatch
+		// export cut off inside a record
+		manyNodes(attach, 64),
+		[]byte(strings.Replace(attach, `from node "`, `from node "`+strings.Repeat("n", 20000), 1)),
+		flatVolumes(attach, 200),
+		[]byte(`{"events":[{"timestamp":1723431974519,"message":` + strconvQuote(attach) + `},{"timestamp":1723431975519,"mess`),
 	}
+}
+
+// manyNodes is attach repeated for n nodes.
+func manyNodes(attach string, n int) []byte {
+	var b strings.Builder
+	for i := range n {
+		b.WriteString(withNode(attach, fmt.Sprintf("node-%d", i)))
+	}
+	return []byte(b.String())
+}
+
+// flatVolumes is attach for n distinct volumes (handle and PV), each on
+// its own node.
+func flatVolumes(attach string, n int) []byte {
+	var b strings.Builder
+	for i := range n {
+		l := strings.ReplaceAll(attach, "disk-4k8m2p1q", fmt.Sprintf("disk-f%05d", i))
+		l = strings.ReplaceAll(l, "pvc-a41c7f20", fmt.Sprintf("pvc-%08x", i))
+		b.WriteString(withNode(l, fmt.Sprintf("flat-%d", i)))
+	}
+	return []byte(b.String())
+}
+
+// withNode is an attach line naming node instead of its own.
+func withNode(line, node string) string {
+	at := strings.Index(line, `from node "`) + len(`from node "`)
+	end := at + strings.IndexByte(line[at:], '"')
+	return line[:at] + node + line[end:]
+}
+
+// strconvQuote is s as a JSON string.
+func strconvQuote(s string) string {
+	b, _ := json.Marshal(strings.TrimSuffix(s, "\n"))
+	return string(b)
 }
 
 // zstdLongWindow is data as one zstd frame that declares a 2 GiB window
