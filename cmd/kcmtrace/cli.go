@@ -35,6 +35,8 @@ type cli struct {
 	Man        manCmd        `cmd:"" help:"Print the man page (roff): kcmtrace man > kcmtrace.1."`
 
 	Version kong.VersionFlag `help:"Print the version and exit."`
+
+	profileFlags `embed:""`
 }
 
 // exitPanic carries kong's exit request (after --help or --version) out of
@@ -102,6 +104,16 @@ func runEnv(args []string, e env) (code int) {
 		fmt.Fprintf(e.stderr, "kcmtrace: %s\n", oneLine(err.Error()))
 		return exitUsage
 	}
+	stopProfile, err := c.profileFlags.start()
+	if err != nil {
+		fmt.Fprintf(e.stderr, "kcmtrace: %s\n", oneLine(err.Error()))
+		return exitUsage
+	}
+	defer func() {
+		if err := stopProfile(); err != nil {
+			fmt.Fprintf(e.stderr, "kcmtrace: --profile: %s\n", oneLine(err.Error()))
+		}
+	}()
 	switch runner := ctx.Selected().Target.Addr().Interface().(type) {
 	case command:
 		err = runner.run(e)

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/pprof"
+)
+
+// profileFlags are kubectl's hidden --profile and --profile-output: a
+// runtime profile of the whole run, for measuring where the time and the
+// memory go on a user's own logs (go tool pprof FILE).
+type profileFlags struct {
+	Profile       string `hidden:"" enum:"none,cpu,heap,allocs" default:"none" help:"Write a profile of the run: none, cpu, heap or allocs."`
+	ProfileOutput string `hidden:"" default:"profile.pprof" help:"Where --profile writes." type:"path"`
+}
+
+// start begins the profile; the returned function ends and writes it.
+func (p profileFlags) start() (stop func() error, err error) {
+	if p.Profile == "none" || p.Profile == "" {
+		return func() error { return nil }, nil
+	}
+	f, err := os.Create(p.ProfileOutput)
+	if err != nil {
+		return nil, fmt.Errorf("--profile-output: %v", err)
+	}
+	if p.Profile == "cpu" {
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("--profile cpu: %v", err)
+		}
+		return func() error { pprof.StopCPUProfile(); return f.Close() }, nil
+	}
+	if p.Profile == "heap" {
+		runtime.MemProfileRate = 4096 // the live heap in detail: the compact model is measured by it
+	}
+	return func() error {
+		if p.Profile == "heap" {
+			runtime.GC()
+		}
+		err := pprof.Lookup(p.Profile).WriteTo(f, 0)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	}, nil
+}
