@@ -22,7 +22,9 @@ import (
 func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evIDs, alongside func()) {
 	var wg sync.WaitGroup
 	wg.Go(alongside)
-	n := &names{of: make([]int32, len(sy.str))}
+	// (every name is a sym of table symName: sized for them all, the
+	// name arrays never grow)
+	n := &names{of: make([]int32, len(sy.str)), parent: make([]int32, 0, len(sy.str)), sym: make([]int32, 0, len(sy.str))}
 	// aliases that are not safe to union on (static PV names, pod volume
 	// names): alias → the UniqueNames seen with it (sym ids).
 	var alias map[int32][]int32
@@ -104,6 +106,7 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 		}
 	}
 	seen, csiNode, csiNext = nil, nil, nil
+	sy.seal() // every name is interned: from here on ids only
 	// resolveAlias returns the root of an alias that names one volume only.
 	resolveAlias := func(a int32) (int, bool) {
 		us := alias[a]
@@ -128,9 +131,9 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 	const toOther, toPending = -1, -2
 	vol := root                                                // reused: root[p] is read before vol[p] is written
 	byRoot := make([]int32, len(n.parent), len(n.parent)+1024) // name id of a root → volume + 1 (0: none)
-	var volRoot []int
-	var count []int
-	var pending []int32 // positions of mount-timeouts to place by pod
+	var volRoot []int                                          // volume → the name id of its root
+	var count []int32                                          // volume → its events
+	var pending []int32                                        // positions of mount-timeouts to place by pod
 	for p, k := range ord {
 		r := -1
 		switch id := root[p]; {
@@ -227,8 +230,9 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 	// onto their volumes below), then the duplicates dropped by dedupe.
 	start := make([]int, len(vols)+1)
 	for i, c := range count {
-		start[i+1] = start[i] + c
+		start[i+1] = start[i] + int(c)
 	}
+	count = nil
 	otherStart := start[len(vols)]
 	dest := make([]int32, len(evs))
 	for i := range dest {
@@ -334,6 +338,13 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 			fill[vi]++
 		}
 	}
+	rootName := make([]int32, len(vols)) // volume → the sym of its root name
+	for i, r := range volRoot {
+		rootName[i] = n.sym[r]
+	}
+	// The linking is done: the union-find and its indexes are not kept
+	// while the volumes' own slices are cut.
+	n, byRoot, nameVol, fill, volRoot = nil, nil, nil, nil, nil
 	// Each volume's fields depend on its own events only: the volumes are
 	// done in consecutive parts, concurrently (sy is only read from here on).
 	each(chunks(len(vols)), func(_, lo, hi int) {
@@ -341,7 +352,7 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 		for i := lo; i < hi; i++ {
 			v := vols[i]
 			mergePods(v, vids[i], sy)
-			sc.describe(v, vids[i], sy, sy.str[n.sym[volRoot[i]]], members[mstart[i]:mstart[i+1]])
+			sc.describe(v, vids[i], sy, sy.str[rootName[i]], members[mstart[i]:mstart[i+1]])
 			sc.reconstruct(v, vids[i], sy)
 			v.LinkEchoes()
 		}
@@ -549,13 +560,7 @@ func (sc *scratch) describe(v *Volume, ids []evIDs, sy *syms, rootName string, l
 	}
 	tmp := sortedNames(sc.tmp[:0], names, sy)
 	v.Names = sc.strs.copy(tmp)
-	tmp = tmp[:0]
-	for _, s := range v.Names {
-		if strings.HasPrefix(s, "csi-") && len(s) == 68 {
-			tmp = append(tmp, s)
-		}
-	}
-	v.Attachments = sc.strs.copy(tmp)
+	v.Attachments = sc.attachments(v.Names)
 	tmp = sortedNames(tmp[:0], nodes, sy)
 	v.Nodes = sc.strs.copy(tmp)
 	// drop a bare pod name when its namespaced form is present
@@ -579,6 +584,36 @@ func (sc *scratch) describe(v *Volume, ids []evIDs, sy *syms, rootName string, l
 	v.Pods = sc.strs.copy(kept)
 	sc.tmp, sc.tmp2 = tmp[:0], namespaced[:0]
 	sc.names, sc.nodes, sc.pods, sc.pvs = names[:0], nodes[:0], pods[:0], pvs[:0]
+}
+
+// attachments returns the VolumeAttachment names among names (sorted): a
+// window of names (capped: an append copies) when they are consecutive
+// there, as they mostly are, else a copy cut from the slab.
+func (sc *scratch) attachments(names []string) []string {
+	lo, hi, n := -1, -1, 0
+	for i, s := range names {
+		if strings.HasPrefix(s, "csi-") && len(s) == 68 {
+			if lo < 0 {
+				lo = i
+			}
+			hi = i + 1
+			n++
+		}
+	}
+	switch {
+	case n == 0:
+		return nil
+	case hi-lo == n:
+		return names[lo:hi:hi]
+	}
+	tmp := sc.tmp2[:0]
+	for _, s := range names[lo:hi] {
+		if strings.HasPrefix(s, "csi-") && len(s) == 68 {
+			tmp = append(tmp, s)
+		}
+	}
+	sc.tmp2 = tmp[:0]
+	return sc.strs.copy(tmp)
 }
 
 // sortedNames returns the distinct strings of syms, sorted, in dst's array
@@ -609,27 +644,29 @@ func mergePods(v *Volume, ids []evIDs, sy *syms) {
 	if !bare {
 		return // nothing to merge
 	}
-	full := map[string]string{} // name → ns/name; "" when ambiguous
+	// name → the event naming ns/name (its pod id is the sym of ns/name:
+	// ids only, the tables are sealed); -1 when ambiguous
+	full := map[string]int{}
 	for i := range v.Events {
 		p := v.Events[i].Pod
 		if !strings.Contains(p, "/") || isUID(p) {
 			continue
 		}
 		name := PodName(p)
-		if f, ok := full[name]; ok && f != p {
-			full[name] = ""
+		if f, ok := full[name]; ok && (f < 0 || v.Events[f].Pod != p) {
+			full[name] = -1
 			continue
 		}
-		full[name] = p
+		full[name] = i
 	}
 	for i := range v.Events {
 		ev := &v.Events[i]
 		if ev.Pod == "" || strings.Contains(ev.Pod, "/") {
 			continue
 		}
-		if f := full[ev.Pod]; f != "" {
-			ev.Pod = f
-			ids[i].pod, _ = sy.lookup(symPod, f)
+		if f, ok := full[ev.Pod]; ok && f >= 0 {
+			ev.Pod = v.Events[f].Pod
+			ids[i].pod = ids[f].pod
 		}
 	}
 }

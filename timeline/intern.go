@@ -244,6 +244,15 @@ func (sy *syms) lookup(tab int, s string) (int32, bool) {
 	return -1, false
 }
 
+// seal drops the tables strings are looked up in, once every name is
+// interned: the ids, strings and flags stay (str, flag, is, name), but
+// lookup, intern and everything built on them must not be called again.
+// The tables are the largest part of a syms and are no longer needed by
+// the time the volumes' own slices are cut.
+func (sy *syms) seal() {
+	sy.tab, sy.parts = [3]map[string]int32{}, nil
+}
+
 // is reports whether sym i (-1: none) has flag f.
 func (sy *syms) is(i int32, f uint8) bool { return i >= 0 && sy.flag[i]&f != 0 }
 
