@@ -32,19 +32,11 @@ type evIDs struct {
 // Nodes, …) refer to the arena, not to any one event (a duplicate dropped
 // later, for one).
 type syms struct {
-	tab   [3]map[string]int32 // symName, symNode, symPod: string → sym id
-	parts []partTabs          // the tables of absorbed parts, looked up after tab
-	str   []string            // sym id → the string (in the arena)
-	flag  []uint8             // sym id → sym* flags, and its table (symTabShift)
+	tab   [3]strTab // symName, symNode, symPod: string → sym id
+	str   []string  // sym id → the string (in the arena)
+	flag  []uint8   // sym id → sym* flags, and its table (symTabShift)
 	arena []byte
 	va    [state.AttachmentNameLen]byte // a computed VolumeAttachment name, before it is interned
-}
-
-// partTabs are the tables of a part absorbed into a syms (see absorb):
-// string → the id in the part, and that id → the id in the syms.
-type partTabs struct {
-	tab   [3]map[string]int32
-	remap []int32
 }
 
 // The tables.
@@ -72,7 +64,7 @@ const symTabShift = 6
 // newSyms sizes the tables for about n events, and the ids for about ids.
 func newSyms(n, ids int) *syms {
 	return &syms{
-		tab:  [3]map[string]int32{make(map[string]int32, n/2), make(map[string]int32, 64), make(map[string]int32, n/8)},
+		tab:  [3]strTab{makeStrTab(n / 2), makeStrTab(64), makeStrTab(n / 8)},
 		str:  prefault.Make[string](0, ids), // (see internal/prefault)
 		flag: make([]uint8, 0, ids),
 	}
@@ -83,7 +75,9 @@ func (sy *syms) intern(tab int, s string) int32 {
 	if s == "" {
 		return -1
 	}
-	if i, ok := sy.lookup(tab, s); ok {
+	h := strHash(s)
+	i, slot := sy.tab[tab].find(sy.str, s, h)
+	if i >= 0 {
 		return i
 	}
 	if len(sy.arena)+len(s) > cap(sy.arena) {
@@ -92,13 +86,8 @@ func (sy *syms) intern(tab int, s string) int32 {
 	off := len(sy.arena)
 	sy.arena = append(sy.arena, s...)
 	s = unsafe.String(&sy.arena[off], len(s))
-	return sy.add(tab, s, classify(tab, s))
-}
-
-// add gives s, which is not in table tab yet, the next id, with flags f.
-func (sy *syms) add(tab int, s string, f uint8) int32 {
-	i := sy.push(s, f|uint8(tab)<<symTabShift)
-	sy.tab[tab][s] = i
+	i = sy.push(s, classify(tab, s)|uint8(tab)<<symTabShift)
+	sy.tab[tab].insert(slot, h, i)
 	return i
 }
 
@@ -146,22 +135,22 @@ func classify(tab int, s string) uint8 {
 // absorb adds the strings of o (interned separately, from later events)
 // that sy lacks, in o's id order, and returns for each id of o its id in
 // sy. Interning the events in consecutive parts and absorbing each part
-// in turn gives every string the id one pass over all of them would.
-//
-// o's tables are kept as they are, with the returned ids (sy.parts): the
-// strings new to sy get ids but are not entered into sy's own tables,
-// which would cost an insertion (and the tables' growth) for each.
+// in turn gives every string the id one pass over all of them would. The
+// strings stay in o's arena; o's tables are not needed after.
 func (sy *syms) absorb(o *syms) []int32 {
 	remap := make([]int32, len(o.str))
 	for j, s := range o.str {
 		f := o.flag[j]
-		if i, ok := sy.lookup(int(f>>symTabShift), s); ok {
-			remap[j] = i
-		} else {
-			remap[j] = sy.push(s, f)
+		tab := &sy.tab[f>>symTabShift]
+		h := strHash(s)
+		i, slot := tab.find(sy.str, s, h)
+		if i < 0 {
+			i = sy.push(s, f)
+			tab.insert(slot, h, i)
 		}
+		remap[j] = i
 	}
-	sy.parts = append(sy.parts, partTabs{o.tab, remap})
+	o.seal()
 	return remap
 }
 
@@ -233,15 +222,11 @@ func (id *evIDs) remap(m []int32) {
 
 // lookup returns the id of s in table tab, if s was interned there.
 func (sy *syms) lookup(tab int, s string) (int32, bool) {
-	if i, ok := sy.tab[tab][s]; ok {
-		return i, true
+	if s == "" {
+		return -1, false
 	}
-	for _, p := range sy.parts {
-		if j, ok := p.tab[tab][s]; ok {
-			return p.remap[j], true
-		}
-	}
-	return -1, false
+	i, _ := sy.tab[tab].find(sy.str, s, strHash(s))
+	return i, i >= 0
 }
 
 // seal drops the tables strings are looked up in, once every name is
@@ -250,7 +235,7 @@ func (sy *syms) lookup(tab int, s string) (int32, bool) {
 // The tables are the largest part of a syms and are no longer needed by
 // the time the volumes' own slices are cut.
 func (sy *syms) seal() {
-	sy.tab, sy.parts = [3]map[string]int32{}, nil
+	sy.tab = [3]strTab{}
 }
 
 // is reports whether sym i (-1: none) has flag f.
