@@ -282,6 +282,15 @@ type prepared struct {
 // the ids of the later parts' events to the first table's, and returns it.
 func (pr *prepared) merge() *syms {
 	sy := pr.parts[0]
+	if len(pr.parts) > 1 {
+		// room for every part's strings at most, made once (appending
+		// them grew the arrays and the table many times over)
+		n := 0
+		for _, p := range pr.parts {
+			n += len(p.str)
+		}
+		sy.reserve(n)
+	}
 	for c := 1; c < len(pr.parts); c++ {
 		remap := sy.absorb(pr.parts[c])
 		for k := pr.bounds[c]; k < pr.bounds[c+1]; k++ {

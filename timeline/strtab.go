@@ -22,12 +22,15 @@ var strSeed = maphash.MakeSeed()
 func strHash(s string) uint32 { return uint32(maphash.String(strSeed, s)) }
 
 // makeStrTab returns a table with room for about n strings.
-func makeStrTab(n int) strTab {
+func makeStrTab(n int) strTab { return strTab{slots: make([]uint64, strTabSize(n))} }
+
+// strTabSize is the slots for n strings: a power of two, at most 3/4 full.
+func strTabSize(n int) int {
 	size := 16
 	if want := n + n/3 + 1; want > size {
 		size = 1 << bits.Len(uint(want-1))
 	}
-	return strTab{slots: make([]uint64, size)}
+	return size
 }
 
 // find returns the id of s (hash h) among the ids of str, or -1 and the
@@ -56,10 +59,21 @@ func (t *strTab) insert(slot int, h uint32, id int32) {
 	}
 }
 
-// grow doubles the table, placing every entry again by its stored hash.
-func (t *strTab) grow() {
+// reserve grows the table, once, to hold n strings in all.
+func (t *strTab) reserve(n int) {
+	if size := strTabSize(n); size > len(t.slots) {
+		t.resize(size)
+	}
+}
+
+// grow doubles the table.
+func (t *strTab) grow() { t.resize(2 * len(t.slots)) }
+
+// resize places every entry, by its stored hash, in a table of size
+// slots (a power of two).
+func (t *strTab) resize(size int) {
 	old := t.slots
-	t.slots = make([]uint64, 2*len(old))
+	t.slots = make([]uint64, size)
 	mask := len(t.slots) - 1
 	for _, e := range old {
 		if e == 0 {
