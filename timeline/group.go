@@ -166,6 +166,11 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 		vol[p] = vi
 		count[vi]++
 	}
+	// The linking is done: the names of each volume are listed while its
+	// events are laid out (the union-find is not read again).
+	var ln linkedNames
+	var linking sync.WaitGroup
+	linking.Go(func() { ln = listNames(n, byRoot, volRoot) })
 	var vols []*Volume // nil when there is none
 	if len(volRoot) > 0 {
 		vols = make([]*Volume, len(volRoot))
@@ -316,35 +321,8 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 	}
 	t.Volumes = vols
 
-	// Names and derived fields: the names linked into each volume, as
-	// sym ids, in one array (members[mstart[i]:mstart[i+1]] for volume i).
-	mstart := make([]int32, len(vols)+1)
-	nameVol := make([]int32, len(n.sym))
-	for i := range n.sym {
-		vi := byRoot[n.find(i)] - 1
-		nameVol[i] = vi
-		if vi >= 0 {
-			mstart[vi+1]++
-		}
-	}
-	for i := range vols {
-		mstart[i+1] += mstart[i]
-	}
-	members := make([]int32, mstart[len(vols)])
-	fill := slices.Clone(mstart[:len(vols)])
-	for i, vi := range nameVol {
-		if vi >= 0 {
-			members[fill[vi]] = n.sym[i]
-			fill[vi]++
-		}
-	}
-	rootName := make([]int32, len(vols)) // volume → the sym of its root name
-	for i, r := range volRoot {
-		rootName[i] = n.sym[r]
-	}
-	// The linking is done: the union-find and its indexes are not kept
-	// while the volumes' own slices are cut.
-	n, byRoot, nameVol, fill, volRoot = nil, nil, nil, nil, nil
+	linking.Wait()
+	mstart, members, rootName := ln.start, ln.members, ln.root
 	// Each volume's fields depend on its own events only: the volumes are
 	// done in consecutive parts, concurrently (sy is only read from here on).
 	each(chunks(len(vols)), func(_, lo, hi int) {
@@ -357,12 +335,55 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 			v.LinkEchoes()
 		}
 	})
-	slices.SortStableFunc(t.Volumes, func(a, b *Volume) int {
+	// numbered in order of first event, the volumes are mostly in this
+	// order already (a stable sort of sorted input still costs n log n)
+	byFirst := func(a, b *Volume) int {
 		if c := a.First.Compare(b.First); c != 0 {
 			return c
 		}
 		return strings.Compare(a.Key, b.Key)
-	})
+	}
+	if !slices.IsSortedFunc(t.Volumes, byFirst) {
+		slices.SortStableFunc(t.Volumes, byFirst)
+	}
+}
+
+// linkedNames are the names linked into each volume, as sym ids, in one
+// array (members[start[i]:start[i+1]] for volume i), and the sym of each
+// volume's root name.
+type linkedNames struct {
+	start, members, root []int32
+}
+
+// listNames lists the names linked into each volume: byRoot[r] is the
+// volume +1 of root name r (0: none), volRoot[i] the root of volume i.
+func listNames(n *names, byRoot []int32, volRoot []int) linkedNames {
+	vols := len(volRoot)
+	start := make([]int32, vols+1)
+	nameVol := make([]int32, len(n.sym))
+	for i := range n.sym {
+		vi := byRoot[n.find(i)] - 1
+		nameVol[i] = vi
+		if vi >= 0 {
+			start[vi+1]++
+		}
+	}
+	for i := range vols {
+		start[i+1] += start[i]
+	}
+	members := make([]int32, start[vols])
+	fill := slices.Clone(start[:vols])
+	for i, vi := range nameVol {
+		if vi >= 0 {
+			members[fill[vi]] = n.sym[i]
+			fill[vi]++
+		}
+	}
+	root := make([]int32, vols)
+	for i, r := range volRoot {
+		root[i] = n.sym[r]
+	}
+	return linkedNames{start, members, root}
 }
 
 // joinRoot returns the root of the volume an event without a UniqueName

@@ -92,11 +92,17 @@ func (sy *syms) intern(tab int, s string) int32 {
 }
 
 // reserve makes room for n ids in all, and for the strings of table
-// symName among them.
+// symName among them. It moves the tables' entries: not between a find
+// and its insert.
 func (sy *syms) reserve(n int) {
+	sy.growIDs(n)
+	sy.tab[symName].reserve(n)
+}
+
+// growIDs makes room for n ids in all (the tables are left as they are).
+func (sy *syms) growIDs(n int) {
 	sy.str = slices.Grow(sy.str, n-len(sy.str))
 	sy.flag = slices.Grow(sy.flag, n-len(sy.flag))
-	sy.tab[symName].reserve(n)
 }
 
 // push gives s the next id, with flags f (its table included), without
@@ -104,7 +110,7 @@ func (sy *syms) reserve(n int) {
 func (sy *syms) push(s string, f uint8) int32 {
 	i := int32(len(sy.str))
 	if len(sy.str) == cap(sy.str) {
-		sy.reserve(2 * len(sy.str)) // doubled: append's growth of a large slice is 1.25 times, many copies
+		sy.growIDs(2 * len(sy.str)) // doubled: append's growth of a large slice is 1.25 times, many copies
 	}
 	sy.str = append(sy.str, s)
 	sy.flag = append(sy.flag, f)

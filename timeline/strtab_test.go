@@ -32,3 +32,49 @@ func TestStrTab(t *testing.T) {
 		}
 	}
 }
+
+// A syms sized for one string keeps one id per string while its arrays
+// and tables grow, whichever table the strings go in, and after absorbing
+// a part that shares some of them.
+func TestSymsGrowth(t *testing.T) {
+	sy := newSyms(1, 1)
+	for pass := range 2 {
+		for i := range 3000 {
+			s := fmt.Sprintf("name-%d", i)
+			if got := sy.intern(symName, s); got != int32(i) {
+				t.Fatalf("pass %d: intern(symName, %q) = %d, want %d", pass, s, got, i)
+			}
+		}
+		for i := range 3000 {
+			s := fmt.Sprintf("name-%d", i)
+			if got, ok := sy.lookup(symName, s); got != int32(i) {
+				t.Fatalf("pass %d: lookup(symName, %q) = %d, %v; want %d", pass, s, got, ok, i)
+			}
+		}
+		for i := range 3000 {
+			for tab := range 2 {
+				s := fmt.Sprintf("name-%d", i)
+				if got, want := sy.intern(tab+1, s), int32(3000+2*i+tab); got != want {
+					t.Fatalf("pass %d: intern(%d, %q) = %d, want %d", pass, tab+1, s, got, want)
+				}
+			}
+		}
+	}
+	o := newSyms(1, 1)
+	for i := 2000; i < 5000; i++ {
+		o.intern(symName, fmt.Sprintf("name-%d", i))
+	}
+	remap := sy.absorb(o)
+	for j, i := 0, 2000; i < 5000; i, j = i+1, j+1 {
+		want := int32(i)
+		if i >= 3000 {
+			want = int32(9000 + i - 3000)
+		}
+		if remap[j] != want {
+			t.Fatalf("absorb: name-%d is %d, want %d", i, remap[j], want)
+		}
+		if got, _ := sy.lookup(symName, fmt.Sprintf("name-%d", i)); got != want {
+			t.Fatalf("lookup(name-%d) = %d after absorb, want %d", i, got, want)
+		}
+	}
+}
