@@ -30,7 +30,9 @@ type evIDs struct {
 // are copied into an arena: lookups and sorts compare dense memory rather
 // than some event's text, and the names the timeline keeps (Volume.Names,
 // Nodes, …) refer to the arena, not to any one event (a duplicate dropped
-// later, for one).
+// later, for one). The tables index the ids by their strings (strTab);
+// once grouping has linked every name they are dropped (seal), and the
+// ids, strings and flags serve the rest of the build.
 type syms struct {
 	tab   [3]strTab // symName, symNode, symPod: string → sym id
 	str   []string  // sym id → the string (in the arena)
