@@ -109,11 +109,11 @@ func windowOf(s, text string) bool {
 	return off < uintptr(len(text)) && off+uintptr(len(s)) <= uintptr(len(text))
 }
 
-// endTexts seals the input's last block of texts and lets the table of
-// names go: no event is added after it.
+// endTexts seals the input's last block of texts and lets the builder's
+// buffers and the table of names go: no event is added after it.
 func (st *inputState) endTexts() {
 	st.texts.Seal()
-	st.names = textstore.Names{}
+	st.texts, st.names = textstore.Builder{}, textstore.Names{}
 }
 
 // store appends an event that is kept as it is.
