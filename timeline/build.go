@@ -172,9 +172,8 @@ func Build(results []parser.Result, opt Options) *Timeline {
 }
 
 // prepareEvents completes each event (its input's component when it has
-// none; a bare PV name moved from Volume to PV), points its names into its
-// text (shareText) and interns them, so that grouping works on ids[k] (see
-// syms). rawVol keeps a bare PV name moved out of Volume when PV was set
+// none; a bare PV name moved from Volume to PV) and interns its names, so
+// that grouping works on ids[k] (see syms). rawVol keeps a bare PV name moved out of Volume when PV was set
 // too: the kubelet node vote reads the events as the parser gave them.
 // While it holds each event it also notes what the later passes would
 // otherwise read every event again for (see prepared).
