@@ -313,26 +313,44 @@ func TestNames(t *testing.T) {
 	}
 }
 
-// TestNamesGenerations: a name named again and again stays one string
-// however many others come between; one not seen for two generations is
-// copied again, equal.
-func TestNamesGenerations(t *testing.T) {
+// TestNamesBounded: a name named again after each new one stays one
+// string however many others come (each new name can push it out of the
+// front of its set only), the table holds at most maxNameSets sets, and
+// every name comes back equal.
+func TestNamesBounded(t *testing.T) {
 	var n Names
 	node := n.Intern(strings.Clone("node-1"))
-	rare := n.Intern(strings.Clone("pvc-rare"))
-	for i := range 5 * genNames {
-		n.Intern(fmt.Sprintf("pvc-%08d", i))
-		if i%1000 == 0 {
-			if got := n.Intern(strings.Clone("node-1")); unsafe.StringData(got) != unsafe.StringData(node) {
-				t.Fatalf("after %d names, the node is a new string", i)
-			}
+	for i := range 4 * maxNameSets {
+		s := fmt.Sprintf("pvc-%08d", i)
+		if got := n.Intern(s); got != s {
+			t.Fatalf("%q interned as %q", s, got)
+		}
+		if got := n.Intern(strings.Clone("node-1")); unsafe.StringData(got) != unsafe.StringData(node) {
+			t.Fatalf("after %d names, the node is a new string", i+1)
 		}
 	}
-	if n.Len() > 2*genNames {
-		t.Errorf("the table holds %d names, want at most %d", n.Len(), 2*genNames)
+	if len(n.sets) != maxNameSets || n.Len() > 2*maxNameSets {
+		t.Errorf("%d sets holding %d names, want %d sets", len(n.sets), n.Len(), maxNameSets)
 	}
-	if got := n.Intern(strings.Clone("pvc-rare")); got != rare || unsafe.StringData(got) == unsafe.StringData(rare) {
-		t.Errorf("a name of long ago: %q (same memory: %v)", got, unsafe.StringData(got) == unsafe.StringData(rare))
+	for i := range 4 * maxNameSets {
+		if s := fmt.Sprintf("pvc-%08d", i); n.Intern(s) != s {
+			t.Fatalf("%q changed", s)
+		}
+	}
+}
+
+// TestNamesGrowKeepsNames: the names of a table that grows stay shared.
+func TestNamesGrowKeepsNames(t *testing.T) {
+	var n Names
+	first := n.Intern(strings.Clone("vol-a"))
+	n.Intern(strings.Clone("vol-b"))
+	before := len(n.sets)
+	for i := 0; len(n.sets) == before; i++ {
+		n.Intern(fmt.Sprintf("x-%d", i))
+		n.Intern(strings.Clone("vol-a")) // keep it the most recent of its set
+	}
+	if got := n.Intern(strings.Clone("vol-a")); unsafe.StringData(got) != unsafe.StringData(first) {
+		t.Error("a name is a new string after the table grew")
 	}
 }
 
