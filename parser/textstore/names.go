@@ -31,15 +31,19 @@ type Names struct {
 // The table's size in sets: from minNameSets, doubled once as many names
 // as it has sets were copied, up to maxNameSets (16384 names, 256 KiB).
 const (
-	minNameSets = 64
+	minNameSets = 16
 	maxNameSets = 8192
 )
 
 var nameSeed = maphash.MakeSeed()
 
-// arenaChunk is the size of an arena chunk; a name longer than an eighth
-// of it gets an allocation of its own.
-const arenaChunk = 32 << 10
+// arenaChunk is the size of an arena chunk, from the first (minArena,
+// doubling); a name longer than an eighth of it gets an allocation of its
+// own.
+const (
+	minArena   = 512
+	arenaChunk = 32 << 10
+)
 
 // Intern returns a string equal to s that owns its memory (s may be a
 // window of a buffer about to be reused), shared with the other Interns
@@ -99,7 +103,7 @@ func (n *Names) copy(s string) string {
 		return strings.Clone(s)
 	}
 	if len(n.arena)+len(s) > cap(n.arena) {
-		n.arena = make([]byte, 0, arenaChunk)
+		n.arena = make([]byte, 0, max(min(max(2*cap(n.arena), minArena), arenaChunk), len(s)))
 	}
 	n.arena = append(n.arena, s...)
 	return unsafe.String(unsafe.SliceData(n.arena[len(n.arena)-len(s):]), len(s))

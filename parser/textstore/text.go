@@ -104,14 +104,21 @@ func (b *Builder) Add(p []byte) Text {
 		return TextOf(string(p))
 	}
 	if b.cur == nil {
-		if b.buf == nil {
-			b.buf = make([]byte, 0, BlockSize+BlockSize/4)
-		}
 		b.cur = &block{raw: b.buf[:0]}
 		b.buf = nil
 	}
 	c := b.cur
 	off := len(c.raw) // < BlockSize, so off+len(p) < plainOff
+	if need := off + len(p); need > cap(c.raw) {
+		// doubling from small, so that a small input (a must-gather
+		// holds thousands of one-line logs) takes a little, up to a
+		// block with room for its last text
+		n := max(2*cap(c.raw), need, 512)
+		if n > blockCap && need <= blockCap {
+			n = blockCap
+		}
+		c.raw = append(make([]byte, 0, n), c.raw...)
+	}
 	c.raw = append(c.raw, p...)
 	t := Text{p: unsafe.Pointer(c), off: uint32(off), n: uint32(len(p))}
 	if len(c.raw) >= BlockSize {
@@ -124,6 +131,10 @@ func (b *Builder) Add(p []byte) Text {
 func (b *Builder) AddString(s string) Text {
 	return b.Add(unsafe.Slice(unsafe.StringData(s), len(s)))
 }
+
+// blockCap is the capacity a block's raw buffer grows to: a block and
+// room for the text that fills it.
+const blockCap = BlockSize + BlockSize/4
 
 // maxReuse is the largest raw buffer a builder keeps for its next block
 // (one grown by a long text is let go).
