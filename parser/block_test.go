@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kcmtrace/kcmtrace/internal/loggen"
+	"github.com/kcmtrace/kcmtrace/internal/texttest"
 )
 
 // refLineReader is the line-at-a-time reader the block reader replaced; it
@@ -145,7 +146,7 @@ func compareBlockPath(t testing.TB, name string, data []byte, opt Options, readE
 		withBlockSize(bs, func() {
 			got := ParseReader(mk(), "x.log", opt)
 			want := parseReference(mk(), "x.log", opt)
-			if !reflect.DeepEqual(got, want) {
+			if !reflect.DeepEqual(*texttest.Canon(&got), *texttest.Canon(&want)) {
 				t.Errorf("%s (block %d, max %d): block path differs from line path:\n%s", name, bs, opt.MaxLineBytes, firstDiff(got, want))
 				return
 			}
@@ -211,7 +212,7 @@ func firstDiff(got, want Result) string {
 		return fmt.Sprintf("%d events, want %d", len(got.Events), len(want.Events))
 	}
 	for i := range got.Events {
-		if !reflect.DeepEqual(got.Events[i], want.Events[i]) {
+		if !reflect.DeepEqual(*texttest.Canon(&got.Events[i]), *texttest.Canon(&want.Events[i])) {
 			return fmt.Sprintf("event %d\n got  %+v\n want %+v", i, got.Events[i], want.Events[i])
 		}
 	}

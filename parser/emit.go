@@ -3,7 +3,6 @@ package parser
 import (
 	"bytes"
 	"time"
-	"unsafe"
 
 	"github.com/kcmtrace/kcmtrace/parser/classifier"
 )
@@ -20,10 +19,13 @@ type emitResult struct {
 	plumbing bool
 	err      error // the entry could not be decoded (JSON)
 	panicV   any   // classify panicked with this value
-	text     string
-	until    time.Time // retry deadline, for year/zone evidence (klog)
-	backoff  time.Duration
-	okU      bool
+	// text is the entry's text, a view of the entry's bytes when the
+	// event's names may be windows of it (klog, JSON): addEvent copies
+	// what the event keeps
+	text    string
+	until   time.Time // retry deadline, for year/zone evidence (klog)
+	backoff time.Duration
+	okU     bool
 }
 
 func (r *emitResult) worthKeeping() bool { return r.ok || r.err != nil || r.panicV != nil }
@@ -47,28 +49,6 @@ func classifyGuarded(rec *record) (ev Event, ok bool, panicV any) {
 }
 
 var classifyFn = func(rec record) (Event, bool) { return classifier.Classify(&rec) }
-
-func rebaseEvent(ev *Event, view, text string) {
-	for _, p := range [...]*string{&ev.Volume, &ev.PV, &ev.Handle, &ev.Attachment, &ev.Node, &ev.Pod, &ev.PodUID,
-		&ev.Error, &ev.Code, &ev.Component, &ev.Origin, &ev.Detail, &ev.Reason, &ev.Source.Path, &ev.Text} {
-		*p = rebaseString(*p, view, text)
-	}
-	ev.Kind = Kind(rebaseString(string(ev.Kind), view, text))
-	if ev.Retry != nil {
-		ev.Retry.Until = rebaseString(ev.Retry.Until, view, text)
-	}
-}
-
-func rebaseString(s, view, text string) string {
-	if len(s) == 0 {
-		return s
-	}
-	off := uintptr(unsafe.Pointer(unsafe.StringData(s))) - uintptr(unsafe.Pointer(unsafe.StringData(view)))
-	if off >= uintptr(len(view)) || off+uintptr(len(s)) > uintptr(len(view)) {
-		return s
-	}
-	return text[off : off+uintptr(len(s))]
-}
 
 func (e *entry) ownSpec() *spec {
 	if s := e.spec; s != nil && !e.full && bytes.Equal(s.buf, e.buf) {
@@ -132,21 +112,19 @@ func (sc *scanner) emit(e *entry, kind entryKind) bool {
 	if !ok {
 		return false
 	}
-	text := sanitizeText(e.buf)
 	if ev.Level == 0 {
 		ev.Level = rec.Level
 	}
 	if ev.PID == 0 {
 		ev.PID = rec.PID
 	}
-	sc.finishEvent(&ev, e, text)
-	st.addEvent(&ev, m)
+	sc.finishEvent(&ev, e)
+	st.addEvent(&ev, m, sanitizeText(e.buf))
 	return true
 }
 
-func (sc *scanner) finishEvent(ev *Event, e *entry, text string) {
+func (sc *scanner) finishEvent(ev *Event, e *entry) {
 	ev.Source = Source{Path: sc.st.in.Path, Line: e.line, Input: sc.st.index}
-	ev.Text = text
 	// an envelope's labels (source_envelope.go) say who wrote the record
 	// before its content does
 	if e.role != "" && ev.Component == "" {

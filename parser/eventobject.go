@@ -45,7 +45,7 @@ func ClassifyEventObject(o EventObject) (Event, bool) {
 	if !ok {
 		return Event{}, false
 	}
-	ev.Source, ev.Text = o.Source, o.Text
+	ev.Source, ev.Text = o.Source, TextOf(o.Text)
 	ev.Time = o.Last.UTC()
 	if ev.Count == 0 && o.Count > 1 {
 		ev.Count = o.Count

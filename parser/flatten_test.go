@@ -27,7 +27,7 @@ func TestFlattenAllKeepsOrder(t *testing.T) {
 						st.events, st.metas = append(st.events, ev), append(st.metas, m)
 						continue
 					}
-					st.addEvent(&ev, m)
+					st.addEvent(&ev, m, "")
 				}
 				states[i] = st
 			}

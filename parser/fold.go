@@ -1,5 +1,7 @@
 package parser
 
+import "strings"
+
 // This file owns the folding of repeats: a failure logged over and over
 // for one volume (a retry storm of days, a flood of one line) keeps its
 // first foldKeep events verbatim and then becomes one event whose Count
@@ -59,7 +61,7 @@ func volumeOf(ev *Event) string {
 // fold folds ev into its volume's run when it repeats it past foldKeep,
 // and reports whether it did (the caller stores ev otherwise). Any other
 // event of the volume ends its run.
-func (st *inputState) fold(ev *Event, m evMeta) bool {
+func (st *inputState) fold(ev *Event, m evMeta, text string) bool {
 	vol := volumeOf(ev)
 	if vol == "" {
 		return false
@@ -86,6 +88,9 @@ func (st *inputState) fold(ev *Event, m evMeta) bool {
 		ev.Retry = into.Retry // the largest backoff seen
 	}
 	ev.Count = max(into.Count, 1) + 1
+	// the text of the last occurrence, a string of its own: a run's
+	// texts, all but one overwritten, are not kept in the store
+	ev.Text = TextOf(strings.Clone(text))
 	*into, *r.meta = *ev, m // the last occurrence, with the run's count
 	st.in.Folded++
 	return true

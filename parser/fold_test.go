@@ -47,7 +47,7 @@ func TestFoldRepeatedFailures(t *testing.T) {
 	if want := time.Duration(n-1-foldKeep) * time.Second; folded.Span != want {
 		t.Errorf("folded span %v, want %v", folded.Span, want)
 	}
-	if folded.Source.Line != n || !strings.Contains(folded.Text, fmt.Sprintf("RequestId=%d", n-1)) {
+	if folded.Source.Line != n || !strings.Contains(folded.Text.String(), fmt.Sprintf("RequestId=%d", n-1)) {
 		t.Errorf("folded event quotes line %d, want the last repeat (%d)", folded.Source.Line, n)
 	}
 	if r.Input.Folded != n-foldKeep-1 || r.Input.EventLines != n+1 {

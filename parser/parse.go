@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"github.com/kcmtrace/kcmtrace/internal/prefault"
+	"github.com/kcmtrace/kcmtrace/parser/textstore"
 	"io"
 	"os"
 	"runtime"
@@ -326,6 +327,10 @@ type inputState struct {
 
 	problemsLeft int
 	index        int // Source.Input of the events
+
+	// texts keeps the events' texts, names their names (store.go: own)
+	texts textstore.Builder
+	names textstore.Names
 }
 
 func newInputState(path string, index int) *inputState {
@@ -468,6 +473,7 @@ func (st *inputState) readWith(r io.Reader, opt Options, loop func(*scanner, io.
 
 func (st *inputState) guarded(opt Options, body func(*scanner)) {
 	sc := newScanner(st, opt)
+	defer st.endTexts()
 	defer func() {
 		if p := recover(); p != nil {
 			st.problem(st.in.Lines, "internal error, rest of input not read: %v", p)

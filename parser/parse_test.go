@@ -124,7 +124,7 @@ func goldenJSONL(t testing.TB, res Result) []byte {
 		ge := goldenEvent{Line: ev.Source.Line, Relative: ev.Relative, Kind: ev.Kind, Volume: ev.Volume, PV: ev.PV,
 			Handle: ev.Handle, Attachment: ev.Attachment, Node: ev.Node, Pod: ev.Pod, Code: ev.Code, Count: ev.Count,
 			Component: ev.Component, Origin: ev.Origin, PID: ev.PID, Reason: ev.Reason,
-			Error: clipText(ev.Error, 100), Text: clipText(ev.Text, 100)}
+			Error: clipText(ev.Error, 100), Text: clipText(ev.Text.String(), 100)}
 		if !ev.Time.IsZero() {
 			ge.Time = ev.Time.Format(time.RFC3339Nano)
 		}
@@ -215,7 +215,7 @@ func TestPrefilterPassesClassified(t *testing.T) {
 		}
 		for _, ev := range without.Events {
 			if !seen[fmt.Sprintf("%d %s", ev.Source.Line, ev.Kind)] {
-				t.Errorf("%s:%d: %s event dropped by the prefilter: %s", filepath.Base(f), ev.Source.Line, ev.Kind, clipText(ev.Text, 160))
+				t.Errorf("%s:%d: %s event dropped by the prefilter: %s", filepath.Base(f), ev.Source.Line, ev.Kind, clipText(ev.Text.String(), 160))
 			}
 		}
 	}
@@ -260,12 +260,12 @@ func TestBadInput(t *testing.T) {
 	}{
 		{name: "binary junk", data: []byte("\x00\x01\x02\xff\xfe junk\x00\n" + goodLine + "\n"), problem: "binary", skipped: SkipBinary, events: 1},
 		{name: "invalid utf-8", data: []byte(goodLine + "\xff\xfe\n"), events: 1, check: func(t *testing.T, res Result) {
-			if !strings.HasSuffix(res.Events[0].Text, "\uFFFD") {
+			if !strings.HasSuffix(res.Events[0].Text.String(), "\uFFFD") {
 				t.Errorf("text %q not sanitised", res.Events[0].Text)
 			}
 		}},
 		{name: "crlf", data: []byte(goodLine + "\r\n" + goodLine + "\r\n"), events: 2, check: func(t *testing.T, res Result) {
-			if strings.Contains(res.Events[0].Text, "\r") {
+			if strings.Contains(res.Events[0].Text.String(), "\r") {
 				t.Error("CR kept")
 			}
 		}},
@@ -292,12 +292,12 @@ func TestBadInput(t *testing.T) {
 		{name: "unknown format", data: []byte("hello world\nnothing to see\n")},
 		{name: "broken docker record", data: []byte(`{"log":"I0812 03:14:15.6 never closed` + "\n"), problem: "malformed", skipped: SkipMalformed},
 		{name: "cri partial lines joined", data: []byte("2024-08-12T03:14:15.619804Z stderr P " + goodLine[:40] + "\n2024-08-12T03:14:15.619804Z stderr F " + goodLine[40:] + "\n"), events: 1, check: func(t *testing.T, res Result) {
-			if res.Events[0].Text != goodLine || res.Events[0].Source.Line != 1 {
+			if res.Events[0].Text.String() != goodLine || res.Events[0].Source.Line != 1 {
 				t.Errorf("joined text %q line %d", res.Events[0].Text, res.Events[0].Source.Line)
 			}
 		}},
 		{name: "continuation lines kept", data: []byte(goodLine + "\nOutput: mount failed\n\tdetails\nI0812 03:14:16.000000       1 other.go:1] unrelated\n"), events: 1, check: func(t *testing.T, res Result) {
-			if want := goodLine + "\nOutput: mount failed\n\tdetails"; res.Events[0].Text != want {
+			if want := goodLine + "\nOutput: mount failed\n\tdetails"; res.Events[0].Text.String() != want {
 				t.Errorf("text %q", res.Events[0].Text)
 			}
 			if res.Input.EventLines != 3 || res.Input.Irrelevant != 1 {

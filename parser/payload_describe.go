@@ -475,7 +475,7 @@ func (sc *scanner) emitRow(e *entry, r *tableRowParse) bool {
 	if len(e.rows) > 1 {
 		text = rowText(r)
 	}
-	sc.finishEvent(&ev, e, text)
+	sc.finishEvent(&ev, e)
 	if ev.Count == 0 && row.Count > 1 {
 		ev.Count = row.Count
 	}
@@ -505,7 +505,7 @@ func (sc *scanner) emitRow(e *entry, r *tableRowParse) bool {
 		m.age, m.hasAge = r.age, true
 		ev.Age = r.age
 	}
-	st.addEvent(&ev, m)
+	st.addEvent(&ev, m, text)
 	return true
 }
 

@@ -570,8 +570,8 @@ func jsonEmit(buf []byte) emitResult {
 	if bytes.HasSuffix(buf, []byte("\n")) || !utf8.Valid(buf) {
 		return jsonEmitIn(buf, "", false)
 	}
-	// Most lines classified are no event: decode a view of buf and copy
-	// the line only for an event (as klogEmit does)
+	// Most lines classified are no event: decode a view of buf (as
+	// klogEmit does; addEvent copies what an event keeps)
 	if r := jsonEmitIn(buf, unsafe.String(unsafe.SliceData(buf), len(buf)), true); r.err == nil && r.panicV == nil {
 		return r
 	}
@@ -592,8 +592,7 @@ func jsonEmitIn(buf []byte, text string, view bool) (r emitResult) {
 	}
 	switch {
 	case view:
-		r.text = string(buf)
-		rebaseEvent(&r.ev, text, r.text)
+		r.text = text
 	case text == "":
 		r.text = sanitizeText(buf)
 	default:
@@ -615,7 +614,7 @@ func (sc *scanner) emitJSON(e *entry) bool {
 	}
 	st := sc.st
 	ev := r.ev
-	sc.finishEvent(&ev, e, r.text)
-	st.addEvent(&ev, evMeta{abs: instantOf(e.abs)})
+	sc.finishEvent(&ev, e)
+	st.addEvent(&ev, evMeta{abs: instantOf(e.abs)}, r.text)
 	return true
 }

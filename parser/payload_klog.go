@@ -301,18 +301,18 @@ func klogEmit(buf []byte) (r emitResult) {
 	rec.Level, rec.PID = h.level, h.pid
 	// the text, and the message as its tail when no byte was replaced
 	if t := bytes.TrimRight(buf, "\n"); h.rest <= len(t) && utf8.Valid(t) {
-		// Most entries classified are no event: classify a view of buf
-		// and copy the text only for an event, moving its strings onto
-		// the copy (rebase), so that nothing kept points into buf. The
-		// header, file name included, lies within the view.
+		// Most entries classified are no event: classify a view of buf;
+		// for an event, addEvent copies what it keeps (the text into the
+		// input's text store, the names interned), so that nothing kept
+		// points into buf. The header, file name included, lies within
+		// the view.
 		view := unsafe.String(unsafe.SliceData(t), len(t))
 		rec.File = unsafe.String(unsafe.SliceData(h.file), len(h.file))
 		rec.Rest = view[h.rest:]
 		r.ev, r.ok, r.panicV = classifyGuarded(&rec)
 		switch {
 		case r.ok:
-			r.text = string(t)
-			rebaseEvent(&r.ev, view, r.text)
+			r.text = view
 		case r.panicV != nil:
 			// the panic value may hold parts of the view: panic again
 			// on a copy (rare)
@@ -357,7 +357,7 @@ func (sc *scanner) emitKlog(e *entry) bool {
 	if e.hasWall {
 		m.w, m.yoff, m.hasWall = e.w, e.yoff, true
 	}
-	sc.finishEvent(&ev, e, r.text)
+	sc.finishEvent(&ev, e)
 	// in-band year/zone evidence
 	if e.hasWall && r.okU {
 		if !plausibleYear(r.until.Year()) {
@@ -366,6 +366,6 @@ func (sc *scanner) emitKlog(e *entry) bool {
 			st.addEvidence(evidence{from: FromRetry, year: y - e.yoff, off: off, hasOff: true, hasYear: true})
 		}
 	}
-	st.addEvent(&ev, m)
+	st.addEvent(&ev, m, r.text)
 	return true
 }

@@ -586,20 +586,6 @@ func (sc *scanner) payload(p []byte, u unwrapped, line, nlines int) {
 
 // klogEmit decodes and classifies the klog entry buf.
 
-// rebaseEvent moves every string of ev that lies within view onto the
-
-// same bytes of text, a copy of view, so that ev no longer refers to the
-
-// memory behind view. Strings built elsewhere (constants, unquoted
-
-// values) are left as they are. TestRebaseEventCoversEveryString checks
-
-// that it knows every string field of Event.
-
-// rebaseString returns s moved from view onto text when it lies within
-
-// view, s itself otherwise.
-
 // spec is an entry found complete inside one block by an analysis
 
 // goroutine, with its result computed ahead.

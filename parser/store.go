@@ -4,8 +4,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/kcmtrace/kcmtrace/internal/prefault"
+	"github.com/kcmtrace/kcmtrace/parser/textstore"
 )
 
 // This file owns the event store of an input: events and their clock
@@ -47,7 +49,7 @@ const (
 	firstEventPage = 64
 )
 
-func (st *inputState) addEvent(ev *Event, m evMeta) {
+func (st *inputState) addEvent(ev *Event, m evMeta, text string) {
 	if st.added%spentCheck == 0 && !st.spent && st.run.spentBefore(st.runIndex) {
 		st.spend()
 	}
@@ -55,17 +57,67 @@ func (st *inputState) addEvent(ev *Event, m evMeta) {
 		st.dropped++
 		return
 	}
+	st.own(ev, text)
 	if st.maxEvents > 0 && st.added >= st.maxEvents {
 		// over budget: only repeats of a run already folding are still
 		// counted (they take no room); the rest are dropped
-		if r := st.folds[volumeOf(ev)]; r == nil || r.into == nil || !st.fold(ev, m) {
+		if r := st.folds[volumeOf(ev)]; r == nil || r.into == nil || !st.fold(ev, m, text) {
 			st.dropped++
 		}
 		return
 	}
-	if st.fold(ev, m) {
+	if st.fold(ev, m, text) {
 		return
 	}
+	ev.Text = st.texts.AddString(text)
+	st.store(ev, m)
+}
+
+// own gives an event being added memory of its own: its names interned
+// (st.names), each distinct one copied once — the parser cuts them out of
+// the entry's bytes, which it reuses, and the event's text is kept
+// compressed, so they cannot be windows of either; the strings that are
+// constants unless cut from the entry (kind, code, component, origin) only
+// when they were. It also answers what the timeline asks of every text
+// (RWXKey) while the text is at hand.
+func (st *inputState) own(ev *Event, text string) {
+	n := &st.names
+	for _, p := range [...]*string{&ev.Volume, &ev.PV, &ev.Handle, &ev.Attachment, &ev.Node, &ev.Pod, &ev.PodUID,
+		&ev.Error, &ev.Detail, &ev.Reason} {
+		*p = n.Intern(*p)
+	}
+	for _, p := range [...]*string{&ev.Code, &ev.Component, &ev.Origin, &ev.Source.Path} {
+		if windowOf(*p, text) {
+			*p = n.Intern(*p)
+		}
+	}
+	if windowOf(string(ev.Kind), text) {
+		ev.Kind = Kind(n.Intern(string(ev.Kind)))
+	}
+	if ev.Retry != nil && ev.Retry.Until != "" {
+		ev.Retry.Until = n.Intern(ev.Retry.Until)
+	}
+	ev.RWXKey = HasRWXKey(text)
+}
+
+// windowOf reports whether s lies within the bytes of text.
+func windowOf(s, text string) bool {
+	if s == "" || text == "" {
+		return false
+	}
+	off := uintptr(unsafe.Pointer(unsafe.StringData(s))) - uintptr(unsafe.Pointer(unsafe.StringData(text)))
+	return off < uintptr(len(text)) && off+uintptr(len(s)) <= uintptr(len(text))
+}
+
+// endTexts seals the input's last block of texts and lets the builder's
+// buffers and the table of names go: no event is added after it.
+func (st *inputState) endTexts() {
+	st.texts.Seal()
+	st.texts, st.names = textstore.Builder{}, textstore.Names{}
+}
+
+// store appends an event that is kept as it is.
+func (st *inputState) store(ev *Event, m evMeta) {
 	st.added++
 	if st.direct {
 		if len(st.events) < cap(st.events) {
@@ -79,7 +131,7 @@ func (st *inputState) addEvent(ev *Event, m evMeta) {
 	if k := len(st.pages); k == 0 || len(st.pages[k-1]) == cap(st.pages[k-1]) {
 		if k > 0 && st.reserve() {
 			st.added--
-			st.addEvent(ev, m)
+			st.store(ev, m)
 			return
 		}
 		n := min(eventPage, st.firstPage()<<min(k, 16))

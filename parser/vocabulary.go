@@ -1,6 +1,9 @@
 package parser
 
-import "github.com/kcmtrace/kcmtrace/parser/classifier"
+import (
+	"github.com/kcmtrace/kcmtrace/parser/classifier"
+	"github.com/kcmtrace/kcmtrace/parser/textstore"
+)
 
 // The event vocabulary is the message side's (package classifier); these
 // names keep it reachable as parser.Event, parser.Kind and so on, so the
@@ -10,7 +13,14 @@ type (
 	Kind   = classifier.Kind
 	Retry  = classifier.Retry
 	Source = classifier.Source
+	// Text is Event.Text: the entry text, kept compressed (package
+	// textstore).
+	Text = textstore.Text
 )
+
+// TextOf makes the Text of an event made outside the parser (a test, the
+// cluster state): it holds s.
+func TextOf(s string) Text { return textstore.TextOf(s) }
 
 // Kinds lists every event kind, in the order of the vocabulary.
 func Kinds() []Kind { return classifier.Kinds() }

@@ -446,7 +446,7 @@ func hostileAnalysis() *Analysis {
 	for i, s := range htmlHostile {
 		node := htmlHostile[(i+1)%len(htmlHostile)]
 		ev := parser.Event{Time: t0.Add(time.Duration(i) * time.Second), Kind: parser.AttachFailed, Volume: s, PV: s, Node: node,
-			Component: parser.ComponentKCM, Source: parser.Source{Path: s, Line: i + 1}, Text: "E0113 " + s + " " + node}
+			Component: parser.ComponentKCM, Source: parser.Source{Path: s, Line: i + 1}, Text: parser.TextOf("E0113 " + s + " " + node)}
 		kev := ev
 		kev.Component, kev.Kind, kev.Source.Line = parser.ComponentKubelet, parser.MountDeviceFailed, i+100
 		v := &timeline.Volume{Key: s, UniqueName: s, PV: s, Handle: node, Driver: s, Names: []string{s}, Nodes: []string{node, s}, Pods: []string{s},
@@ -459,7 +459,7 @@ func hostileAnalysis() *Analysis {
 		a.Timeline.Volumes = append(a.Timeline.Volumes, v)
 		a.Timeline.Inputs = append(a.Timeline.Inputs, parser.Input{Path: s, Component: s, Format: s, Zone: s,
 			Problems: []parser.Problem{{Line: 1, Message: s}}})
-		ref := rules.Evidence{Path: s, Line: i + 1, Time: ev.Time, Text: ev.Text, Note: s}
+		ref := rules.Evidence{Path: s, Line: i + 1, Time: ev.Time, Text: ev.Text.String(), Note: s}
 		a.Result.Findings = append(a.Result.Findings, rules.Finding{Rule: s, Severity: rules.Warning, Volume: s, PV: s, Nodes: []string{node},
 			Pods: []string{s}, Start: ev.Time, Summary: s, Explanation: s, Next: s, Code: s,
 			Evidence: []rules.Evidence{ref, {Path: s, Line: i + 100, Time: kev.Time, Text: s}}})

@@ -300,7 +300,8 @@ func newRedactorFor(tl *timeline.Timeline, evs []parser.Event, vols ...*timeline
 func (r *redactor) event(e parser.Event) parser.Event {
 	e.Volume, e.PV, e.Handle, e.Attachment = r.s(e.Volume), r.s(e.PV), r.s(e.Handle), r.s(e.Attachment)
 	e.Node, e.Pod, e.PodUID = r.s(e.Node), r.s(e.Pod), r.s(e.PodUID)
-	e.Error, e.Detail, e.Reason, e.Text = r.s(e.Error), r.s(e.Detail), r.s(e.Reason), r.s(e.Text)
+	e.Error, e.Detail, e.Reason = r.s(e.Error), r.s(e.Detail), r.s(e.Reason)
+	e.Text = parser.TextOf(r.s(e.Text.String())) // a copy: the store's text stays as read
 	e.Source.Path = r.s(e.Source.Path)
 	return e
 }

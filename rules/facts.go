@@ -21,7 +21,7 @@ const maxSeries = 5
 
 // evidence turns an event into an evidence line.
 func evidence(e parser.Event, note string) Evidence {
-	return Evidence{Path: e.Source.Path, Line: e.Source.Line, Time: e.Time, Text: e.Text, Note: note}
+	return Evidence{Path: e.Source.Path, Line: e.Source.Line, Time: e.Time, Text: e.Text.String(), Note: note}
 }
 
 // series quotes a repeated series: the first line, up to maxSeries-2 lines
@@ -319,7 +319,7 @@ func isDeviceNotFound(e *parser.Event) bool {
 	}
 	t := strings.ToLower(e.Error)
 	if t == "" {
-		t = strings.ToLower(e.Text)
+		t = strings.ToLower(e.Text.String())
 	}
 	if strings.Contains(t, "according to node status") {
 		return false

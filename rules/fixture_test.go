@@ -106,7 +106,8 @@ func loadFixture(t testing.TB, path string) *timeline.Timeline {
 			Time:   parseTime(fields[0]),
 			Kind:   parser.Kind(fields[1]),
 			Source: parser.Source{Path: src, Line: line},
-			Text:   text,
+			Text:   parser.TextOf(text),
+			RWXKey: parser.HasRWXKey(text), // as the parser sets it
 		}
 		vol := defVol
 		for _, kv := range fields[2:] {

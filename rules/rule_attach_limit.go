@@ -112,7 +112,7 @@ func attachLimitFinding(v *timeline.Volume, node string, evs []parser.Event) Fin
 	byTime(evs)
 	first, last := spanOf(evs)
 	n := total(evs)
-	what, limit := limitWording(evs[0].Error + " " + evs[0].Text)
+	what, limit := limitWording(evs[0].Error + " " + evs[0].Text.String())
 	vol := "a volume"
 	if v != nil {
 		vol = name(v)

@@ -61,7 +61,7 @@ func checkForceDetach(c *Context) []Finding {
 
 func forceFinding(v *timeline.Volume, node string, evs []parser.Event) Finding {
 	fe := evs[0]
-	text := strings.ToLower(fe.Detail + " " + fe.Error + " " + fe.Text)
+	text := strings.ToLower(fe.Detail + " " + fe.Error + " " + fe.Text.String())
 	taint := strings.Contains(text, "out-of-service")
 	ev := []Evidence{evidence(fe, "forced detach")}
 	// When the wait began: the detach request, or the first "still mounted" skip.

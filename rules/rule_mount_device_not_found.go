@@ -74,7 +74,7 @@ func deviceFinding(v *timeline.Volume, node string, evs []parser.Event) Finding 
 		code = parser.CodeSerialNotFound
 	}
 	what := "cannot find the device"
-	if strings.Contains(strings.ToLower(evs[0].Error+evs[0].Text), "by serial") {
+	if strings.Contains(strings.ToLower(evs[0].Error+evs[0].Text.String()), "by serial") {
 		what = "cannot find the disk by serial"
 	}
 	ev := series(evs, "kubelet "+what)

@@ -220,7 +220,7 @@ func mountTimeoutFinding(v *timeline.Volume, evs []parser.Event, ms *mountSide) 
 	for _, e := range tos {
 		nodes = append(nodes, e.Node)
 	}
-	unattached := strings.Contains(strings.ToLower(tos[0].Error+tos[0].Text), "unattached")
+	unattached := strings.Contains(strings.ToLower(tos[0].Error+tos[0].Text.String()), "unattached")
 	f := Finding{
 		Nodes: nodes,
 		Pods:  pods,

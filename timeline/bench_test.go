@@ -17,7 +17,7 @@ func BenchmarkBuild(b *testing.B) {
 			parser.DetachStarted, parser.DetachSucceeded, parser.AttachStarted, parser.AttachSucceeded, parser.DetachStarted, parser.DetachSucceeded} {
 			node := fmt.Sprintf("node-%d", (i+j/4)%50)
 			e := parser.Event{Time: at(float64(j*60) + float64(i)/1000), Kind: kind, Volume: u, Node: node, Component: k}
-			e.Text = fmt.Sprint(kind, u, node, j)
+			e.Text = parser.TextOf(fmt.Sprint(kind, u, node, j))
 			evs = append(evs, e)
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unsafe"
 
 	"github.com/kcmtrace/kcmtrace/internal/prefault"
 	"github.com/kcmtrace/kcmtrace/parser"
@@ -173,9 +172,8 @@ func Build(results []parser.Result, opt Options) *Timeline {
 }
 
 // prepareEvents completes each event (its input's component when it has
-// none; a bare PV name moved from Volume to PV), points its names into its
-// text (shareText) and interns them, so that grouping works on ids[k] (see
-// syms). rawVol keeps a bare PV name moved out of Volume when PV was set
+// none; a bare PV name moved from Volume to PV) and interns its names, so
+// that grouping works on ids[k] (see syms). rawVol keeps a bare PV name moved out of Volume when PV was set
 // too: the kubelet node vote reads the events as the parser gave them.
 // While it holds each event it also notes what the later passes would
 // otherwise read every event again for (see prepared).
@@ -230,10 +228,9 @@ func prepareEvents(evs []parser.Event, src []parser.Result, inputs []int, in []i
 				}
 				ev.Volume = ""
 			}
-			shareText(ev)
 			pr.ids[k] = sy.event(ev, &prev)
 			pr.keys[k] = eventKey(ev, k)
-			pr.texts[k] = ev.Text != ""
+			pr.texts[k] = !ev.Text.IsZero()
 			if skewAttach(ev) {
 				if comps[in[k]] == parser.ComponentKCM {
 					attaches[c] = append(attaches[c], int32(k))
@@ -400,48 +397,6 @@ func sharedEvents(results []parser.Result, bounds []int) []parser.Event {
 	return all
 }
 
-// shareText points the event's names at the same bytes inside ev.Text when
-// they occur there. The parser cuts them out of a separate copy of the
-// message; once none refers to it, that copy is freed and only Text, which
-// evidence needs anyway, stays. The values are unchanged.
-func shareText(ev *parser.Event) {
-	if ev.Text == "" {
-		return
-	}
-	for _, f := range [...]*string{&ev.Volume, &ev.PV, &ev.Handle, &ev.Attachment, &ev.Node, &ev.Pod, &ev.PodUID, &ev.Error, &ev.Detail, &ev.Reason} {
-		if w := within(ev.Text, *f); !sameData(w, *f) {
-			*f = w // written only when moved: most names are windows of Text already
-		}
-	}
-	if ev.Retry != nil && ev.Retry.Until != "" {
-		if u := within(ev.Text, ev.Retry.Until); !sameData(u, ev.Retry.Until) {
-			r := *ev.Retry // the parser's Retry may be shared with a caller's event: never write through it
-			r.Until = u
-			ev.Retry = &r
-		}
-	}
-}
-
-// within returns s as a substring of text when text contains it, else s.
-// A name the parser already cut out of text is returned as it is.
-func within(text, s string) string {
-	if s == "" || len(s) > len(text) {
-		return s
-	}
-	if p, t := uintptr(unsafe.Pointer(unsafe.StringData(s))), uintptr(unsafe.Pointer(unsafe.StringData(text))); p >= t && p+uintptr(len(s)) <= t+uintptr(len(text)) {
-		return s // already a window of text
-	}
-	if i := strings.Index(text, s); i >= 0 {
-		return text[i : i+len(s)]
-	}
-	return s
-}
-
-// sameData reports whether a and b are the same bytes in memory.
-func sameData(a, b string) bool {
-	return len(a) == len(b) && (len(a) == 0 || unsafe.StringData(a) == unsafe.StringData(b))
-}
-
 // sortOrder returns the events' keys (keys[k] for evs[k]; bounds[i] is
 // where input i starts) ordered by (time, input, line, position), as the
 // merge of at most two sorted runs; zero times (unanchored describe rows)
@@ -585,7 +540,8 @@ func inputComponent(r *parser.Result) string {
 // within their timestamp; texts[k] tells whether evs[k] has a text. It
 // returns the indexes of the kept events, in merge order. Most timestamps
 // carry one event: those are decided on the keys alone, and the map of
-// texts is only filled once a second event shares one.
+// texts is only filled (each text decompressed, see parser.Text) once a
+// second event shares one.
 func dedupe(evs []parser.Event, in []int32, keys merged, texts []bool, dupes *int) []int32 {
 	type key struct {
 		t    int64
@@ -617,10 +573,10 @@ func dedupe(evs []parser.Event, in []int32, keys merged, texts []bool, dupes *in
 				clear(seen)
 			}
 			f := &evs[first]
-			seen[key{f.Time.UnixNano(), f.Text, f.Kind}] = where{in[first], int32(f.Source.Line)}
+			seen[key{f.Time.UnixNano(), f.Text.String(), f.Kind}] = where{in[first], int32(f.Source.Line)}
 			first = -1
 		}
-		tk := key{ev.Time.UnixNano(), ev.Text, ev.Kind}
+		tk := key{ev.Time.UnixNano(), ev.Text.String(), ev.Kind}
 		at := where{in[k], int32(ev.Source.Line)}
 		// The same entry read again: from another input (a file given
 		// twice, overlapping rotated files), or from another line of the

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kcmtrace/kcmtrace/internal/texttest"
 	"github.com/kcmtrace/kcmtrace/parser"
 )
 
@@ -110,7 +111,7 @@ func TestBuildParts(t *testing.T) {
 		t.Run("", func(t *testing.T) {
 			splitSmall(t, 3)
 			for i, paths := range runs {
-				if got := build(paths, consume); !reflect.DeepEqual(got, want[i]) {
+				if got := build(paths, consume); !reflect.DeepEqual(texttest.Canon(got), texttest.Canon(want[i])) {
 					t.Errorf("%v (consume %v): the timeline built in parts differs", paths, consume)
 				}
 			}

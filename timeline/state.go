@@ -455,52 +455,6 @@ func (sc *scratch) overlaps(iv []Interval) []Overlap {
 // (RWX, or attached to node after node without detaching).
 const maxOverlapEntries = 1 << 14
 
-// hasRWXKey reports whether text has a nestedpendingoperations key that
-// carries a node (the ADC uses nodeName only for volumes that may attach to
-// many nodes, RWX/ROX): the regexp
-//
-//	Operation for "\{volumeName:\S+ podName:\S* nodeName:[^}\s]
-//
-// matched by hand, once per event:
-// \S+ and \S* cannot cross a blank, so after each `Operation for
-// "{volumeName:` the first whitespace byte must be the blank before
-// "podName:", the next one the blank before "nodeName:", and the byte after
-// that must be neither "}" nor whitespace.
-func hasRWXKey(text string) bool {
-	const lead = `Operation for "{volumeName:`
-	for {
-		i := strings.Index(text, lead)
-		if i < 0 {
-			return false
-		}
-		text = text[i+len(lead):]
-		if rest, ok := afterWord(text, " podName:", true); ok {
-			if rest, ok = afterWord(rest, " nodeName:", false); ok && rest != "" && rest[0] != '}' && !isSpace(rest[0]) {
-				return true
-			}
-		}
-	}
-}
-
-// afterWord skips a run of non-whitespace bytes (at least one when
-// nonEmpty) and returns what follows word, which must come right after the
-// run.
-func afterWord(s, word string, nonEmpty bool) (string, bool) {
-	j := 0
-	for j < len(s) && !isSpace(s[j]) {
-		j++
-	}
-	if nonEmpty && j == 0 || !strings.HasPrefix(s[j:], word) {
-		return "", false
-	}
-	return s[j+len(word):], true
-}
-
-// isSpace is RE2's \s: [\t\n\f\r ].
-func isSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
-}
-
 // multi decides whether the volume is legitimately attached to many nodes.
 //
 //  1. Any KCM attach/detach line whose nestedpendingoperations key carries a

@@ -163,7 +163,7 @@ func TestBadInput(t *testing.T) {
 			check: func(t *testing.T, rs []parser.Result) {
 				wantKinds(t, rs[0], parser.AttachSucceeded, 3)
 				for _, ev := range rs[0].Events {
-					if !utf8.ValidString(ev.Text) || !utf8.ValidString(ev.Error) {
+					if !utf8.ValidString(ev.Text.String()) || !utf8.ValidString(ev.Error) {
 						t.Errorf("line %d: event text is not valid UTF-8: %q", ev.Source.Line, ev.Text)
 					}
 				}
@@ -185,7 +185,7 @@ func TestBadInput(t *testing.T) {
 				wantKinds(t, rs[0], parser.AttachSucceeded, countKind(want, parser.AttachSucceeded))
 				wantKinds(t, rs[0], parser.AttachFailed, countKind(want, parser.AttachFailed))
 				for _, ev := range rs[0].Events {
-					if strings.Contains(ev.Text, "\r") || strings.Contains(ev.Error, "\r") || strings.Contains(ev.Node, "\r") {
+					if strings.Contains(ev.Text.String(), "\r") || strings.Contains(ev.Error, "\r") || strings.Contains(ev.Node, "\r") {
 						t.Errorf("line %d: CR kept in the event: %q", ev.Source.Line, ev.Text)
 						break
 					}

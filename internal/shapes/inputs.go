@@ -20,11 +20,11 @@ func ManyInputs(n int) []parser.Result {
 		out = append(out,
 			parser.Result{Input: parser.Input{Path: kcm, Component: parser.ComponentKCM, Events: 1}, Events: []parser.Event{{
 				Time: Start, Kind: parser.AttachSucceeded, Volume: vol, Node: node, Component: parser.ComponentKCM,
-				Text: "AttachVolume.Attach succeeded " + vol + " " + node, Source: parser.Source{Path: kcm, Line: 1},
+				Text: parser.TextOf("AttachVolume.Attach succeeded " + vol + " " + node), Source: parser.Source{Path: kcm, Line: 1},
 			}}},
 			parser.Result{Input: parser.Input{Path: kubelet, Component: parser.ComponentKubelet, Events: 1}, Events: []parser.Event{{
 				Time: Start.Add(-time.Second), Kind: parser.VerifyAttachedSucceeded, Volume: vol, Node: node, Component: parser.ComponentKubelet,
-				Text: "Controller attach succeeded " + vol + " " + node, Source: parser.Source{Path: kubelet, Line: 1},
+				Text: parser.TextOf("Controller attach succeeded " + vol + " " + node), Source: parser.Source{Path: kubelet, Line: 1},
 			}}})
 	}
 	return out

@@ -28,7 +28,7 @@ func ManyNodes(n int, overlap bool) parser.Result {
 		name := fmt.Sprintf("node-%05d", node)
 		evs = append(evs, parser.Event{
 			Time: t, Kind: k, Volume: Volume, PV: "pvc-x", Node: name, Component: parser.ComponentKCM,
-			Text:   fmt.Sprintf("%s %s %s", k, name, t.Format(time.RFC3339Nano)),
+			Text:   parser.TextOf(fmt.Sprintf("%s %s %s", k, name, t.Format(time.RFC3339Nano))),
 			Source: parser.Source{Path: "kcm.log", Line: len(evs) + 1},
 		})
 		t = t.Add(time.Second)

@@ -1,6 +1,10 @@
 package classifier
 
-import "time"
+import (
+	"time"
+
+	"github.com/kcmtrace/kcmtrace/parser/textstore"
+)
 
 // Kind names what an event says happened. Values are kebab-case and stable:
 // they appear in `kcmtrace events` output and in JSON.
@@ -124,11 +128,12 @@ type Source struct {
 // Event is one typed fact read from one log entry.
 //
 // Memory: a 1 GiB log yields tens of thousands of events, all kept until the
-// report is written, so the fields are ordered to leave no padding (the two
-// one-byte fields sit together) and the strings should share memory: Text is
-// a fresh copy of the entry (never a window of a read block), and the names
-// cut from the entry are best windows of Text (timeline.Build re-points
-// them there when they are not).
+// report is written, so the fields are ordered to leave no padding (the
+// one-byte fields sit together) and the strings share memory: Text is a
+// reference into a compressed block of texts (package textstore), and the
+// parser interns the names it cuts from the entry (textstore.Names), so a
+// name that many events carry is one string. Neither is ever a window of a
+// read block.
 type Event struct {
 	Time       time.Time // UTC; zero when unknown
 	Kind       Kind
@@ -150,7 +155,7 @@ type Event struct {
 	Retry      *Retry // present on retry lines
 	PID        int    // klog thread/process id; restarts show as a new pid or a smaller m=+
 	Source     Source
-	Text       string // the entry as read (continuation lines joined with "\n"), wrapper removed
+	Text       textstore.Text // the entry as read (continuation lines joined with "\n"), wrapper removed
 
 	// Age is, for describe / get-events rows, how long before the snapshot the
 	// event was last seen; Time = anchor - Age once anchored.
@@ -158,6 +163,9 @@ type Event struct {
 
 	Level    byte // 'I','W','E','F' or 0
 	Relative bool // Time derived from a relative age (describe) that could not be anchored
+	// RWXKey: Text has a nestedpendingoperations key that carries a node
+	// (HasRWXKey), found by the parser while the text is at hand.
+	RWXKey bool
 
 	// EchoOf is, for a Kubernetes Event echoed into a component log
 	// (Origin=OriginEvent), the line of the same input that logged the

@@ -33,13 +33,13 @@ func stringFields(v reflect.Value, path string, f func(path string, s reflect.Va
 	}
 }
 
-// TestRebaseEventCoversEveryString: rebaseEvent moves every string field
-// of Event (and of the structs it points to) off the view, whatever field
-// is added later.
-func TestRebaseEventCoversEveryString(t *testing.T) {
+// TestOwnCoversEveryString: own moves every string field of Event (and of
+// the structs it points to) off the entry's bytes, whatever field is added
+// later, and keeps its value.
+func TestOwnCoversEveryString(t *testing.T) {
 	buf := []byte(strings.Repeat("abcdefghij", 100))
 	view := unsafe.String(unsafe.SliceData(buf), len(buf))
-	text := string(buf)
+	want := strings.Clone(view)
 	var ev Event
 	n := 0
 	stringFields(reflect.ValueOf(&ev).Elem(), "Event", func(_ string, s reflect.Value) {
@@ -49,57 +49,93 @@ func TestRebaseEventCoversEveryString(t *testing.T) {
 	if n < 15*7 {
 		t.Fatalf("found %d string fields, want at least 15", n/7)
 	}
-	rebaseEvent(&ev, view, text)
+	var st inputState
+	st.own(&ev, view)
 	lo, hi := uintptr(unsafe.Pointer(&buf[0])), uintptr(unsafe.Pointer(&buf[len(buf)-1]))
 	n = 0
 	stringFields(reflect.ValueOf(&ev).Elem(), "Event", func(path string, s reflect.Value) {
 		str := s.String()
 		if p := uintptr(unsafe.Pointer(unsafe.StringData(str))); p >= lo && p <= hi {
-			t.Errorf("%s still points into the view", path)
+			t.Errorf("%s still points into the entry", path)
 		}
-		if want := text[n : n+5]; str != want {
-			t.Errorf("%s = %q after rebase, want %q", path, str, want)
+		if w := want[n : n+5]; str != w {
+			t.Errorf("%s = %q after own, want %q", path, str, w)
 		}
 		n += 7
 	})
 }
 
-// TestRebaseString pins the edges: strings outside the view, at its ends,
-// empty, and straddling its end.
-func TestRebaseString(t *testing.T) {
-	buf := []byte("0123456789")
-	view := unsafe.String(unsafe.SliceData(buf), len(buf))
-	text := string(buf)
-	other := strings.Clone("0123")
-	for _, tc := range []struct {
-		name    string
-		s       string
-		onText  bool
-		wantStr string
-	}{
-		{name: "whole", s: view, onText: true, wantStr: "0123456789"},
-		{name: "head", s: view[:3], onText: true, wantStr: "012"},
-		{name: "tail", s: view[7:], onText: true, wantStr: "789"},
-		{name: "empty", s: view[5:5], onText: false, wantStr: ""},
-		{name: "elsewhere", s: other, onText: false, wantStr: "0123"},
-		{name: "constant", s: "kcm", onText: false, wantStr: "kcm"},
-	} {
-		got := rebaseString(tc.s, view, text)
-		if got != tc.wantStr {
-			t.Errorf("%s: %q, want %q", tc.name, got, tc.wantStr)
-		}
-		p := uintptr(unsafe.Pointer(unsafe.StringData(got)))
-		t0 := uintptr(unsafe.Pointer(unsafe.StringData(text)))
-		if on := len(got) > 0 && p >= t0 && p < t0+uintptr(len(text)); on != tc.onText {
-			t.Errorf("%s: on the copy %v, want %v", tc.name, on, tc.onText)
+// TestOwnInternsNames: the names of two events are one string when equal.
+func TestOwnInternsNames(t *testing.T) {
+	var st inputState
+	a := Event{Volume: strings.Clone("kubernetes.io/csi/d^vol-1"), Node: strings.Clone("node-1")}
+	b := Event{Volume: strings.Clone("kubernetes.io/csi/d^vol-1"), Node: strings.Clone("node-1")}
+	st.own(&a, "")
+	st.own(&b, "")
+	if unsafe.StringData(a.Volume) != unsafe.StringData(b.Volume) || unsafe.StringData(a.Node) != unsafe.StringData(b.Node) {
+		t.Error("equal names of two events are not one string")
+	}
+}
+
+// TestOwnRWXKey: own answers HasRWXKey of the text.
+func TestOwnRWXKey(t *testing.T) {
+	var st inputState
+	for _, text := range []string{`Operation for "{volumeName:v podName: nodeName:n1}" failed`, `Operation for "{volumeName:v podName: nodeName:}" failed`} {
+		var ev Event
+		st.own(&ev, text)
+		if ev.RWXKey != HasRWXKey(text) {
+			t.Errorf("%q: RWXKey %v", text, ev.RWXKey)
 		}
 	}
 }
 
+// TestWindowOf pins the edges: strings outside the text, at its ends,
+// empty, and straddling its end.
+func TestWindowOf(t *testing.T) {
+	buf := []byte("0123456789abc")
+	text := unsafe.String(unsafe.SliceData(buf), 10)
+	other := strings.Clone("0123")
+	for _, tc := range []struct {
+		name string
+		s    string
+		want bool
+	}{
+		{name: "whole", s: text, want: true},
+		{name: "head", s: text[:3], want: true},
+		{name: "tail", s: text[7:], want: true},
+		{name: "empty", s: text[5:5], want: false},
+		{name: "elsewhere", s: other, want: false},
+		{name: "constant", s: "kcm", want: false},
+		{name: "straddling", s: unsafe.String(&buf[8], 4), want: false},
+		{name: "after", s: unsafe.String(&buf[10], 2), want: false},
+	} {
+		if got := windowOf(tc.s, text); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// kept is what the scanner keeps of an emit result once addEvent has
+// taken it: the event with its names interned and its text stored.
+type kept struct {
+	r    emitResult
+	text string
+}
+
+func keep(st *inputState, r emitResult) kept {
+	if r.ok {
+		st.own(&r.ev, r.text)
+		r.ev.Text = st.texts.AddString(r.text)
+	}
+	k := kept{r: r, text: r.ev.Text.String()}
+	k.r.text, k.r.ev.Text = "", Text{} // the view, and a reference compared by text
+	return k
+}
+
 // TestEmitKeepsNothingOfItsInput: klogEmit and jsonEmit decode a view of
-// their input and copy only events' text; overwriting the input
-// afterwards must not change any result, for every line of every shipped
-// log.
+// their input, and addEvent copies what an event keeps (own, the text
+// store); overwriting the input afterwards must not change anything kept,
+// for every line of every shipped log.
 func TestEmitKeepsNothingOfItsInput(t *testing.T) {
 	for _, emit := range []struct {
 		name string
@@ -107,21 +143,22 @@ func TestEmitKeepsNothingOfItsInput(t *testing.T) {
 		trim bool // JSON lines come without their newline
 	}{{name: "klogEmit", f: klogEmit}, {name: "jsonEmit", f: jsonEmit, trim: true}} {
 		events := 0
+		var st inputState
 		for path, data := range emitInputs(t) {
 			for i, line := range bytes.SplitAfter(data, []byte("\n")) {
 				if emit.trim {
 					line = bytes.TrimSuffix(line, []byte("\n"))
 				}
 				buf := bytes.Clone(line)
-				got := emit.f(buf)
+				got := keep(&st, emit.f(buf))
 				for k := range buf {
 					buf[k] = 'X'
 				}
-				want := emit.f(bytes.Clone(line))
+				want := keep(&st, emit.f(bytes.Clone(line)))
 				if !reflect.DeepEqual(got, want) {
-					t.Fatalf("%s %s:%d: the result changed when its input was overwritten:\ngot  %+v\nwant %+v", emit.name, path, i+1, got.ev, want.ev)
+					t.Fatalf("%s %s:%d: what is kept changed when its input was overwritten:\ngot  %+v\nwant %+v", emit.name, path, i+1, got, want)
 				}
-				if got.ok {
+				if got.r.ok {
 					events++
 				}
 			}

@@ -1,0 +1,18 @@
+package classifier
+
+import (
+	"testing"
+	"unsafe"
+)
+
+// TestEventSize: a 1 GiB log keeps ~100k events until the report is
+// written, so Event must not grow: Text is a 16-byte reference like the
+// string it replaced, and the one-byte fields share one word's padding.
+func TestEventSize(t *testing.T) {
+	if unsafe.Sizeof(uintptr(0)) != 8 {
+		t.Skip("sizes pinned for 64-bit platforms")
+	}
+	if got := unsafe.Sizeof(Event{}); got != 344 {
+		t.Errorf("Event is %d bytes, want 344", got)
+	}
+}

@@ -1,0 +1,42 @@
+// Package textstore owns the memory of the strings an event keeps: the
+// entry text ([Text], held in blocks of texts compressed with S2 and
+// decompressed on demand) and the names cut from it ([Names], interned so
+// that a name repeated by many events is one string).
+//
+// # Texts
+//
+// An event keeps the entry it was read from — the entry as read, wrapper
+// removed — as evidence for the report and for the events command. Most
+// events' texts are never read again, so they are appended to a [Builder]
+// (one per input being read, used by its scanner goroutine only) and a
+// [Text] is a reference into the builder's current block (block, offset,
+// length: 16 bytes, a string header's size). A block is sealed once it
+// holds at least [BlockSize] bytes, and at the end of the input: its texts
+// are compressed with S2 (github.com/klauspost/compress/s2) and the raw
+// bytes are let go. S2 because texts are read on demand, one at a time:
+// it decodes at several GB/s (a 64 KiB block in tens of microseconds) and
+// compresses log text about as well as Snappy, far faster than zstd or
+// gzip decode. [Text.String] decompresses through a small process-wide
+// cache of decoded blocks (LRU), so that a reader in time order (the
+// events command, every event's text across the inputs) decompresses each
+// block about once.
+//
+// Why not re-read the input by offset instead: the text is the entry as
+// read with its wrapper removed (journald prefixes, CRI headers, export
+// envelopes and JSON exports rewrite it, continuation lines are joined),
+// stdin, compressed files, archives and log-store fetches cannot be read
+// again, and a file can rotate between the parse and the report. The
+// blocks keep exactly the bytes the parser saw, at a fraction of their
+// size.
+//
+// [TextOf] makes a Text of a string that is already in memory (events
+// made outside the parser: tests, the cluster state, a folded run's last
+// line); it holds the string itself and copies nothing.
+//
+// # Names
+//
+// Names (volumes, PVs, handles, nodes, pods, errors) were windows of the
+// event's text; with the text compressed they need memory of their own.
+// [Names] copies each distinct name once into an arena and hands the same
+// string to every event that names it.
+package textstore
