@@ -26,18 +26,19 @@ type evIDs struct {
 // that grouping compares and keys small ints instead of strings. Each
 // distinct string is hashed once and classified once. Volume names, nodes
 // and pods are separate tables (an id is only ever compared with ids of
-// its own table), so that the small node table stays in cache. The strings
-// are copied into an arena: lookups and sorts compare dense memory rather
-// than some event's text, and the names the timeline keeps (Volume.Names,
-// Nodes, …) refer to the arena, not to any one event (a duplicate dropped
-// later, for one). The tables index the ids by their strings (strTab);
+// its own table), so that the small node table stays in cache. A string
+// is kept as the event gave it, not copied: the parser gives every name
+// memory of its own, shared by the events naming it (parser/textstore's
+// Names), so the names the timeline keeps (Volume.Names, Nodes, …) are
+// those bytes. Only the VolumeAttachment names computed here are copied,
+// into an arena. The tables index the ids by their strings (strTab);
 // once grouping has linked every name they are dropped (seal), and the
 // ids, strings and flags serve the rest of the build.
 type syms struct {
-	tab   [3]strTab // symName, symNode, symPod: string → sym id
-	str   []string  // sym id → the string (in the arena)
-	flag  []uint8   // sym id → sym* flags, and its table (symTabShift)
-	arena []byte
+	tab   [3]strTab                     // symName, symNode, symPod: string → sym id
+	str   []string                      // sym id → the string
+	flag  []uint8                       // sym id → sym* flags, and its table (symTabShift)
+	arena []byte                        // the computed VolumeAttachment names
 	va    [state.AttachmentNameLen]byte // a computed VolumeAttachment name, before it is interned
 }
 
@@ -72,8 +73,13 @@ func newSyms(n, ids int) *syms {
 	}
 }
 
-// intern returns the id of s in table tab, -1 for "".
-func (sy *syms) intern(tab int, s string) int32 {
+// intern returns the id of s in table tab, -1 for "". A new s is kept as
+// it is (it must not be a window of a buffer that is reused).
+func (sy *syms) intern(tab int, s string) int32 { return sy.put(tab, s, false) }
+
+// put is intern; with copy, a new s is copied into the arena first (s is
+// a buffer about to be reused).
+func (sy *syms) put(tab int, s string, copy bool) int32 {
 	if s == "" {
 		return -1
 	}
@@ -82,12 +88,14 @@ func (sy *syms) intern(tab int, s string) int32 {
 	if i >= 0 {
 		return i
 	}
-	if len(sy.arena)+len(s) > cap(sy.arena) {
-		sy.arena = make([]byte, 0, max(64<<10, len(s)))
+	if copy {
+		if len(sy.arena)+len(s) > cap(sy.arena) {
+			sy.arena = make([]byte, 0, max(64<<10, len(s)))
+		}
+		off := len(sy.arena)
+		sy.arena = append(sy.arena, s...)
+		s = unsafe.String(&sy.arena[off], len(s))
 	}
-	off := len(sy.arena)
-	sy.arena = append(sy.arena, s...)
-	s = unsafe.String(&sy.arena[off], len(s))
 	i = sy.push(s, classify(tab, s)|uint8(tab)<<symTabShift)
 	sy.tab[tab].insert(slot, h, i)
 	return i
@@ -227,7 +235,7 @@ type lastIDs struct{ pv, handle, node, pod, va int32 }
 func (sy *syms) attachment(vol, node int32) int32 {
 	driver, handle, _ := ParseUniqueName(sy.str[vol])
 	state.PutAttachmentName(&sy.va, handle, driver, sy.str[node])
-	return sy.intern(symName, unsafe.String(&sy.va[0], len(sy.va)))
+	return sy.put(symName, unsafe.String(&sy.va[0], len(sy.va)), true)
 }
 
 // remap replaces each id of id by m[id] (see absorb).

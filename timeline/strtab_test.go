@@ -2,7 +2,11 @@ package timeline
 
 import (
 	"fmt"
+	"strings"
 	"testing"
+	"unsafe"
+
+	"github.com/kcmtrace/kcmtrace/state"
 )
 
 // A table sized for a few strings grows as thousands go in, and finds
@@ -76,5 +80,23 @@ func TestSymsGrowth(t *testing.T) {
 		if got, _ := sy.lookup(symName, fmt.Sprintf("name-%d", i)); got != want {
 			t.Fatalf("lookup(name-%d) = %d after absorb, want %d", i, got, want)
 		}
+	}
+}
+
+// An interned name is the caller's string itself (the events' names own
+// their memory: no second copy); a computed VolumeAttachment name is
+// copied out of the buffer it is computed in, which the next one reuses.
+func TestSymsOwnership(t *testing.T) {
+	sy := newSyms(4, 4)
+	vol := strings.Clone("kubernetes.io/csi/ebs.csi.aws.com^vol-1")
+	v := sy.intern(symName, vol)
+	if unsafe.StringData(sy.str[v]) != unsafe.StringData(vol) {
+		t.Error("intern copied the name")
+	}
+	n1, n2 := sy.intern(symNode, "node-1"), sy.intern(symNode, "node-2")
+	a1 := sy.attachment(v, n1)
+	sy.attachment(v, n2)
+	if want := state.AttachmentName("vol-1", "ebs.csi.aws.com", "node-1"); sy.str[a1] != want {
+		t.Errorf("node-1's VolumeAttachment name is %q after node-2's was computed, want %q", sy.str[a1], want)
 	}
 }
