@@ -216,9 +216,9 @@ func finishVolume(v *timeline.Volume) {
 				if v.Intervals[j].State == st {
 					continue
 				}
-				v.Intervals[j].End, v.Intervals[j].To = e.Time, i
+				v.Intervals[j].End, v.Intervals[j].To = e.Time, int32(i)
 			}
-			v.Intervals = append(v.Intervals, timeline.Interval{Node: e.Node, State: st, Start: e.Time, From: i, To: -1})
+			v.Intervals = append(v.Intervals, timeline.Interval{Node: e.Node, State: st, Start: e.Time, From: int32(i), To: -1})
 			open[e.Node] = len(v.Intervals) - 1
 		}
 		var ks timeline.State
@@ -238,9 +238,9 @@ func finishVolume(v *timeline.Volume) {
 			if v.Kubelet[j].State == ks {
 				continue
 			}
-			v.Kubelet[j].End, v.Kubelet[j].To = e.Time, i
+			v.Kubelet[j].End, v.Kubelet[j].To = e.Time, int32(i)
 		}
-		v.Kubelet = append(v.Kubelet, timeline.Interval{Node: e.Node, State: ks, Start: e.Time, From: i, To: -1})
+		v.Kubelet = append(v.Kubelet, timeline.Interval{Node: e.Node, State: ks, Start: e.Time, From: int32(i), To: -1})
 		kopen[e.Node] = len(v.Kubelet) - 1
 	}
 	v.Nodes = uniqSorted(v.Nodes)

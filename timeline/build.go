@@ -71,7 +71,7 @@ func Build(results []parser.Result, opt Options) *Timeline {
 	interned.Go(func() { sy = pr.merge() })
 	ids := pr.ids
 
-	nodes := fillKubeletNodes(evs, bounds, comps, pr.rawVol)
+	nodes := fillKubeletNodes(evs, bounds, comps, pr.rawVol, pr.kcmAttaches)
 	t.Skews = estimateSkews(evs, pr.attaches, bounds, t.Inputs, comps, opt.Skew)
 	offsets := make([]time.Duration, len(results))
 	byPath := inputsByPath(results)
@@ -196,6 +196,7 @@ func prepareEvents(evs []parser.Event, src []parser.Result, inputs []int, in []i
 	}
 	raws := make([]map[int32]string, len(bounds)-1)
 	attaches := make([][]int32, len(bounds)-1)
+	kcmAttaches := make([][]int32, len(bounds)-1)
 	describes := make([]bool, len(bounds)-1)
 	each(bounds, func(c, lo, hi int) {
 		capIDs := hi - lo
@@ -230,8 +231,13 @@ func prepareEvents(evs []parser.Event, src []parser.Result, inputs []int, in []i
 			pr.ids[k] = sy.event(ev, &prev)
 			pr.keys[k] = eventKey(ev, k)
 			pr.texts[k] = !ev.Text.IsZero()
-			if skewAttach(ev) && comps[in[k]] == parser.ComponentKCM {
-				attaches[c] = append(attaches[c], int32(k))
+			if skewAttach(ev) {
+				if comps[in[k]] == parser.ComponentKCM {
+					attaches[c] = append(attaches[c], int32(k))
+				}
+				if ev.Component == parser.ComponentKCM {
+					kcmAttaches[c] = append(kcmAttaches[c], int32(k))
+				}
 			}
 			describes[c] = describes[c] || ev.Origin == parser.OriginDescribe
 		}
@@ -248,6 +254,7 @@ func prepareEvents(evs []parser.Event, src []parser.Result, inputs []int, in []i
 			}
 		}
 		pr.attaches = append(pr.attaches, attaches[c]...)
+		pr.kcmAttaches = append(pr.kcmAttaches, kcmAttaches[c]...)
 		pr.describes = pr.describes || describes[c]
 	}
 	return pr
@@ -262,23 +269,35 @@ const fillBlock = 256
 // until merge, and rawVol; and, taken on the way, each event's sort key
 // (for the times it had then) and whether it has a text, the controller's
 // attaches estimateSkews pairs (skewAttach, in KCM inputs; in event
-// order), and whether there is any describe row (anchorDescribes has
+// order), the controller's attaches fillKubeletNodes reads (skewAttach,
+// KCM events of any input; in event order), and whether there is any describe row (anchorDescribes has
 // nothing to do without).
 type prepared struct {
-	ids       []evIDs
-	rawVol    map[int32]string
-	parts     []*syms // part c interned the events bounds[c]:bounds[c+1]
-	bounds    []int
-	keys      []sortKey
-	texts     []bool
-	attaches  []int32
-	describes bool
+	ids      []evIDs
+	rawVol   map[int32]string
+	parts    []*syms // part c interned the events bounds[c]:bounds[c+1]
+	bounds   []int
+	keys     []sortKey
+	texts    []bool
+	attaches []int32
+	// kcmAttaches: the KCM events that are skewAttach (of any input)
+	kcmAttaches []int32
+	describes   bool
 }
 
 // merge absorbs every part's table into the first, in order, rewrites
 // the ids of the later parts' events to the first table's, and returns it.
 func (pr *prepared) merge() *syms {
 	sy := pr.parts[0]
+	if len(pr.parts) > 1 {
+		// room for every part's strings at most, made once (appending
+		// them grew the arrays and the table many times over)
+		n := 0
+		for _, p := range pr.parts {
+			n += len(p.str)
+		}
+		sy.reserve(n)
+	}
 	for c := 1; c < len(pr.parts); c++ {
 		remap := sy.absorb(pr.parts[c])
 		for k := pr.bounds[c]; k < pr.bounds[c+1]; k++ {
@@ -595,8 +614,9 @@ func volumeRef(ev *parser.Event) string {
 // (majority vote). It returns each input's node given ("" for none): the
 // ids of the events it went to follow with kubeletNodeIDs. Only kubelet
 // inputs are read, but for the controller's attaches when an input names
-// no node.
-func fillKubeletNodes(evs []parser.Event, bounds []int, comps []string, rawVol map[int32]string) []string {
+// no node (kcmAttaches, in event order: those of evs that are skewAttach
+// and of the KCM).
+func fillKubeletNodes(evs []parser.Event, bounds []int, comps []string, rawVol map[int32]string, kcmAttaches []int32) []string {
 	nodes := make([]map[string]int, len(comps)) // kubelet input → the nodes its kubelet events name
 	for i := range comps {
 		if comps[i] != parser.ComponentKubelet {
@@ -634,17 +654,15 @@ func fillKubeletNodes(evs []parser.Event, bounds []int, comps []string, rawVol m
 			}
 		}
 	}
-	for k := range evs {
+	for _, k := range kcmAttaches {
 		if attaches == nil {
 			break
 		}
 		ev := &evs[k]
-		if ev.Component == parser.ComponentKCM && ev.Kind == parser.AttachSucceeded && ev.Origin == "" && ev.Node != "" && !ev.Time.IsZero() {
-			var buf [4]string
-			for _, r := range refs(ev, &buf) {
-				if a, ok := attaches[r]; ok {
-					attaches[r] = append(a, stamp{ev.Time, ev.Node})
-				}
+		var buf [4]string
+		for _, r := range refs(ev, &buf) {
+			if a, ok := attaches[r]; ok {
+				attaches[r] = append(a, stamp{ev.Time, ev.Node})
 			}
 		}
 	}

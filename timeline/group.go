@@ -22,7 +22,9 @@ import (
 func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evIDs, alongside func()) {
 	var wg sync.WaitGroup
 	wg.Go(alongside)
-	n := &names{of: make([]int32, len(sy.str))}
+	// (every name is a sym of table symName: sized for them all, the
+	// name arrays never grow)
+	n := &names{of: make([]int32, len(sy.str)), parent: make([]int32, 0, len(sy.str)), sym: make([]int32, 0, len(sy.str))}
 	// aliases that are not safe to union on (static PV names, pod volume
 	// names): alias → the UniqueNames seen with it (sym ids).
 	var alias map[int32][]int32
@@ -104,6 +106,7 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 		}
 	}
 	seen, csiNode, csiNext = nil, nil, nil
+	sy.seal() // every name is interned: from here on ids only
 	// resolveAlias returns the root of an alias that names one volume only.
 	resolveAlias := func(a int32) (int, bool) {
 		us := alias[a]
@@ -128,9 +131,9 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 	const toOther, toPending = -1, -2
 	vol := root                                                // reused: root[p] is read before vol[p] is written
 	byRoot := make([]int32, len(n.parent), len(n.parent)+1024) // name id of a root → volume + 1 (0: none)
-	var volRoot []int
-	var count []int
-	var pending []int32 // positions of mount-timeouts to place by pod
+	var volRoot []int                                          // volume → the name id of its root
+	var count []int32                                          // volume → its events
+	var pending []int32                                        // positions of mount-timeouts to place by pod
 	for p, k := range ord {
 		r := -1
 		switch id := root[p]; {
@@ -163,6 +166,11 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 		vol[p] = vi
 		count[vi]++
 	}
+	// The linking is done: the names of each volume are listed while its
+	// events are laid out (the union-find is not read again).
+	var ln linkedNames
+	var linking sync.WaitGroup
+	linking.Go(func() { ln = listNames(n, byRoot, volRoot) })
 	var vols []*Volume // nil when there is none
 	if len(volRoot) > 0 {
 		vols = make([]*Volume, len(volRoot))
@@ -227,8 +235,9 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 	// onto their volumes below), then the duplicates dropped by dedupe.
 	start := make([]int, len(vols)+1)
 	for i, c := range count {
-		start[i+1] = start[i] + c
+		start[i+1] = start[i] + int(c)
 	}
+	count = nil
 	otherStart := start[len(vols)]
 	dest := make([]int32, len(evs))
 	for i := range dest {
@@ -312,28 +321,8 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 	}
 	t.Volumes = vols
 
-	// Names and derived fields: the names linked into each volume, as
-	// sym ids, in one array (members[mstart[i]:mstart[i+1]] for volume i).
-	mstart := make([]int32, len(vols)+1)
-	nameVol := make([]int32, len(n.sym))
-	for i := range n.sym {
-		vi := byRoot[n.find(i)] - 1
-		nameVol[i] = vi
-		if vi >= 0 {
-			mstart[vi+1]++
-		}
-	}
-	for i := range vols {
-		mstart[i+1] += mstart[i]
-	}
-	members := make([]int32, mstart[len(vols)])
-	fill := slices.Clone(mstart[:len(vols)])
-	for i, vi := range nameVol {
-		if vi >= 0 {
-			members[fill[vi]] = n.sym[i]
-			fill[vi]++
-		}
-	}
+	linking.Wait()
+	mstart, members, rootName := ln.start, ln.members, ln.root
 	// Each volume's fields depend on its own events only: the volumes are
 	// done in consecutive parts, concurrently (sy is only read from here on).
 	each(chunks(len(vols)), func(_, lo, hi int) {
@@ -341,17 +330,60 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 		for i := lo; i < hi; i++ {
 			v := vols[i]
 			mergePods(v, vids[i], sy)
-			sc.describe(v, vids[i], sy, sy.str[n.sym[volRoot[i]]], members[mstart[i]:mstart[i+1]])
+			sc.describe(v, vids[i], sy, sy.str[rootName[i]], members[mstart[i]:mstart[i+1]])
 			sc.reconstruct(v, vids[i], sy)
 			v.LinkEchoes()
 		}
 	})
-	slices.SortStableFunc(t.Volumes, func(a, b *Volume) int {
+	// numbered in order of first event, the volumes are mostly in this
+	// order already (a stable sort of sorted input still costs n log n)
+	byFirst := func(a, b *Volume) int {
 		if c := a.First.Compare(b.First); c != 0 {
 			return c
 		}
 		return strings.Compare(a.Key, b.Key)
-	})
+	}
+	if !slices.IsSortedFunc(t.Volumes, byFirst) {
+		slices.SortStableFunc(t.Volumes, byFirst)
+	}
+}
+
+// linkedNames are the names linked into each volume, as sym ids, in one
+// array (members[start[i]:start[i+1]] for volume i), and the sym of each
+// volume's root name.
+type linkedNames struct {
+	start, members, root []int32
+}
+
+// listNames lists the names linked into each volume: byRoot[r] is the
+// volume +1 of root name r (0: none), volRoot[i] the root of volume i.
+func listNames(n *names, byRoot []int32, volRoot []int) linkedNames {
+	vols := len(volRoot)
+	start := make([]int32, vols+1)
+	nameVol := make([]int32, len(n.sym))
+	for i := range n.sym {
+		vi := byRoot[n.find(i)] - 1
+		nameVol[i] = vi
+		if vi >= 0 {
+			start[vi+1]++
+		}
+	}
+	for i := range vols {
+		start[i+1] += start[i]
+	}
+	members := make([]int32, start[vols])
+	fill := slices.Clone(start[:vols])
+	for i, vi := range nameVol {
+		if vi >= 0 {
+			members[fill[vi]] = n.sym[i]
+			fill[vi]++
+		}
+	}
+	root := make([]int32, vols)
+	for i, r := range volRoot {
+		root[i] = n.sym[r]
+	}
+	return linkedNames{start, members, root}
 }
 
 // joinRoot returns the root of the volume an event without a UniqueName
@@ -549,13 +581,7 @@ func (sc *scratch) describe(v *Volume, ids []evIDs, sy *syms, rootName string, l
 	}
 	tmp := sortedNames(sc.tmp[:0], names, sy)
 	v.Names = sc.strs.copy(tmp)
-	tmp = tmp[:0]
-	for _, s := range v.Names {
-		if strings.HasPrefix(s, "csi-") && len(s) == 68 {
-			tmp = append(tmp, s)
-		}
-	}
-	v.Attachments = sc.strs.copy(tmp)
+	v.Attachments = sc.attachments(v.Names)
 	tmp = sortedNames(tmp[:0], nodes, sy)
 	v.Nodes = sc.strs.copy(tmp)
 	// drop a bare pod name when its namespaced form is present
@@ -579,6 +605,36 @@ func (sc *scratch) describe(v *Volume, ids []evIDs, sy *syms, rootName string, l
 	v.Pods = sc.strs.copy(kept)
 	sc.tmp, sc.tmp2 = tmp[:0], namespaced[:0]
 	sc.names, sc.nodes, sc.pods, sc.pvs = names[:0], nodes[:0], pods[:0], pvs[:0]
+}
+
+// attachments returns the VolumeAttachment names among names (sorted): a
+// window of names (capped: an append copies) when they are consecutive
+// there, as they mostly are, else a copy cut from the slab.
+func (sc *scratch) attachments(names []string) []string {
+	lo, hi, n := -1, -1, 0
+	for i, s := range names {
+		if strings.HasPrefix(s, "csi-") && len(s) == 68 {
+			if lo < 0 {
+				lo = i
+			}
+			hi = i + 1
+			n++
+		}
+	}
+	switch {
+	case n == 0:
+		return nil
+	case hi-lo == n:
+		return names[lo:hi:hi]
+	}
+	tmp := sc.tmp2[:0]
+	for _, s := range names[lo:hi] {
+		if strings.HasPrefix(s, "csi-") && len(s) == 68 {
+			tmp = append(tmp, s)
+		}
+	}
+	sc.tmp2 = tmp[:0]
+	return sc.strs.copy(tmp)
 }
 
 // sortedNames returns the distinct strings of syms, sorted, in dst's array
@@ -609,27 +665,29 @@ func mergePods(v *Volume, ids []evIDs, sy *syms) {
 	if !bare {
 		return // nothing to merge
 	}
-	full := map[string]string{} // name → ns/name; "" when ambiguous
+	// name → the event naming ns/name (its pod id is the sym of ns/name:
+	// ids only, the tables are sealed); -1 when ambiguous
+	full := map[string]int{}
 	for i := range v.Events {
 		p := v.Events[i].Pod
 		if !strings.Contains(p, "/") || isUID(p) {
 			continue
 		}
 		name := PodName(p)
-		if f, ok := full[name]; ok && f != p {
-			full[name] = ""
+		if f, ok := full[name]; ok && (f < 0 || v.Events[f].Pod != p) {
+			full[name] = -1
 			continue
 		}
-		full[name] = p
+		full[name] = i
 	}
 	for i := range v.Events {
 		ev := &v.Events[i]
 		if ev.Pod == "" || strings.Contains(ev.Pod, "/") {
 			continue
 		}
-		if f := full[ev.Pod]; f != "" {
-			ev.Pod = f
-			ids[i].pod, _ = sy.lookup(symPod, f)
+		if f, ok := full[ev.Pod]; ok && f >= 0 {
+			ev.Pod = v.Events[f].Pod
+			ids[i].pod = ids[f].pod
 		}
 	}
 }

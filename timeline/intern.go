@@ -26,25 +26,20 @@ type evIDs struct {
 // that grouping compares and keys small ints instead of strings. Each
 // distinct string is hashed once and classified once. Volume names, nodes
 // and pods are separate tables (an id is only ever compared with ids of
-// its own table), so that the small node table stays in cache. The strings
-// are copied into an arena: lookups and sorts compare dense memory rather
-// than some event's text, and the names the timeline keeps (Volume.Names,
-// Nodes, …) refer to the arena, not to any one event (a duplicate dropped
-// later, for one).
+// its own table), so that the small node table stays in cache. A string
+// is kept as the event gave it, not copied: the parser gives every name
+// memory of its own, shared by the events naming it (parser/textstore's
+// Names), so the names the timeline keeps (Volume.Names, Nodes, …) are
+// those bytes. Only the VolumeAttachment names computed here are copied,
+// into an arena. The tables index the ids by their strings (strTab);
+// once grouping has linked every name they are dropped (seal), and the
+// ids, strings and flags serve the rest of the build.
 type syms struct {
-	tab   [3]map[string]int32 // symName, symNode, symPod: string → sym id
-	parts []partTabs          // the tables of absorbed parts, looked up after tab
-	str   []string            // sym id → the string (in the arena)
-	flag  []uint8             // sym id → sym* flags, and its table (symTabShift)
-	arena []byte
+	tab   [3]strTab                     // symName, symNode, symPod: string → sym id
+	str   []string                      // sym id → the string
+	flag  []uint8                       // sym id → sym* flags, and its table (symTabShift)
+	arena []byte                        // the computed VolumeAttachment names
 	va    [state.AttachmentNameLen]byte // a computed VolumeAttachment name, before it is interned
-}
-
-// partTabs are the tables of a part absorbed into a syms (see absorb):
-// string → the id in the part, and that id → the id in the syms.
-type partTabs struct {
-	tab   [3]map[string]int32
-	remap []int32
 }
 
 // The tables.
@@ -72,40 +67,61 @@ const symTabShift = 6
 // newSyms sizes the tables for about n events, and the ids for about ids.
 func newSyms(n, ids int) *syms {
 	return &syms{
-		tab:  [3]map[string]int32{make(map[string]int32, n/2), make(map[string]int32, 64), make(map[string]int32, n/8)},
+		tab:  [3]strTab{makeStrTab(n / 2), makeStrTab(64), makeStrTab(n / 8)},
 		str:  prefault.Make[string](0, ids), // (see internal/prefault)
 		flag: make([]uint8, 0, ids),
 	}
 }
 
-// intern returns the id of s in table tab, -1 for "".
-func (sy *syms) intern(tab int, s string) int32 {
+// intern returns the id of s in table tab, -1 for "". A new s is kept as
+// it is (it must not be a window of a buffer that is reused).
+func (sy *syms) intern(tab int, s string) int32 { return sy.put(tab, s, false) }
+
+// put is intern; with copy, a new s is copied into the arena first (s is
+// a buffer about to be reused).
+func (sy *syms) put(tab int, s string, copy bool) int32 {
 	if s == "" {
 		return -1
 	}
-	if i, ok := sy.lookup(tab, s); ok {
+	h := strHash(s)
+	i, slot := sy.tab[tab].find(sy.str, s, h)
+	if i >= 0 {
 		return i
 	}
-	if len(sy.arena)+len(s) > cap(sy.arena) {
-		sy.arena = make([]byte, 0, max(64<<10, len(s)))
+	if copy {
+		if len(sy.arena)+len(s) > cap(sy.arena) {
+			sy.arena = make([]byte, 0, max(64<<10, len(s)))
+		}
+		off := len(sy.arena)
+		sy.arena = append(sy.arena, s...)
+		s = unsafe.String(&sy.arena[off], len(s))
 	}
-	off := len(sy.arena)
-	sy.arena = append(sy.arena, s...)
-	s = unsafe.String(&sy.arena[off], len(s))
-	return sy.add(tab, s, classify(tab, s))
+	i = sy.push(s, classify(tab, s)|uint8(tab)<<symTabShift)
+	sy.tab[tab].insert(slot, h, i)
+	return i
 }
 
-// add gives s, which is not in table tab yet, the next id, with flags f.
-func (sy *syms) add(tab int, s string, f uint8) int32 {
-	i := sy.push(s, f|uint8(tab)<<symTabShift)
-	sy.tab[tab][s] = i
-	return i
+// reserve makes room for n ids in all, and for the strings of table
+// symName among them. It moves the tables' entries: not between a find
+// and its insert.
+func (sy *syms) reserve(n int) {
+	sy.growIDs(n)
+	sy.tab[symName].reserve(n)
+}
+
+// growIDs makes room for n ids in all (the tables are left as they are).
+func (sy *syms) growIDs(n int) {
+	sy.str = slices.Grow(sy.str, n-len(sy.str))
+	sy.flag = slices.Grow(sy.flag, n-len(sy.flag))
 }
 
 // push gives s the next id, with flags f (its table included), without
 // entering it in a table.
 func (sy *syms) push(s string, f uint8) int32 {
 	i := int32(len(sy.str))
+	if len(sy.str) == cap(sy.str) {
+		sy.growIDs(2 * len(sy.str)) // doubled: append's growth of a large slice is 1.25 times, many copies
+	}
 	sy.str = append(sy.str, s)
 	sy.flag = append(sy.flag, f)
 	return i
@@ -146,22 +162,22 @@ func classify(tab int, s string) uint8 {
 // absorb adds the strings of o (interned separately, from later events)
 // that sy lacks, in o's id order, and returns for each id of o its id in
 // sy. Interning the events in consecutive parts and absorbing each part
-// in turn gives every string the id one pass over all of them would.
-//
-// o's tables are kept as they are, with the returned ids (sy.parts): the
-// strings new to sy get ids but are not entered into sy's own tables,
-// which would cost an insertion (and the tables' growth) for each.
+// in turn gives every string the id one pass over all of them would. The
+// strings stay in o's arena; o's tables are not needed after.
 func (sy *syms) absorb(o *syms) []int32 {
 	remap := make([]int32, len(o.str))
 	for j, s := range o.str {
 		f := o.flag[j]
-		if i, ok := sy.lookup(int(f>>symTabShift), s); ok {
-			remap[j] = i
-		} else {
-			remap[j] = sy.push(s, f)
+		tab := &sy.tab[f>>symTabShift]
+		h := strHash(s)
+		i, slot := tab.find(sy.str, s, h)
+		if i < 0 {
+			i = sy.push(s, f)
+			tab.insert(slot, h, i)
 		}
+		remap[j] = i
 	}
-	sy.parts = append(sy.parts, partTabs{o.tab, remap})
+	o.seal()
 	return remap
 }
 
@@ -219,7 +235,7 @@ type lastIDs struct{ pv, handle, node, pod, va int32 }
 func (sy *syms) attachment(vol, node int32) int32 {
 	driver, handle, _ := ParseUniqueName(sy.str[vol])
 	state.PutAttachmentName(&sy.va, handle, driver, sy.str[node])
-	return sy.intern(symName, unsafe.String(&sy.va[0], len(sy.va)))
+	return sy.put(symName, unsafe.String(&sy.va[0], len(sy.va)), true)
 }
 
 // remap replaces each id of id by m[id] (see absorb).
@@ -233,15 +249,20 @@ func (id *evIDs) remap(m []int32) {
 
 // lookup returns the id of s in table tab, if s was interned there.
 func (sy *syms) lookup(tab int, s string) (int32, bool) {
-	if i, ok := sy.tab[tab][s]; ok {
-		return i, true
+	if s == "" {
+		return -1, false
 	}
-	for _, p := range sy.parts {
-		if j, ok := p.tab[tab][s]; ok {
-			return p.remap[j], true
-		}
-	}
-	return -1, false
+	i, _ := sy.tab[tab].find(sy.str, s, strHash(s))
+	return i, i >= 0
+}
+
+// seal drops the tables strings are looked up in, once every name is
+// interned: the ids, strings and flags stay (str, flag, is, name), but
+// lookup, intern and everything built on them must not be called again.
+// The tables are the largest part of a syms and are no longer needed by
+// the time the volumes' own slices are cut.
+func (sy *syms) seal() {
+	sy.tab = [3]strTab{}
 }
 
 // is reports whether sym i (-1: none) has flag f.

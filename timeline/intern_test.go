@@ -3,6 +3,7 @@ package timeline
 import (
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -96,5 +97,37 @@ func TestPrepareParts(t *testing.T) {
 	}
 	if n := len(got.str); got.intern(symNode, "a-node-no-log-names") != int32(n) || got.intern(symNode, "a-node-no-log-names") != int32(n) {
 		t.Error("a new string did not get the next id once")
+	}
+}
+
+func TestScratchAttachments(t *testing.T) {
+	va := func(c byte) string { return "csi-" + strings.Repeat(string(c), 64) }
+	var sc scratch
+	for _, tc := range []struct {
+		names, want []string
+		window      bool
+	}{
+		{names: []string{"disk-1", "pvc-1"}},
+		{names: []string{va('a'), va('b'), "disk-1"}, want: []string{va('a'), va('b')}, window: true},
+		// a handle that sorts between two VolumeAttachment names
+		{names: []string{va('a'), "csi-b-handle", va('c')}, want: []string{va('a'), va('c')}},
+	} {
+		got := sc.attachments(tc.names)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("attachments(%q) = %q, want %q", tc.names, got, tc.want)
+			continue
+		}
+		if len(got) == 0 {
+			if got != nil {
+				t.Errorf("attachments(%q) = %#v, want nil", tc.names, got)
+			}
+			continue
+		}
+		if cap(got) != len(got) {
+			t.Errorf("attachments(%q): cap %d, want %d (an append must copy)", tc.names, cap(got), len(got))
+		}
+		if in := &got[0] == &tc.names[0]; in != tc.window {
+			t.Errorf("attachments(%q): a window of names %v, want %v", tc.names, in, tc.window)
+		}
 	}
 }

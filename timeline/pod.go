@@ -17,20 +17,23 @@ func PodName(p string) string {
 // isUID reports whether a pod string is only a UID, lower-case
 // 8-4-4-4-12 hex (kubelet unmount lines name the pod by UID).
 func isUID(s string) bool {
-	if len(s) != 36 {
+	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
 		return false
 	}
-	for i, c := range s {
-		switch i {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return false
-			}
-		default:
-			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+	for _, g := range [...][2]int{{0, 8}, {9, 13}, {14, 18}, {19, 23}, {24, 36}} {
+		for i := g[0]; i < g[1]; i++ {
+			if !hexByte[s[i]] {
 				return false
 			}
 		}
 	}
 	return true
 }
+
+// hexByte: the lower-case hex digits.
+var hexByte = func() (t [256]bool) {
+	for _, c := range "0123456789abcdef" {
+		t[c] = true
+	}
+	return t
+}()

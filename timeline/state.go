@@ -13,7 +13,7 @@ import (
 type lane struct {
 	state State
 	start time.Time
-	from  int
+	from  int32
 }
 
 // podNode is what a volume's direct lines say about one pod's node: the
@@ -115,13 +115,13 @@ func (sc *scratch) reconstruct(v *Volume, ids []evIDs, sy *syms) {
 	ctl.reset()
 	kl.reset()
 	ctlIv, klIv := sc.ctlIv[:0], sc.klIv[:0] // the intervals, copied out at the end
-	closeLane := func(out *[]Interval, node int32, l *lane, at time.Time, to int) {
+	closeLane := func(out *[]Interval, node int32, l *lane, at time.Time, to int32) {
 		if l.state != "" {
 			*out = append(*out, Interval{Node: sy.str[node], State: l.state, Start: l.start, End: at, From: l.from, To: to})
 		}
 		l.state = ""
 	}
-	set := func(out *[]Interval, lanes *lanes, node int32, s State, at time.Time, idx int) {
+	set := func(out *[]Interval, lanes *lanes, node int32, s State, at time.Time, idx int32) {
 		l := lanes.get(node)
 		if l.state == s {
 			return
@@ -152,7 +152,7 @@ func (sc *scratch) reconstruct(v *Volume, ids []evIDs, sy *syms) {
 				continue
 			}
 			if s, ok := controllerNext(ctl.state(node), ev); ok {
-				set(&ctlIv, ctl, node, s, ev.Time, i)
+				set(&ctlIv, ctl, node, s, ev.Time, int32(i))
 			}
 		case kubeletKind(ev.Kind):
 			node := ids[i].node
@@ -163,7 +163,7 @@ func (sc *scratch) reconstruct(v *Volume, ids []evIDs, sy *syms) {
 				continue
 			}
 			if s, ok := kubeletNext(kl.state(node), ev.Kind); ok {
-				set(&klIv, kl, node, s, ev.Time, i)
+				set(&klIv, kl, node, s, ev.Time, int32(i))
 			}
 		}
 	}

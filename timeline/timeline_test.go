@@ -359,12 +359,14 @@ func TestFind(t *testing.T) {
 	}
 }
 
+// isDynamicPV, and isUID on what follows "pvc-", say what their regexps say.
 func TestIsDynamicPVMatchesRegexp(t *testing.T) {
 	re := regexp.MustCompile(`^pvc-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+	uid := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 	good := "pvc-0123abcd-4567-89ef-abcd-0123456789ab"
-	cases := []string{"", "pvc-", good, good + "\n", good + "0", "x" + good[1:], strings.ToUpper(good), "pv-static", "pvc-0123abcd-4567-89ef-abcd-0123456789ag", "pvc-0123abcd_4567-89ef-abcd-0123456789ab"}
+	cases := []string{"", "pvc-", good, good + "\n", good + "0", good[:len(good)-1], "x" + good[1:], strings.ToUpper(good), "pv-static", "pvc-0123abcd-4567-89ef-abcd-0123456789ag", "pvc-0123abcd_4567-89ef-abcd-0123456789ab"}
 	for i := range good {
-		for _, c := range []byte{'-', 'g', '0', 'A', '\n'} {
+		for _, c := range []byte{'-', 'g', '0', 'A', '\n', 0xc3} {
 			b := []byte(good)
 			b[i] = c
 			cases = append(cases, string(b))
@@ -373,6 +375,11 @@ func TestIsDynamicPVMatchesRegexp(t *testing.T) {
 	for _, c := range cases {
 		if got, want := isDynamicPV(c), re.MatchString(c); got != want {
 			t.Errorf("isDynamicPV(%q) = %v, regexp says %v", c, got, want)
+		}
+		if len(c) >= 4 {
+			if got, want := isUID(c[4:]), uid.MatchString(c[4:]); got != want {
+				t.Errorf("isUID(%q) = %v, regexp says %v", c[4:], got, want)
+			}
 		}
 	}
 }

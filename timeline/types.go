@@ -34,8 +34,8 @@ type Interval struct {
 	State State
 	Start time.Time
 	End   time.Time // zero: still open when the logs end
-	From  int       // index into Volume.Events of the event that opened it; -1 if none
-	To    int       // index of the event that closed it; -1 if none
+	From  int32     // index into Volume.Events of the event that opened it; -1 if none
+	To    int32     // index of the event that closed it; -1 if none
 }
 
 // Overlap is a stretch during which the controller believed the volume

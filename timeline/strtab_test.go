@@ -1,0 +1,102 @@
+package timeline
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"github.com/kcmtrace/kcmtrace/state"
+)
+
+// A table sized for a few strings grows as thousands go in, and finds
+// each under its own id, and no string it was not given.
+func TestStrTab(t *testing.T) {
+	tab := makeStrTab(2)
+	var str []string
+	for i := range 5000 {
+		s := fmt.Sprintf("pvc-%d", i)
+		h := strHash(s)
+		if id, _ := tab.find(str, s, h); id >= 0 {
+			t.Fatalf("find(%q) = %d before it went in", s, id)
+		}
+		_, slot := tab.find(str, s, h)
+		str = append(str, s)
+		tab.insert(slot, h, int32(i))
+	}
+	if len(tab.slots) < 5000*4/3 {
+		t.Errorf("%d slots for 5000 strings: the table did not grow", len(tab.slots))
+	}
+	for i, s := range str {
+		if id, _ := tab.find(str, s, strHash(s)); id != int32(i) {
+			t.Fatalf("find(%q) = %d, want %d", s, id, i)
+		}
+		if id, _ := tab.find(str, s+"x", strHash(s+"x")); id >= 0 {
+			t.Fatalf("find(%q) = %d, never given", s+"x", id)
+		}
+	}
+}
+
+// A syms sized for one string keeps one id per string while its arrays
+// and tables grow, whichever table the strings go in, and after absorbing
+// a part that shares some of them.
+func TestSymsGrowth(t *testing.T) {
+	sy := newSyms(1, 1)
+	for pass := range 2 {
+		for i := range 3000 {
+			s := fmt.Sprintf("name-%d", i)
+			if got := sy.intern(symName, s); got != int32(i) {
+				t.Fatalf("pass %d: intern(symName, %q) = %d, want %d", pass, s, got, i)
+			}
+		}
+		for i := range 3000 {
+			s := fmt.Sprintf("name-%d", i)
+			if got, ok := sy.lookup(symName, s); got != int32(i) {
+				t.Fatalf("pass %d: lookup(symName, %q) = %d, %v; want %d", pass, s, got, ok, i)
+			}
+		}
+		for i := range 3000 {
+			for tab := range 2 {
+				s := fmt.Sprintf("name-%d", i)
+				if got, want := sy.intern(tab+1, s), int32(3000+2*i+tab); got != want {
+					t.Fatalf("pass %d: intern(%d, %q) = %d, want %d", pass, tab+1, s, got, want)
+				}
+			}
+		}
+	}
+	o := newSyms(1, 1)
+	for i := 2000; i < 5000; i++ {
+		o.intern(symName, fmt.Sprintf("name-%d", i))
+	}
+	remap := sy.absorb(o)
+	for j, i := 0, 2000; i < 5000; i, j = i+1, j+1 {
+		want := int32(i)
+		if i >= 3000 {
+			want = int32(9000 + i - 3000)
+		}
+		if remap[j] != want {
+			t.Fatalf("absorb: name-%d is %d, want %d", i, remap[j], want)
+		}
+		if got, _ := sy.lookup(symName, fmt.Sprintf("name-%d", i)); got != want {
+			t.Fatalf("lookup(name-%d) = %d after absorb, want %d", i, got, want)
+		}
+	}
+}
+
+// An interned name is the caller's string itself (the events' names own
+// their memory: no second copy); a computed VolumeAttachment name is
+// copied out of the buffer it is computed in, which the next one reuses.
+func TestSymsOwnership(t *testing.T) {
+	sy := newSyms(4, 4)
+	vol := strings.Clone("kubernetes.io/csi/ebs.csi.aws.com^vol-1")
+	v := sy.intern(symName, vol)
+	if unsafe.StringData(sy.str[v]) != unsafe.StringData(vol) {
+		t.Error("intern copied the name")
+	}
+	n1, n2 := sy.intern(symNode, "node-1"), sy.intern(symNode, "node-2")
+	a1 := sy.attachment(v, n1)
+	sy.attachment(v, n2)
+	if want := state.AttachmentName("vol-1", "ebs.csi.aws.com", "node-1"); sy.str[a1] != want {
+		t.Errorf("node-1's VolumeAttachment name is %q after node-2's was computed, want %q", sy.str[a1], want)
+	}
+}
