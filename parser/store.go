@@ -77,7 +77,7 @@ func (st *inputState) addEvent(ev *Event, m evMeta, text string) {
 // (st.names), each distinct one copied once — the parser cuts them out of
 // the entry's bytes, which it reuses, and the event's text is kept
 // compressed, so they cannot be windows of either; the strings that are
-// constants unless cut from the entry (kind, code, component, origin) only
+// constants unless cut from the entry (code, component, origin) only
 // when they were. It also answers what the timeline asks of every text
 // (RWXKey) while the text is at hand.
 func (st *inputState) own(ev *Event, text string) {
@@ -90,9 +90,6 @@ func (st *inputState) own(ev *Event, text string) {
 		if windowOf(*p, text) {
 			*p = n.Intern(*p)
 		}
-	}
-	if windowOf(string(ev.Kind), text) {
-		ev.Kind = Kind(n.Intern(string(ev.Kind)))
 	}
 	if ev.Retry != nil && ev.Retry.Until != "" {
 		ev.Retry.Until = n.Intern(ev.Retry.Until)

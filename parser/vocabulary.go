@@ -25,6 +25,9 @@ func TextOf(s string) Text { return textstore.TextOf(s) }
 // Kinds lists every event kind, in the order of the vocabulary.
 func Kinds() []Kind { return classifier.Kinds() }
 
+// ParseKind returns the Kind named name (see classifier.ParseKind).
+func ParseKind(name string) (Kind, bool) { return classifier.ParseKind(name) }
+
 // Event kinds, components, origins and error codes (see classifier).
 const (
 	AttachStarted           = classifier.AttachStarted

@@ -22,7 +22,7 @@ type row struct {
 	Pods        []string
 }
 
-func (r row) key() string { return string(r.Kind) + "\x00" + r.Node + "\x00" + r.Code }
+func (r row) key() string { return r.Kind.String() + "\x00" + r.Node + "\x00" + r.Code }
 
 // collapse groups events into rows. An event joins one of the two most
 // recent rows on its node when kind and error class match, so a retry storm
@@ -193,7 +193,7 @@ func superseded(evs []parser.Event, i int) bool {
 		if n.Node != e.Node || n.Origin != "" || !slices.Contains(results, n.Kind) {
 			continue
 		}
-		return failed == "" || n.Kind == failed
+		return failed == 0 || n.Kind == failed
 	}
 	return false
 }
@@ -224,7 +224,7 @@ func (r row) step(z displayZone) string {
 	var b strings.Builder
 	label := stepLabels[r.Kind]
 	if label == "" {
-		label = string(r.Kind)
+		label = r.Kind.String()
 	}
 	b.WriteString(label)
 	if r.Count > 1 {
@@ -274,7 +274,7 @@ func contains(ss []string, s string) bool {
 // what describes a row: "attach-failed ZoneNotMatch ×40 until 17:51:08 (1h23m)".
 func (r row) what(withPod bool) string {
 	var b strings.Builder
-	b.WriteString(string(r.Kind))
+	b.WriteString(r.Kind.String())
 	if r.Code != "" {
 		b.WriteString(" " + oneLine(r.Code))
 	}

@@ -102,9 +102,13 @@ func loadFixture(t testing.TB, path string) *timeline.Timeline {
 			tl.Restarts = append(tl.Restarts, timeline.Restart{Time: parseTime(fields[1]), Reason: strings.Join(fields[2:], " "), Source: parser.Source{Path: src, Line: line}})
 			continue
 		}
+		kind, ok := parser.ParseKind(fields[1])
+		if !ok || kind == 0 {
+			t.Fatalf("%s:%d: unknown event kind %q", path, line, fields[1])
+		}
 		e := parser.Event{
 			Time:   parseTime(fields[0]),
-			Kind:   parser.Kind(fields[1]),
+			Kind:   kind,
 			Source: parser.Source{Path: src, Line: line},
 			Text:   parser.TextOf(text),
 			RWXKey: parser.HasRWXKey(text), // as the parser sets it

@@ -191,7 +191,7 @@ func abdFinding(v *timeline.Volume, a, b string, st timeline.State, inferred boo
 	}
 	ev = append(ev, evidence(ed, "detach from "+a+" only now, after "+b+" has the volume"))
 	if done >= 0 {
-		ev = append(ev, evidence(v.Events[done], "detach from "+a+" "+strings.TrimPrefix(string(v.Events[done].Kind), "detach-")))
+		ev = append(ev, evidence(v.Events[done], "detach from "+a+" "+strings.TrimPrefix(v.Events[done].Kind.String(), "detach-")))
 	}
 	if len(missing) > 0 {
 		ev = append(ev, evidence(missing[0], "kubelet on "+b+" cannot find the device afterwards"))

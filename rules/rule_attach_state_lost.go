@@ -159,7 +159,7 @@ func detachBurst(c *Context, r restart, window time.Duration, minVols int) []Fin
 		if done := firstAfterTime(h.v, h.e.Time.Add(-time.Nanosecond), func(x *parser.Event) bool {
 			return x.Node == h.e.Node && x.Origin == "" && kindIn(x.Kind, parser.DetachSucceeded, parser.DetachFailed) && x.Source != h.e.Source
 		}); done != nil {
-			ev = append(ev, evidence(*done, "detach "+strings.TrimPrefix(string(done.Kind), "detach-")))
+			ev = append(ev, evidence(*done, "detach "+strings.TrimPrefix(done.Kind.String(), "detach-")))
 		}
 		reason := r.Reason
 		if reason == "" {

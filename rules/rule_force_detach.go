@@ -84,7 +84,7 @@ func forceFinding(v *timeline.Volume, node string, evs []parser.Event) Finding {
 		return e.Node == node && e.Origin == "" && kindIn(e.Kind, parser.DetachSucceeded, parser.DetachFailed)
 	})
 	if res != nil {
-		ev = append(ev, evidence(*res, "forced detach "+strings.TrimPrefix(string(res.Kind), "detach-")))
+		ev = append(ev, evidence(*res, "forced detach "+strings.TrimPrefix(res.Kind.String(), "detach-")))
 	}
 	// Who was waiting for it: a Multi-Attach on another node, then its attach.
 	var blocked, attached *parser.Event

@@ -25,7 +25,7 @@ func at(sec float64) time.Time { return t0.Add(time.Duration(sec * float64(time.
 // duplicate detection sees real lines.
 func ev(sec float64, kind parser.Kind, comp, node string) parser.Event {
 	e := parser.Event{Time: at(sec), Kind: kind, Volume: vU, PV: vPV, Node: node, Component: comp}
-	e.Text = parser.TextOf(string(kind) + " " + node + " " + e.Time.Format(time.RFC3339Nano))
+	e.Text = parser.TextOf(kind.String() + " " + node + " " + e.Time.Format(time.RFC3339Nano))
 	return e
 }
 

@@ -81,7 +81,7 @@ func TestEvents(t *testing.T) {
 	kinds := func(evs []parser.Event) []string {
 		var out []string
 		for _, e := range evs {
-			out = append(out, string(e.Kind)+"@"+e.Node)
+			out = append(out, e.Kind.String()+"@"+e.Node)
 		}
 		return out
 	}

@@ -7,20 +7,6 @@ import (
 	"unicode/utf8"
 )
 
-// Kinds added by the message side (see classify): they keep understood lines
-// out of Unknown without pretending an operation happened.
-const (
-	// AttachStartFailed: "attacherDetacher.AttachVolume failed to start" — the
-	// operation was never queued (usually "already executing"); no attach ran.
-	AttachStartFailed Kind = "attach-start-failed"
-	// DetachStartFailed: "attacherDetacher.DetachVolume failed to start".
-	DetachStartFailed Kind = "detach-start-failed"
-	// Bookkeeping: verbose cache/state lines that are understood but carry no
-	// operation result (ASW updates, "Starting attacherDetacher.DetachVolume",
-	// WaitForAttach entering, CSI driver progress lines). Detail says which.
-	Bookkeeping Kind = "bookkeeping"
-)
-
 // Message-side conventions (what classify puts where):
 //
 //   - Volume is the UniqueName; PV the displayed volume name unless "nil" (≤1.6
@@ -929,14 +915,14 @@ var opRulesByFirst = func() (t [256][]opRule) {
 // only matches ops that mention a failure, so unknown successes stay unknown.
 func opKind(op string) (Kind, string, bool) {
 	if op == "" {
-		return "", "", false
+		return 0, "", false
 	}
 	for _, r := range opRulesByFirst[op[0]] {
 		if r.matches(op) {
 			return r.kind, r.comp, true
 		}
 	}
-	return "", "", false
+	return 0, "", false
 }
 
 // matches reports whether rule r applies to op (see opKind).

@@ -42,7 +42,7 @@ func opKindReference(op string) (Kind, string, bool) {
 			return r.kind, r.comp, true
 		}
 	}
-	return "", "", false
+	return 0, "", false
 }
 
 // refCorpus is text to compare the fast helpers with their references on,

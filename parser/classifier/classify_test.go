@@ -263,7 +263,7 @@ func TestClassifyCases(t *testing.T) {
 					t.Errorf("%s = %q, want %q", field, got, want)
 				}
 			}
-			check("kind", string(ev.Kind), string(w.kind))
+			check("kind", ev.Kind.String(), w.kind.String())
 			check("volume", ev.Volume, w.volume)
 			check("pv", ev.PV, w.pv)
 			check("handle", ev.Handle, w.handle)

@@ -1,60 +1,169 @@
 package classifier
 
 import (
+	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/kcmtrace/kcmtrace/parser/textstore"
 )
 
-// Kind names what an event says happened. Values are kebab-case and stable:
-// they appear in `kcmtrace events` output and in JSON.
-type Kind string
+// Kind names what an event says happened. A Kind is one byte (events are
+// many, see Event); its name (String) is kebab-case and stable: it is what
+// `kcmtrace events` output and JSON show, and what MarshalText writes and
+// UnmarshalText reads. The zero Kind has the name "" (no kind yet).
+// Compare kinds by name, never by number, where order shows (sort by
+// String): the numbers follow the vocabulary, the outputs are alphabetical.
+type Kind uint8
 
 // The event vocabulary (docs/DESIGN.md "Events"), plus a few extensions that the
-// timeline needs (kubelet mount path starts, CSI sidecar/driver lines).
+// timeline needs (kubelet mount path starts, CSI sidecar/driver lines), in
+// the order of Kinds.
 const (
-	AttachStarted        Kind = "attach-started"
-	AttachSucceeded      Kind = "attach-succeeded"
-	AttachFailed         Kind = "attach-failed"
-	DetachRequested      Kind = "detach-requested" // "Set detach request time", ASW bookkeeping
-	DetachStarted        Kind = "detach-started"
-	DetachVerifiedSafe   Kind = "detach-verified-safe"
-	DetachSucceeded      Kind = "detach-succeeded"
-	DetachFailed         Kind = "detach-failed"
-	ForceDetach          Kind = "force-detach"
-	MultiAttach          Kind = "multi-attach"
-	DetachBlockedMounted Kind = "detach-blocked-mounted"
-	MarkedDetached       Kind = "marked-detached"
-	RetryScheduled       Kind = "retry-scheduled" // nestedpendingoperations line whose inner operation has no kind of its own
+	AttachStarted Kind = iota + 1
+	AttachSucceeded
+	AttachFailed
+	DetachRequested // "Set detach request time", ASW bookkeeping
+	DetachStarted
+	DetachVerifiedSafe
+	DetachSucceeded
+	DetachFailed
+	ForceDetach
+	MultiAttach
+	DetachBlockedMounted
+	MarkedDetached
+	RetryScheduled // nestedpendingoperations line whose inner operation has no kind of its own
 
-	VerifyAttachedStarted   Kind = "verify-attached-started"   // kubelet: VerifyControllerAttachedVolume started
-	VerifyAttachedSucceeded Kind = "verify-attached-succeeded" // kubelet: "Controller attach succeeded"
-	VerifyAttachedFailed    Kind = "verify-attached-failed"    // kubelet: not attached according to node status / not in VolumesInUse
-	MountStarted            Kind = "mount-started"             // kubelet: operationExecutor.MountVolume started
-	WaitForAttachSucceeded  Kind = "wait-for-attach-succeeded"
-	WaitForAttachFailed     Kind = "wait-for-attach-failed"
-	MountDeviceSucceeded    Kind = "mount-device-succeeded"
-	MountDeviceFailed       Kind = "mount-device-failed"
-	SetupSucceeded          Kind = "setup-succeeded"
-	SetupFailed             Kind = "setup-failed"
-	UnmountStarted          Kind = "unmount-started" // kubelet: UnmountVolume / UnmountDevice started
-	TeardownSucceeded       Kind = "teardown-succeeded"
-	TeardownFailed          Kind = "teardown-failed"
-	UnmountDeviceSucceeded  Kind = "unmount-device-succeeded"
-	UnmountDeviceFailed     Kind = "unmount-device-failed"
-	KubeletVolumeDetached   Kind = "kubelet-volume-detached" // kubelet bookkeeping "Volume detached"
-	MountTimeout            Kind = "mount-timeout"           // "Unable to attach or mount volumes"
-	OwnershipChange         Kind = "ownership-change"        // kubelet: recursive fsGroup chown of a volume (Detail: started, progress N files, slow)
+	VerifyAttachedStarted   // kubelet: VerifyControllerAttachedVolume started
+	VerifyAttachedSucceeded // kubelet: "Controller attach succeeded"
+	VerifyAttachedFailed    // kubelet: not attached according to node status / not in VolumesInUse
+	MountStarted            // kubelet: operationExecutor.MountVolume started
+	WaitForAttachSucceeded
+	WaitForAttachFailed
+	MountDeviceSucceeded
+	MountDeviceFailed
+	SetupSucceeded
+	SetupFailed
+	UnmountStarted // kubelet: UnmountVolume / UnmountDevice started
+	TeardownSucceeded
+	TeardownFailed
+	UnmountDeviceSucceeded
+	UnmountDeviceFailed
+	KubeletVolumeDetached // kubelet bookkeeping "Volume detached"
+	MountTimeout          // "Unable to attach or mount volumes"
+	OwnershipChange       // kubelet: recursive fsGroup chown of a volume (Detail: started, progress N files, slow)
 
-	CSIAttaching Kind = "csi-attaching" // external-attacher "Attaching" VolumeAttachment
-	CSIAttached  Kind = "csi-attached"
-	CSIDetaching Kind = "csi-detaching"
-	CSIDetached  Kind = "csi-detached"
-	CSIError     Kind = "csi-error" // driver / sidecar / kubernetes.io/csi plugin error line
+	CSIAttaching // external-attacher "Attaching" VolumeAttachment
+	CSIAttached
+	CSIDetaching
+	CSIDetached
+	CSIError // driver / sidecar / kubernetes.io/csi plugin error line
 
-	ControllerStarted Kind = "controller-started" // attach/detach controller start, leader election
-	Unknown           Kind = "unknown"            // volume-looking line not understood; Reason says why
+	ControllerStarted // attach/detach controller start, leader election
+	// AttachStartFailed: "attacherDetacher.AttachVolume failed to start" — the
+	// operation was never queued (usually "already executing"); no attach ran.
+	AttachStartFailed
+	// DetachStartFailed: "attacherDetacher.DetachVolume failed to start".
+	DetachStartFailed
+	// Bookkeeping: verbose cache/state lines that are understood but carry no
+	// operation result (ASW updates, "Starting attacherDetacher.DetachVolume",
+	// WaitForAttach entering, CSI driver progress lines). Detail says which.
+	Bookkeeping
+
+	Unknown // volume-looking line not understood; Reason says why
 )
+
+// kindNames are the names of the kinds, indexed by Kind.
+var kindNames = [...]string{
+	AttachStarted:           "attach-started",
+	AttachSucceeded:         "attach-succeeded",
+	AttachFailed:            "attach-failed",
+	DetachRequested:         "detach-requested",
+	DetachStarted:           "detach-started",
+	DetachVerifiedSafe:      "detach-verified-safe",
+	DetachSucceeded:         "detach-succeeded",
+	DetachFailed:            "detach-failed",
+	ForceDetach:             "force-detach",
+	MultiAttach:             "multi-attach",
+	DetachBlockedMounted:    "detach-blocked-mounted",
+	MarkedDetached:          "marked-detached",
+	RetryScheduled:          "retry-scheduled",
+	VerifyAttachedStarted:   "verify-attached-started",
+	VerifyAttachedSucceeded: "verify-attached-succeeded",
+	VerifyAttachedFailed:    "verify-attached-failed",
+	MountStarted:            "mount-started",
+	WaitForAttachSucceeded:  "wait-for-attach-succeeded",
+	WaitForAttachFailed:     "wait-for-attach-failed",
+	MountDeviceSucceeded:    "mount-device-succeeded",
+	MountDeviceFailed:       "mount-device-failed",
+	SetupSucceeded:          "setup-succeeded",
+	SetupFailed:             "setup-failed",
+	UnmountStarted:          "unmount-started",
+	TeardownSucceeded:       "teardown-succeeded",
+	TeardownFailed:          "teardown-failed",
+	UnmountDeviceSucceeded:  "unmount-device-succeeded",
+	UnmountDeviceFailed:     "unmount-device-failed",
+	KubeletVolumeDetached:   "kubelet-volume-detached",
+	MountTimeout:            "mount-timeout",
+	OwnershipChange:         "ownership-change",
+	CSIAttaching:            "csi-attaching",
+	CSIAttached:             "csi-attached",
+	CSIDetaching:            "csi-detaching",
+	CSIDetached:             "csi-detached",
+	CSIError:                "csi-error",
+	ControllerStarted:       "controller-started",
+	AttachStartFailed:       "attach-start-failed",
+	DetachStartFailed:       "detach-start-failed",
+	Bookkeeping:             "bookkeeping",
+	Unknown:                 "unknown",
+}
+
+// kindByName maps a name back to its Kind (UnmarshalText, ParseKind).
+var kindByName = func() map[string]Kind {
+	m := make(map[string]Kind, len(kindNames))
+	for k, name := range kindNames {
+		if name != "" {
+			m[name] = Kind(k)
+		}
+	}
+	return m
+}()
+
+// String is the kind's kebab-case name ("" for the zero Kind).
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "Kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// ParseKind returns the Kind named name; ok is false for a name that is no kind.
+func ParseKind(name string) (k Kind, ok bool) {
+	if name == "" {
+		return 0, true
+	}
+	k, ok = kindByName[name]
+	return k, ok
+}
+
+// MarshalText writes the kind's name, so JSON shows (and sorts map keys by)
+// the name.
+func (k Kind) MarshalText() ([]byte, error) {
+	if int(k) >= len(kindNames) {
+		return nil, fmt.Errorf("event kind %d out of range", k)
+	}
+	return []byte(kindNames[k]), nil
+}
+
+// UnmarshalText reads a kind's name; a name that is no kind is an error.
+func (k *Kind) UnmarshalText(b []byte) error {
+	v, ok := ParseKind(string(b))
+	if !ok {
+		return fmt.Errorf("unknown event kind %q", b)
+	}
+	*k = v
+	return nil
+}
 
 // Components that emit events.
 const (
