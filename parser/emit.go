@@ -127,10 +127,10 @@ func (sc *scanner) finishEvent(ev *Event, e *entry) {
 	ev.Source = Source{Path: sc.st.in.Path, Line: e.line, Input: sc.st.index}
 	// an envelope's labels (source_envelope.go) say who wrote the record
 	// before its content does
-	if e.role != "" && ev.Component == "" {
-		ev.Component = e.role
+	if e.role != "" && ev.Component == 0 {
+		ev.Component = ComponentOf(e.role)
 	}
-	if e.node != "" && e.role == ComponentKubelet {
+	if e.node != "" && e.role == ComponentKubelet.String() {
 		ev.Node = e.node
 	}
 }

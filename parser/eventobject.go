@@ -61,10 +61,10 @@ func ClassifyEventObject(o EventObject) (Event, bool) {
 // origin, component, reason, level from the type, and the pod of a
 // "pod/name" object.
 func rowDefaults(ev *Event, row *tableRow, object string) {
-	if ev.Origin == "" {
+	if ev.Origin == 0 {
 		ev.Origin = OriginDescribe
 	}
-	if ev.Component == "" {
+	if ev.Component == 0 {
 		ev.Component = ComponentEvents
 	}
 	if ev.Reason == "" {

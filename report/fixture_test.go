@@ -32,7 +32,7 @@ func handSeed(hostile bool) *Analysis {
 	at := func(d time.Duration) time.Time { return t0.Add(d) }
 	var evs []parser.Event
 	line := 10
-	add := func(d time.Duration, kind parser.Kind, node, path, comp, code, text string) parser.Event {
+	add := func(d time.Duration, kind parser.Kind, node, path string, comp parser.Component, code, text string) parser.Event {
 		line++
 		e := parser.Event{Time: at(d), Kind: kind, Volume: uniq, PV: pv, Handle: handle, Node: node,
 			Component: comp, Code: code, Source: parser.Source{Path: path, Line: line}, Text: parser.TextOf(text), RWXKey: parser.HasRWXKey(text)}

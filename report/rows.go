@@ -121,7 +121,7 @@ func keyEvents(evs []parser.Event) []parser.Event {
 	direct := map[parser.Kind][]time.Time{} // kind → times of direct log lines (sorted: evs are)
 	var failures []parser.Event             // direct failure lines, for csi-error matching
 	for _, e := range evs {
-		if e.Origin != "" || e.Time.IsZero() {
+		if e.Origin != 0 || e.Time.IsZero() {
 			continue
 		}
 		direct[e.Kind] = append(direct[e.Kind], e.Time)
@@ -146,7 +146,7 @@ func keyEvents(evs []parser.Event) []parser.Event {
 			if near(direct[e.Kind], e.Time.Add(-e.Span-slack), e.Time.Add(slack)) {
 				continue
 			}
-		case e.Kind == parser.CSIError && e.Origin == "":
+		case e.Kind == parser.CSIError && e.Origin == 0:
 			if repeatsFailure(failures, e) {
 				continue
 			}
@@ -190,7 +190,7 @@ func superseded(evs []parser.Event, i int) bool {
 		return false
 	}
 	for _, n := range evs[i+1:] {
-		if n.Node != e.Node || n.Origin != "" || !slices.Contains(results, n.Kind) {
+		if n.Node != e.Node || n.Origin != 0 || !slices.Contains(results, n.Kind) {
 			continue
 		}
 		return failed == 0 || n.Kind == failed

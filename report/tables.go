@@ -83,12 +83,12 @@ func EventsText(w io.Writer, evs []parser.Event, o Options) error {
 // the same file, the operation line it repeats (counted there, not again).
 func eventOrigin(e parser.Event) string {
 	switch {
-	case e.Origin == "":
+	case e.Origin == 0:
 		return "log"
 	case e.EchoOf != 0:
 		return fmt.Sprintf("%s→:%d", e.Origin, e.EchoOf)
 	}
-	return oneLine(e.Origin)
+	return oneLine(e.Origin.String())
 }
 
 // eventsDefaultWidth is the width of events text when Options.Width is 0.

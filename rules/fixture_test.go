@@ -134,9 +134,11 @@ func loadFixture(t testing.TB, path string) *timeline.Timeline {
 			case "detail":
 				e.Detail = val
 			case "origin":
-				e.Origin = val
+				if err := e.Origin.UnmarshalText([]byte(val)); err != nil {
+					t.Fatalf("%s:%d: %v", path, line, err)
+				}
 			case "comp":
-				e.Component = val
+				e.Component = parser.ComponentOf(val)
 			case "count":
 				e.Count, _ = strconv.Atoi(val)
 			case "span":
@@ -148,7 +150,7 @@ func loadFixture(t testing.TB, path string) *timeline.Timeline {
 				t.Fatalf("%s:%d: unknown key %q", path, line, k)
 			}
 		}
-		if e.Component == "" {
+		if e.Component == 0 {
 			e.Component = parser.ComponentKCM
 			if strings.Contains(src, "kubelet") {
 				e.Component = parser.ComponentKubelet
@@ -212,7 +214,7 @@ func finishVolume(v *timeline.Volume) {
 		}
 		v.Nodes = append(v.Nodes, e.Node)
 		v.Pods = append(v.Pods, e.Pod)
-		if e.Origin != "" || e.Node == "" {
+		if e.Origin != 0 || e.Node == "" {
 			continue
 		}
 		if st, ok := controllerState(e.Kind); ok {

@@ -117,7 +117,7 @@ func checkAttachRetryStorm(c *Context) []Finding {
 				if e.Code == g.code && (e.Node == g.node || e.Node == "") {
 					f.Pods = append(f.Pods, e.Pod)
 				}
-				if e.Origin != "" && e.Count > api {
+				if e.Origin != 0 && e.Count > api {
 					api, apiSpan = e.Count, e.Span
 				}
 			}

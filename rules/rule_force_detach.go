@@ -81,7 +81,7 @@ func forceFinding(v *timeline.Volume, node string, evs []parser.Event) Finding {
 		ev = append(ev, evidence(*req, "detach requested: the 6-minute wait for the unmount starts"))
 	}
 	res := firstAfterTime(v, fe.Time, func(e *parser.Event) bool {
-		return e.Node == node && e.Origin == "" && kindIn(e.Kind, parser.DetachSucceeded, parser.DetachFailed)
+		return e.Node == node && e.Origin == 0 && kindIn(e.Kind, parser.DetachSucceeded, parser.DetachFailed)
 	})
 	if res != nil {
 		ev = append(ev, evidence(*res, "forced detach "+strings.TrimPrefix(res.Kind.String(), "detach-")))

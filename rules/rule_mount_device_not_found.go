@@ -83,7 +83,7 @@ func deviceFinding(v *timeline.Volume, node string, evs []parser.Event) Finding 
 	var det *parser.Event
 	for i := range v.Events {
 		e := &v.Events[i]
-		if e.Origin == "" && kindIn(e.Kind, parser.DetachSucceeded, parser.DetachStarted, parser.ForceDetach, parser.CSIDetached) && !e.Time.After(first) {
+		if e.Origin == 0 && kindIn(e.Kind, parser.DetachSucceeded, parser.DetachStarted, parser.ForceDetach, parser.CSIDetached) && !e.Time.After(first) {
 			if det == nil || e.Time.After(det.Time) || (e.Time.Equal(det.Time) && e.Kind == parser.DetachSucceeded) {
 				det = &v.Events[i]
 			}

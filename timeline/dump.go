@@ -33,8 +33,8 @@ func (t *Timeline) Dump(w io.Writer) error {
 		kinds := map[string]int{}
 		for i := range v.Events {
 			k := v.Events[i].Kind.String()
-			if v.Events[i].Origin != "" {
-				k += "(" + v.Events[i].Origin + ")"
+			if v.Events[i].Origin != 0 {
+				k += "(" + v.Events[i].Origin.String() + ")"
 			}
 			kinds[k]++
 		}

@@ -13,8 +13,8 @@ import (
 func TestSkewBeyondWindowIsFlagged(t *testing.T) {
 	t0 := time.Date(2024, 8, 12, 3, 0, 0, 0, time.UTC)
 	vol := "kubernetes.io/csi/cbs^disk-1"
-	kcm := parser.Result{Input: parser.Input{Path: "kcm.log", Component: parser.ComponentKCM}}
-	kubelet := parser.Result{Input: parser.Input{Path: "kubelet.log", Component: parser.ComponentKubelet}}
+	kcm := parser.Result{Input: parser.Input{Path: "kcm.log", Component: parser.ComponentKCM.String()}}
+	kubelet := parser.Result{Input: parser.Input{Path: "kubelet.log", Component: parser.ComponentKubelet.String()}}
 	for i := range 3 {
 		at := t0.Add(time.Duration(i) * time.Hour)
 		kcm.Events = append(kcm.Events, parser.Event{Time: at, Kind: parser.AttachSucceeded, Volume: vol, Node: "n1", Component: parser.ComponentKCM, Source: parser.Source{Path: "kcm.log", Line: i + 1}})

@@ -152,7 +152,7 @@ func eventResults(snap *state.Snapshot, first int) []parser.Result {
 		path := e.Source.Path
 		r := byPath[path]
 		if r == nil {
-			r = &parser.Result{Input: parser.Input{Path: path, Component: parser.ComponentEvents, Wrapper: "none", Format: "events-" + e.Source.Format}}
+			r = &parser.Result{Input: parser.Input{Path: path, Component: parser.ComponentEvents.String(), Wrapper: "none", Format: "events-" + e.Source.Format}}
 			if fi, err := os.Stat(path); err == nil {
 				r.Input.Bytes = fi.Size()
 			}

@@ -47,5 +47,5 @@ func ManyNodes(n int, overlap bool) parser.Result {
 			add(parser.DetachSucceeded, i)
 		}
 	}
-	return parser.Result{Input: parser.Input{Path: "kcm.log", Component: parser.ComponentKCM}, Events: evs}
+	return parser.Result{Input: parser.Input{Path: "kcm.log", Component: parser.ComponentKCM.String()}, Events: evs}
 }

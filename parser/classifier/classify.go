@@ -825,7 +825,7 @@ func classifyMountTimeout(ev *Event, msg string) {
 type opRule struct {
 	prefix string
 	kind   Kind
-	comp   string
+	comp   Component
 }
 
 // opRules is checked in order with strings.HasPrefix; specific entries first.
@@ -913,16 +913,16 @@ var opRulesByFirst = func() (t [256][]opRule) {
 
 // opKind looks op up in opRules. A rule whose prefix ends in "." (a family)
 // only matches ops that mention a failure, so unknown successes stay unknown.
-func opKind(op string) (Kind, string, bool) {
+func opKind(op string) (Kind, Component, bool) {
 	if op == "" {
-		return 0, "", false
+		return 0, 0, false
 	}
 	for _, r := range opRulesByFirst[op[0]] {
 		if r.matches(op) {
 			return r.kind, r.comp, true
 		}
 	}
-	return 0, "", false
+	return 0, 0, false
 }
 
 // matches reports whether rule r applies to op (see opKind).
@@ -1167,7 +1167,7 @@ func classifyRetry(msg string) (Event, bool) {
 		ev.Kind = RetryScheduled
 		ev.Error = errText
 		ev.Detail = ""
-		if ev.Component == "" && (keyPod != "" || strings.Contains(errText, "Mount") || strings.Contains(errText, "pod \"")) {
+		if ev.Component == 0 && (keyPod != "" || strings.Contains(errText, "Mount") || strings.Contains(errText, "pod \"")) {
 			ev.Component = ComponentKubelet
 		}
 	}

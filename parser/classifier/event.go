@@ -165,20 +165,6 @@ func (k *Kind) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// Components that emit events.
-const (
-	ComponentKCM     = "kcm"
-	ComponentKubelet = "kubelet"
-	ComponentCSI     = "csi"
-	ComponentEvents  = "events" // kubectl describe / get events tables
-)
-
-// Origins: how an event reached us. Empty means a component's own log line.
-const (
-	OriginEvent    = "event"    // a Kubernetes Event echoed into a component log (event.go)
-	OriginDescribe = "describe" // a row of `kubectl describe` / `kubectl get events`
-)
-
 // Error codes (Event.Code): a classification of the error text.
 const (
 	CodeZoneNotMatch     = "ZoneNotMatch" // also ZoneMismatch, "not in the same zone", node affinity zone conflicts
@@ -257,8 +243,8 @@ type Event struct {
 	Code       string // classified error (Code* constants) or ""
 	Count      int    // describe rows "(x35 over 77m)"; 0 means 1
 	Span       time.Duration
-	Component  string // Component* constants
-	Origin     string // Origin* constants or ""
+	Component  Component
+	Origin     Origin
 	Detail     string // kind-specific extra: multi-attach blockers, force-detach cause, device path…
 	Reason     string // for Unknown: why it was not understood; for events: the event reason
 	Retry      *Retry // present on retry lines

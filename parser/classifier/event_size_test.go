@@ -12,7 +12,7 @@ func TestEventSize(t *testing.T) {
 	if unsafe.Sizeof(uintptr(0)) != 8 {
 		t.Skip("sizes pinned for 64-bit platforms")
 	}
-	if got := unsafe.Sizeof(Event{}); got != 336 {
-		t.Errorf("Event is %d bytes, want 336", got)
+	if got := unsafe.Sizeof(Event{}); got != 312 {
+		t.Errorf("Event is %d bytes, want 312", got)
 	}
 }
