@@ -116,7 +116,7 @@ func (sc *scanner) emit(e *entry, kind entryKind) bool {
 		ev.Level = rec.Level
 	}
 	if ev.PID == 0 {
-		ev.PID = rec.PID
+		ev.PID = Int32(rec.PID)
 	}
 	sc.finishEvent(&ev, e)
 	st.addEvent(&ev, m, sanitizeText(e.buf))

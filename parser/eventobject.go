@@ -48,7 +48,7 @@ func ClassifyEventObject(o EventObject) (Event, bool) {
 	ev.Source, ev.Text = o.Source, TextOf(o.Text)
 	ev.Time = o.Last.UTC()
 	if ev.Count == 0 && o.Count > 1 {
-		ev.Count = o.Count
+		ev.Count = Int32(o.Count)
 	}
 	if !o.First.IsZero() && o.Last.After(o.First) {
 		ev.Span = o.Last.Sub(o.First)

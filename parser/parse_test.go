@@ -122,8 +122,8 @@ func goldenJSONL(t testing.TB, res Result) []byte {
 	sort.SliceStable(evs, func(i, j int) bool { return evs[i].Source.Line < evs[j].Source.Line })
 	for _, ev := range evs {
 		ge := goldenEvent{Line: ev.Source.Line, Relative: ev.Relative, Kind: ev.Kind, Volume: ev.Volume, PV: ev.PV,
-			Handle: ev.Handle, Attachment: ev.Attachment, Node: ev.Node, Pod: ev.Pod, Code: ev.Code, Count: ev.Count,
-			Component: ev.Component.String(), Origin: ev.Origin.String(), PID: ev.PID, Reason: ev.Reason,
+			Handle: ev.Handle, Attachment: ev.Attachment, Node: ev.Node, Pod: ev.Pod, Code: ev.Code, Count: int(ev.Count),
+			Component: ev.Component.String(), Origin: ev.Origin.String(), PID: int(ev.PID), Reason: ev.Reason,
 			Error: clipText(ev.Error, 100), Text: clipText(ev.Text.String(), 100)}
 		if !ev.Time.IsZero() {
 			ge.Time = ev.Time.Format(time.RFC3339Nano)

@@ -295,8 +295,8 @@ func (st *inputState) keepFirst(n int) {
 		for i := keep; i < len(evs); i++ {
 			st.dropped++
 			if folded[k+i] { // its repeats are dropped with it, no longer folded
-				st.dropped += evs[i].Count - 1
-				st.in.Folded -= evs[i].Count - 1
+				st.dropped += int(evs[i].Count) - 1
+				st.in.Folded -= int(evs[i].Count) - 1
 			}
 			evs[i] = Event{} // the text it holds goes with it
 		}

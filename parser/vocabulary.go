@@ -30,6 +30,9 @@ func Kinds() []Kind { return classifier.Kinds() }
 // ComponentOf returns the Component named name (see classifier.ComponentOf).
 func ComponentOf(name string) Component { return classifier.ComponentOf(name) }
 
+// Int32 is n saturated to an Event's Count or PID (see classifier.Int32).
+func Int32(n int) int32 { return classifier.Int32(n) }
+
 // ParseKind returns the Kind named name (see classifier.ParseKind).
 func ParseKind(name string) (Kind, bool) { return classifier.ParseKind(name) }
 

@@ -80,7 +80,7 @@ func hostileVolumes() []*timeline.Volume {
 			parser.WaitForAttachFailed, parser.MountTimeout, parser.AttachStarted, kinds[i%len(kinds)], 0,
 			parser.AttachFailed, parser.Unknown, kinds[(i*7)%len(kinds)],
 		} {
-			v.Events = append(v.Events, parser.Event{Kind: k, Count: (i + j) % 4, Time: t0})
+			v.Events = append(v.Events, parser.Event{Kind: k, Count: parser.Int32((i + j) % 4), Time: t0})
 		}
 		vols = append(vols, v)
 	}

@@ -39,7 +39,7 @@ func fold(evs []parser.Event, loop bool) []row {
 	var rows []row
 	recent := map[string][]int{} // node → indices of its rows, newest last
 	for _, e := range evs {
-		n := e.Count
+		n := int(e.Count)
 		if n < 1 {
 			n = 1
 		}

@@ -461,8 +461,8 @@ func toWireEvent(e parser.Event) wireEvent {
 	w := wireEvent{
 		Time: ts(e.Time), Relative: e.Relative, Kind: e.Kind.String(), Volume: e.Volume, PV: e.PV,
 		Handle: e.Handle, Attachment: e.Attachment, Node: e.Node, Pod: e.Pod, Error: Sanitize(e.Error),
-		Code: e.Code, Count: e.Count, Component: e.Component.String(), Origin: e.Origin.String(), EchoOf: int(e.EchoOf),
-		Detail: Sanitize(e.Detail), Reason: Sanitize(e.Reason), PID: e.PID,
+		Code: e.Code, Count: int(e.Count), Component: e.Component.String(), Origin: e.Origin.String(), EchoOf: int(e.EchoOf),
+		Detail: Sanitize(e.Detail), Reason: Sanitize(e.Reason), PID: int(e.PID),
 		Source: wireSource{Path: e.Source.Path, Line: e.Source.Line},
 	}
 	if e.Span > 0 {

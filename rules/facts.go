@@ -67,7 +67,7 @@ func series(evs []parser.Event, what string) []Evidence {
 // "(x35 over 77m)" count, else 1.
 func weight(e parser.Event) int {
 	if e.Count > 1 {
-		return e.Count
+		return int(e.Count)
 	}
 	return 1
 }
@@ -90,8 +90,8 @@ func withoutSecondReports(direct []parser.Event) []parser.Event {
 // log lines.
 func apiCount(evs []parser.Event) (n int, span time.Duration) {
 	for _, e := range evs {
-		if e.Origin != 0 && e.Count > n {
-			n, span = e.Count, e.Span
+		if e.Origin != 0 && int(e.Count) > n {
+			n, span = int(e.Count), e.Span
 		}
 	}
 	return n, span

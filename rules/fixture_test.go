@@ -140,7 +140,8 @@ func loadFixture(t testing.TB, path string) *timeline.Timeline {
 			case "comp":
 				e.Component = parser.ComponentOf(val)
 			case "count":
-				e.Count, _ = strconv.Atoi(val)
+				n, _ := strconv.Atoi(val)
+				e.Count = parser.Int32(n)
 			case "span":
 				e.Span, _ = time.ParseDuration(val)
 			case "backoff":

@@ -56,10 +56,10 @@ func detectRestarts(evs []parser.Event, in []int32, ord []int32, comps []parser.
 		}
 		if comps[in[k]] == parser.ComponentKCM && ev.PID > 0 {
 			in := in[k]
-			if p, ok := lastPID[in]; ok && p != ev.PID {
+			if p, ok := lastPID[in]; ok && p != int(ev.PID) {
 				out = append(out, Restart{Time: ev.Time, Source: ev.Source, Reason: "pid-changed", Component: parser.ComponentKCM.String()})
 			}
-			lastPID[in] = ev.PID
+			lastPID[in] = int(ev.PID)
 		}
 	}
 	return collapseRestarts(out)

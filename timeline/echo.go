@@ -127,7 +127,7 @@ type Tally struct {
 
 // Add counts e.
 func (t *Tally) Add(e *parser.Event) {
-	n := max(e.Count, 1)
+	n := max(int(e.Count), 1)
 	switch e.Origin {
 	case 0:
 		t.logged += n

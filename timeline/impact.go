@@ -81,7 +81,7 @@ func (v *Volume) MountOutages() []*MountOutage {
 			if s.Counts[e.Kind] == 0 {
 				s.Kinds = append(s.Kinds, e.Kind)
 			}
-			s.Counts[e.Kind] += max(e.Count, 1)
+			s.Counts[e.Kind] += max(int(e.Count), 1)
 			t0, t1 := e.Time, e.Time
 			if e.Span > 0 && e.Origin == parser.OriginDescribe {
 				t0 = e.Time.Add(-e.Span)

@@ -64,7 +64,7 @@ func TestDescribeReanchor(t *testing.T) {
 	row := func(kind parser.Kind, lastSeen time.Time, n int, span time.Duration) parser.Event {
 		age := capture.Sub(lastSeen).Truncate(time.Minute) // kubectl rounds ages down
 		return parser.Event{Time: newest.Add(-age), Age: age, Kind: kind, PV: vPV, Component: parser.ComponentEvents,
-			Origin: parser.OriginDescribe, Count: n, Span: span, Text: parser.TextOf(kind.String())}
+			Origin: parser.OriginDescribe, Count: parser.Int32(n), Span: span, Text: parser.TextOf(kind.String())}
 	}
 	desc := result("describe.txt", parser.ComponentEvents.String(),
 		row(parser.AttachSucceeded, at(0), 1, 0),

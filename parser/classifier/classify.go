@@ -1330,7 +1330,7 @@ func classifyTable(t *tableRow) (Event, bool) {
 	}
 	ev.Origin = OriginDescribe
 	ev.Component = ComponentEvents
-	ev.Count = t.Count
+	ev.Count = Int32(t.Count)
 	if o := t.Object; o != "" {
 		kind, name, found := strings.Cut(o, "/")
 		switch {

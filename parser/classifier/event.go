@@ -2,6 +2,7 @@ package classifier
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 
@@ -241,14 +242,14 @@ type Event struct {
 	PodUID     string
 	Error      string // error text, unquoted
 	Code       string // classified error (Code* constants) or ""
-	Count      int    // describe rows "(x35 over 77m)"; 0 means 1
+	Count      int32  // describe rows "(x35 over 77m)"; 0 means 1
 	Span       time.Duration
 	Component  Component
 	Origin     Origin
 	Detail     string // kind-specific extra: multi-attach blockers, force-detach cause, device path…
 	Reason     string // for Unknown: why it was not understood; for events: the event reason
 	Retry      *Retry // present on retry lines
-	PID        int    // klog thread/process id; restarts show as a new pid or a smaller m=+
+	PID        int32  // klog thread/process id; restarts show as a new pid or a smaller m=+
 	Source     Source
 	Text       textstore.Text // the entry as read (continuation lines joined with "\n"), wrapper removed
 
@@ -283,4 +284,10 @@ func Kinds() []Kind {
 		CSIAttaching, CSIAttached, CSIDetaching, CSIDetached, CSIError,
 		ControllerStarted, AttachStartFailed, DetachStartFailed, Bookkeeping, Unknown,
 	}
+}
+
+// Int32 is n as an Event's 32-bit count or pid, saturated: a count or pid
+// past 2³¹-1 (only hostile input has one) stays the largest, never wraps.
+func Int32(n int) int32 {
+	return int32(min(max(n, math.MinInt32), math.MaxInt32))
 }

@@ -16,3 +16,13 @@ func TestEventSize(t *testing.T) {
 		t.Errorf("Event is %d bytes, want 312", got)
 	}
 }
+
+// TestInt32Saturates: a count or pid too large for the event's 32 bits
+// stays the largest instead of wrapping to a negative.
+func TestInt32Saturates(t *testing.T) {
+	for n, want := range map[int]int32{0: 0, 35: 35, -1: -1, 1<<31 - 1: 1<<31 - 1, 1 << 31: 1<<31 - 1, 1 << 40: 1<<31 - 1, -1 << 40: -1 << 31} {
+		if got := Int32(n); got != want {
+			t.Errorf("Int32(%d) = %d, want %d", n, got, want)
+		}
+	}
+}
