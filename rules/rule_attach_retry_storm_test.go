@@ -34,8 +34,11 @@ func TestAttachRetryStormCopiesOnce(t *testing.T) {
 	if len(fs) != 1 || fs[0].Count != n {
 		t.Fatalf("findings %d, want one storm of %d", len(fs), n)
 	}
+	// Besides the one copy, the rule's index lists and the pods it gathers
+	// cost about as much again as the (296-byte) events: three times the
+	// storm is one copy; the four or five copies of old are well past it.
 	slice := uint64(n) * uint64(unsafe.Sizeof(parser.Event{}))
-	if got := after.TotalAlloc - before.TotalAlloc; got > 2*slice {
+	if got := after.TotalAlloc - before.TotalAlloc; got > 3*slice {
 		t.Errorf("allocated %d MB for a %d MB storm: the events were copied %.1f times", got>>20, slice>>20, float64(got)/float64(slice))
 	}
 }

@@ -223,52 +223,54 @@ type Source struct {
 
 // Event is one typed fact read from one log entry.
 //
-// Memory: a 1 GiB log yields tens of thousands of events, all kept until the
-// report is written, so the fields are ordered to leave no padding (the
-// one-byte fields sit together) and the strings share memory: Text is a
-// reference into a compressed block of texts (package textstore), and the
-// parser interns the names it cuts from the entry (textstore.Names), so a
-// name that many events carry is one string. Neither is ever a window of a
-// read block.
+// Memory: a 1 GiB log yields ~100k events, all kept until the report is
+// written, so an Event is small (296 bytes on 64-bit platforms, pinned by
+// TestEventSize) and its strings share memory. The closed sets are one
+// byte each (Kind, Component, Origin), counts and pids four; the fields go
+// from the widest alignment to the narrowest (words, then the 32-bit
+// fields, then the bytes) so that none is padded (TestEventHasNoPadding).
+// Text is a reference into a compressed block of texts (package
+// textstore), and the parser interns the names it cuts from the entry
+// (textstore.Names), so a name that many events carry is one string.
+// Neither is ever a window of a read block.
 type Event struct {
 	Time       time.Time // UTC; zero when unknown
-	Kind       Kind
-	Volume     string // UniqueName when known
-	PV         string // PV / volume display name ("pvc-…"); never "nil"
-	Handle     string // CSI volume handle or in-tree backend id (disk-…, vol-…)
-	Attachment string // VolumeAttachment name (csi-<sha256>)
+	Volume     string    // UniqueName when known
+	PV         string    // PV / volume display name ("pvc-…"); never "nil"
+	Handle     string    // CSI volume handle or in-tree backend id (disk-…, vol-…)
+	Attachment string    // VolumeAttachment name (csi-<sha256>)
 	Node       string
 	Pod        string // "ns/name", or "name" when the namespace is unknown
 	PodUID     string
 	Error      string // error text, unquoted
 	Code       string // classified error (Code* constants) or ""
-	Count      int32  // describe rows "(x35 over 77m)"; 0 means 1
-	Span       time.Duration
-	Component  Component
-	Origin     Origin
 	Detail     string // kind-specific extra: multi-attach blockers, force-detach cause, device path…
 	Reason     string // for Unknown: why it was not understood; for events: the event reason
-	Retry      *Retry // present on retry lines
-	PID        int32  // klog thread/process id; restarts show as a new pid or a smaller m=+
-	Source     Source
-	Text       textstore.Text // the entry as read (continuation lines joined with "\n"), wrapper removed
-
+	Span       time.Duration
 	// Age is, for describe / get-events rows, how long before the snapshot the
 	// event was last seen; Time = anchor - Age once anchored.
-	Age time.Duration
+	Age    time.Duration
+	Retry  *Retry // present on retry lines
+	Source Source
+	Text   textstore.Text // the entry as read (continuation lines joined with "\n"), wrapper removed
 
-	Level    byte // 'I','W','E','F' or 0
-	Relative bool // Time derived from a relative age (describe) that could not be anchored
-	// RWXKey: Text has a nestedpendingoperations key that carries a node
-	// (HasRWXKey), found by the parser while the text is at hand.
-	RWXKey bool
-
+	Count int32 // describe rows "(x35 over 77m)"; 0 means 1
+	PID   int32 // klog thread/process id; restarts show as a new pid or a smaller m=+
 	// EchoOf is, for a Kubernetes Event echoed into a component log
 	// (Origin=OriginEvent), the line of the same input that logged the
 	// operation the Event repeats; 0 when it is not linked. timeline.Build
 	// links them (same volume, node, kind and error class, close in time);
 	// a linked echo is shown but never counted.
 	EchoOf int32
+
+	Kind      Kind
+	Component Component
+	Origin    Origin
+	Level     byte // 'I','W','E','F' or 0
+	Relative  bool // Time derived from a relative age (describe) that could not be anchored
+	// RWXKey: Text has a nestedpendingoperations key that carries a node
+	// (HasRWXKey), found by the parser while the text is at hand.
+	RWXKey bool
 }
 
 // Kinds lists every event kind, in the order of the vocabulary above.

@@ -1,19 +1,39 @@
 package classifier
 
 import (
+	"reflect"
 	"testing"
 	"unsafe"
 )
 
 // TestEventSize: a 1 GiB log keeps ~100k events until the report is
 // written, so Event must not grow: Text is a 16-byte reference like the
-// string it replaced, and the one-byte fields share one word's padding.
+// string it replaced, the closed sets are one byte each, counts and pids
+// four, and no field is padded (TestEventHasNoPadding).
 func TestEventSize(t *testing.T) {
 	if unsafe.Sizeof(uintptr(0)) != 8 {
 		t.Skip("sizes pinned for 64-bit platforms")
 	}
-	if got := unsafe.Sizeof(Event{}); got != 312 {
-		t.Errorf("Event is %d bytes, want 312", got)
+	if got := unsafe.Sizeof(Event{}); got != 296 {
+		t.Errorf("Event is %d bytes, want 296", got)
+	}
+}
+
+// TestEventHasNoPadding: each field of Event starts where the one before
+// it ends, so a field added out of order (a byte between two words) fails
+// here before it costs memory; only the end is rounded up to the word.
+func TestEventHasNoPadding(t *testing.T) {
+	typ := reflect.TypeFor[Event]()
+	end := uintptr(0)
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		if f.Offset != end {
+			t.Errorf("%d bytes of padding before Event.%s", f.Offset-end, f.Name)
+		}
+		end = f.Offset + f.Type.Size()
+	}
+	if pad := typ.Size() - end; pad >= uintptr(typ.Align()) {
+		t.Errorf("%d bytes of padding at the end of Event", pad)
 	}
 }
 
