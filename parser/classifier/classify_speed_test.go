@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // This file checks the helpers rewritten for speed in a second pass
@@ -46,6 +47,9 @@ func checkSpeedHelpers(t *testing.T, s string) {
 	t.Helper()
 	if got, want := classifyCode(s), classifyCodeReference(s); got != want {
 		t.Fatalf("classifyCode(%q) = %q, reference %q", s, got, want)
+	}
+	if got, want := isASCII(s), !strings.ContainsFunc(s, func(r rune) bool { return r >= utf8.RuneSelf }); got != want {
+		t.Fatalf("isASCII(%q) = %v, want %v", s, got, want)
 	}
 	if !limitMayMatch(s) && classifyCodeReference(s) == CodeAttachLimit {
 		t.Fatalf("limitMayMatch(%q) is false, but the text is %s", s, CodeAttachLimit)

@@ -281,16 +281,18 @@ var (
 	limitGrams = wordGrams(limitWords, func(int) bool { return true })
 )
 
-// isASCII reports whether s has no byte ≥ 0x80, reading 8 bytes at a time.
+// isASCII reports whether s has no byte ≥ 0x80, reading 8 bytes at a time
+// (of an 8-byte window, which the compiler loads as one word).
 func isASCII(s string) bool {
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		if (uint64(s[i])|uint64(s[i+1])<<8|uint64(s[i+2])<<16|uint64(s[i+3])<<24|
-			uint64(s[i+4])<<32|uint64(s[i+5])<<40|uint64(s[i+6])<<48|uint64(s[i+7])<<56)&0x8080808080808080 != 0 {
+	for len(s) >= 8 {
+		w := s[:8]
+		if (uint64(w[0])|uint64(w[1])<<8|uint64(w[2])<<16|uint64(w[3])<<24|
+			uint64(w[4])<<32|uint64(w[5])<<40|uint64(w[6])<<48|uint64(w[7])<<56)&0x8080808080808080 != 0 {
 			return false
 		}
+		s = s[8:]
 	}
-	for ; i < len(s); i++ {
+	for i := 0; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
 			return false
 		}
