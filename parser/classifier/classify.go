@@ -1398,10 +1398,10 @@ func volumeEventReason(reason string) bool {
 
 // eventMayClassify reports whether classifyEventMessage may understand an
 // event with this reason and message (as eventMessage returns it): false
-// only when it returns not-ok. It does when the reason is not
-// volumeEventReason and classifyMessage("", text, nil) is not-ok, and that
-// needs each of its ways to an event to fail, which these cheap tests
-// rule out:
+// only when it returns not-ok. That is when the reason is not
+// volumeEventReason and classifyMessage("", text, nil) is not-ok, which
+// needs each of classifyMessage's ways to an event to fail; each needs
+// what one of these cheap tests looks for:
 //
 //   - an event line in the message (classifyEventLine again): text starts
 //     with "Event(" (an "Event occurred" without pairs has no reason and
