@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/kcmtrace/kcmtrace/internal/loggen"
@@ -29,6 +30,22 @@ type eventPair struct{ reason, text string }
 // and what each way to an event needs. events is the number of pairs taken
 // from events.
 func gateCorpus(t testing.TB) (pairs []eventPair, events int) {
+	t.Helper()
+	gateOnce.Do(func() { gatePairs, gateEvents = buildGateCorpus(t) })
+	if len(gatePairs) == 0 {
+		t.Fatal("no gate corpus")
+	}
+	return gatePairs, gateEvents
+}
+
+// the gate corpus, built once for the test and the fuzz target
+var (
+	gateOnce   sync.Once
+	gatePairs  []eventPair
+	gateEvents int
+)
+
+func buildGateCorpus(t testing.TB) (pairs []eventPair, events int) {
 	t.Helper()
 	var inputs [][]byte
 	root := filepath.Join("..", "..", "testdata")
