@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -40,13 +41,19 @@ func Classify(rec *Record) (ev Event, ok bool) {
 	if rec.Table != nil {
 		return classifyTable(rec.Table)
 	}
-	var (
-		msg string
-		kvs []kv
-		// the pairs of a structured line: klog lines rarely have more, and
-		// classifyMessage keeps none of them, so they stay on the stack
-		buf [16]kv
-	)
+	// the pairs of a structured line: klog lines rarely have more, and
+	// classifyMessage keeps none of them, so they stay on the stack
+	var buf [16]kv
+	msg, kvs := recordMessage(rec, buf[:0])
+	if msg == "" && len(kvs) == 0 {
+		return Event{}, false
+	}
+	return classifyMessage(rec.File, msg, kvs)
+}
+
+// recordMessage returns the message of a record that is not a table row,
+// trimmed, and its pairs (appended to dst when decoded here).
+func recordMessage(rec *Record, dst []kv) (msg string, kvs []kv) {
 	switch {
 	case rec.Rest != "" && rec.Msg != "" && strings.HasPrefix(rec.Rest, `time="`):
 		// logrus text: the envelope side decoded msg="…" (CSI drivers).
@@ -54,18 +61,14 @@ func Classify(rec *Record) (ev Event, ok bool) {
 	case rec.Rest != "":
 		msg = rec.Rest
 		if rec.Rest[0] == '"' {
-			if m, pairs, sok := appendStructured(buf[:0], rec.Rest); sok {
+			if m, pairs, sok := appendStructured(dst, rec.Rest); sok {
 				msg, kvs = m, pairs
 			}
 		}
 	default:
 		msg, kvs = rec.Msg, rec.KV
 	}
-	msg = strings.TrimSpace(msg)
-	if msg == "" && len(kvs) == 0 {
-		return Event{}, false
-	}
-	return classifyMessage(rec.File, msg, kvs)
+	return strings.TrimSpace(msg), kvs
 }
 
 // classifyMessage classifies a printf message or a structured message with
@@ -93,14 +96,23 @@ func classifyMessage(file, msg string, kvs []kv) (Event, bool) {
 	if done := classifySentence(&ev, msg, kvs); done {
 		return finish(ev)
 	}
-	if limitRefusal(&ev, msg) || driverAttachProgress(&ev, firstLine(msg)) {
+	related := volumeRelated(msg) || kvVolumeRelated(kvs)
+	// The error class of the whole message, computed once: limitRefusal
+	// reads it, and a related message's node-side class below. Neither
+	// needs it for a message that is not related and cannot be a volume
+	// limit (limitMayMatch), which most ignored lines are.
+	var code string
+	if related || limitMayMatch(msg) {
+		code = classifyCode(msg)
+	}
+	if limitRefusal(&ev, msg, code) || driverAttachProgress(&ev, firstLine(msg)) {
 		return finish(ev)
 	}
 	// Not understood.
-	if !volumeRelated(msg) && !kvVolumeRelated(kvs) {
+	if !related {
 		return Event{}, false
 	}
-	if code := classifyCode(msg); isNodeSideCode(code) {
+	if isNodeSideCode(code) {
 		// A driver's or mount-utils' own line about a mount that failed
 		// ("Mount failed: exit status 32 … already mounted or mount point
 		// busy", "NodeStageVolume: err: …", "lvm: failed to mount volume …").
@@ -925,6 +937,20 @@ func opKind(op string) (Kind, Component, bool) {
 	return 0, 0, false
 }
 
+// opMayMatch reports whether s starts with the prefix of a rule of opRules:
+// opKind(op) is false for every op that s does not start with.
+func opMayMatch(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range opRulesByFirst[s[0]] {
+		if strings.HasPrefix(s, r.prefix) {
+			return true
+		}
+	}
+	return false
+}
+
 // matches reports whether rule r applies to op (see opKind).
 func (r *opRule) matches(op string) bool {
 	if !strings.HasPrefix(op, r.prefix) {
@@ -1223,16 +1249,19 @@ func isFailureKind(k Kind) bool {
 // classifyEventLine handles Kubernetes events echoed into a component log:
 // `Event(v1.ObjectReference{Kind:"Pod", Namespace:"ns", Name:"n", UID:"u", …}): type: 'Warning' reason: 'R' msg`
 // and `"Event occurred" object="ns/n" kind="Pod" … reason="R" message="…"` (text or JSON).
+// The involved object is read only for an event it understands.
 func classifyEventLine(msg string, kvs []kv) (Event, bool) {
-	var objKind, obj, uid, reason, text string
+	reason, text, ref := eventReason(msg, kvs)
+	ev, ok := classifyEventText(reason, text)
+	if !ok {
+		return Event{}, false
+	}
+	var objKind, obj, uid string
 	if msg == "Event occurred" {
 		objKind, _ = lookup(kvs, "kind")
 		o, _ := lookup(kvs, "object")
 		obj = kobjName(o)
-		reason, _ = lookup(kvs, "reason")
-		text, _ = lookup(kvs, "message")
 	} else {
-		ref, tail, _ := strings.Cut(msg, "}): ")
 		objKind = quotedAfter(ref, "Kind:")
 		ns := quotedAfter(ref, "Namespace:")
 		name := quotedAfter(ref, "Name:")
@@ -1241,15 +1270,6 @@ func classifyEventLine(msg string, kvs []kv) (Event, bool) {
 		if ns != "" {
 			obj = ns + "/" + name
 		}
-		// type: 'Warning' reason: 'R' text
-		if _, r, ok := strings.Cut(tail, "reason: '"); ok {
-			reason, text, _ = strings.Cut(r, "' ")
-			reason = strings.TrimSuffix(reason, "'")
-		}
-	}
-	ev, ok := classifyEventText(reason, text)
-	if !ok {
-		return Event{}, false
 	}
 	ev.Origin = OriginEvent
 	switch objKind {
@@ -1268,9 +1288,39 @@ func classifyEventLine(msg string, kvs []kv) (Event, bool) {
 	return ev, true
 }
 
+// eventReason returns the reason and message of an event line (see
+// classifyEventLine) and, for the ObjectReference form, the reference's
+// text.
+func eventReason(msg string, kvs []kv) (reason, text, ref string) {
+	if msg == "Event occurred" {
+		reason, _ = lookup(kvs, "reason")
+		text, _ = lookup(kvs, "message")
+		return reason, text, ""
+	}
+	ref, tail, _ := strings.Cut(msg, "}): ")
+	// type: 'Warning' reason: 'R' text
+	if _, r, ok := strings.Cut(tail, "reason: '"); ok {
+		reason, text, _ = strings.Cut(r, "' ")
+		reason = strings.TrimSuffix(reason, "'")
+	}
+	return reason, text, ref
+}
+
 // classifyEventText classifies an event by reason and message; shared by
-// event log lines and describe/get-events tables.
+// event log lines and describe/get-events tables. Most events in a log are
+// about anything but volumes (ScalingReplicaSet, SuccessfulCreate,
+// ExternalProvisioning …): eventMayClassify turns them away before the
+// message is classified.
 func classifyEventText(reason, text string) (Event, bool) {
+	text = eventMessage(text)
+	if !eventMayClassify(reason, text) {
+		return Event{}, false // what classifyEventMessage says, found cheaply
+	}
+	return classifyEventMessage(reason, text)
+}
+
+// eventMessage is an event's message as classifyEventMessage reads it.
+func eventMessage(text string) string {
 	text = strings.TrimSpace(text)
 	text = strings.TrimPrefix(text, "(combined from similar events): ")
 	if strings.Contains(text, "\n") && (strings.HasPrefix(text, "Unable to") || strings.HasPrefix(text, "unable to")) {
@@ -1278,6 +1328,12 @@ func classifyEventText(reason, text string) (Event, bool) {
 		// wrapped the row ("Unable to\n attach or mount …", "def\nault-token").
 		text = strings.ReplaceAll(text, "\n", "")
 	}
+	return text
+}
+
+// classifyEventMessage is classifyEventText for the message as
+// eventMessage returns it, without the gate.
+func classifyEventMessage(reason, text string) (Event, bool) {
 	ev, ok := classifyMessage("", text, nil)
 	if ok && ev.Kind == Unknown {
 		// Reason-only fallbacks.
@@ -1295,14 +1351,10 @@ func classifyEventText(reason, text string) (Event, bool) {
 		}
 	}
 	if !ok {
-		switch reason {
-		case "SuccessfulAttachVolume", "FailedAttachVolume", "FailedMount", "FailedMapVolume",
-			"SuccessfulDetachVolume", "FailedDetachVolume", "SuccessfulMountVolume", "FailedUnMount", "FailedUnmount":
-			ev = Event{Kind: Unknown}
-			ok = true
-		default:
+		if !volumeEventReason(reason) {
 			return Event{}, false
 		}
+		ev, ok = Event{Kind: Unknown}, true
 	}
 	if ev.Kind == Unknown {
 		ev.Reason = "unrecognised " + reason + " event: " + clip(firstLine(text), 80)
@@ -1317,6 +1369,45 @@ func classifyEventText(reason, text string) (Event, bool) {
 	}
 	ev.Reason = reason
 	return ev, true
+}
+
+// volumeEventReason reports the reasons of the events about a volume
+// operation: an event with one is never ignored, understood or not.
+func volumeEventReason(reason string) bool {
+	switch reason {
+	case "SuccessfulAttachVolume", "FailedAttachVolume", "FailedMount", "FailedMapVolume",
+		"SuccessfulDetachVolume", "FailedDetachVolume", "SuccessfulMountVolume", "FailedUnMount", "FailedUnmount":
+		return true
+	}
+	return false
+}
+
+// eventMayClassify reports whether classifyEventMessage may understand an
+// event with this reason and message (as eventMessage returns it): false
+// only when it returns not-ok. That is when the reason is not
+// volumeEventReason and classifyMessage("", text, nil) is not-ok, which
+// needs each of classifyMessage's ways to an event to fail; each needs
+// what one of these cheap tests looks for:
+//
+//   - an event line in the message (classifyEventLine again): text starts
+//     with "Event(" (an "Event occurred" without pairs has no reason and
+//     no message);
+//   - a retry line (classifyRetry): text starts with "Operation for ";
+//   - classifySpecial: specialMayMatch(first line);
+//   - classifySentence: its op (the first line, or the trimmed text before
+//     `volume "`) starts with a prefix of opRules (opMayMatch of the text
+//     without leading blanks); its sentences without op say "added to the
+//     list of VolumesInUse" or "attached according to node status" after
+//     `volume "` (volumeRelated);
+//   - limitRefusal: limitMayMatch;
+//   - driverAttachProgress: "Attaching volume " or "Call IaaS AttachVolume
+//     request volume id: " (volumeRelated);
+//   - an Unknown or node-side CSIError event: volumeRelated (no pairs).
+func eventMayClassify(reason, text string) bool {
+	return volumeEventReason(reason) || volumeRelated(text) || specialMayMatch(firstLine(text)) ||
+		opMayMatch(strings.TrimLeftFunc(text, unicode.IsSpace)) ||
+		strings.HasPrefix(text, "Event(") || strings.HasPrefix(text, "Operation for ") ||
+		limitMayMatch(text)
 }
 
 // classifyTable handles one `kubectl describe` / `kubectl get events` row.
@@ -1495,9 +1586,10 @@ func clip(s string, n int) string {
 // logged by a controller plugin or cloud client (Azure's 409 "maximum number
 // of data disks", with its JSON body on continuation lines), or the
 // scheduler's "node(s) exceed max volume count". It reports whether it set
-// a kind.
-func limitRefusal(ev *Event, msg string) bool {
-	if classifyCode(msg) != CodeAttachLimit {
+// a kind. code is classifyCode(msg), or "" when that cannot be
+// CodeAttachLimit.
+func limitRefusal(ev *Event, msg, code string) bool {
+	if code != CodeAttachLimit {
 		return false
 	}
 	ev.Code = CodeAttachLimit

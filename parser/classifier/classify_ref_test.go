@@ -243,15 +243,40 @@ func disjunctGated(t *testing.T, d ast.Expr) bool {
 		if !fold && specialMayMatch(s) {
 			return true
 		}
-		// a text equal to s ignoring case starts with the other case of
-		// s[0] or with a non-ASCII rune: each must be a stem of its own
-		if fold && s[0] < utf8.RuneSelf && specialMayMatch(s[:1]) &&
-			(!unicode.IsLetter(rune(s[0])) || specialMayMatch(string(s[0]^0x20))) &&
-			specialMayMatch("\u017f") && specialMayMatch("\u212a") {
+		// a text equal to s ignoring case starts with two runes that
+		// fold to its first two: each such pair must be admitted
+		if fold && foldPrefixesAdmitted(s) {
 			return true
 		}
 	}
 	return false
+}
+
+// foldPrefixesAdmitted reports whether specialMayMatch admits every text
+// whose first two runes are those of s up to simple case folding: every
+// text strings.EqualFold finds equal to s starts so (EqualFold compares
+// rune by rune, each within its unicode.SimpleFold orbit).
+func foldPrefixesAdmitted(s string) bool {
+	r0, n := utf8.DecodeRuneInString(s)
+	r1, _ := utf8.DecodeRuneInString(s[n:])
+	for _, a := range foldOrbit(r0) {
+		for _, b := range foldOrbit(r1) {
+			if !specialMayMatch(string(a) + string(b)) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// foldOrbit returns r and every rune that simple case folding makes equal
+// to it.
+func foldOrbit(r rune) []rune {
+	out := []rune{r}
+	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		out = append(out, f)
+	}
+	return out
 }
 
 func isIdent(e ast.Expr, name string) bool {

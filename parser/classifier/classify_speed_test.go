@@ -4,15 +4,18 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // This file checks the helpers rewritten for speed in a second pass
 // (classifyCode, findVolumeWord, readQuoted's escape search, volumeRelated's
-// three-byte gate, isInformerPlumbing) against their references.
+// three-byte gate, isInformerPlumbing) against their references, and the
+// necessary condition limitMayMatch against the reference classifyCode.
 
 // speedCorpus is refCorpus with the error texts its records classify to,
 // and every phrase of codeRuleText alone, in capitals, among other text,
-// next to a non-ASCII rune and cut by an SDK message.
+// next to a non-ASCII rune, cut by an SDK message and with letters replaced
+// by non-ASCII runes that fold to them (or do not).
 func speedCorpus(t testing.TB) []string {
 	t.Helper()
 	out := refCorpus(t, true)
@@ -30,7 +33,8 @@ func speedCorpus(t testing.TB) []string {
 		out = append(out, p, up, p[1:], p[:len(p)-1], "x "+p+" y", "é"+p, "K"+p+"\u212a",
 			p[:len(p)/2]+"Message=zzz, RequestId="+p[len(p)/2:],
 			p[:len(p)/2]+"\r"+p[len(p)/2:], strings.ReplaceAll(p, " ", "\x00"),
-			strings.ReplaceAll(p, "-", "\r"), strings.ReplaceAll(p, "i", "\u0130"))
+			strings.ReplaceAll(p, "-", "\r"), strings.ReplaceAll(p, "i", "\u0130"),
+			strings.ReplaceAll(p, "k", "\u212a"), strings.ReplaceAll(strings.ToUpper(p), "S", "\u017f"))
 	}
 	for f := range informerPlumbing {
 		out = append(out, f, f[1:], "x"+f)
@@ -43,6 +47,12 @@ func checkSpeedHelpers(t *testing.T, s string) {
 	t.Helper()
 	if got, want := classifyCode(s), classifyCodeReference(s); got != want {
 		t.Fatalf("classifyCode(%q) = %q, reference %q", s, got, want)
+	}
+	if got, want := isASCII(s), !strings.ContainsFunc(s, func(r rune) bool { return r >= utf8.RuneSelf }); got != want {
+		t.Fatalf("isASCII(%q) = %v, want %v", s, got, want)
+	}
+	if !limitMayMatch(s) && classifyCodeReference(s) == CodeAttachLimit {
+		t.Fatalf("limitMayMatch(%q) is false, but the text is %s", s, CodeAttachLimit)
 	}
 	if got, want := findVolumeWord(s), findVolumeWordReference(s); got != want {
 		t.Fatalf("findVolumeWord(%q) = %d, reference %d", s, got, want)

@@ -243,3 +243,59 @@ func stripSDKMessages(s string) string {
 		s = rest[j:]
 	}
 }
+
+// limitMayMatch reports whether classifyCode(s) may be CodeAttachLimit:
+// false only when it is not. The AttachLimit rule is the first of
+// codeRules, so classifyCode returns its code only when the text it reads
+// (t, s without SDK messages) holds, in lower case, every phrase of one of
+// the rule's clauses, so the first phrase of that clause (limitWords). For
+// an ASCII t (strings.ToLower lowers only A-Z) that is what limitMayMatch
+// looks for, reading three bytes at every multiple of three (limitGrams);
+// any other t may match.
+func limitMayMatch(s string) bool {
+	t := stripSDKMessages(s)
+	for i := 0; i+2 < len(t); i += 3 {
+		m := limitGrams[0][t[i]] & limitGrams[1][t[i+1]] & limitGrams[2][t[i+2]]
+		for ; m != 0; m &= m - 1 {
+			b := bits.TrailingZeros64(m)
+			if p := i - b%3; p >= 0 && hasPrefixLower(t[p:], limitWords[b/3]) {
+				return true
+			}
+		}
+	}
+	return !isASCII(t)
+}
+
+// limitWords are the first phrases of the clauses of the AttachLimit rule,
+// and limitGrams their three-byte pieces in either letter case.
+var (
+	limitWords = func() (w []string) {
+		if codeRuleText[0].code != CodeAttachLimit {
+			panic("codeRuleText: the AttachLimit rule is not the first")
+		}
+		for _, c := range codeRuleText[0].clauses {
+			w = append(w, c[0])
+		}
+		return w
+	}()
+	limitGrams = wordGrams(limitWords, func(int) bool { return true })
+)
+
+// isASCII reports whether s has no byte ≥ 0x80, reading 8 bytes at a time
+// (of an 8-byte window, which the compiler loads as one word).
+func isASCII(s string) bool {
+	for len(s) >= 8 {
+		w := s[:8]
+		if (uint64(w[0])|uint64(w[1])<<8|uint64(w[2])<<16|uint64(w[3])<<24|
+			uint64(w[4])<<32|uint64(w[5])<<40|uint64(w[6])<<48|uint64(w[7])<<56)&0x8080808080808080 != 0 {
+			return false
+		}
+		s = s[8:]
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}

@@ -111,12 +111,15 @@ var plumbingLens = func() (t [32]bool) {
 // specialStems are beginnings of the first lines specialCases understands:
 // every text its cases compare the first line with (as a prefix, exactly or
 // ignoring case) starts with one of them. The case-insensitive texts start
-// with S or s, which are stems of their own; a first line starting with a
-// non-ASCII byte may fold to them (U+017F ſ folds to s), so specialMayMatch
-// admits those too. TestSpecialStemsCoverCases checks the list against the
-// cases.
+// with "St" or "Sh" in any letter case, whose four forms each are stems of
+// their own; a first line starting with a non-ASCII byte may fold to them
+// (U+017F ſ folds to s), so specialMayMatch admits those too. Most event
+// messages start with an S ("Scaled up replica set", "Successfully
+// assigned", "Saw completed job"): no stem is a single letter.
+// TestSpecialStemsCoverCases checks the list against the cases.
 var specialStems = [...]string{
-	"S", "s", "attacherDetacher.DetachVolume started: ", "Multi-Attach error: ", "Waiting for detach: ",
+	"St", "ST", "sT", "st", "Sh", "SH", "sH", "sh", "Set", "Successfully get device(", "successfully acquired lease ",
+	"attacherDetacher.DetachVolume started: ", "Multi-Attach error: ", "Waiting for detach: ",
 	"kubernetes.io/csi: ", "GRPC ", "Attachi", "Attache", "Attach ", "Detachi", "Detache",
 	"Error processing", "Error detaching volumeID ", "Waiting for volume ", "can not find diskId ", "cbs block path ", "NodeStageVolume: ", "NodeUnstageVolume: volume ",
 	"disk ", "detach", "RemoveVolumeFromReportAsAttached", "Report volume ",
@@ -153,23 +156,37 @@ var volumeTokensBy = func() (t [256][]string) {
 var volumeWords = append(volumeTokens[:len(volumeTokens):len(volumeTokens)],
 	"volume", "attach", "detach", "mount")
 
-// volumeGrams tells the three-byte pieces of volumeWords at their offsets
-// 0, 1 and 2: bit 3k+d of volumeGrams[j][c] is set when byte d+j of the
-// k-th word is c (either case of a letter, for the words matched in any
-// case). Three bytes x, y, z are the piece at offset d of word k exactly
-// when the bit is set in volumeGrams[0][x], [1][y] and [2][z].
-var volumeGrams = func() (t [3][256]uint64) {
-	for k, w := range volumeWords {
+// volumeGrams tells the three-byte pieces of volumeWords (wordGrams), the
+// words after volumeTokens in either letter case.
+var volumeGrams = wordGrams(volumeWords, func(k int) bool { return k >= len(volumeTokens) })
+
+// wordGrams tells the three-byte pieces of words (at most 21, each five
+// bytes or more) at their offsets 0, 1 and 2: bit 3k+d of t[j][c] is set
+// when byte d+j of the k-th word is c, or, for a word anyCase(k) accepts,
+// the other case of that byte when it is a lower-case letter. Three bytes
+// x, y, z are the piece at offset d of word k exactly when the bit is set
+// in t[0][x], t[1][y] and t[2][z]. A scan that reads the three bytes at
+// every multiple of three sees a piece of every occurrence of a word: one
+// starting at p has its bytes i-p .. i-p+2 at the first multiple of three
+// i ≥ p, with i-p ≤ 2 and i+2 ≤ p+4 inside the word.
+func wordGrams(words []string, anyCase func(k int) bool) (t [3][256]uint64) {
+	if len(words) > 64/3 {
+		panic("wordGrams: more than 21 words")
+	}
+	for k, w := range words {
+		if len(w) < 5 {
+			panic("wordGrams: word shorter than 5 bytes: " + w)
+		}
 		for d := 0; d < 3; d++ {
 			bit := uint64(1) << (3*k + d)
 			for j := 0; j < 3; j++ {
 				c := w[d+j]
 				t[j][c] |= bit
-				if k >= len(volumeTokens) {
+				if anyCase(k) && 'a' <= c && c <= 'z' {
 					t[j][c-'a'+'A'] |= bit
 				}
 			}
 		}
 	}
 	return t
-}()
+}
