@@ -124,7 +124,7 @@ func (sc *scanner) emit(e *entry, kind entryKind) bool {
 }
 
 func (sc *scanner) finishEvent(ev *Event, e *entry) {
-	ev.Source = Source{Path: sc.st.in.Path, Line: e.line, Input: sc.st.index}
+	ev.Source = Source{Path: sc.st.in.Path, Line: Int32(e.line), Input: Int32(sc.st.index)}
 	// an envelope's labels (source_envelope.go) say who wrote the record
 	// before its content does
 	if e.role != "" && ev.Component == 0 {

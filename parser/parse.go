@@ -225,7 +225,7 @@ func ParseAll(paths []string, opt Options) ([]Result, []error) {
 func (st *inputState) setIndex(i int) {
 	st.index = i
 	for k := range st.events {
-		st.events[k].Source.Input = i
+		st.events[k].Source.Input = Int32(i)
 	}
 }
 

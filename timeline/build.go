@@ -421,7 +421,7 @@ func sortOrder(keys []sortKey, bounds []int) merged {
 
 // eventKey is the sort key of ev, evs[k].
 func eventKey(ev *parser.Event, k int) sortKey {
-	kk := sortKey{sec: math.MaxInt64, line: ev.Source.Line, k: int32(k)}
+	kk := sortKey{sec: math.MaxInt64, line: int(ev.Source.Line), k: int32(k)}
 	if !ev.Time.IsZero() {
 		kk.sec, kk.nsec = ev.Time.Unix(), int32(ev.Time.Nanosecond())
 	}

@@ -32,7 +32,7 @@ func ev(sec float64, kind parser.Kind, comp parser.Component, node string) parse
 func result(path, comp string, evs ...parser.Event) parser.Result {
 	for i := range evs {
 		evs[i].Source.Path = path
-		evs[i].Source.Line = i + 1
+		evs[i].Source.Line = parser.Int32(i + 1)
 	}
 	return parser.Result{Input: parser.Input{Path: path, Component: comp}, Events: evs}
 }
@@ -134,7 +134,7 @@ func TestMergeOrderReversed(t *testing.T) {
 	rev := slices.Clone(kcm.Events)
 	slices.Reverse(rev) // journalctl -r
 	for i := range rev {
-		rev[i].Source.Line = i + 1
+		rev[i].Source.Line = parser.Int32(i + 1)
 	}
 	kcm.Events = rev
 	k := parser.ComponentKubelet

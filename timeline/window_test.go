@@ -26,7 +26,7 @@ func TestWindowFilter(t *testing.T) {
 	lines := func(res []parser.Result) []int {
 		var out []int
 		for _, e := range res[0].Events {
-			out = append(out, e.Source.Line)
+			out = append(out, int(e.Source.Line))
 		}
 		return out
 	}

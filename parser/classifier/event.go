@@ -217,18 +217,19 @@ type Retry struct {
 // Source is where a line came from.
 type Source struct {
 	Path  string // as given on the command line (or as found when walking a directory)
-	Line  int    // 1-based line number of the entry's first line
-	Input int    // index of the input in command-line order; used for stable sorting
+	Line  int32  // 1-based line number of the entry's first line
+	Input int32  // index of the input in command-line order; used for stable sorting
 }
 
 // Event is one typed fact read from one log entry.
 //
 // Memory: a 1 GiB log yields ~100k events, all kept until the report is
-// written, so an Event is small (296 bytes on 64-bit platforms, pinned by
+// written, so an Event is small (288 bytes on 64-bit platforms, pinned by
 // TestEventSize) and its strings share memory. The closed sets are one
-// byte each (Kind, Component, Origin), counts and pids four; the fields go
-// from the widest alignment to the narrowest (words, then the 32-bit
-// fields, then the bytes) so that none is padded (TestEventHasNoPadding).
+// byte each (Kind, Component, Origin), counts, pids and line numbers four
+// (Int32 saturates); the fields go from the widest alignment to the
+// narrowest (words, then the 32-bit fields, then the bytes) so that none
+// is padded (TestEventHasNoPadding).
 // Text is a reference into a compressed block of texts (package
 // textstore), and the parser interns the names it cuts from the entry
 // (textstore.Names), so a name that many events carry is one string.
