@@ -65,7 +65,7 @@ func TestCorpusVolumeLines(t *testing.T) {
 			if e.Kind == Unknown && e.Reason == "" {
 				t.Errorf("%s:%d: unknown without a reason", filepath.Base(f), e.Source.Line)
 			}
-			for l := e.Source.Line; l <= e.Source.Line+strings.Count(e.Text.String(), "\n"); l++ {
+			for l := int(e.Source.Line); l <= int(e.Source.Line)+strings.Count(e.Text.String(), "\n"); l++ {
 				covered[l] = true
 			}
 		}

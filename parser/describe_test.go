@@ -113,7 +113,7 @@ func TestTables(t *testing.T) {
 			}
 			_ = metas
 			r, ev := rows[0], res.Events[0]
-			if r.Reason != tt.reason || r.From != tt.from || ev.Node != tt.node || ev.Count != tt.count || ev.Span != tt.span || ev.Age != tt.age || !strings.HasPrefix(r.Message, tt.message) {
+			if r.Reason != tt.reason || r.From != tt.from || ev.Node != tt.node || int(ev.Count) != tt.count || ev.Span != tt.span || ev.Age != tt.age || !strings.HasPrefix(r.Message, tt.message) {
 				t.Errorf("row %+v\nevent node=%q count=%d span=%v age=%v", r, ev.Node, ev.Count, ev.Span, ev.Age)
 			}
 			if !ev.Relative || !ev.Time.IsZero() {

@@ -116,7 +116,7 @@ func (sc *scanner) emit(e *entry, kind entryKind) bool {
 		ev.Level = rec.Level
 	}
 	if ev.PID == 0 {
-		ev.PID = rec.PID
+		ev.PID = Int32(rec.PID)
 	}
 	sc.finishEvent(&ev, e)
 	st.addEvent(&ev, m, sanitizeText(e.buf))
@@ -124,13 +124,13 @@ func (sc *scanner) emit(e *entry, kind entryKind) bool {
 }
 
 func (sc *scanner) finishEvent(ev *Event, e *entry) {
-	ev.Source = Source{Path: sc.st.in.Path, Line: e.line, Input: sc.st.index}
+	ev.Source = Source{Path: sc.st.in.Path, Line: Int32(e.line), Input: Int32(sc.st.index)}
 	// an envelope's labels (source_envelope.go) say who wrote the record
 	// before its content does
-	if e.role != "" && ev.Component == "" {
-		ev.Component = e.role
+	if e.role != "" && ev.Component == 0 {
+		ev.Component = ComponentOf(e.role)
 	}
-	if e.node != "" && e.role == ComponentKubelet {
+	if e.node != "" && e.role == ComponentKubelet.String() {
 		ev.Node = e.node
 	}
 }

@@ -48,7 +48,7 @@ func ClassifyEventObject(o EventObject) (Event, bool) {
 	ev.Source, ev.Text = o.Source, TextOf(o.Text)
 	ev.Time = o.Last.UTC()
 	if ev.Count == 0 && o.Count > 1 {
-		ev.Count = o.Count
+		ev.Count = Int32(o.Count)
 	}
 	if !o.First.IsZero() && o.Last.After(o.First) {
 		ev.Span = o.Last.Sub(o.First)
@@ -61,10 +61,10 @@ func ClassifyEventObject(o EventObject) (Event, bool) {
 // origin, component, reason, level from the type, and the pod of a
 // "pod/name" object.
 func rowDefaults(ev *Event, row *tableRow, object string) {
-	if ev.Origin == "" {
+	if ev.Origin == 0 {
 		ev.Origin = OriginDescribe
 	}
-	if ev.Component == "" {
+	if ev.Component == 0 {
 		ev.Component = ComponentEvents
 	}
 	if ev.Reason == "" {

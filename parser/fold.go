@@ -25,8 +25,9 @@ var foldKinds = map[Kind]bool{
 
 // foldKey is what makes two events repeats of each other.
 type foldKey struct {
-	kind                       Kind
-	node, pod, code, component string
+	kind            Kind
+	node, pod, code string
+	component       Component
 }
 
 // foldRun is the current run of one volume: its key, how many events it
@@ -66,7 +67,7 @@ func (st *inputState) fold(ev *Event, m evMeta, text string) bool {
 	if vol == "" {
 		return false
 	}
-	if !foldKinds[ev.Kind] || ev.Origin != "" || ev.Count > 1 {
+	if !foldKinds[ev.Kind] || ev.Origin != 0 || ev.Count > 1 {
 		delete(st.folds, vol)
 		return false
 	}

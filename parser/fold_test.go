@@ -34,14 +34,14 @@ func TestFoldRepeatedFailures(t *testing.T) {
 	total := 0
 	for _, ev := range r.Events {
 		if ev.Node == "10.0.3.15" {
-			total += max(ev.Count, 1)
+			total += max(int(ev.Count), 1)
 		}
 	}
 	if total != n {
 		t.Errorf("counts add up to %d, want %d", total, n)
 	}
 	folded := r.Events[foldKeep]
-	if folded.Count != n-foldKeep {
+	if int(folded.Count) != n-foldKeep {
 		t.Errorf("folded event counts %d, want %d", folded.Count, n-foldKeep)
 	}
 	if want := time.Duration(n-1-foldKeep) * time.Second; folded.Span != want {
@@ -93,7 +93,7 @@ func TestEventBudget(t *testing.T) {
 		if len(r.Events) != budget || in.Dropped != distinct-(budget-foldKeep-1) || !in.Truncated {
 			t.Errorf("%s: %d events, %d dropped, truncated %v; want %d, %d, true", in.Path, len(r.Events), in.Dropped, in.Truncated, budget, distinct-(budget-foldKeep-1))
 		}
-		if c := r.Events[foldKeep].Count; c != storm+10-foldKeep {
+		if c := int(r.Events[foldKeep].Count); c != storm+10-foldKeep {
 			t.Errorf("%s: the folded event counts %d, want %d (repeats past the budget counted)", in.Path, c, storm+10-foldKeep)
 		}
 		said := false

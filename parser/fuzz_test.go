@@ -63,7 +63,7 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("Input.Events %d, %d events", in.Events, len(res.Events))
 		}
 		for _, ev := range res.Events {
-			if ev.Source.Line < 1 || ev.Source.Line > in.Lines {
+			if int(ev.Source.Line) < 1 || int(ev.Source.Line) > in.Lines {
 				t.Fatalf("event at line %d of %d", ev.Source.Line, in.Lines)
 			}
 			if !ev.Time.IsZero() && ev.Time.Location() != time.UTC {

@@ -225,7 +225,7 @@ func ParseAll(paths []string, opt Options) ([]Result, []error) {
 func (st *inputState) setIndex(i int) {
 	st.index = i
 	for k := range st.events {
-		st.events[k].Source.Input = i
+		st.events[k].Source.Input = Int32(i)
 	}
 }
 
@@ -546,8 +546,8 @@ func (st *inputState) result() Result {
 		if ev.Kind == Unknown {
 			in.Unknown++
 		}
-		if ev.Component != "" {
-			comp[ev.Component]++
+		if ev.Component != 0 {
+			comp[ev.Component.String()]++
 		}
 	}
 	in.Component = majority(comp, "")
@@ -638,19 +638,19 @@ func componentOf(name string) string {
 	case "":
 		return ""
 	case "kubelet", "kubenswrapper", "origin-node":
-		return ComponentKubelet
+		return ComponentKubelet.String()
 	case "kube-controller-manager", "controller-manager", "kcm", "cloud-controller-manager":
-		return ComponentKCM
+		return ComponentKCM.String()
 	case "k3s", "hyperkube", "k3s-server", "k3s-agent", "rke2":
-		return "mixed"
+		return ComponentMixed.String()
 	}
 	switch {
 	case strings.HasPrefix(name, "kube-controller-manager-"):
-		return ComponentKCM
+		return ComponentKCM.String()
 	case strings.HasPrefix(name, "kubelet-"):
-		return ComponentKubelet
+		return ComponentKubelet.String()
 	case strings.HasPrefix(name, "csi-") || strings.HasSuffix(name, "-csi-driver") || strings.Contains(name, "csi-plugin") || strings.Contains(name, "csi-controller") || strings.Contains(name, "csi-node"):
-		return ComponentCSI
+		return ComponentCSI.String()
 	}
 	return ""
 }

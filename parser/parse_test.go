@@ -121,9 +121,9 @@ func goldenJSONL(t testing.TB, res Result) []byte {
 	evs := append([]Event(nil), res.Events...)
 	sort.SliceStable(evs, func(i, j int) bool { return evs[i].Source.Line < evs[j].Source.Line })
 	for _, ev := range evs {
-		ge := goldenEvent{Line: ev.Source.Line, Relative: ev.Relative, Kind: ev.Kind, Volume: ev.Volume, PV: ev.PV,
-			Handle: ev.Handle, Attachment: ev.Attachment, Node: ev.Node, Pod: ev.Pod, Code: ev.Code, Count: ev.Count,
-			Component: ev.Component, Origin: ev.Origin, PID: ev.PID, Reason: ev.Reason,
+		ge := goldenEvent{Line: int(ev.Source.Line), Relative: ev.Relative, Kind: ev.Kind, Volume: ev.Volume, PV: ev.PV,
+			Handle: ev.Handle, Attachment: ev.Attachment, Node: ev.Node, Pod: ev.Pod, Code: ev.Code, Count: int(ev.Count),
+			Component: ev.Component.String(), Origin: ev.Origin.String(), PID: int(ev.PID), Reason: ev.Reason,
 			Error: clipText(ev.Error, 100), Text: clipText(ev.Text.String(), 100)}
 		if !ev.Time.IsZero() {
 			ge.Time = ev.Time.Format(time.RFC3339Nano)
@@ -374,7 +374,7 @@ func TestParseAllPaths(t *testing.T) {
 		t.Fatalf("%d results, want 3 log files", len(res))
 	}
 	for i, r := range res {
-		if len(r.Events) != 1 || r.Events[0].Source.Input != i {
+		if len(r.Events) != 1 || int(r.Events[0].Source.Input) != i {
 			t.Errorf("%s: %d events, input index %d", r.Input.Path, len(r.Events), r.Events[0].Source.Input)
 		}
 	}

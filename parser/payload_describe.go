@@ -477,7 +477,7 @@ func (sc *scanner) emitRow(e *entry, r *tableRowParse) bool {
 	}
 	sc.finishEvent(&ev, e)
 	if ev.Count == 0 && row.Count > 1 {
-		ev.Count = row.Count
+		ev.Count = Int32(row.Count)
 	}
 	if ev.Span == 0 {
 		ev.Span = r.span

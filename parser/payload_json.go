@@ -602,7 +602,7 @@ func jsonEmitIn(buf []byte, text string, view bool) (r emitResult) {
 		r.ev.Level = rec.Level
 	}
 	if r.ev.PID == 0 {
-		r.ev.PID = rec.PID
+		r.ev.PID = Int32(rec.PID)
 	}
 	return r
 }

@@ -334,7 +334,7 @@ func klogEmit(buf []byte) (r emitResult) {
 		r.ev.Level = rec.Level
 	}
 	if r.ev.PID == 0 {
-		r.ev.PID = rec.PID
+		r.ev.PID = Int32(rec.PID)
 	}
 	if r.ev.Retry != nil && r.ev.Retry.Until != "" {
 		r.until, r.okU = parseRetryUntil(r.ev.Retry.Until)

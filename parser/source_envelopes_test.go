@@ -105,7 +105,7 @@ func TestExportAccountsMultiLineRecords(t *testing.T) {
 		if in.Wrapper != "cloudwatch" || in.Records != 2 || len(res.Events) != 2 || in.Lines != tc.lines || in.Skipped[SkipEnvelope] != tc.skipped || in.Unaccounted() != 0 {
 			t.Errorf("%s: wrapper %s records %d events %d lines %d skipped %v unaccounted %d; problems %v", tc.name, in.Wrapper, in.Records, len(res.Events), in.Lines, in.Skipped, in.Unaccounted(), in.Problems)
 		}
-		if in.Component != ComponentKCM {
+		if in.Component != ComponentKCM.String() {
 			t.Errorf("%s: component %q from the stream name, want kcm", tc.name, in.Component)
 		}
 	}

@@ -77,7 +77,7 @@ func (st *inputState) addEvent(ev *Event, m evMeta, text string) {
 // (st.names), each distinct one copied once — the parser cuts them out of
 // the entry's bytes, which it reuses, and the event's text is kept
 // compressed, so they cannot be windows of either; the strings that are
-// constants unless cut from the entry (kind, code, component, origin) only
+// constants unless cut from the entry (the code, the path) only
 // when they were. It also answers what the timeline asks of every text
 // (RWXKey) while the text is at hand.
 func (st *inputState) own(ev *Event, text string) {
@@ -86,13 +86,10 @@ func (st *inputState) own(ev *Event, text string) {
 		&ev.Error, &ev.Detail, &ev.Reason} {
 		*p = n.Intern(*p)
 	}
-	for _, p := range [...]*string{&ev.Code, &ev.Component, &ev.Origin, &ev.Source.Path} {
+	for _, p := range [...]*string{&ev.Code, &ev.Source.Path} {
 		if windowOf(*p, text) {
 			*p = n.Intern(*p)
 		}
-	}
-	if windowOf(string(ev.Kind), text) {
-		ev.Kind = Kind(n.Intern(string(ev.Kind)))
 	}
 	if ev.Retry != nil && ev.Retry.Until != "" {
 		ev.Retry.Until = n.Intern(ev.Retry.Until)
@@ -298,8 +295,8 @@ func (st *inputState) keepFirst(n int) {
 		for i := keep; i < len(evs); i++ {
 			st.dropped++
 			if folded[k+i] { // its repeats are dropped with it, no longer folded
-				st.dropped += evs[i].Count - 1
-				st.in.Folded -= evs[i].Count - 1
+				st.dropped += int(evs[i].Count) - 1
+				st.in.Folded -= int(evs[i].Count) - 1
 			}
 			evs[i] = Event{} // the text it holds goes with it
 		}

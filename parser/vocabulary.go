@@ -9,10 +9,12 @@ import (
 // names keep it reachable as parser.Event, parser.Kind and so on, so the
 // packages that read events need not know where classification lives.
 type (
-	Event  = classifier.Event
-	Kind   = classifier.Kind
-	Retry  = classifier.Retry
-	Source = classifier.Source
+	Event     = classifier.Event
+	Kind      = classifier.Kind
+	Component = classifier.Component
+	Origin    = classifier.Origin
+	Retry     = classifier.Retry
+	Source    = classifier.Source
 	// Text is Event.Text: the entry text, kept compressed (package
 	// textstore).
 	Text = textstore.Text
@@ -24,6 +26,15 @@ func TextOf(s string) Text { return textstore.TextOf(s) }
 
 // Kinds lists every event kind, in the order of the vocabulary.
 func Kinds() []Kind { return classifier.Kinds() }
+
+// ComponentOf returns the Component named name (see classifier.ComponentOf).
+func ComponentOf(name string) Component { return classifier.ComponentOf(name) }
+
+// Int32 is n saturated to an Event's Count or PID (see classifier.Int32).
+func Int32(n int) int32 { return classifier.Int32(n) }
+
+// ParseKind returns the Kind named name (see classifier.ParseKind).
+func ParseKind(name string) (Kind, bool) { return classifier.ParseKind(name) }
 
 // Event kinds, components, origins and error codes (see classifier).
 const (
@@ -69,6 +80,7 @@ const (
 	ComponentKubelet        = classifier.ComponentKubelet
 	ComponentCSI            = classifier.ComponentCSI
 	ComponentEvents         = classifier.ComponentEvents
+	ComponentMixed          = classifier.ComponentMixed
 	OriginEvent             = classifier.OriginEvent
 	OriginDescribe          = classifier.OriginDescribe
 	CodeZoneNotMatch        = classifier.CodeZoneNotMatch

@@ -32,10 +32,10 @@ func handSeed(hostile bool) *Analysis {
 	at := func(d time.Duration) time.Time { return t0.Add(d) }
 	var evs []parser.Event
 	line := 10
-	add := func(d time.Duration, kind parser.Kind, node, path, comp, code, text string) parser.Event {
+	add := func(d time.Duration, kind parser.Kind, node, path string, comp parser.Component, code, text string) parser.Event {
 		line++
 		e := parser.Event{Time: at(d), Kind: kind, Volume: uniq, PV: pv, Handle: handle, Node: node,
-			Component: comp, Code: code, Source: parser.Source{Path: path, Line: line}, Text: parser.TextOf(text), RWXKey: parser.HasRWXKey(text)}
+			Component: comp, Code: code, Source: parser.Source{Path: path, Line: parser.Int32(line)}, Text: parser.TextOf(text), RWXKey: parser.HasRWXKey(text)}
 		if comp == parser.ComponentKubelet {
 			e.Pod = pod
 		}
@@ -88,7 +88,7 @@ func handSeed(hostile bool) *Analysis {
 			klog(at(dt), "nestedpendingoperations.go:301", `Operation for "{volumeName:`+uniq+` podName: nodeName:}" failed. No retries permitted until 2021-01-13 17:53:12 +0800 CST m=+99.1 (durationBeforeRetry 2m2s). Error: MountVolume.MountDevice failed for volume "`+pv+`" (UniqueName: "`+uniq+`") pod "redis-master-0" (UID: "5d2f3c1a-1111-2222-3333-444455556666") : rpc error: code = Internal desc = can not find diskId `+handle+` by serial`)))
 	}
 	ev := func(e parser.Event, note string) rules.Evidence {
-		return rules.Evidence{Path: e.Source.Path, Line: e.Source.Line, Time: e.Time, Text: e.Text.String(), Note: note}
+		return rules.Evidence{Path: e.Source.Path, Line: int(e.Source.Line), Time: e.Time, Text: e.Text.String(), Note: note}
 	}
 	last := mf[len(mf)-1]
 	vol := &timeline.Volume{

@@ -408,7 +408,7 @@ func stepLabel(k parser.Kind) string {
 	if l := stepLabels[k]; l != "" {
 		return l
 	}
-	return string(k)
+	return k.String()
 }
 
 // htmlKeyRows is the volume's key events (see keyRows), at most maxKeyRows.

@@ -173,7 +173,7 @@ func appendVolume(b []byte, v *timeline.Volume, depth int) []byte {
 	b = fo.close(b)
 	b, ko := o.object(b, "kinds")
 	for _, k := range kinds {
-		b = strconv.AppendInt(ko.mapKey(b, string(k.kind)), int64(k.n), 10)
+		b = strconv.AppendInt(ko.mapKey(b, k.kind.String()), int64(k.n), 10)
 	}
 	b = ko.close(b)
 	if len(v.Objects) > 0 {

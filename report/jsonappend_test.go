@@ -64,6 +64,7 @@ func hostileVolumes() []*timeline.Volume {
 		{Key: "key-only", Names: []string{}, Nodes: []string{}, First: t0, Events: []parser.Event{{Kind: parser.AttachFailed, Count: -3}}},
 		{UniqueName: "u", Key: "k", Last: t0.Add(time.Nanosecond), Multi: true},
 	}
+	kinds := parser.Kinds()
 	for i, s := range hostileStrings {
 		other := hostileStrings[(i+3)%len(hostileStrings)]
 		v := &timeline.Volume{
@@ -76,10 +77,10 @@ func hostileVolumes() []*timeline.Volume {
 		}
 		for j, k := range []parser.Kind{
 			parser.AttachFailed, parser.DetachFailed, parser.MountDeviceFailed, parser.SetupFailed,
-			parser.WaitForAttachFailed, parser.MountTimeout, parser.AttachStarted, parser.Kind(s), parser.Kind(other),
-			parser.AttachFailed, parser.Unknown, parser.Kind(s),
+			parser.WaitForAttachFailed, parser.MountTimeout, parser.AttachStarted, kinds[i%len(kinds)], 0,
+			parser.AttachFailed, parser.Unknown, kinds[(i*7)%len(kinds)],
 		} {
-			v.Events = append(v.Events, parser.Event{Kind: k, Count: (i + j) % 4, Time: t0})
+			v.Events = append(v.Events, parser.Event{Kind: k, Count: parser.Int32((i + j) % 4), Time: t0})
 		}
 		vols = append(vols, v)
 	}

@@ -339,7 +339,7 @@ func writeMDImpact(m *mdWriter, v *timeline.Volume, chain []rules.Finding) {
 		for _, k := range s.Kinds {
 			label := stepLabels[k]
 			if label == "" {
-				label = string(k)
+				label = k.String()
 			}
 			kinds = append(kinds, fmt.Sprintf("%s ×%d", label, s.Counts[k]))
 		}
@@ -629,7 +629,7 @@ func sequenceDiagram(v *timeline.Volume, findings []rules.Finding, z displayZone
 		case r.Kind == parser.RetryScheduled || r.Kind == parser.DetachRequested || r.Kind == parser.DetachVerifiedSafe:
 			continue
 		case r.First.Component == parser.ComponentKubelet && hasKubelet[r.Node]:
-			if timeline.IsMountFailure(r.Kind) || strings.HasSuffix(string(r.Kind), "-failed") {
+			if timeline.IsMountFailure(r.Kind) || strings.HasSuffix(r.Kind.String(), "-failed") {
 				line = fmt.Sprintf("K%d--xN%d: %s", i, i, label)
 			} else {
 				line = fmt.Sprintf("Note over K%d: %s", i, label)

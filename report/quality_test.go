@@ -14,9 +14,9 @@ import (
 
 var q0 = time.Date(2021, 1, 13, 9, 51, 0, 0, time.UTC)
 
-func qev(sec int, kind parser.Kind, node, code, origin string) parser.Event {
+func qev(sec int, kind parser.Kind, node, code string, origin parser.Origin) parser.Event {
 	return parser.Event{Time: q0.Add(time.Duration(sec) * time.Second), Kind: kind, Node: node, Code: code,
-		Origin: origin, Component: parser.ComponentKubelet, Source: parser.Source{Path: "kubelet.log", Line: sec + 1}}
+		Origin: origin, Component: parser.ComponentKubelet, Source: parser.Source{Path: "kubelet.log", Line: parser.Int32(sec + 1)}}
 }
 
 // A kubelet MountDevice loop (mount started, bookkeeping, WaitForAttach
@@ -28,18 +28,18 @@ func TestKeyRowsFoldLoop(t *testing.T) {
 	for i := range 35 {
 		s := i * 100
 		evs = append(evs,
-			qev(s, parser.MountStarted, b, "", ""),
-			qev(s, parser.Bookkeeping, b, "", ""),
-			qev(s+1, parser.WaitForAttachSucceeded, b, "", ""),
-			qev(s+2, parser.MountDeviceFailed, b, parser.CodeSerialNotFound, ""),
+			qev(s, parser.MountStarted, b, "", 0),
+			qev(s, parser.Bookkeeping, b, "", 0),
+			qev(s+1, parser.WaitForAttachSucceeded, b, "", 0),
+			qev(s+2, parser.MountDeviceFailed, b, parser.CodeSerialNotFound, 0),
 			qev(s+2, parser.MountDeviceFailed, b, parser.CodeSerialNotFound, parser.OriginEvent), // Event echo
 		)
 		if i%2 == 1 {
-			evs = append(evs, qev(s+50, parser.MountTimeout, b, parser.CodeDeadlineExceeded, ""))
+			evs = append(evs, qev(s+50, parser.MountTimeout, b, parser.CodeDeadlineExceeded, 0))
 		}
 	}
-	evs = append(evs, qev(4000, parser.WaitForAttachSucceeded, b, "", ""), qev(4001, parser.MountDeviceSucceeded, b, "", ""),
-		qev(4100, parser.MountDeviceFailed, b, parser.CodeSerialNotFound, ""))
+	evs = append(evs, qev(4000, parser.WaitForAttachSucceeded, b, "", 0), qev(4001, parser.MountDeviceSucceeded, b, "", 0),
+		qev(4100, parser.MountDeviceFailed, b, parser.CodeSerialNotFound, 0))
 	(&timeline.Volume{Events: evs}).LinkEchoes() // as timeline.Build does
 	rows := keyRows(evs)
 	var got []string

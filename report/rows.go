@@ -22,7 +22,7 @@ type row struct {
 	Pods        []string
 }
 
-func (r row) key() string { return string(r.Kind) + "\x00" + r.Node + "\x00" + r.Code }
+func (r row) key() string { return r.Kind.String() + "\x00" + r.Node + "\x00" + r.Code }
 
 // collapse groups events into rows. An event joins one of the two most
 // recent rows on its node when kind and error class match, so a retry storm
@@ -39,7 +39,7 @@ func fold(evs []parser.Event, loop bool) []row {
 	var rows []row
 	recent := map[string][]int{} // node → indices of its rows, newest last
 	for _, e := range evs {
-		n := e.Count
+		n := int(e.Count)
 		if n < 1 {
 			n = 1
 		}
@@ -121,7 +121,7 @@ func keyEvents(evs []parser.Event) []parser.Event {
 	direct := map[parser.Kind][]time.Time{} // kind → times of direct log lines (sorted: evs are)
 	var failures []parser.Event             // direct failure lines, for csi-error matching
 	for _, e := range evs {
-		if e.Origin != "" || e.Time.IsZero() {
+		if e.Origin != 0 || e.Time.IsZero() {
 			continue
 		}
 		direct[e.Kind] = append(direct[e.Kind], e.Time)
@@ -146,7 +146,7 @@ func keyEvents(evs []parser.Event) []parser.Event {
 			if near(direct[e.Kind], e.Time.Add(-e.Span-slack), e.Time.Add(slack)) {
 				continue
 			}
-		case e.Kind == parser.CSIError && e.Origin == "":
+		case e.Kind == parser.CSIError && e.Origin == 0:
 			if repeatsFailure(failures, e) {
 				continue
 			}
@@ -190,10 +190,10 @@ func superseded(evs []parser.Event, i int) bool {
 		return false
 	}
 	for _, n := range evs[i+1:] {
-		if n.Node != e.Node || n.Origin != "" || !slices.Contains(results, n.Kind) {
+		if n.Node != e.Node || n.Origin != 0 || !slices.Contains(results, n.Kind) {
 			continue
 		}
-		return failed == "" || n.Kind == failed
+		return failed == 0 || n.Kind == failed
 	}
 	return false
 }
@@ -224,7 +224,7 @@ func (r row) step(z displayZone) string {
 	var b strings.Builder
 	label := stepLabels[r.Kind]
 	if label == "" {
-		label = string(r.Kind)
+		label = r.Kind.String()
 	}
 	b.WriteString(label)
 	if r.Count > 1 {
@@ -274,7 +274,7 @@ func contains(ss []string, s string) bool {
 // what describes a row: "attach-failed ZoneNotMatch ×40 until 17:51:08 (1h23m)".
 func (r row) what(withPod bool) string {
 	var b strings.Builder
-	b.WriteString(string(r.Kind))
+	b.WriteString(r.Kind.String())
 	if r.Code != "" {
 		b.WriteString(" " + oneLine(r.Code))
 	}

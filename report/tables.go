@@ -36,7 +36,7 @@ func EventsText(w io.Writer, evs []parser.Event, o Options) error {
 	}
 	kindW, nodeW, volW, codeW := 4, 4, 6, 4
 	for _, e := range evs {
-		kindW = max(kindW, len(e.Kind))
+		kindW = max(kindW, len(e.Kind.String()))
 		nodeW = max(nodeW, ansi.StringWidth(shorten(oneLine(e.Node), 20)))
 		volW = max(volW, ansi.StringWidth(eventVolume(e)))
 		codeW = max(codeW, len(oneLine(e.Code)))
@@ -58,7 +58,7 @@ func EventsText(w io.Writer, evs []parser.Event, o Options) error {
 		if e.Relative {
 			tm += "~"
 		}
-		kind := string(e.Kind)
+		kind := e.Kind.String()
 		if e.Count > 1 {
 			kind += fmt.Sprintf(" ×%d", e.Count)
 		}
@@ -83,12 +83,12 @@ func EventsText(w io.Writer, evs []parser.Event, o Options) error {
 // the same file, the operation line it repeats (counted there, not again).
 func eventOrigin(e parser.Event) string {
 	switch {
-	case e.Origin == "":
+	case e.Origin == 0:
 		return "log"
 	case e.EchoOf != 0:
 		return fmt.Sprintf("%s→:%d", e.Origin, e.EchoOf)
 	}
-	return oneLine(e.Origin)
+	return oneLine(e.Origin.String())
 }
 
 // eventsDefaultWidth is the width of events text when Options.Width is 0.

@@ -420,7 +420,7 @@ func nodesWithoutKubelet(a *Analysis) []string {
 	}
 	covered := map[string]bool{}
 	see := func(e *parser.Event) {
-		if e.Component == parser.ComponentKubelet && e.Origin == "" && e.Node != "" {
+		if e.Component == parser.ComponentKubelet && e.Origin == 0 && e.Node != "" {
 			covered[e.Node] = true
 		}
 	}

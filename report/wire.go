@@ -343,7 +343,7 @@ func tallyVolume(v *timeline.Volume, kinds []kindCount) (wireFailures, []kindCou
 		}
 		if j == len(kinds) { // a new kind (rare): move it into order
 			kinds = append(kinds, kindCount{kind: e.Kind})
-			for ; j > 0 && kinds[j-1].kind > e.Kind; j-- {
+			for ; j > 0 && kinds[j-1].kind.String() > e.Kind.String(); j-- {
 				kinds[j], kinds[j-1] = kinds[j-1], kinds[j]
 			}
 		}
@@ -372,7 +372,7 @@ func toWireVolume(v *timeline.Volume) wireVolume {
 		Failures: f, Kinds: make(map[string]int, len(kinds)),
 	}
 	for _, k := range kinds {
-		w.Kinds[string(k.kind)] = k.n
+		w.Kinds[k.kind.String()] = k.n
 	}
 	w.Objects = toWireObjects(v.Objects)
 	return w
@@ -450,7 +450,7 @@ func toWireIncident(in rules.Incident, fs []rules.Finding) wireIncident {
 }
 
 func toWireRestart(r timeline.Restart) wireRestart {
-	return wireRestart{Time: ts(r.Time), Path: r.Source.Path, Line: r.Source.Line, Reason: r.Reason}
+	return wireRestart{Time: ts(r.Time), Path: r.Source.Path, Line: int(r.Source.Line), Reason: r.Reason}
 }
 
 func toWireSkew(s timeline.Skew) wireSkew {
@@ -459,11 +459,11 @@ func toWireSkew(s timeline.Skew) wireSkew {
 
 func toWireEvent(e parser.Event) wireEvent {
 	w := wireEvent{
-		Time: ts(e.Time), Relative: e.Relative, Kind: string(e.Kind), Volume: e.Volume, PV: e.PV,
+		Time: ts(e.Time), Relative: e.Relative, Kind: e.Kind.String(), Volume: e.Volume, PV: e.PV,
 		Handle: e.Handle, Attachment: e.Attachment, Node: e.Node, Pod: e.Pod, Error: Sanitize(e.Error),
-		Code: e.Code, Count: e.Count, Component: e.Component, Origin: e.Origin, EchoOf: int(e.EchoOf),
-		Detail: Sanitize(e.Detail), Reason: Sanitize(e.Reason), PID: e.PID,
-		Source: wireSource{Path: e.Source.Path, Line: e.Source.Line},
+		Code: e.Code, Count: int(e.Count), Component: e.Component.String(), Origin: e.Origin.String(), EchoOf: int(e.EchoOf),
+		Detail: Sanitize(e.Detail), Reason: Sanitize(e.Reason), PID: int(e.PID),
+		Source: wireSource{Path: e.Source.Path, Line: int(e.Source.Line)},
 	}
 	if e.Span > 0 {
 		w.Span = e.Span.String()

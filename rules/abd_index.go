@@ -69,7 +69,7 @@ func newABDIndex(v *timeline.Volume, vf *volFacts) *abdIndex {
 	}
 	for j := range v.Events {
 		e, a := &v.Events[j], vf.node[j]
-		if e.Origin != "" || a < 0 {
+		if e.Origin != 0 || a < 0 {
 			continue
 		}
 		if x.first[a] == len(v.Events) {

@@ -21,7 +21,7 @@ const maxSeries = 5
 
 // evidence turns an event into an evidence line.
 func evidence(e parser.Event, note string) Evidence {
-	return Evidence{Path: e.Source.Path, Line: e.Source.Line, Time: e.Time, Text: e.Text.String(), Note: note}
+	return Evidence{Path: e.Source.Path, Line: int(e.Source.Line), Time: e.Time, Text: e.Text.String(), Note: note}
 }
 
 // series quotes a repeated series: the first line, up to maxSeries-2 lines
@@ -67,7 +67,7 @@ func series(evs []parser.Event, what string) []Evidence {
 // "(x35 over 77m)" count, else 1.
 func weight(e parser.Event) int {
 	if e.Count > 1 {
-		return e.Count
+		return int(e.Count)
 	}
 	return 1
 }
@@ -90,8 +90,8 @@ func withoutSecondReports(direct []parser.Event) []parser.Event {
 // log lines.
 func apiCount(evs []parser.Event) (n int, span time.Duration) {
 	for _, e := range evs {
-		if e.Origin != "" && e.Count > n {
-			n, span = e.Count, e.Span
+		if e.Origin != 0 && int(e.Count) > n {
+			n, span = int(e.Count), e.Span
 		}
 	}
 	return n, span
@@ -188,7 +188,7 @@ func stateAt(v *timeline.Volume, node string, t time.Time) (timeline.State, bool
 	found := false
 	for i := range v.Events {
 		e := &v.Events[i]
-		if e.Node != node || e.Time.After(t) || e.Origin != "" {
+		if e.Node != node || e.Time.After(t) || e.Origin != 0 {
 			continue
 		}
 		if s, ok := controllerState(e.Kind); ok {
@@ -438,7 +438,7 @@ func (r *attachRun) events(v *timeline.Volume, vf *volFacts) []parser.Event {
 	var out []parser.Event
 	for i := r.first; i <= to; i++ {
 		e := &v.Events[i]
-		if vf.node[i] != r.node || e.Origin != "" {
+		if vf.node[i] != r.node || e.Origin != 0 {
 			continue
 		}
 		if e.Kind == parser.AttachStarted || e.Kind == parser.AttachFailed || (i == r.last && r.Succeeded) {
@@ -469,7 +469,7 @@ func (a *attachRunner) runs(v *timeline.Volume, vf *volFacts) []attachRun {
 	clear(a.open)
 	for i := range v.Events {
 		e, n := &v.Events[i], vf.node[i]
-		if e.Origin != "" || n < 0 {
+		if e.Origin != 0 || n < 0 {
 			continue
 		}
 		r := &a.open[n]
@@ -519,7 +519,7 @@ func restarts(tl *timeline.Timeline, vols []volFacts) []restart {
 		out = append(out, restart{Time: r.Time, Reason: r.Reason, Event: findLine(tl, r.Source)})
 	}
 	add := func(e *parser.Event) {
-		if e.Kind == parser.ControllerStarted && e.Origin == "" {
+		if e.Kind == parser.ControllerStarted && e.Origin == 0 {
 			c := *e // a copy of its own, as before: only the few kept events are copied
 			out = append(out, restart{Time: c.Time, Reason: "controller-started", Event: &c})
 		}

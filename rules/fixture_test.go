@@ -99,13 +99,17 @@ func loadFixture(t testing.TB, path string) *timeline.Timeline {
 			tl.End = parseTime(fields[1])
 			continue
 		case fields[0] == "restart":
-			tl.Restarts = append(tl.Restarts, timeline.Restart{Time: parseTime(fields[1]), Reason: strings.Join(fields[2:], " "), Source: parser.Source{Path: src, Line: line}})
+			tl.Restarts = append(tl.Restarts, timeline.Restart{Time: parseTime(fields[1]), Reason: strings.Join(fields[2:], " "), Source: parser.Source{Path: src, Line: parser.Int32(line)}})
 			continue
+		}
+		kind, ok := parser.ParseKind(fields[1])
+		if !ok || kind == 0 {
+			t.Fatalf("%s:%d: unknown event kind %q", path, line, fields[1])
 		}
 		e := parser.Event{
 			Time:   parseTime(fields[0]),
-			Kind:   parser.Kind(fields[1]),
-			Source: parser.Source{Path: src, Line: line},
+			Kind:   kind,
+			Source: parser.Source{Path: src, Line: parser.Int32(line)},
 			Text:   parser.TextOf(text),
 			RWXKey: parser.HasRWXKey(text), // as the parser sets it
 		}
@@ -130,11 +134,14 @@ func loadFixture(t testing.TB, path string) *timeline.Timeline {
 			case "detail":
 				e.Detail = val
 			case "origin":
-				e.Origin = val
+				if err := e.Origin.UnmarshalText([]byte(val)); err != nil {
+					t.Fatalf("%s:%d: %v", path, line, err)
+				}
 			case "comp":
-				e.Component = val
+				e.Component = parser.ComponentOf(val)
 			case "count":
-				e.Count, _ = strconv.Atoi(val)
+				n, _ := strconv.Atoi(val)
+				e.Count = parser.Int32(n)
 			case "span":
 				e.Span, _ = time.ParseDuration(val)
 			case "backoff":
@@ -144,7 +151,7 @@ func loadFixture(t testing.TB, path string) *timeline.Timeline {
 				t.Fatalf("%s:%d: unknown key %q", path, line, k)
 			}
 		}
-		if e.Component == "" {
+		if e.Component == 0 {
 			e.Component = parser.ComponentKCM
 			if strings.Contains(src, "kubelet") {
 				e.Component = parser.ComponentKubelet
@@ -208,7 +215,7 @@ func finishVolume(v *timeline.Volume) {
 		}
 		v.Nodes = append(v.Nodes, e.Node)
 		v.Pods = append(v.Pods, e.Pod)
-		if e.Origin != "" || e.Node == "" {
+		if e.Origin != 0 || e.Node == "" {
 			continue
 		}
 		if st, ok := controllerState(e.Kind); ok {

@@ -21,8 +21,8 @@ func otherInputs(tl *timeline.Timeline) []string {
 	seen := map[int]bool{}
 	for i := range tl.Other {
 		s := tl.Other[i].Source
-		if !seen[s.Input] {
-			seen[s.Input] = true
+		if !seen[int(s.Input)] {
+			seen[int(s.Input)] = true
 			paths = append(paths, s.Path)
 		}
 	}

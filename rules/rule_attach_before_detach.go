@@ -81,7 +81,7 @@ func attachBeforeDetach(v *timeline.Volume, vf *volFacts, rs []restart) []Findin
 	var cands []abdCand
 	for i := range v.Events {
 		eb, bn := &v.Events[i], vf.node[i]
-		if eb.Origin != "" || bn < 0 || (eb.Kind != parser.AttachStarted && eb.Kind != parser.AttachSucceeded) {
+		if eb.Origin != 0 || bn < 0 || (eb.Kind != parser.AttachStarted && eb.Kind != parser.AttachSucceeded) {
 			continue
 		}
 		b := eb.Node
@@ -129,7 +129,7 @@ func abdFinding(v *timeline.Volume, a, b string, st timeline.State, inferred boo
 	if eb.Kind == parser.AttachStarted {
 		succ = firstAfter(v, bi, func(j int) bool {
 			e := &v.Events[j]
-			return e.Node == b && e.Origin == "" && (e.Kind == parser.AttachSucceeded || e.Kind == parser.AttachFailed || isDetach(e.Kind))
+			return e.Node == b && e.Origin == 0 && (e.Kind == parser.AttachSucceeded || e.Kind == parser.AttachFailed || isDetach(e.Kind))
 		})
 		if succ >= 0 && v.Events[succ].Kind != parser.AttachSucceeded {
 			succ = -1
@@ -138,12 +138,12 @@ func abdFinding(v *timeline.Volume, a, b string, st timeline.State, inferred boo
 	// What A was doing: its last controller event before B's attach.
 	ai := lastBefore(v, bi, func(j int) bool {
 		e := &v.Events[j]
-		return e.Node == a && e.Origin == "" && kindIn(e.Kind, parser.AttachStarted, parser.AttachSucceeded, parser.AttachFailed)
+		return e.Node == a && e.Origin == 0 && kindIn(e.Kind, parser.AttachStarted, parser.AttachSucceeded, parser.AttachFailed)
 	})
 	// How A's detach ended.
 	done := firstAfter(v, di-1, func(j int) bool {
 		e := &v.Events[j]
-		return e.Node == a && e.Origin == "" && kindIn(e.Kind, parser.DetachSucceeded, parser.DetachFailed)
+		return e.Node == a && e.Origin == 0 && kindIn(e.Kind, parser.DetachSucceeded, parser.DetachFailed)
 	})
 	// Did the kubelet on B then miss the device?
 	var missing []parser.Event
@@ -191,7 +191,7 @@ func abdFinding(v *timeline.Volume, a, b string, st timeline.State, inferred boo
 	}
 	ev = append(ev, evidence(ed, "detach from "+a+" only now, after "+b+" has the volume"))
 	if done >= 0 {
-		ev = append(ev, evidence(v.Events[done], "detach from "+a+" "+strings.TrimPrefix(string(v.Events[done].Kind), "detach-")))
+		ev = append(ev, evidence(v.Events[done], "detach from "+a+" "+strings.TrimPrefix(v.Events[done].Kind.String(), "detach-")))
 	}
 	if len(missing) > 0 {
 		ev = append(ev, evidence(missing[0], "kubelet on "+b+" cannot find the device afterwards"))

@@ -117,8 +117,8 @@ func checkAttachRetryStorm(c *Context) []Finding {
 				if e.Code == g.code && (e.Node == g.node || e.Node == "") {
 					f.Pods = append(f.Pods, e.Pod)
 				}
-				if e.Origin != "" && e.Count > api {
-					api, apiSpan = e.Count, e.Span
+				if e.Origin != 0 && int(e.Count) > api {
+					api, apiSpan = int(e.Count), e.Span
 				}
 			}
 			for k := range v.Events {

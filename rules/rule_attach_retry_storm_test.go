@@ -21,7 +21,7 @@ func TestAttachRetryStormCopiesOnce(t *testing.T) {
 			Time: t0.Add(time.Duration(i) * time.Second), Kind: parser.AttachFailed,
 			Volume: "kubernetes.io/csi/cbs^disk-1", PV: "pvc-1", Node: "10.0.3.15", Code: parser.CodeZoneNotMatch,
 			Component: parser.ComponentKCM, Retry: &parser.Retry{Backoff: 2 * time.Minute},
-			Source: parser.Source{Path: "kcm.log", Line: i + 1},
+			Source: parser.Source{Path: "kcm.log", Line: parser.Int32(i + 1)},
 		}
 	}
 	tl := timeline.Build([]parser.Result{{Input: parser.Input{Path: "kcm.log"}, Events: evs}}, timeline.Options{})
@@ -34,8 +34,11 @@ func TestAttachRetryStormCopiesOnce(t *testing.T) {
 	if len(fs) != 1 || fs[0].Count != n {
 		t.Fatalf("findings %d, want one storm of %d", len(fs), n)
 	}
+	// Besides the one copy, the rule's index lists and the pods it gathers
+	// cost about as much again as the (288-byte) events: three times the
+	// storm is one copy; the four or five copies of old are well past it.
 	slice := uint64(n) * uint64(unsafe.Sizeof(parser.Event{}))
-	if got := after.TotalAlloc - before.TotalAlloc; got > 2*slice {
+	if got := after.TotalAlloc - before.TotalAlloc; got > 3*slice {
 		t.Errorf("allocated %d MB for a %d MB storm: the events were copied %.1f times", got>>20, slice>>20, float64(got)/float64(slice))
 	}
 }

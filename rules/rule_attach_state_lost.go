@@ -129,7 +129,7 @@ func detachBurst(c *Context, r restart, window time.Duration, minVols int) []Fin
 		}
 		for i := range v.Events {
 			e := &v.Events[i]
-			if e.Origin != "" || !slices.Contains(burstKinds, e.Kind) {
+			if e.Origin != 0 || !slices.Contains(burstKinds, e.Kind) {
 				continue
 			}
 			if !e.Time.After(r.Time) || e.Time.Sub(r.Time) > window {
@@ -157,9 +157,9 @@ func detachBurst(c *Context, r restart, window time.Duration, minVols int) []Fin
 			ev = append(ev, evidence(*r.Event, "controller (re)started: state rebuilt from node status and VolumeAttachments"))
 		}
 		if done := firstAfterTime(h.v, h.e.Time.Add(-time.Nanosecond), func(x *parser.Event) bool {
-			return x.Node == h.e.Node && x.Origin == "" && kindIn(x.Kind, parser.DetachSucceeded, parser.DetachFailed) && x.Source != h.e.Source
+			return x.Node == h.e.Node && x.Origin == 0 && kindIn(x.Kind, parser.DetachSucceeded, parser.DetachFailed) && x.Source != h.e.Source
 		}); done != nil {
-			ev = append(ev, evidence(*done, "detach "+strings.TrimPrefix(string(done.Kind), "detach-")))
+			ev = append(ev, evidence(*done, "detach "+strings.TrimPrefix(done.Kind.String(), "detach-")))
 		}
 		reason := r.Reason
 		if reason == "" {
@@ -192,7 +192,7 @@ func attachedSince(v *timeline.Volume, e *parser.Event, since time.Time) bool {
 		if x.Time.After(e.Time) {
 			break
 		}
-		if x.Time.After(since) && x.Node == e.Node && x.Origin == "" && kindIn(x.Kind, parser.AttachStarted, parser.AttachSucceeded) {
+		if x.Time.After(since) && x.Node == e.Node && x.Origin == 0 && kindIn(x.Kind, parser.AttachStarted, parser.AttachSucceeded) {
 			return true
 		}
 	}

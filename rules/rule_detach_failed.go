@@ -231,7 +231,7 @@ func detachFailedFinding(v *timeline.Volume, node, code string, evs []parser.Eve
 		class = "an unclassified error"
 	}
 	ok := firstAfterTime(v, last, func(e *parser.Event) bool {
-		return e.Node == node && e.Origin == "" && (e.Kind == parser.DetachSucceeded || e.Kind == parser.MarkedDetached)
+		return e.Node == node && e.Origin == 0 && (e.Kind == parser.DetachSucceeded || e.Kind == parser.MarkedDetached)
 	})
 	sum := fmt.Sprintf("detach of %s from %s failed %d× with %s", name(v), nodeOr(node), n, class)
 	var ex strings.Builder
@@ -314,7 +314,7 @@ func (d *detachStarts) retriedOrStuck(tl *timeline.Timeline, v *timeline.Volume,
 	run, best := d.run[:0], d.best[:0] // detach starts since the last result; the last run of several
 	for i := range v.Events {
 		e := &v.Events[i]
-		if vf.node[i] != n || e.Origin != "" {
+		if vf.node[i] != n || e.Origin != 0 {
 			continue
 		}
 		switch {

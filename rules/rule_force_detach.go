@@ -81,10 +81,10 @@ func forceFinding(v *timeline.Volume, node string, evs []parser.Event) Finding {
 		ev = append(ev, evidence(*req, "detach requested: the 6-minute wait for the unmount starts"))
 	}
 	res := firstAfterTime(v, fe.Time, func(e *parser.Event) bool {
-		return e.Node == node && e.Origin == "" && kindIn(e.Kind, parser.DetachSucceeded, parser.DetachFailed)
+		return e.Node == node && e.Origin == 0 && kindIn(e.Kind, parser.DetachSucceeded, parser.DetachFailed)
 	})
 	if res != nil {
-		ev = append(ev, evidence(*res, "forced detach "+strings.TrimPrefix(string(res.Kind), "detach-")))
+		ev = append(ev, evidence(*res, "forced detach "+strings.TrimPrefix(res.Kind.String(), "detach-")))
 	}
 	// Who was waiting for it: a Multi-Attach on another node, then its attach.
 	var blocked, attached *parser.Event

@@ -83,7 +83,7 @@ func deviceFinding(v *timeline.Volume, node string, evs []parser.Event) Finding 
 	var det *parser.Event
 	for i := range v.Events {
 		e := &v.Events[i]
-		if e.Origin == "" && kindIn(e.Kind, parser.DetachSucceeded, parser.DetachStarted, parser.ForceDetach, parser.CSIDetached) && !e.Time.After(first) {
+		if e.Origin == 0 && kindIn(e.Kind, parser.DetachSucceeded, parser.DetachStarted, parser.ForceDetach, parser.CSIDetached) && !e.Time.After(first) {
 			if det == nil || e.Time.After(det.Time) || (e.Time.Equal(det.Time) && e.Kind == parser.DetachSucceeded) {
 				det = &v.Events[i]
 			}
@@ -109,10 +109,10 @@ func deviceFinding(v *timeline.Volume, node string, evs []parser.Event) Finding 
 	}
 	if det != nil {
 		if det.Node != node && det.Node != "" {
-			fmt.Fprintf(&ex, "A detach of the same volume from %s (%s, %s) precedes the first failure: a detach meant for %s that the driver executed against the disk wherever it was — on %s. ", det.Node, strings.TrimPrefix(string(det.Kind), "detach-"), clock(det.Time), det.Node, nodeOr(node))
+			fmt.Fprintf(&ex, "A detach of the same volume from %s (%s, %s) precedes the first failure: a detach meant for %s that the driver executed against the disk wherever it was — on %s. ", det.Node, strings.TrimPrefix(det.Kind.String(), "detach-"), clock(det.Time), det.Node, nodeOr(node))
 			sum += fmt.Sprintf(", after the detach from %s at %s", det.Node, clock(det.Time))
 		} else {
-			fmt.Fprintf(&ex, "A detach of the volume (%s, %s) precedes the first failure. ", strings.TrimPrefix(string(det.Kind), "detach-"), clock(det.Time))
+			fmt.Fprintf(&ex, "A detach of the volume (%s, %s) precedes the first failure. ", strings.TrimPrefix(det.Kind.String(), "detach-"), clock(det.Time))
 		}
 		ev = append(ev[:1], append([]Evidence{evidence(*det, "detach that likely removed the device")}, ev[1:]...)...)
 	}

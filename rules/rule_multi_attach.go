@@ -87,7 +87,7 @@ func multiAttachFinding(v *timeline.Volume, vf *volFacts, b string, evs []parser
 	})
 	// The detach from a blocker that let it through.
 	det := firstAfterTime(v, first.Add(-time.Nanosecond), func(e *parser.Event) bool {
-		if e.Origin != "" || !kindIn(e.Kind, parser.DetachStarted, parser.ForceDetach) {
+		if e.Origin != 0 || !kindIn(e.Kind, parser.DetachStarted, parser.ForceDetach) {
 			return false
 		}
 		if len(blockers) > 0 {

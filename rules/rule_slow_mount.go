@@ -176,7 +176,7 @@ func slowSetupFinding(ms *mountSide, v *timeline.Volume, th time.Duration) (Find
 			// a failure between start and success is what took the time:
 			// the rule of that failure tells it
 			start = nil
-		case e.Kind == parser.MountStarted && e.Origin == "":
+		case e.Kind == parser.MountStarted && e.Origin == 0:
 			if start == nil || (start.Node != "" && e.Node != start.Node) {
 				start = e
 			}

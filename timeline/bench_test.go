@@ -21,7 +21,7 @@ func BenchmarkBuild(b *testing.B) {
 			evs = append(evs, e)
 		}
 	}
-	res := []parser.Result{result("kcm.log", k, evs...)}
+	res := []parser.Result{result("kcm.log", k.String(), evs...)}
 	b.ReportAllocs()
 	for b.Loop() {
 		tl := Build(res, Options{})

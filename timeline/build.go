@@ -45,7 +45,7 @@ type Options struct {
 // time order), then Other, so Volume.Events and Other are sub-slices of it.
 func Build(results []parser.Result, opt Options) *Timeline {
 	t := &Timeline{}
-	comps := make([]string, len(results))
+	comps := make([]parser.Component, len(results))
 	for i := range results {
 		t.Inputs = append(t.Inputs, results[i].Input)
 		comps[i] = inputComponent(&results[i])
@@ -185,7 +185,7 @@ func Build(results []parser.Result, opt Options) *Timeline {
 // The events are split into consecutive parts, done concurrently, each
 // interned into a table of its own; merge then absorbs the tables into
 // the first in order, so that the ids do not depend on the split.
-func prepareEvents(evs []parser.Event, src []parser.Result, inputs []int, in []int32, comps []string) *prepared {
+func prepareEvents(evs []parser.Event, src []parser.Result, inputs []int, in []int32, comps []parser.Component) *prepared {
 	bounds := chunks(len(evs))
 	pr := &prepared{
 		ids:    make([]evIDs, len(evs)),
@@ -213,7 +213,7 @@ func prepareEvents(evs []parser.Event, src []parser.Result, inputs []int, in []i
 				fillEvents(evs, src, inputs, k, min(k+fillBlock, hi))
 			}
 			ev := &evs[k]
-			if ev.Component == "" {
+			if ev.Component == 0 {
 				ev.Component = comps[in[k]]
 			}
 			if ev.Volume != "" && !strings.Contains(ev.Volume, "/") {
@@ -421,7 +421,7 @@ func sortOrder(keys []sortKey, bounds []int) merged {
 
 // eventKey is the sort key of ev, evs[k].
 func eventKey(ev *parser.Event, k int) sortKey {
-	kk := sortKey{sec: math.MaxInt64, line: ev.Source.Line, k: int32(k)}
+	kk := sortKey{sec: math.MaxInt64, line: int(ev.Source.Line), k: int32(k)}
 	if !ev.Time.IsZero() {
 		kk.sec, kk.nsec = ev.Time.Unix(), int32(ev.Time.Nanosecond())
 	}
@@ -516,18 +516,19 @@ func (m *merged) next() (sortKey, bool) {
 func (m *merged) len() int { return len(m.a) + len(m.b) }
 
 // inputComponent is the input's component, or the most common event component.
-func inputComponent(r *parser.Result) string {
-	switch r.Input.Component {
+func inputComponent(r *parser.Result) parser.Component {
+	best := parser.ComponentOf(r.Input.Component)
+	switch best {
 	case parser.ComponentKCM, parser.ComponentKubelet, parser.ComponentCSI, parser.ComponentEvents:
-		return r.Input.Component
+		return best
 	}
-	counts := map[string]int{}
+	counts := map[parser.Component]int{}
 	for i := range r.Events {
 		counts[r.Events[i].Component]++
 	}
-	best, n := r.Input.Component, 0
+	n := 0
 	for c, k := range counts {
-		if c != "" && (k > n || k == n && c < best) {
+		if c != 0 && (k > n || k == n && c.String() < best.String()) {
 			best, n = c, k
 		}
 	}
@@ -616,7 +617,7 @@ func volumeRef(ev *parser.Event) string {
 // inputs are read, but for the controller's attaches when an input names
 // no node (kcmAttaches, in event order: those of evs that are skewAttach
 // and of the KCM).
-func fillKubeletNodes(evs []parser.Event, bounds []int, comps []string, rawVol map[int32]string, kcmAttaches []int32) []string {
+func fillKubeletNodes(evs []parser.Event, bounds []int, comps []parser.Component, rawVol map[int32]string, kcmAttaches []int32) []string {
 	nodes := make([]map[string]int, len(comps)) // kubelet input → the nodes its kubelet events name
 	for i := range comps {
 		if comps[i] != parser.ComponentKubelet {

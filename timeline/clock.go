@@ -17,7 +17,7 @@ const restartTolerance = 2 * time.Second
 // events: controller-started events, the process start implied by m=+
 // moving forward (m=+ went down) per component, and a PID change within one
 // KCM input.
-func detectRestarts(evs []parser.Event, in []int32, ord []int32, comps []string) []Restart {
+func detectRestarts(evs []parser.Event, in []int32, ord []int32, comps []parser.Component) []Restart {
 	var out []Restart
 	starts := map[string]time.Time{} // component (+node for kubelets) → estimated process start
 	lastPID := map[int32]int{}       // KCM input → pid
@@ -32,19 +32,19 @@ func detectRestarts(evs []parser.Event, in []int32, ord []int32, comps []string)
 			if strings.Contains(d, "leader") || strings.Contains(d, "lease") {
 				reason = "leader-elected"
 			}
-			out = append(out, Restart{Time: ev.Time, Source: ev.Source, Reason: reason, Component: parser.ComponentKCM})
+			out = append(out, Restart{Time: ev.Time, Source: ev.Source, Reason: reason, Component: parser.ComponentKCM.String()})
 		}
-		if ev.Origin != "" {
+		if ev.Origin != 0 {
 			continue
 		}
 		if ev.Retry != nil && ev.Retry.Mono > 0 && (ev.Component == parser.ComponentKCM || ev.Component == parser.ComponentKubelet) {
-			key := ev.Component
+			key := ev.Component.String()
 			if ev.Component == parser.ComponentKubelet {
 				key += "/" + ev.Node
 			}
 			start := ev.Time.Add(ev.Retry.Backoff).Add(-time.Duration(ev.Retry.Mono * float64(time.Second)))
 			if prev, ok := starts[key]; ok && start.Sub(prev) > restartTolerance {
-				r := Restart{Time: ev.Time, Source: ev.Source, Reason: "monotonic-clock-reset", Component: ev.Component}
+				r := Restart{Time: ev.Time, Source: ev.Source, Reason: "monotonic-clock-reset", Component: ev.Component.String()}
 				if ev.Component == parser.ComponentKubelet {
 					r.Node = ev.Node
 				}
@@ -56,10 +56,10 @@ func detectRestarts(evs []parser.Event, in []int32, ord []int32, comps []string)
 		}
 		if comps[in[k]] == parser.ComponentKCM && ev.PID > 0 {
 			in := in[k]
-			if p, ok := lastPID[in]; ok && p != ev.PID {
-				out = append(out, Restart{Time: ev.Time, Source: ev.Source, Reason: "pid-changed", Component: parser.ComponentKCM})
+			if p, ok := lastPID[in]; ok && p != int(ev.PID) {
+				out = append(out, Restart{Time: ev.Time, Source: ev.Source, Reason: "pid-changed", Component: parser.ComponentKCM.String()})
 			}
-			lastPID[in] = ev.PID
+			lastPID[in] = int(ev.PID)
 		}
 	}
 	return collapseRestarts(out)
@@ -123,7 +123,7 @@ const skewWindow = 10 * time.Minute
 // pairs only bound the offset from below, so a kubelet clock that runs ahead
 // is not corrected. attaches are the controller's attaches in KCM inputs
 // (see skewAttach), in event order.
-func estimateSkews(evs []parser.Event, attaches []int32, bounds []int, inputs []parser.Input, comps []string, flags map[string]time.Duration) []Skew {
+func estimateSkews(evs []parser.Event, attaches []int32, bounds []int, inputs []parser.Input, comps []parser.Component, flags map[string]time.Duration) []Skew {
 	type pairKey struct{ ref, node string }
 	paired := map[pairKey][]time.Time{}
 	hasKCM := false
@@ -177,7 +177,7 @@ func estimateSkews(evs []parser.Event, attaches []int32, bounds []int, inputs []
 			if ev.Kind != parser.VerifyAttachedSucceeded && ev.Kind != parser.WaitForAttachSucceeded {
 				continue
 			}
-			if ev.Node == "" || ev.Time.IsZero() || ev.Origin != "" {
+			if ev.Node == "" || ev.Time.IsZero() || ev.Origin != 0 {
 				continue
 			}
 			for _, r := range refs(ev, &buf) {
@@ -225,7 +225,7 @@ func estimateSkews(evs []parser.Event, attaches []int32, bounds []int, inputs []
 // pair (when its input is a KCM log): a direct, dated attach success on a
 // node.
 func skewAttach(ev *parser.Event) bool {
-	return ev.Kind == parser.AttachSucceeded && ev.Origin == "" && ev.Node != "" && !ev.Time.IsZero()
+	return ev.Kind == parser.AttachSucceeded && ev.Origin == 0 && ev.Node != "" && !ev.Time.IsZero()
 }
 
 // describeMaxOffset bounds a describe re-anchoring: a snapshot taken more
@@ -272,7 +272,7 @@ func anchorDescribes(evs []parser.Event, in []int32, bounds []int, inputs []pars
 	last := map[ref]time.Time{} // direct log events: (kind, volume ref) → last time
 	for k := range evs {
 		ev := &evs[k]
-		if ev.Time.IsZero() || ev.Origin != "" {
+		if ev.Time.IsZero() || ev.Origin != 0 {
 			continue
 		}
 		for _, r := range refs(ev, &buf) {

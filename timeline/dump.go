@@ -32,9 +32,9 @@ func (t *Timeline) Dump(w io.Writer) error {
 		fmt.Fprintf(b, "  pods %s\n", strings.Join(v.Pods, " "))
 		kinds := map[string]int{}
 		for i := range v.Events {
-			k := string(v.Events[i].Kind)
-			if v.Events[i].Origin != "" {
-				k += "(" + v.Events[i].Origin + ")"
+			k := v.Events[i].Kind.String()
+			if v.Events[i].Origin != 0 {
+				k += "(" + v.Events[i].Origin.String() + ")"
 			}
 			kinds[k]++
 		}
@@ -63,7 +63,7 @@ func (t *Timeline) Dump(w io.Writer) error {
 	}
 	kinds := map[string]int{}
 	for i := range t.Other {
-		kinds[string(t.Other[i].Kind)]++
+		kinds[t.Other[i].Kind.String()]++
 	}
 	var ks []string
 	for k, n := range kinds {

@@ -38,7 +38,7 @@ func linkEchoes(evs []parser.Event) {
 		best, bestD := -1, time.Duration(0)
 		for ; j < len(evs) && !evs[j].Time.IsZero() && !evs[j].Time.After(to); j++ {
 			d := &evs[j]
-			if d.Origin != "" || d.Kind != e.Kind || d.Source.Input != e.Source.Input ||
+			if d.Origin != 0 || d.Kind != e.Kind || d.Source.Input != e.Source.Input ||
 				!agree(d.Node, e.Node) || !agree(d.Code, e.Code) || taken != nil && taken[j] {
 				continue
 			}
@@ -96,7 +96,7 @@ func CountedIdx(evs []parser.Event, idx []int) []int {
 	for _, k := range idx {
 		e := &evs[k]
 		switch {
-		case e.Origin == "" || e.Origin == parser.OriginEvent && e.EchoOf == 0:
+		case e.Origin == 0 || e.Origin == parser.OriginEvent && e.EchoOf == 0:
 			logged = append(logged, k)
 			operation = operation || e.Kind != parser.CSIError
 		case e.Origin == parser.OriginEvent:
@@ -127,9 +127,9 @@ type Tally struct {
 
 // Add counts e.
 func (t *Tally) Add(e *parser.Event) {
-	n := max(e.Count, 1)
+	n := max(int(e.Count), 1)
 	switch e.Origin {
-	case "":
+	case 0:
 		t.logged += n
 		t.seen = true
 	case parser.OriginEvent:

@@ -55,19 +55,19 @@ func (v *Volume) MountOutages() []*MountOutage {
 	byKey := map[string]*MountOutage{}
 	directNode := map[string]bool{} // nodes with direct failure lines
 	for _, e := range v.Events {
-		if IsMountFailure(e.Kind) && e.Origin == "" {
+		if IsMountFailure(e.Kind) && e.Origin == 0 {
 			directNode[e.Node] = true
 		}
 	}
 	for _, e := range v.Events {
 		if IsMountFailure(e.Kind) {
-			if e.Origin != "" && (directNode[e.Node] || e.Node == "" && len(directNode) > 0) {
+			if e.Origin != 0 && (directNode[e.Node] || e.Node == "" && len(directNode) > 0) {
 				continue // the same outage, told again
 			}
 			k := e.Node + "\x00" + PodName(e.Pod)
 			s := byKey[k]
 			if s == nil {
-				s = &MountOutage{Node: e.Node, Pod: e.Pod, Counts: map[parser.Kind]int{}, FromDescribe: e.Origin != ""}
+				s = &MountOutage{Node: e.Node, Pod: e.Pod, Counts: map[parser.Kind]int{}, FromDescribe: e.Origin != 0}
 				byKey[k] = s
 				list = append(list, s)
 			}
@@ -81,7 +81,7 @@ func (v *Volume) MountOutages() []*MountOutage {
 			if s.Counts[e.Kind] == 0 {
 				s.Kinds = append(s.Kinds, e.Kind)
 			}
-			s.Counts[e.Kind] += max(e.Count, 1)
+			s.Counts[e.Kind] += max(int(e.Count), 1)
 			t0, t1 := e.Time, e.Time
 			if e.Span > 0 && e.Origin == parser.OriginDescribe {
 				t0 = e.Time.Add(-e.Span)

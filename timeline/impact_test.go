@@ -10,9 +10,9 @@ import (
 var i0 = time.Date(2021, 1, 13, 9, 51, 0, 0, time.UTC)
 
 // iev is a kubelet event sec seconds after i0.
-func iev(sec int, kind parser.Kind, node, pod, origin string) parser.Event {
+func iev(sec int, kind parser.Kind, node, pod string, origin parser.Origin) parser.Event {
 	return parser.Event{Time: i0.Add(time.Duration(sec) * time.Second), Kind: kind, Node: node, Pod: pod,
-		Origin: origin, Component: parser.ComponentKubelet, Source: parser.Source{Path: "kubelet.log", Line: sec + 1}}
+		Origin: origin, Component: parser.ComponentKubelet, Source: parser.Source{Path: "kubelet.log", Line: parser.Int32(sec + 1)}}
 }
 
 // A describe row repeating the kubelet's failures adds no second impact
@@ -20,7 +20,7 @@ func iev(sec int, kind parser.Kind, node, pod, origin string) parser.Event {
 // TestImpactDescribeDedupe.)
 func TestMountOutagesDescribeDedupe(t *testing.T) {
 	const b = "172.28.1.72"
-	fail := func(sec int) parser.Event { return iev(sec, parser.MountDeviceFailed, b, "db/redis-master-0", "") }
+	fail := func(sec int) parser.Event { return iev(sec, parser.MountDeviceFailed, b, "db/redis-master-0", 0) }
 	row := iev(3000, parser.MountDeviceFailed, "", "", parser.OriginDescribe)
 	row.Count, row.Span = 35, 77*time.Minute
 	v := &Volume{Key: "v", Events: []parser.Event{fail(0), fail(100), fail(3000), row}}
@@ -43,14 +43,14 @@ func TestMountOutagesDescribeDedupe(t *testing.T) {
 func TestMountOutagesRecoverRelapse(t *testing.T) {
 	const a, b = "node-a", "node-b"
 	v := &Volume{Key: "v", Events: []parser.Event{
-		iev(0, parser.WaitForAttachFailed, a, "web-0", ""),
-		iev(10, parser.MountDeviceFailed, a, "prod/web-0", ""),
-		iev(20, parser.MountDeviceFailed, a, "web-0", ""),
-		iev(25, parser.SetupFailed, b, "prod/web-1", ""),
-		iev(30, parser.MountDeviceSucceeded, a, "prod/web-0", ""),
-		iev(40, parser.SetupFailed, a, "prod/web-0", ""),
-		iev(50, parser.SetupSucceeded, a, "prod/web-0", ""),
-		iev(60, parser.MountStarted, b, "prod/web-1", ""),
+		iev(0, parser.WaitForAttachFailed, a, "web-0", 0),
+		iev(10, parser.MountDeviceFailed, a, "prod/web-0", 0),
+		iev(20, parser.MountDeviceFailed, a, "web-0", 0),
+		iev(25, parser.SetupFailed, b, "prod/web-1", 0),
+		iev(30, parser.MountDeviceSucceeded, a, "prod/web-0", 0),
+		iev(40, parser.SetupFailed, a, "prod/web-0", 0),
+		iev(50, parser.SetupSucceeded, a, "prod/web-0", 0),
+		iev(60, parser.MountStarted, b, "prod/web-1", 0),
 	}}
 	got := v.MountOutages()
 	if len(got) != 2 {
@@ -87,7 +87,7 @@ func TestMountOutagesRecoverRelapse(t *testing.T) {
 // failure lines; with none it is an outage of its own.
 func TestMountOutagesEchoWithoutNode(t *testing.T) {
 	echo := iev(5, parser.SetupFailed, "", "prod/web-0", parser.OriginEvent)
-	v := &Volume{Events: []parser.Event{iev(0, parser.SetupFailed, "n", "prod/web-0", ""), echo}}
+	v := &Volume{Events: []parser.Event{iev(0, parser.SetupFailed, "n", "prod/web-0", 0), echo}}
 	if got := v.MountOutages(); len(got) != 1 || got[0].Counts[parser.SetupFailed] != 1 {
 		t.Errorf("with a direct line: %+v", got)
 	}

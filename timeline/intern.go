@@ -218,7 +218,7 @@ func (sy *syms) event(ev *parser.Event, prev *[]lastIDs) evIDs {
 			id.va = sy.attachment(id.vol, id.node)
 		}
 	}
-	id.rwx = ev.Component == parser.ComponentKCM && ev.Origin == "" && ev.RWXKey
+	id.rwx = ev.Component == parser.ComponentKCM && ev.Origin == 0 && ev.RWXKey
 	id.started = ev.Kind == parser.ControllerStarted
 	if id.vol >= 0 {
 		*last = lastIDs{pv: id.pv + 1, handle: id.handle + 1, node: id.node + 1, pod: id.pod + 1, va: id.va + 1}

@@ -52,7 +52,7 @@ func TestPrepareParts(t *testing.T) {
 	prepare := func() (*syms, *prepared) {
 		evs, bounds, src := gather(res, false)
 		in := make([]int32, len(evs))
-		comps := make([]string, len(res))
+		comps := make([]parser.Component, len(res))
 		for i := range res {
 			comps[i] = inputComponent(&res[i])
 			for k := bounds[i]; k < bounds[i+1]; k++ {

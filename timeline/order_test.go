@@ -30,9 +30,9 @@ func TestSortOrderMatchesFullSort(t *testing.T) {
 					}
 					e.Time = at(float64(sec) + float64(r.IntN(2))*1e-6)
 				}
-				e.Source.Line = j + 1
+				e.Source.Line = parser.Int32(j + 1)
 				if r.IntN(4) == 0 {
-					e.Source.Line = r.IntN(n + 1) // lines repeat or go back
+					e.Source.Line = parser.Int32(r.IntN(n + 1)) // lines repeat or go back
 				}
 				evs = append(evs, e)
 				in = append(in, int32(i))

@@ -55,7 +55,7 @@ func TestPermuteParts(t *testing.T) {
 				evs, ids := make([]parser.Event, n), make([]evIDs, n)
 				wantEvs, wantIDs := make([]parser.Event, n), make([]evIDs, n)
 				for k := range n {
-					evs[k].Source.Line, ids[k].vol = k, int32(k)
+					evs[k].Source.Line, ids[k].vol = parser.Int32(k), int32(k)
 					wantEvs[dest[k]], wantIDs[dest[k]] = evs[k], ids[k]
 				}
 				permute(evs, ids, slices.Clone(dest))

@@ -16,7 +16,7 @@ func TestMergeBarePodName(t *testing.T) {
 	a.Pod = "db/redis-master-0"
 	m := ev(10, parser.MountDeviceFailed, kl, nodeB)
 	m.Pod = "redis-master-0"
-	tl := Build([]parser.Result{result("kcm.log", k, a), result("kubelet.log", kl, m)}, Options{})
+	tl := Build([]parser.Result{result("kcm.log", k.String(), a), result("kubelet.log", kl.String(), m)}, Options{})
 	if len(tl.Volumes) != 1 {
 		t.Fatalf("%d volumes", len(tl.Volumes))
 	}
@@ -40,7 +40,7 @@ func TestMergeBarePodNameAmbiguous(t *testing.T) {
 	b.Pod = "other/web-0"
 	m := ev(10, parser.MountDeviceFailed, kl, nodeB)
 	m.Pod = "web-0"
-	tl := Build([]parser.Result{result("kcm.log", k, a, b), result("kubelet.log", kl, m)}, Options{})
+	tl := Build([]parser.Result{result("kcm.log", k.String(), a, b), result("kubelet.log", kl.String(), m)}, Options{})
 	for _, e := range tl.Volumes[0].Events {
 		if e.Kind == parser.MountDeviceFailed && e.Pod != "web-0" {
 			t.Errorf("ambiguous bare name merged into %q", e.Pod)
@@ -64,12 +64,12 @@ func TestDescribeReanchor(t *testing.T) {
 	row := func(kind parser.Kind, lastSeen time.Time, n int, span time.Duration) parser.Event {
 		age := capture.Sub(lastSeen).Truncate(time.Minute) // kubectl rounds ages down
 		return parser.Event{Time: newest.Add(-age), Age: age, Kind: kind, PV: vPV, Component: parser.ComponentEvents,
-			Origin: parser.OriginDescribe, Count: n, Span: span, Text: parser.TextOf(string(kind))}
+			Origin: parser.OriginDescribe, Count: parser.Int32(n), Span: span, Text: parser.TextOf(kind.String())}
 	}
-	desc := result("describe.txt", parser.ComponentEvents,
+	desc := result("describe.txt", parser.ComponentEvents.String(),
 		row(parser.AttachSucceeded, at(0), 1, 0),
 		row(parser.MountDeviceFailed, at(300), 5, 4*time.Minute))
-	tl := Build([]parser.Result{result("kcm.log", k, attach), result("kubelet.log", kl, kub...), desc}, Options{})
+	tl := Build([]parser.Result{result("kcm.log", k.String(), attach), result("kubelet.log", kl.String(), kub...), desc}, Options{})
 	var sk *Skew
 	for i := range tl.Skews {
 		if tl.Skews[i].Path == "describe.txt" {
@@ -100,7 +100,7 @@ func TestDescribeReanchor(t *testing.T) {
 // the lines that became events.
 func TestSpanCoversInputs(t *testing.T) {
 	k := parser.ComponentKCM
-	r := result("kcm.log", k, ev(10, parser.AttachStarted, k, nodeA), ev(20, parser.AttachSucceeded, k, nodeA))
+	r := result("kcm.log", k.String(), ev(10, parser.AttachStarted, k, nodeA), ev(20, parser.AttachSucceeded, k, nodeA))
 	r.Input.First, r.Input.Last = at(0), at(30)
 	tl := Build([]parser.Result{r}, Options{})
 	if !tl.Start.Equal(at(0)) || !tl.End.Equal(at(30)) {

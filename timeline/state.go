@@ -60,7 +60,7 @@ func (sc *scratch) reconstruct(v *Volume, ids []evIDs, sy *syms) {
 		}
 		for i := range v.Events {
 			ev := &v.Events[i]
-			if ev.Origin != "" {
+			if ev.Origin != 0 {
 				continue
 			}
 			node := ids[i].node
@@ -139,7 +139,7 @@ func (sc *scratch) reconstruct(v *Volume, ids []evIDs, sy *syms) {
 		switch {
 		case controllerKind(ev.Kind):
 			node := ids[i].node
-			if ev.Origin != "" {
+			if ev.Origin != 0 {
 				node = echoNode(i)
 				if node < 0 {
 					continue
@@ -156,7 +156,7 @@ func (sc *scratch) reconstruct(v *Volume, ids []evIDs, sy *syms) {
 			}
 		case kubeletKind(ev.Kind):
 			node := ids[i].node
-			if node < 0 && ev.Origin != "" {
+			if node < 0 && ev.Origin != 0 {
 				node = echoNode(i)
 			}
 			if node < 0 {

@@ -23,16 +23,16 @@ func at(sec float64) time.Time { return t0.Add(time.Duration(sec * float64(time.
 
 // ev builds an event; the text is unique per (kind, node, time) so that
 // duplicate detection sees real lines.
-func ev(sec float64, kind parser.Kind, comp, node string) parser.Event {
+func ev(sec float64, kind parser.Kind, comp parser.Component, node string) parser.Event {
 	e := parser.Event{Time: at(sec), Kind: kind, Volume: vU, PV: vPV, Node: node, Component: comp}
-	e.Text = parser.TextOf(string(kind) + " " + node + " " + e.Time.Format(time.RFC3339Nano))
+	e.Text = parser.TextOf(kind.String() + " " + node + " " + e.Time.Format(time.RFC3339Nano))
 	return e
 }
 
 func result(path, comp string, evs ...parser.Event) parser.Result {
 	for i := range evs {
 		evs[i].Source.Path = path
-		evs[i].Source.Line = i + 1
+		evs[i].Source.Line = parser.Int32(i + 1)
 	}
 	return parser.Result{Input: parser.Input{Path: path, Component: comp}, Events: evs}
 }
@@ -40,7 +40,7 @@ func result(path, comp string, evs ...parser.Event) parser.Result {
 // seedKCM is the catalog §8 sequence on the controller side.
 func seedKCM() parser.Result {
 	k := parser.ComponentKCM
-	return result("kcm.log", k,
+	return result("kcm.log", k.String(),
 		ev(0, parser.AttachStarted, k, nodeA),
 		ev(1, parser.AttachFailed, k, nodeA),
 		ev(2, parser.AttachStarted, k, nodeA),
@@ -134,11 +134,11 @@ func TestMergeOrderReversed(t *testing.T) {
 	rev := slices.Clone(kcm.Events)
 	slices.Reverse(rev) // journalctl -r
 	for i := range rev {
-		rev[i].Source.Line = i + 1
+		rev[i].Source.Line = parser.Int32(i + 1)
 	}
 	kcm.Events = rev
 	k := parser.ComponentKubelet
-	kl := result("kubelet.log", k,
+	kl := result("kubelet.log", k.String(),
 		ev(256, parser.MountDeviceSucceeded, k, nodeB),
 		ev(255.5, parser.VerifyAttachedSucceeded, k, nodeB), // out of order in the file
 	)
@@ -156,8 +156,8 @@ func TestMergeOrderReversed(t *testing.T) {
 		t.Error("reversed input lost the overlap")
 	}
 	// same time: input order decides
-	a := result("a.log", parser.ComponentKCM, ev(5, parser.AttachStarted, parser.ComponentKCM, nodeA))
-	b := result("b.log", parser.ComponentKCM, ev(5, parser.DetachStarted, parser.ComponentKCM, nodeB))
+	a := result("a.log", parser.ComponentKCM.String(), ev(5, parser.AttachStarted, parser.ComponentKCM, nodeA))
+	b := result("b.log", parser.ComponentKCM.String(), ev(5, parser.DetachStarted, parser.ComponentKCM, nodeB))
 	v = one(t, Build([]parser.Result{a, b}, Options{}))
 	if v.Events[0].Source.Path != "a.log" {
 		t.Errorf("tie broken by %s, want input order", v.Events[0].Source.Path)
@@ -192,7 +192,7 @@ func TestRestarts(t *testing.T) {
 	started.Detail = "successfully acquired lease kube-system/kube-controller-manager"
 	pid := ev(500, parser.AttachStarted, k, nodeA)
 	pid.PID = 7
-	tl := Build([]parser.Result{result("kcm.log", k,
+	tl := Build([]parser.Result{result("kcm.log", k.String(),
 		retry(10, 5000.5),
 		retry(20, 5010.5), // same process
 		retry(100, 3.5),   // m=+ went down
@@ -222,7 +222,7 @@ func TestSkewEstimate(t *testing.T) {
 		return e
 	}
 	kcm := seedKCM()
-	kl := result("kubelet.log", k,
+	kl := result("kubelet.log", k.String(),
 		kev(249, parser.VerifyAttachedStarted),
 		kev(255.2, parser.VerifyAttachedSucceeded), // 0.2 s after the controller, truly
 		kev(255.3, parser.WaitForAttachSucceeded),
@@ -300,17 +300,17 @@ func TestMulti(t *testing.T) {
 	f := ev(1, parser.AttachFailed, k, nodeA)
 	f.Text = parser.TextOf(`Operation for "{volumeName:` + vU + ` podName: nodeName:10.0.3.15}" failed. No retries permitted until …`)
 	f.RWXKey = parser.HasRWXKey(f.Text.String()) // as the parser sets it
-	v := one(t, Build([]parser.Result{result("kcm.log", k, ev(0, parser.AttachStarted, k, nodeA), f)}, Options{}))
+	v := one(t, Build([]parser.Result{result("kcm.log", k.String(), ev(0, parser.AttachStarted, k, nodeA), f)}, Options{}))
 	if !v.Multi {
 		t.Error("nodeName key not taken as RWX evidence")
 	}
 	// 2: two confirmed attachments, both mounted
 	kl := parser.ComponentKubelet
 	rwx := []parser.Result{
-		result("kcm.log", k, ev(0, parser.AttachStarted, k, nodeA), ev(1, parser.AttachSucceeded, k, nodeA),
+		result("kcm.log", k.String(), ev(0, parser.AttachStarted, k, nodeA), ev(1, parser.AttachSucceeded, k, nodeA),
 			ev(10, parser.AttachStarted, k, nodeB), ev(11, parser.AttachSucceeded, k, nodeB)),
-		result("a.log", kl, ev(2, parser.MountDeviceSucceeded, kl, nodeA)),
-		result("b.log", kl, ev(12, parser.MountDeviceSucceeded, kl, nodeB)),
+		result("a.log", kl.String(), ev(2, parser.MountDeviceSucceeded, kl, nodeA)),
+		result("b.log", kl.String(), ev(12, parser.MountDeviceSucceeded, kl, nodeB)),
 	}
 	v = one(t, Build(rwx, Options{}))
 	if !v.Multi || len(v.Overlaps) == 0 {

@@ -15,7 +15,7 @@ func TestWindowFilter(t *testing.T) {
 	undated := ev(0, parser.AttachStarted, k, nodeB)
 	undated.Time = time.Time{}
 	mk := func() []parser.Result {
-		return []parser.Result{result("kcm.log", k,
+		return []parser.Result{result("kcm.log", k.String(),
 			ev(0, parser.AttachStarted, k, nodeA),
 			ev(1, parser.AttachFailed, k, nodeA),
 			ev(2, parser.AttachStarted, k, nodeA),
@@ -26,7 +26,7 @@ func TestWindowFilter(t *testing.T) {
 	lines := func(res []parser.Result) []int {
 		var out []int
 		for _, e := range res[0].Events {
-			out = append(out, e.Source.Line)
+			out = append(out, int(e.Source.Line))
 		}
 		return out
 	}
@@ -51,7 +51,7 @@ func TestWindowFilter(t *testing.T) {
 
 // TestNewest: the latest Input.Last of the results; zero when none has one.
 func TestNewest(t *testing.T) {
-	a, b, c := result("a.log", parser.ComponentKCM), result("b.log", parser.ComponentKCM), result("c.log", parser.ComponentKCM)
+	a, b, c := result("a.log", parser.ComponentKCM.String()), result("b.log", parser.ComponentKCM.String()), result("c.log", parser.ComponentKCM.String())
 	a.Input.Last, b.Input.Last = at(5), at(9)
 	if got := Newest([]parser.Result{a, b, c}); !got.Equal(at(9)) {
 		t.Errorf("Newest = %v, want %v", got, at(9))
@@ -81,7 +81,7 @@ func TestEvents(t *testing.T) {
 	kinds := func(evs []parser.Event) []string {
 		var out []string
 		for _, e := range evs {
-			out = append(out, string(e.Kind)+"@"+e.Node)
+			out = append(out, e.Kind.String()+"@"+e.Node)
 		}
 		return out
 	}

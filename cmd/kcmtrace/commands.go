@@ -160,7 +160,7 @@ func (c *eventsCmd) run(e env) error {
 	out.inputs = c.Paths
 	kinds := splitList(c.Kind)
 	if c.Unknown {
-		kinds = append(kinds, string(parser.Unknown))
+		kinds = append(kinds, parser.Unknown.String())
 	}
 	if err := checkKinds(kinds); err != nil {
 		return err
@@ -172,7 +172,7 @@ func (c *eventsCmd) run(e env) error {
 	filtered := c.Volume != "" || c.Node != "" || c.Pod != ""
 	evs := allEvents(l.timeline, vols, !filtered)
 	if len(kinds) > 0 {
-		evs = slices.DeleteFunc(evs, func(ev parser.Event) bool { return !slices.Contains(kinds, string(ev.Kind)) })
+		evs = slices.DeleteFunc(evs, func(ev parser.Event) bool { return !slices.Contains(kinds, ev.Kind.String()) })
 	}
 	err = c.write(e, out, c.Color, func(w io.Writer, o report.Options) error {
 		return report.EventFormats.For(out.format).Render(w, evs, o)
@@ -187,7 +187,7 @@ func (c *eventsCmd) run(e env) error {
 func checkKinds(kinds []string) error {
 	var names []string
 	for _, k := range parser.Kinds() {
-		names = append(names, string(k))
+		names = append(names, k.String())
 	}
 	for _, k := range kinds {
 		if slices.Contains(names, k) {

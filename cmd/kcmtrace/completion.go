@@ -28,7 +28,7 @@ func (c *completionCmd) runCtx(_ env, ctx *kong.Context) error {
 func predictors() map[string]complete.Predictor {
 	kinds := make([]string, 0, len(parser.Kinds()))
 	for _, k := range parser.Kinds() {
-		kinds = append(kinds, string(k))
+		kinds = append(kinds, k.String())
 	}
 	return map[string]complete.Predictor{
 		"rule":   complete.PredictSet(rules.Names()...),

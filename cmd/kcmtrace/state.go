@@ -152,7 +152,7 @@ func eventResults(snap *state.Snapshot, first int) []parser.Result {
 		path := e.Source.Path
 		r := byPath[path]
 		if r == nil {
-			r = &parser.Result{Input: parser.Input{Path: path, Component: parser.ComponentEvents, Wrapper: "none", Format: "events-" + e.Source.Format}}
+			r = &parser.Result{Input: parser.Input{Path: path, Component: parser.ComponentEvents.String(), Wrapper: "none", Format: "events-" + e.Source.Format}}
 			if fi, err := os.Stat(path); err == nil {
 				r.Input.Bytes = fi.Size()
 			}
@@ -163,7 +163,7 @@ func eventResults(snap *state.Snapshot, first int) []parser.Result {
 			Type: e.Type, Reason: e.Reason, Message: e.Message,
 			Kind: e.Involved.Kind, Namespace: e.Involved.Namespace, Name: e.Involved.Name,
 			Component: e.Component, Host: e.Host, Count: e.Count, First: e.First, Last: e.Last,
-			Source: parser.Source{Path: path, Line: e.Source.Line, Input: first + len(out) - 1},
+			Source: parser.Source{Path: path, Line: parser.Int32(e.Source.Line), Input: parser.Int32(first + len(out) - 1)},
 			Text:   snap.EventEvidence(e).Text,
 		})
 		if !ok {

@@ -29,7 +29,7 @@ func ManyNodes(n int, overlap bool) parser.Result {
 		evs = append(evs, parser.Event{
 			Time: t, Kind: k, Volume: Volume, PV: "pvc-x", Node: name, Component: parser.ComponentKCM,
 			Text:   parser.TextOf(fmt.Sprintf("%s %s %s", k, name, t.Format(time.RFC3339Nano))),
-			Source: parser.Source{Path: "kcm.log", Line: len(evs) + 1},
+			Source: parser.Source{Path: "kcm.log", Line: parser.Int32(len(evs) + 1)},
 		})
 		t = t.Add(time.Second)
 	}
@@ -47,5 +47,5 @@ func ManyNodes(n int, overlap bool) parser.Result {
 			add(parser.DetachSucceeded, i)
 		}
 	}
-	return parser.Result{Input: parser.Input{Path: "kcm.log", Component: parser.ComponentKCM}, Events: evs}
+	return parser.Result{Input: parser.Input{Path: "kcm.log", Component: parser.ComponentKCM.String()}, Events: evs}
 }

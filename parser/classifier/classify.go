@@ -8,20 +8,6 @@ import (
 	"unicode/utf8"
 )
 
-// Kinds added by the message side (see classify): they keep understood lines
-// out of Unknown without pretending an operation happened.
-const (
-	// AttachStartFailed: "attacherDetacher.AttachVolume failed to start" — the
-	// operation was never queued (usually "already executing"); no attach ran.
-	AttachStartFailed Kind = "attach-start-failed"
-	// DetachStartFailed: "attacherDetacher.DetachVolume failed to start".
-	DetachStartFailed Kind = "detach-start-failed"
-	// Bookkeeping: verbose cache/state lines that are understood but carry no
-	// operation result (ASW updates, "Starting attacherDetacher.DetachVolume",
-	// WaitForAttach entering, CSI driver progress lines). Detail says which.
-	Bookkeeping Kind = "bookkeeping"
-)
-
 // Message-side conventions (what classify puts where):
 //
 //   - Volume is the UniqueName; PV the displayed volume name unless "nil" (≤1.6
@@ -851,7 +837,7 @@ func classifyMountTimeout(ev *Event, msg string) {
 type opRule struct {
 	prefix string
 	kind   Kind
-	comp   string
+	comp   Component
 }
 
 // opRules is checked in order with strings.HasPrefix; specific entries first.
@@ -939,16 +925,16 @@ var opRulesByFirst = func() (t [256][]opRule) {
 
 // opKind looks op up in opRules. A rule whose prefix ends in "." (a family)
 // only matches ops that mention a failure, so unknown successes stay unknown.
-func opKind(op string) (Kind, string, bool) {
+func opKind(op string) (Kind, Component, bool) {
 	if op == "" {
-		return "", "", false
+		return 0, 0, false
 	}
 	for _, r := range opRulesByFirst[op[0]] {
 		if r.matches(op) {
 			return r.kind, r.comp, true
 		}
 	}
-	return "", "", false
+	return 0, 0, false
 }
 
 // opMayMatch reports whether s starts with the prefix of a rule of opRules:
@@ -1207,7 +1193,7 @@ func classifyRetry(msg string) (Event, bool) {
 		ev.Kind = RetryScheduled
 		ev.Error = errText
 		ev.Detail = ""
-		if ev.Component == "" && (keyPod != "" || strings.Contains(errText, "Mount") || strings.Contains(errText, "pod \"")) {
+		if ev.Component == 0 && (keyPod != "" || strings.Contains(errText, "Mount") || strings.Contains(errText, "pod \"")) {
 			ev.Component = ComponentKubelet
 		}
 	}
@@ -1435,7 +1421,7 @@ func classifyTable(t *tableRow) (Event, bool) {
 	}
 	ev.Origin = OriginDescribe
 	ev.Component = ComponentEvents
-	ev.Count = t.Count
+	ev.Count = Int32(t.Count)
 	if o := t.Object; o != "" {
 		kind, name, found := strings.Cut(o, "/")
 		switch {

@@ -28,7 +28,7 @@ func FuzzClassify(f *testing.F) {
 			{Table: &tableRow{Reason: file, Message: rest, From: rest, Object: rest}},
 		} {
 			ev, ok := Classify(rec)
-			if ok && ev.Kind == "" {
+			if ok && ev.Kind == 0 {
 				t.Fatalf("ok with empty kind for %q", rest)
 			}
 			if ok && ev.Kind == Unknown && ev.Reason == "" {

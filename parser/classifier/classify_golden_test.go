@@ -46,8 +46,8 @@ func eventFields(ev Event) string {
 	add("pod", ev.Pod)
 	add("uid", ev.PodUID)
 	add("code", ev.Code)
-	add("component", ev.Component)
-	add("origin", ev.Origin)
+	add("component", ev.Component.String())
+	add("origin", ev.Origin.String())
 	add("reason", ev.Reason)
 	add("detail", ev.Detail)
 	if ev.Count > 0 {

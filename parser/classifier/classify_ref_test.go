@@ -36,13 +36,13 @@ func volumeRelatedReference(s string) bool {
 
 // opKindReference is opKind as first written: every rule in order, not
 // only those starting with the op's first byte.
-func opKindReference(op string) (Kind, string, bool) {
+func opKindReference(op string) (Kind, Component, bool) {
 	for _, r := range opRules {
 		if r.matches(op) {
 			return r.kind, r.comp, true
 		}
 	}
-	return "", "", false
+	return 0, 0, false
 }
 
 // refCorpus is text to compare the fast helpers with their references on,

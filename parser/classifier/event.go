@@ -1,74 +1,170 @@
 package classifier
 
 import (
+	"fmt"
+	"math"
+	"strconv"
 	"time"
 
 	"github.com/kcmtrace/kcmtrace/parser/textstore"
 )
 
-// Kind names what an event says happened. Values are kebab-case and stable:
-// they appear in `kcmtrace events` output and in JSON.
-type Kind string
+// Kind names what an event says happened. A Kind is one byte (events are
+// many, see Event); its name (String) is kebab-case and stable: it is what
+// `kcmtrace events` output and JSON show, and what MarshalText writes and
+// UnmarshalText reads. The zero Kind has the name "" (no kind yet).
+// Compare kinds by name, never by number, where order shows (sort by
+// String): the numbers follow the vocabulary, the outputs are alphabetical.
+type Kind uint8
 
 // The event vocabulary (docs/DESIGN.md "Events"), plus a few extensions that the
-// timeline needs (kubelet mount path starts, CSI sidecar/driver lines).
+// timeline needs (kubelet mount path starts, CSI sidecar/driver lines), in
+// the order of Kinds.
 const (
-	AttachStarted        Kind = "attach-started"
-	AttachSucceeded      Kind = "attach-succeeded"
-	AttachFailed         Kind = "attach-failed"
-	DetachRequested      Kind = "detach-requested" // "Set detach request time", ASW bookkeeping
-	DetachStarted        Kind = "detach-started"
-	DetachVerifiedSafe   Kind = "detach-verified-safe"
-	DetachSucceeded      Kind = "detach-succeeded"
-	DetachFailed         Kind = "detach-failed"
-	ForceDetach          Kind = "force-detach"
-	MultiAttach          Kind = "multi-attach"
-	DetachBlockedMounted Kind = "detach-blocked-mounted"
-	MarkedDetached       Kind = "marked-detached"
-	RetryScheduled       Kind = "retry-scheduled" // nestedpendingoperations line whose inner operation has no kind of its own
+	AttachStarted Kind = iota + 1
+	AttachSucceeded
+	AttachFailed
+	DetachRequested // "Set detach request time", ASW bookkeeping
+	DetachStarted
+	DetachVerifiedSafe
+	DetachSucceeded
+	DetachFailed
+	ForceDetach
+	MultiAttach
+	DetachBlockedMounted
+	MarkedDetached
+	RetryScheduled // nestedpendingoperations line whose inner operation has no kind of its own
 
-	VerifyAttachedStarted   Kind = "verify-attached-started"   // kubelet: VerifyControllerAttachedVolume started
-	VerifyAttachedSucceeded Kind = "verify-attached-succeeded" // kubelet: "Controller attach succeeded"
-	VerifyAttachedFailed    Kind = "verify-attached-failed"    // kubelet: not attached according to node status / not in VolumesInUse
-	MountStarted            Kind = "mount-started"             // kubelet: operationExecutor.MountVolume started
-	WaitForAttachSucceeded  Kind = "wait-for-attach-succeeded"
-	WaitForAttachFailed     Kind = "wait-for-attach-failed"
-	MountDeviceSucceeded    Kind = "mount-device-succeeded"
-	MountDeviceFailed       Kind = "mount-device-failed"
-	SetupSucceeded          Kind = "setup-succeeded"
-	SetupFailed             Kind = "setup-failed"
-	UnmountStarted          Kind = "unmount-started" // kubelet: UnmountVolume / UnmountDevice started
-	TeardownSucceeded       Kind = "teardown-succeeded"
-	TeardownFailed          Kind = "teardown-failed"
-	UnmountDeviceSucceeded  Kind = "unmount-device-succeeded"
-	UnmountDeviceFailed     Kind = "unmount-device-failed"
-	KubeletVolumeDetached   Kind = "kubelet-volume-detached" // kubelet bookkeeping "Volume detached"
-	MountTimeout            Kind = "mount-timeout"           // "Unable to attach or mount volumes"
-	OwnershipChange         Kind = "ownership-change"        // kubelet: recursive fsGroup chown of a volume (Detail: started, progress N files, slow)
+	VerifyAttachedStarted   // kubelet: VerifyControllerAttachedVolume started
+	VerifyAttachedSucceeded // kubelet: "Controller attach succeeded"
+	VerifyAttachedFailed    // kubelet: not attached according to node status / not in VolumesInUse
+	MountStarted            // kubelet: operationExecutor.MountVolume started
+	WaitForAttachSucceeded
+	WaitForAttachFailed
+	MountDeviceSucceeded
+	MountDeviceFailed
+	SetupSucceeded
+	SetupFailed
+	UnmountStarted // kubelet: UnmountVolume / UnmountDevice started
+	TeardownSucceeded
+	TeardownFailed
+	UnmountDeviceSucceeded
+	UnmountDeviceFailed
+	KubeletVolumeDetached // kubelet bookkeeping "Volume detached"
+	MountTimeout          // "Unable to attach or mount volumes"
+	OwnershipChange       // kubelet: recursive fsGroup chown of a volume (Detail: started, progress N files, slow)
 
-	CSIAttaching Kind = "csi-attaching" // external-attacher "Attaching" VolumeAttachment
-	CSIAttached  Kind = "csi-attached"
-	CSIDetaching Kind = "csi-detaching"
-	CSIDetached  Kind = "csi-detached"
-	CSIError     Kind = "csi-error" // driver / sidecar / kubernetes.io/csi plugin error line
+	CSIAttaching // external-attacher "Attaching" VolumeAttachment
+	CSIAttached
+	CSIDetaching
+	CSIDetached
+	CSIError // driver / sidecar / kubernetes.io/csi plugin error line
 
-	ControllerStarted Kind = "controller-started" // attach/detach controller start, leader election
-	Unknown           Kind = "unknown"            // volume-looking line not understood; Reason says why
+	ControllerStarted // attach/detach controller start, leader election
+	// AttachStartFailed: "attacherDetacher.AttachVolume failed to start" — the
+	// operation was never queued (usually "already executing"); no attach ran.
+	AttachStartFailed
+	// DetachStartFailed: "attacherDetacher.DetachVolume failed to start".
+	DetachStartFailed
+	// Bookkeeping: verbose cache/state lines that are understood but carry no
+	// operation result (ASW updates, "Starting attacherDetacher.DetachVolume",
+	// WaitForAttach entering, CSI driver progress lines). Detail says which.
+	Bookkeeping
+
+	Unknown // volume-looking line not understood; Reason says why
 )
 
-// Components that emit events.
-const (
-	ComponentKCM     = "kcm"
-	ComponentKubelet = "kubelet"
-	ComponentCSI     = "csi"
-	ComponentEvents  = "events" // kubectl describe / get events tables
-)
+// kindNames are the names of the kinds, indexed by Kind.
+var kindNames = [...]string{
+	AttachStarted:           "attach-started",
+	AttachSucceeded:         "attach-succeeded",
+	AttachFailed:            "attach-failed",
+	DetachRequested:         "detach-requested",
+	DetachStarted:           "detach-started",
+	DetachVerifiedSafe:      "detach-verified-safe",
+	DetachSucceeded:         "detach-succeeded",
+	DetachFailed:            "detach-failed",
+	ForceDetach:             "force-detach",
+	MultiAttach:             "multi-attach",
+	DetachBlockedMounted:    "detach-blocked-mounted",
+	MarkedDetached:          "marked-detached",
+	RetryScheduled:          "retry-scheduled",
+	VerifyAttachedStarted:   "verify-attached-started",
+	VerifyAttachedSucceeded: "verify-attached-succeeded",
+	VerifyAttachedFailed:    "verify-attached-failed",
+	MountStarted:            "mount-started",
+	WaitForAttachSucceeded:  "wait-for-attach-succeeded",
+	WaitForAttachFailed:     "wait-for-attach-failed",
+	MountDeviceSucceeded:    "mount-device-succeeded",
+	MountDeviceFailed:       "mount-device-failed",
+	SetupSucceeded:          "setup-succeeded",
+	SetupFailed:             "setup-failed",
+	UnmountStarted:          "unmount-started",
+	TeardownSucceeded:       "teardown-succeeded",
+	TeardownFailed:          "teardown-failed",
+	UnmountDeviceSucceeded:  "unmount-device-succeeded",
+	UnmountDeviceFailed:     "unmount-device-failed",
+	KubeletVolumeDetached:   "kubelet-volume-detached",
+	MountTimeout:            "mount-timeout",
+	OwnershipChange:         "ownership-change",
+	CSIAttaching:            "csi-attaching",
+	CSIAttached:             "csi-attached",
+	CSIDetaching:            "csi-detaching",
+	CSIDetached:             "csi-detached",
+	CSIError:                "csi-error",
+	ControllerStarted:       "controller-started",
+	AttachStartFailed:       "attach-start-failed",
+	DetachStartFailed:       "detach-start-failed",
+	Bookkeeping:             "bookkeeping",
+	Unknown:                 "unknown",
+}
 
-// Origins: how an event reached us. Empty means a component's own log line.
-const (
-	OriginEvent    = "event"    // a Kubernetes Event echoed into a component log (event.go)
-	OriginDescribe = "describe" // a row of `kubectl describe` / `kubectl get events`
-)
+// kindByName maps a name back to its Kind (UnmarshalText, ParseKind).
+var kindByName = func() map[string]Kind {
+	m := make(map[string]Kind, len(kindNames))
+	for k, name := range kindNames {
+		if name != "" {
+			m[name] = Kind(k)
+		}
+	}
+	return m
+}()
+
+// String is the kind's kebab-case name ("" for the zero Kind).
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "Kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// ParseKind returns the Kind named name; ok is false for a name that is no kind.
+func ParseKind(name string) (k Kind, ok bool) {
+	if name == "" {
+		return 0, true
+	}
+	k, ok = kindByName[name]
+	return k, ok
+}
+
+// MarshalText writes the kind's name, so JSON shows (and sorts map keys by)
+// the name.
+func (k Kind) MarshalText() ([]byte, error) {
+	if int(k) >= len(kindNames) {
+		return nil, fmt.Errorf("event kind %d out of range", k)
+	}
+	return []byte(kindNames[k]), nil
+}
+
+// UnmarshalText reads a kind's name; a name that is no kind is an error.
+func (k *Kind) UnmarshalText(b []byte) error {
+	v, ok := ParseKind(string(b))
+	if !ok {
+		return fmt.Errorf("unknown event kind %q", b)
+	}
+	*k = v
+	return nil
+}
 
 // Error codes (Event.Code): a classification of the error text.
 const (
@@ -121,58 +217,61 @@ type Retry struct {
 // Source is where a line came from.
 type Source struct {
 	Path  string // as given on the command line (or as found when walking a directory)
-	Line  int    // 1-based line number of the entry's first line
-	Input int    // index of the input in command-line order; used for stable sorting
+	Line  int32  // 1-based line number of the entry's first line
+	Input int32  // index of the input in command-line order; used for stable sorting
 }
 
 // Event is one typed fact read from one log entry.
 //
-// Memory: a 1 GiB log yields tens of thousands of events, all kept until the
-// report is written, so the fields are ordered to leave no padding (the
-// one-byte fields sit together) and the strings share memory: Text is a
-// reference into a compressed block of texts (package textstore), and the
-// parser interns the names it cuts from the entry (textstore.Names), so a
-// name that many events carry is one string. Neither is ever a window of a
-// read block.
+// Memory: a 1 GiB log yields ~100k events, all kept until the report is
+// written, so an Event is small (288 bytes on 64-bit platforms, pinned by
+// TestEventSize) and its strings share memory. The closed sets are one
+// byte each (Kind, Component, Origin), counts, pids and line numbers four
+// (Int32 saturates); the fields go from the widest alignment to the
+// narrowest (words, then the 32-bit fields, then the bytes) so that none
+// is padded (TestEventHasNoPadding).
+// Text is a reference into a compressed block of texts (package
+// textstore), and the parser interns the names it cuts from the entry
+// (textstore.Names), so a name that many events carry is one string.
+// Neither is ever a window of a read block.
 type Event struct {
 	Time       time.Time // UTC; zero when unknown
-	Kind       Kind
-	Volume     string // UniqueName when known
-	PV         string // PV / volume display name ("pvc-…"); never "nil"
-	Handle     string // CSI volume handle or in-tree backend id (disk-…, vol-…)
-	Attachment string // VolumeAttachment name (csi-<sha256>)
+	Volume     string    // UniqueName when known
+	PV         string    // PV / volume display name ("pvc-…"); never "nil"
+	Handle     string    // CSI volume handle or in-tree backend id (disk-…, vol-…)
+	Attachment string    // VolumeAttachment name (csi-<sha256>)
 	Node       string
 	Pod        string // "ns/name", or "name" when the namespace is unknown
 	PodUID     string
 	Error      string // error text, unquoted
 	Code       string // classified error (Code* constants) or ""
-	Count      int    // describe rows "(x35 over 77m)"; 0 means 1
-	Span       time.Duration
-	Component  string // Component* constants
-	Origin     string // Origin* constants or ""
 	Detail     string // kind-specific extra: multi-attach blockers, force-detach cause, device path…
 	Reason     string // for Unknown: why it was not understood; for events: the event reason
-	Retry      *Retry // present on retry lines
-	PID        int    // klog thread/process id; restarts show as a new pid or a smaller m=+
-	Source     Source
-	Text       textstore.Text // the entry as read (continuation lines joined with "\n"), wrapper removed
-
+	Span       time.Duration
 	// Age is, for describe / get-events rows, how long before the snapshot the
 	// event was last seen; Time = anchor - Age once anchored.
-	Age time.Duration
+	Age    time.Duration
+	Retry  *Retry // present on retry lines
+	Source Source
+	Text   textstore.Text // the entry as read (continuation lines joined with "\n"), wrapper removed
 
-	Level    byte // 'I','W','E','F' or 0
-	Relative bool // Time derived from a relative age (describe) that could not be anchored
-	// RWXKey: Text has a nestedpendingoperations key that carries a node
-	// (HasRWXKey), found by the parser while the text is at hand.
-	RWXKey bool
-
+	Count int32 // describe rows "(x35 over 77m)"; 0 means 1
+	PID   int32 // klog thread/process id; restarts show as a new pid or a smaller m=+
 	// EchoOf is, for a Kubernetes Event echoed into a component log
 	// (Origin=OriginEvent), the line of the same input that logged the
 	// operation the Event repeats; 0 when it is not linked. timeline.Build
 	// links them (same volume, node, kind and error class, close in time);
 	// a linked echo is shown but never counted.
 	EchoOf int32
+
+	Kind      Kind
+	Component Component
+	Origin    Origin
+	Level     byte // 'I','W','E','F' or 0
+	Relative  bool // Time derived from a relative age (describe) that could not be anchored
+	// RWXKey: Text has a nestedpendingoperations key that carries a node
+	// (HasRWXKey), found by the parser while the text is at hand.
+	RWXKey bool
 }
 
 // Kinds lists every event kind, in the order of the vocabulary above.
@@ -188,4 +287,10 @@ func Kinds() []Kind {
 		CSIAttaching, CSIAttached, CSIDetaching, CSIDetached, CSIError,
 		ControllerStarted, AttachStartFailed, DetachStartFailed, Bookkeeping, Unknown,
 	}
+}
+
+// Int32 is n as an Event's 32-bit count or pid, saturated: a count or pid
+// past 2³¹-1 (only hostile input has one) stays the largest, never wraps.
+func Int32(n int) int32 {
+	return int32(min(max(n, math.MinInt32), math.MaxInt32))
 }
