@@ -13,9 +13,10 @@
 //     from 0.12 to 0.08 s, and 1 GiB from 0.54 to 0.40 s.
 //   - The soft memory limit. The live heap grows with the relevant events,
 //     which grow with the input — by how much depends on the traffic's
-//     shape: ~50 MiB per GiB of KCM log with the generator's default shape,
-//     ~90 MiB with a large cluster's churn (35k volumes per GiB, two events
-//     each) once the timeline is built. GOGC=100 lets the heap reach twice
+//     shape: ~30 MiB per GiB of KCM log with the generator's default shape,
+//     ~70 MiB with a large cluster's churn (35k volumes per GiB, two events
+//     each) once the timeline is built (288-byte events, their texts in
+//     compressed blocks). GOGC=100 lets the heap reach twice
 //     the live heap before collecting; a soft limit keeps it nearer for
 //     large inputs. The limit starts from the input's size, memBase +
 //     memPerGiB per GiB (never reached by small inputs; below memMinInput
@@ -56,7 +57,7 @@ import (
 // The sizes of the policy (see the package comment).
 const (
 	memBase        = 15 << 20
-	memPerGiB      = 61 << 20
+	memPerGiB      = 32 << 20
 	memModelRoom   = 10 << 20
 	liveHeadroom   = 50 // percent above the live heap the limit never goes below
 	memMinInput    = 256 << 20
