@@ -1,7 +1,6 @@
 package classifier
 
 import (
-	"fmt"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -122,29 +121,13 @@ const (
 var originNames = [numOrigins]string{OriginEvent: "event", OriginDescribe: "describe"}
 
 // String is the origin's name ("" for a component's own line).
-func (o Origin) String() string {
-	if o < numOrigins {
-		return originNames[o]
-	}
-	return "Origin(" + strconv.Itoa(int(o)) + ")"
-}
+func (o Origin) String() string { return origins.name(o, "Origin") }
 
-// MarshalText writes the origin's name.
-func (o Origin) MarshalText() ([]byte, error) {
-	if o >= numOrigins {
-		return nil, fmt.Errorf("event origin %d out of range", o)
-	}
-	return []byte(originNames[o]), nil
-}
+// origins gives Origin its names.
+var origins = newEnumNames[Origin]("event origin", originNames[:])
 
-// UnmarshalText reads an origin's name; a name that is no origin is an
-// error.
-func (o *Origin) UnmarshalText(b []byte) error {
-	for v, n := range originNames {
-		if n == string(b) {
-			*o = Origin(v)
-			return nil
-		}
-	}
-	return fmt.Errorf("unknown event origin %q", b)
-}
+// MarshalText writes the origin's name ("" for a component's own line).
+func (o Origin) MarshalText() ([]byte, error) { return origins.marshal(o) }
+
+// UnmarshalText reads an origin's name; a name that is no origin is an error.
+func (o *Origin) UnmarshalText(b []byte) error { return origins.unmarshal(b, o) }

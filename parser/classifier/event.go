@@ -1,9 +1,7 @@
 package classifier
 
 import (
-	"fmt"
 	"math"
-	"strconv"
 	"time"
 
 	"github.com/kcmtrace/kcmtrace/parser/textstore"
@@ -119,52 +117,21 @@ var kindNames = [...]string{
 	Unknown:                 "unknown",
 }
 
-// kindByName maps a name back to its Kind (UnmarshalText, ParseKind).
-var kindByName = func() map[string]Kind {
-	m := make(map[string]Kind, len(kindNames))
-	for k, name := range kindNames {
-		if name != "" {
-			m[name] = Kind(k)
-		}
-	}
-	return m
-}()
+// kinds gives Kind its names (String, ParseKind, MarshalText, UnmarshalText).
+var kinds = newEnumNames[Kind]("event kind", kindNames[:])
 
 // String is the kind's kebab-case name ("" for the zero Kind).
-func (k Kind) String() string {
-	if int(k) < len(kindNames) {
-		return kindNames[k]
-	}
-	return "Kind(" + strconv.Itoa(int(k)) + ")"
-}
+func (k Kind) String() string { return kinds.name(k, "Kind") }
 
 // ParseKind returns the Kind named name; ok is false for a name that is no kind.
-func ParseKind(name string) (k Kind, ok bool) {
-	if name == "" {
-		return 0, true
-	}
-	k, ok = kindByName[name]
-	return k, ok
-}
+func ParseKind(name string) (k Kind, ok bool) { return kinds.parse(name) }
 
 // MarshalText writes the kind's name, so JSON shows (and sorts map keys by)
 // the name.
-func (k Kind) MarshalText() ([]byte, error) {
-	if int(k) >= len(kindNames) {
-		return nil, fmt.Errorf("event kind %d out of range", k)
-	}
-	return []byte(kindNames[k]), nil
-}
+func (k Kind) MarshalText() ([]byte, error) { return kinds.marshal(k) }
 
 // UnmarshalText reads a kind's name; a name that is no kind is an error.
-func (k *Kind) UnmarshalText(b []byte) error {
-	v, ok := ParseKind(string(b))
-	if !ok {
-		return fmt.Errorf("unknown event kind %q", b)
-	}
-	*k = v
-	return nil
-}
+func (k *Kind) UnmarshalText(b []byte) error { return kinds.unmarshal(b, k) }
 
 // Error codes (Event.Code): a classification of the error text.
 const (
