@@ -191,10 +191,10 @@ type Source struct {
 // Event is one typed fact read from one log entry.
 //
 // Memory: a 1 GiB log yields ~100k events, all kept until the report is
-// written, so an Event is small (136 bytes on 64-bit platforms, pinned by
+// written, so an Event is small (128 bytes on 64-bit platforms, pinned by
 // TestEventSize) and its strings share memory. Its names are three
 // immutable tuples referenced by pointer and embedded (Ident: the volume;
-// Place: node and pod; Cause: error, code, detail, reason), so that
+// Place: node and pod; Cause: error, code, detail, reason, a row's age), so that
 // ev.Volume, ev.Node, ev.Error read as fields; the parser interns each
 // tuple per input (many events share one), and none is ever nil (an
 // event without names points to a shared empty tuple). Because tuples
@@ -215,10 +215,7 @@ type Event struct {
 	*Ident
 	*Place
 	*Cause
-	Span time.Duration
-	// Age is, for describe / get-events rows, how long before the snapshot the
-	// event was last seen; Time = anchor - Age once anchored.
-	Age    time.Duration
+	Span   time.Duration
 	Retry  *Retry // present on retry lines
 	Source Source
 	Text   textstore.Text // the entry as read (continuation lines joined with "\n"), wrapper removed
@@ -257,12 +254,17 @@ type Place struct {
 	PodUID string
 }
 
-// Cause says why (an Event's third tuple).
+// Cause says why (an Event's third tuple), and for a describe row how long
+// ago.
 type Cause struct {
 	Error  string // error text, unquoted
 	Code   string // classified error (Code* constants) or ""
 	Detail string // kind-specific extra: multi-attach blockers, force-detach cause, device path…
 	Reason string // for Unknown: why it was not understood; for events: the event reason
+	// Age is, for describe / get-events rows, how long before the snapshot the
+	// event was last seen; Time = anchor - Age once anchored. (0 for a log
+	// line: here it costs events nothing.)
+	Age time.Duration
 }
 
 // The empty tuples every Event without names of a kind points to.
@@ -307,7 +309,7 @@ type Draft struct {
 // Ident, Place and Cause are the draft's tuples.
 func (d *Draft) Ident() Ident { return Ident{d.Volume, d.PV, d.Handle, d.Attachment} }
 func (d *Draft) Place() Place { return Place{d.Node, d.Pod, d.PodUID} }
-func (d *Draft) Cause() Cause { return Cause{d.Error, d.Code, d.Detail, d.Reason} }
+func (d *Draft) Cause() Cause { return Cause{d.Error, d.Code, d.Detail, d.Reason, d.Age} }
 
 // Event is the draft as an Event whose tuples are its own (or the shared
 // empty ones): for events made outside the parser, which interns them.
@@ -318,7 +320,7 @@ func (d Draft) Event() Event {
 // With is the draft as an Event of the given tuples (the draft's own
 // names, interned by the caller).
 func (d *Draft) With(i *Ident, p *Place, c *Cause) Event {
-	return Event{Time: d.Time, Ident: i, Place: p, Cause: c, Span: d.Span, Age: d.Age, Retry: d.Retry,
+	return Event{Time: d.Time, Ident: i, Place: p, Cause: c, Span: d.Span, Retry: d.Retry,
 		Source: d.Source, Text: d.Text, Count: d.Count, PID: d.PID, EchoOf: d.EchoOf, Kind: d.Kind,
 		Component: d.Component, Origin: d.Origin, Level: d.Level, Relative: d.Relative, RWXKey: d.RWXKey}
 }
