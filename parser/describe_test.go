@@ -100,12 +100,12 @@ func TestTables(t *testing.T) {
 			var metas []tableRowParse
 			restore := classifyFn
 			defer func() { classifyFn = restore }()
-			classifyFn = func(rec record) (Event, bool) {
+			classifyFn = func(rec record) (Draft, bool) {
 				if rec.Table == nil {
-					return Event{}, false
+					return Draft{}, false
 				}
 				rows = append(rows, *rec.Table)
-				return Event{Kind: Unknown}, true
+				return Draft{Kind: Unknown}, true
 			}
 			res := ParseReader(strings.NewReader(tt.in), "d.txt", Options{now: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)})
 			if len(rows) != tt.rows || len(res.Events) != tt.rows {

@@ -24,9 +24,9 @@
 // (decode-ahead), bareklog_*.{go,s} (the AVX2 klog header kernel),
 // plumbing.go (informer plumbing found cheaply). Time: clock.go (tracking,
 // resolution, inheritance, anchoring) and timefix.go (evidence and votes).
-// Events: store.go (pages, reserve; names interned and texts stored as each
-// event is kept), the texts and names themselves in package
-// parser/textstore.
+// Events: store.go (pages, reserve; a Draft made an Event, its tuples of
+// names interned, and texts stored as each event is kept), the texts,
+// names and tuples themselves in package parser/textstore.
 //
 // Where a change goes: a new line wrapper is one wrap_<name>.go plus its
 // kind and registry entry in wrapper.go (see the registry's comment); a

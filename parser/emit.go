@@ -12,7 +12,7 @@ import (
 // panics, and the envelope fields every event gets.
 
 type emitResult struct {
-	ev Event
+	ev Draft
 	ok bool
 	// plumbing: the entry is informer plumbing (fromInformerPlumbing; klog
 	// only), found while decoding it
@@ -30,7 +30,7 @@ type emitResult struct {
 
 func (r *emitResult) worthKeeping() bool { return r.ok || r.err != nil || r.panicV != nil }
 
-func (sc *scanner) classifySafe(rec *record, line int) (Event, bool) {
+func (sc *scanner) classifySafe(rec *record, line int) (Draft, bool) {
 	ev, ok, panicV := classifyGuarded(rec)
 	if panicV != nil {
 		sc.st.problem(line, "internal error classifying entry: %v", panicV)
@@ -38,17 +38,17 @@ func (sc *scanner) classifySafe(rec *record, line int) (Event, bool) {
 	return ev, ok
 }
 
-func classifyGuarded(rec *record) (ev Event, ok bool, panicV any) {
+func classifyGuarded(rec *record) (ev Draft, ok bool, panicV any) {
 	defer func() {
 		if p := recover(); p != nil {
-			ev, ok, panicV = Event{}, false, p
+			ev, ok, panicV = Draft{}, false, p
 		}
 	}()
 	ev, ok = classifyFn(*rec)
 	return ev, ok, nil
 }
 
-var classifyFn = func(rec record) (Event, bool) { return classifier.Classify(&rec) }
+var classifyFn = func(rec record) (Draft, bool) { return classifier.Classify(&rec) }
 
 func (e *entry) ownSpec() *spec {
 	if s := e.spec; s != nil && !e.full && bytes.Equal(s.buf, e.buf) {
@@ -123,7 +123,7 @@ func (sc *scanner) emit(e *entry, kind entryKind) bool {
 	return true
 }
 
-func (sc *scanner) finishEvent(ev *Event, e *entry) {
+func (sc *scanner) finishEvent(ev *Draft, e *entry) {
 	ev.Source = Source{Path: sc.st.in.Path, Line: Int32(e.line), Input: Int32(sc.st.index)}
 	// an envelope's labels (source_envelope.go) say who wrote the record
 	// before its content does

@@ -54,13 +54,13 @@ func ClassifyEventObject(o EventObject) (Event, bool) {
 		ev.Span = o.Last.Sub(o.First)
 	}
 	rowDefaults(&ev, &row, "")
-	return ev, true
+	return ev.Event(), true
 }
 
 // rowDefaults fills what an event-table row says when the message did not:
 // origin, component, reason, level from the type, and the pod of a
 // "pod/name" object.
-func rowDefaults(ev *Event, row *tableRow, object string) {
+func rowDefaults(ev *Draft, row *tableRow, object string) {
 	if ev.Origin == 0 {
 		ev.Origin = OriginDescribe
 	}

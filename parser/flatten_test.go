@@ -21,10 +21,10 @@ func TestFlattenAllKeepsOrder(t *testing.T) {
 			for i, n := range sizes {
 				st := &inputState{}
 				for k := range n {
-					ev := Event{Node: fmt.Sprintf("n%d-%d", i, k), Source: Source{Line: Int32(k)}}
+					ev := Draft{Node: fmt.Sprintf("n%d-%d", i, k), Source: Source{Line: Int32(k)}}
 					m := evMeta{yoff: i*1000000 + k}
 					if k < 2 { // some already flat
-						st.events, st.metas = append(st.events, ev), append(st.metas, m)
+						st.events, st.metas = append(st.events, ev.Event()), append(st.metas, m)
 						continue
 					}
 					st.addEvent(&ev, m, "")

@@ -33,16 +33,16 @@ func stringFields(v reflect.Value, path string, f func(path string, s reflect.Va
 	}
 }
 
-// TestOwnCoversEveryString: own moves every string field of Event (and of
-// the structs it points to) off the entry's bytes, whatever field is added
-// later, and keeps its value.
+// TestOwnCoversEveryString: own moves every string field of a Draft (and
+// of the structs it points to) off the entry's bytes into the Event it
+// makes, whatever field is added later, and keeps its value.
 func TestOwnCoversEveryString(t *testing.T) {
 	buf := []byte(strings.Repeat("abcdefghij", 100))
 	view := unsafe.String(unsafe.SliceData(buf), len(buf))
 	want := strings.Clone(view)
-	var ev Event
+	var d Draft
 	n := 0
-	stringFields(reflect.ValueOf(&ev).Elem(), "Event", func(_ string, s reflect.Value) {
+	stringFields(reflect.ValueOf(&d).Elem(), "Draft", func(_ string, s reflect.Value) {
 		s.SetString(view[n : n+5])
 		n += 7
 	})
@@ -50,7 +50,7 @@ func TestOwnCoversEveryString(t *testing.T) {
 		t.Fatalf("found %d string fields, want at least 13", n/7)
 	}
 	var st inputState
-	st.own(&ev, view)
+	ev := st.own(&d, view)
 	lo, hi := uintptr(unsafe.Pointer(&buf[0])), uintptr(unsafe.Pointer(&buf[len(buf)-1]))
 	n = 0
 	stringFields(reflect.ValueOf(&ev).Elem(), "Event", func(path string, s reflect.Value) {
@@ -68,10 +68,16 @@ func TestOwnCoversEveryString(t *testing.T) {
 // TestOwnInternsNames: the names of two events are one string when equal.
 func TestOwnInternsNames(t *testing.T) {
 	var st inputState
-	a := Event{Volume: strings.Clone("kubernetes.io/csi/d^vol-1"), Node: strings.Clone("node-1")}
-	b := Event{Volume: strings.Clone("kubernetes.io/csi/d^vol-1"), Node: strings.Clone("node-1")}
-	st.own(&a, "")
-	st.own(&b, "")
+	da := Draft{Volume: strings.Clone("kubernetes.io/csi/d^vol-1"), Node: strings.Clone("node-1")}
+	db := Draft{Volume: strings.Clone("kubernetes.io/csi/d^vol-1"), Node: strings.Clone("node-1")}
+	a, b := st.own(&da, ""), st.own(&db, "")
+	if a.Ident != b.Ident || a.Place != b.Place {
+		t.Error("equal tuples of two events are not one tuple")
+	}
+	dc := Draft{Volume: strings.Clone("kubernetes.io/csi/d^vol-1"), Node: strings.Clone("node-2")}
+	if c := st.own(&dc, ""); c.Ident != a.Ident || c.Place == a.Place || c.Node != "node-2" {
+		t.Errorf("a tuple of another node: %+v %+v", *c.Ident, *c.Place)
+	}
 	if unsafe.StringData(a.Volume) != unsafe.StringData(b.Volume) || unsafe.StringData(a.Node) != unsafe.StringData(b.Node) {
 		t.Error("equal names of two events are not one string")
 	}
@@ -81,8 +87,8 @@ func TestOwnInternsNames(t *testing.T) {
 func TestOwnRWXKey(t *testing.T) {
 	var st inputState
 	for _, text := range []string{`Operation for "{volumeName:v podName: nodeName:n1}" failed`, `Operation for "{volumeName:v podName: nodeName:}" failed`} {
-		var ev Event
-		st.own(&ev, text)
+		var d Draft
+		ev := st.own(&d, text)
 		if ev.RWXKey != HasRWXKey(text) {
 			t.Errorf("%q: RWXKey %v", text, ev.RWXKey)
 		}
@@ -124,8 +130,9 @@ type kept struct {
 
 func keep(st *inputState, r emitResult) kept {
 	if r.ok {
-		st.own(&r.ev, r.text)
-		r.ev.Text = st.texts.AddString(r.text)
+		ev := st.own(&r.ev, r.text)
+		ev.Text = st.texts.AddString(r.text)
+		r.ev = ev.Draft() // its names, read through its tuples
 	}
 	k := kept{r: r, text: r.ev.Text.String()}
 	k.r.text, k.r.ev.Text = "", Text{} // the view, and a reference compared by text

@@ -331,6 +331,10 @@ type inputState struct {
 	// texts keeps the events' texts, names their names (store.go: own)
 	texts textstore.Builder
 	names textstore.Names
+	// idents, places and causes are the events' tuples of names
+	idents textstore.Tuples[Ident]
+	places textstore.Tuples[Place]
+	causes textstore.Tuples[Cause]
 }
 
 func newInputState(path string, index int) *inputState {

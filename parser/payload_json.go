@@ -587,7 +587,7 @@ func jsonEmitIn(buf []byte, text string, view bool) (r emitResult) {
 	}
 	r.ev, r.ok, r.panicV = classifyGuarded(&rec)
 	if !r.ok {
-		r.ev = Event{}
+		r.ev = Draft{}
 		return r
 	}
 	switch {

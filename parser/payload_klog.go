@@ -327,7 +327,7 @@ func klogEmit(buf []byte) (r emitResult) {
 		r.ev, r.ok, r.panicV = classifyGuarded(&rec)
 	}
 	if !r.ok {
-		r.ev, r.text = Event{}, ""
+		r.ev, r.text = Draft{}, ""
 		return r
 	}
 	if rec.Level != 0 {

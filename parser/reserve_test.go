@@ -49,7 +49,7 @@ func TestReserveKeepsEveryEvent(t *testing.T) {
 			st := &inputState{sizeHint: c.sizeHint}
 			for k := range c.events {
 				st.seen = c.density(k)
-				ev := Event{Node: fmt.Sprint("a", k)}
+				ev := Draft{Node: fmt.Sprint("a", k)}
 				st.addEvent(&ev, evMeta{yoff: k}, "")
 			}
 			if st.direct != c.direct || st.reserved != c.reserved {
@@ -61,7 +61,7 @@ func TestReserveKeepsEveryEvent(t *testing.T) {
 			}
 			other := &inputState{}
 			for k := range c.otherSize {
-				ev := Event{Node: fmt.Sprint("b", k)}
+				ev := Draft{Node: fmt.Sprint("b", k)}
 				other.addEvent(&ev, evMeta{yoff: k}, "")
 			}
 			flattenAll([]*inputState{st, other})

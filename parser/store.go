@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/kcmtrace/kcmtrace/internal/prefault"
+	"github.com/kcmtrace/kcmtrace/parser/classifier"
 	"github.com/kcmtrace/kcmtrace/parser/textstore"
 )
 
@@ -49,7 +50,7 @@ const (
 	firstEventPage = 64
 )
 
-func (st *inputState) addEvent(ev *Event, m evMeta, text string) {
+func (st *inputState) addEvent(d *Draft, m evMeta, text string) {
 	if st.added%spentCheck == 0 && !st.spent && st.run.spentBefore(st.runIndex) {
 		st.spend()
 	}
@@ -57,7 +58,8 @@ func (st *inputState) addEvent(ev *Event, m evMeta, text string) {
 		st.dropped++
 		return
 	}
-	st.own(ev, text)
+	e := st.own(d, text)
+	ev := &e
 	if st.maxEvents > 0 && st.added >= st.maxEvents {
 		// over budget: only repeats of a run already folding are still
 		// counted (they take no room); the rest are dropped
@@ -73,28 +75,62 @@ func (st *inputState) addEvent(ev *Event, m evMeta, text string) {
 	st.store(ev, m)
 }
 
-// own gives an event being added memory of its own: its names interned
-// (st.names), each distinct one copied once — the parser cuts them out of
-// the entry's bytes, which it reuses, and the event's text is kept
+// own makes the Event of a draft being added, with memory of its own:
+// its tuples of names interned per input (st.idents, st.places,
+// st.causes: the events that name the same volume, node and pod, or
+// error share one), and the names of a new tuple interned (st.names),
+// each distinct one copied once — the parser cuts them out of the
+// entry's bytes, which it reuses, and the event's text is kept
 // compressed, so they cannot be windows of either; the strings that are
-// constants unless cut from the entry (the code, the path) only
-// when they were. It also answers what the timeline asks of every text
-// (RWXKey) while the text is at hand.
-func (st *inputState) own(ev *Event, text string) {
+// constants unless cut from the entry (the code, the path) only when they
+// were. It also answers what the timeline asks of every text (RWXKey)
+// while the text is at hand.
+// The shared empty tuples (classifier's).
+var (
+	noIdent = classifier.NewIdent(Ident{})
+	noPlace = classifier.NewPlace(Place{})
+	noCause = classifier.NewCause(Cause{})
+)
+
+func (st *inputState) own(d *Draft, text string) Event {
 	n := &st.names
-	for _, p := range [...]*string{&ev.Volume, &ev.PV, &ev.Handle, &ev.Attachment, &ev.Node, &ev.Pod, &ev.PodUID,
-		&ev.Error, &ev.Detail, &ev.Reason} {
-		*p = n.Intern(*p)
-	}
-	for _, p := range [...]*string{&ev.Code, &ev.Source.Path} {
-		if windowOf(*p, text) {
+	intern := func(ps ...*string) {
+		for _, p := range ps {
 			*p = n.Intern(*p)
 		}
 	}
-	if ev.Retry != nil && ev.Retry.Until != "" {
-		ev.Retry.Until = n.Intern(ev.Retry.Until)
+	id := d.Ident()
+	ip := noIdent
+	if id != (Ident{}) {
+		ip = st.idents.Intern(id, textstore.HashStrings(id.Volume, id.PV, id.Handle, id.Attachment), func(t *Ident) {
+			intern(&t.Volume, &t.PV, &t.Handle, &t.Attachment)
+		})
 	}
-	ev.RWXKey = HasRWXKey(text)
+	pl := d.Place()
+	pp := noPlace
+	if pl != (Place{}) {
+		pp = st.places.Intern(pl, textstore.HashStrings(pl.Node, pl.Pod, pl.PodUID, ""), func(t *Place) {
+			intern(&t.Node, &t.Pod, &t.PodUID)
+		})
+	}
+	ca := d.Cause()
+	cp := noCause
+	if ca != (Cause{}) {
+		cp = st.causes.Intern(ca, textstore.HashStrings(ca.Error, ca.Code, ca.Detail, ca.Reason), func(t *Cause) {
+			intern(&t.Error, &t.Detail, &t.Reason)
+			if windowOf(t.Code, text) {
+				t.Code = n.Intern(t.Code)
+			}
+		})
+	}
+	if windowOf(d.Source.Path, text) {
+		d.Source.Path = n.Intern(d.Source.Path)
+	}
+	if d.Retry != nil && d.Retry.Until != "" {
+		d.Retry.Until = n.Intern(d.Retry.Until)
+	}
+	d.RWXKey = HasRWXKey(text)
+	return d.With(ip, pp, cp)
 }
 
 // windowOf reports whether s lies within the bytes of text.
@@ -111,6 +147,7 @@ func windowOf(s, text string) bool {
 func (st *inputState) endTexts() {
 	st.texts.Seal()
 	st.texts, st.names = textstore.Builder{}, textstore.Names{}
+	st.idents, st.places, st.causes = textstore.Tuples[Ident]{}, textstore.Tuples[Place]{}, textstore.Tuples[Cause]{}
 }
 
 // store appends an event that is kept as it is.

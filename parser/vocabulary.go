@@ -9,7 +9,13 @@ import (
 // names keep it reachable as parser.Event, parser.Kind and so on, so the
 // packages that read events need not know where classification lives.
 type (
-	Event     = classifier.Event
+	Event = classifier.Event
+	// Draft is an event being built (its names fields of its own); the
+	// parser makes an Event of it when it files it.
+	Draft     = classifier.Draft
+	Ident     = classifier.Ident
+	Place     = classifier.Place
+	Cause     = classifier.Cause
 	Kind      = classifier.Kind
 	Component = classifier.Component
 	Origin    = classifier.Origin

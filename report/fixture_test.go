@@ -34,13 +34,13 @@ func handSeed(hostile bool) *Analysis {
 	line := 10
 	add := func(d time.Duration, kind parser.Kind, node, path string, comp parser.Component, code, text string) parser.Event {
 		line++
-		e := parser.Event{Time: at(d), Kind: kind, Volume: uniq, PV: pv, Handle: handle, Node: node,
+		e := parser.Draft{Time: at(d), Kind: kind, Volume: uniq, PV: pv, Handle: handle, Node: node,
 			Component: comp, Code: code, Source: parser.Source{Path: path, Line: parser.Int32(line)}, Text: parser.TextOf(text), RWXKey: parser.HasRWXKey(text)}
 		if comp == parser.ComponentKubelet {
 			e.Pod = pod
 		}
-		evs = append(evs, e)
-		return e
+		evs = append(evs, e.Event())
+		return evs[len(evs)-1]
 	}
 	klog := func(ts time.Time, file, msg string) string {
 		return fmt.Sprintf("I%s       1 %s] %s", ts.Add(8*time.Hour).Format("0102 15:04:05.000000"), file, msg)
@@ -114,10 +114,10 @@ func handSeed(hostile bool) *Analysis {
 	other := &timeline.Volume{Key: "kubernetes.io/csi/com.tencent.cloud.csi.cbs^disk-8h2kq0aa", UniqueName: "kubernetes.io/csi/com.tencent.cloud.csi.cbs^disk-8h2kq0aa",
 		PV: "pvc-11111111-2222-3333-4444-555555555555", Handle: "disk-8h2kq0aa", Driver: "com.tencent.cloud.csi.cbs",
 		Nodes: []string{nodeA}, Pods: []string{"web/nginx-0"}, First: at(time.Minute), Last: at(2 * time.Minute)}
-	multi := parser.Event{Time: at(time.Minute), Kind: parser.MultiAttach, Volume: other.UniqueName, PV: other.PV, Handle: other.Handle,
+	multi := parser.Draft{Time: at(time.Minute), Kind: parser.MultiAttach, Volume: other.UniqueName, PV: other.PV, Handle: other.Handle,
 		Node: nodeA, Pod: "web/nginx-0", Component: parser.ComponentKCM, Code: parser.CodeMultiAttach,
 		Source: parser.Source{Path: kcm, Line: 5},
-		Text:   parser.TextOf(`W0113 16:28:15.000000       1 reconciler.go:370] Multi-Attach error for volume "` + other.PV + `" Volume is already exclusively attached to one node and can't be attached to another`)}
+		Text:   parser.TextOf(`W0113 16:28:15.000000       1 reconciler.go:370] Multi-Attach error for volume "` + other.PV + `" Volume is already exclusively attached to one node and can't be attached to another`)}.Event()
 	other.Events = []parser.Event{multi}
 
 	tl := &timeline.Timeline{

@@ -445,8 +445,8 @@ func hostileAnalysis() *Analysis {
 	t0 := time.Date(2021, 1, 13, 9, 0, 0, 0, time.UTC)
 	for i, s := range htmlHostile {
 		node := htmlHostile[(i+1)%len(htmlHostile)]
-		ev := parser.Event{Time: t0.Add(time.Duration(i) * time.Second), Kind: parser.AttachFailed, Volume: s, PV: s, Node: node,
-			Component: parser.ComponentKCM, Source: parser.Source{Path: s, Line: parser.Int32(i + 1)}, Text: parser.TextOf("E0113 " + s + " " + node)}
+		ev := parser.Draft{Time: t0.Add(time.Duration(i) * time.Second), Kind: parser.AttachFailed, Volume: s, PV: s, Node: node,
+			Component: parser.ComponentKCM, Source: parser.Source{Path: s, Line: parser.Int32(i + 1)}, Text: parser.TextOf("E0113 " + s + " " + node)}.Event()
 		kev := ev
 		kev.Component, kev.Kind, kev.Source.Line = parser.ComponentKubelet, parser.MountDeviceFailed, parser.Int32(i+100)
 		v := &timeline.Volume{Key: s, UniqueName: s, PV: s, Handle: node, Driver: s, Names: []string{s}, Nodes: []string{node, s}, Pods: []string{s},

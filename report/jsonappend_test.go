@@ -61,7 +61,7 @@ func hostileVolumes() []*timeline.Volume {
 	t0 := time.Date(2021, 1, 13, 8, 27, 15, 120000000, time.FixedZone("CST", 8*3600))
 	vols := []*timeline.Volume{
 		{}, // every list nil, no events, zero times
-		{Key: "key-only", Names: []string{}, Nodes: []string{}, First: t0, Events: []parser.Event{{Kind: parser.AttachFailed, Count: -3}}},
+		{Key: "key-only", Names: []string{}, Nodes: []string{}, First: t0, Events: []parser.Event{parser.Draft{Kind: parser.AttachFailed, Count: -3}.Event()}},
 		{UniqueName: "u", Key: "k", Last: t0.Add(time.Nanosecond), Multi: true},
 	}
 	kinds := parser.Kinds()
@@ -80,7 +80,7 @@ func hostileVolumes() []*timeline.Volume {
 			parser.WaitForAttachFailed, parser.MountTimeout, parser.AttachStarted, kinds[i%len(kinds)], 0,
 			parser.AttachFailed, parser.Unknown, kinds[(i*7)%len(kinds)],
 		} {
-			v.Events = append(v.Events, parser.Event{Kind: k, Count: parser.Int32((i + j) % 4), Time: t0})
+			v.Events = append(v.Events, parser.Draft{Kind: k, Count: parser.Int32((i + j) % 4), Time: t0}.Event())
 		}
 		vols = append(vols, v)
 	}

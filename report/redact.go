@@ -297,13 +297,14 @@ func newRedactorFor(tl *timeline.Timeline, evs []parser.Event, vols ...*timeline
 
 // --- deep copies with every string redacted ---
 
-func (r *redactor) event(e parser.Event) parser.Event {
+func (r *redactor) event(ev parser.Event) parser.Event {
+	e := ev.Draft() // the tuples are shared: a draft of names of its own
 	e.Volume, e.PV, e.Handle, e.Attachment = r.s(e.Volume), r.s(e.PV), r.s(e.Handle), r.s(e.Attachment)
 	e.Node, e.Pod, e.PodUID = r.s(e.Node), r.s(e.Pod), r.s(e.PodUID)
 	e.Error, e.Detail, e.Reason = r.s(e.Error), r.s(e.Detail), r.s(e.Reason)
 	e.Text = parser.TextOf(r.s(e.Text.String())) // a copy: the store's text stays as read
 	e.Source.Path = r.s(e.Source.Path)
-	return e
+	return e.Event()
 }
 
 func (r *redactor) events(evs []parser.Event) []parser.Event {

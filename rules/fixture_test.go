@@ -106,7 +106,7 @@ func loadFixture(t testing.TB, path string) *timeline.Timeline {
 		if !ok || kind == 0 {
 			t.Fatalf("%s:%d: unknown event kind %q", path, line, fields[1])
 		}
-		e := parser.Event{
+		e := parser.Draft{
 			Time:   parseTime(fields[0]),
 			Kind:   kind,
 			Source: parser.Source{Path: src, Line: parser.Int32(line)},
@@ -158,7 +158,7 @@ func loadFixture(t testing.TB, path string) *timeline.Timeline {
 			}
 		}
 		if vol == "-" {
-			tl.Other = append(tl.Other, e)
+			tl.Other = append(tl.Other, e.Event())
 		} else {
 			if vol == "" {
 				vol = "kubernetes.io/csi/test.csi.example.com^disk-test"
@@ -166,7 +166,7 @@ func loadFixture(t testing.TB, path string) *timeline.Timeline {
 			}
 			v := getVol(vol)
 			e.Volume, e.PV = v.UniqueName, v.PV
-			v.Events = append(v.Events, e)
+			v.Events = append(v.Events, e.Event())
 		}
 		if e.Time.After(tl.End) {
 			tl.End = e.Time

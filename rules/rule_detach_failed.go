@@ -134,7 +134,7 @@ func detachFailures(v *timeline.Volume) []parser.Event {
 		for n := range nodes {
 			for i := range fails {
 				if fails[i].Node == "" {
-					fails[i].Node = n
+					fails[i].SetNode(n, nil)
 				}
 			}
 		}

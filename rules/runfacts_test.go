@@ -36,7 +36,7 @@ func TestRunFacts(t *testing.T) {
 			if i%17 == 3 {
 				tm = time.Time{}
 			}
-			vol.Events = append(vol.Events, parser.Event{Node: node, Kind: kinds[(i+v)%len(kinds)], Time: tm})
+			vol.Events = append(vol.Events, parser.Draft{Node: node, Kind: kinds[(i+v)%len(kinds)], Time: tm}.Event())
 		}
 		tl.Volumes = append(tl.Volumes, vol)
 	}

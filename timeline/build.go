@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/kcmtrace/kcmtrace/internal/prefault"
 	"github.com/kcmtrace/kcmtrace/parser"
@@ -61,7 +62,7 @@ func Build(results []parser.Result, opt Options) *Timeline {
 	}
 	pr := prepareEvents(evs, src, bounds, in, comps)
 	if opt.Consume && src != nil {
-		release(results)
+		release(results, nil)
 	}
 	// The parts' tables are merged while the events are placed in time
 	// (which reads and edits the events only); nothing reads sy or ids
@@ -205,6 +206,7 @@ func prepareEvents(evs []parser.Event, src []parser.Result, inputs []int, in []i
 		}
 		sy := newSyms(hi-lo, capIDs)
 		var raw map[int32]string
+		bare := map[*parser.Ident]*parser.Ident{}
 		// by UniqueName sym: mostly fewer than the events; each is read
 		// before it is written, so prefaulted (see internal/prefault)
 		prev := prefault.Slice(make([]lastIDs, hi-lo))
@@ -218,15 +220,16 @@ func prepareEvents(evs []parser.Event, src []parser.Result, inputs []int, in []i
 			}
 			if ev.Volume != "" && !strings.Contains(ev.Volume, "/") {
 				// not a UniqueName (a bare PV name in a volumeName= key)
-				if ev.PV == "" {
-					ev.PV = ev.Volume
-				} else if ev.PV != ev.Volume {
+				pv := ev.PV
+				if pv == "" {
+					pv = ev.Volume
+				} else if pv != ev.Volume {
 					if raw == nil {
 						raw = map[int32]string{}
 					}
 					raw[int32(k)] = ev.Volume
 				}
-				ev.Volume = ""
+				ev.SetVolume("", pv, bare) // events that shared the names share the new ones
 			}
 			pr.ids[k] = sy.event(ev, &prev)
 			pr.keys[k] = eventKey(ev, k)
@@ -346,23 +349,35 @@ func gather(results []parser.Result, consume bool) (evs []parser.Event, bounds [
 			for i := 1; i < len(results); i++ {
 				evs = append(evs, results[i].Events...)
 			}
-			release(results)
+			release(results, evs)
 			return evs, bounds, nil
 		}
 	}
 	return make([]parser.Event, total), bounds, results
 }
 
-// release drops the inputs' events from results once they are copied, all
-// but the first's cleared first: the copy is the only one to keep their
-// strings.
-func release(results []parser.Result) {
+// release drops the inputs' events from results once they are copied to
+// kept, all but the first's cleared first: the copy is the only one to
+// keep their strings. Events that lie within kept are not cleared: the
+// results of one ParseAll share an array, and once a Window filtered them
+// in place, the first's window, appended to, covers the others' events.
+func release(results []parser.Result, kept []parser.Event) {
 	for i := range results {
-		if i > 0 {
+		if i > 0 && !overlaps(results[i].Events, kept) {
 			clear(results[i].Events)
 		}
 		results[i].Events = nil
 	}
+}
+
+// overlaps reports whether a and b share an element.
+func overlaps(a, b []parser.Event) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	size := unsafe.Sizeof(a[0])
+	a0, b0 := uintptr(unsafe.Pointer(&a[0])), uintptr(unsafe.Pointer(&b[0]))
+	return a0 < b0+uintptr(len(b))*size && b0 < a0+uintptr(len(a))*size
 }
 
 // fillEvents copies evs[lo:hi] from the results' events (bounds as gather
@@ -716,9 +731,10 @@ func fillKubeletNodes(evs []parser.Event, bounds []int, comps []parser.Component
 		if node[i] == "" {
 			continue
 		}
+		memo := map[*parser.Place]*parser.Place{} // events that shared a Place share the new one
 		for k := bounds[i]; k < bounds[i+1]; k++ {
 			if ev := &evs[k]; ev.Node == "" && ev.Component == parser.ComponentKubelet {
-				ev.Node = node[i]
+				ev.SetNode(node[i], memo)
 			}
 		}
 	}

@@ -686,7 +686,7 @@ func mergePods(v *Volume, ids []evIDs, sy *syms) {
 			continue
 		}
 		if f, ok := full[ev.Pod]; ok && f >= 0 {
-			ev.Pod = v.Events[f].Pod
+			ev.SetPod(v.Events[f].Pod, nil)
 			ids[i].pod = ids[f].pod
 		}
 	}

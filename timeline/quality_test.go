@@ -13,9 +13,9 @@ import (
 func TestMergeBarePodName(t *testing.T) {
 	k, kl := parser.ComponentKCM, parser.ComponentKubelet
 	a := ev(0, parser.AttachSucceeded, k, nodeB)
-	a.Pod = "db/redis-master-0"
+	a.SetPod("db/redis-master-0", nil)
 	m := ev(10, parser.MountDeviceFailed, kl, nodeB)
-	m.Pod = "redis-master-0"
+	m.SetPod("redis-master-0", nil)
 	tl := Build([]parser.Result{result("kcm.log", k.String(), a), result("kubelet.log", kl.String(), m)}, Options{})
 	if len(tl.Volumes) != 1 {
 		t.Fatalf("%d volumes", len(tl.Volumes))
@@ -35,11 +35,11 @@ func TestMergeBarePodName(t *testing.T) {
 func TestMergeBarePodNameAmbiguous(t *testing.T) {
 	k, kl := parser.ComponentKCM, parser.ComponentKubelet
 	a := ev(0, parser.AttachSucceeded, k, nodeB)
-	a.Pod = "db/web-0"
+	a.SetPod("db/web-0", nil)
 	b := ev(1, parser.AttachSucceeded, k, nodeA)
-	b.Pod = "other/web-0"
+	b.SetPod("other/web-0", nil)
 	m := ev(10, parser.MountDeviceFailed, kl, nodeB)
-	m.Pod = "web-0"
+	m.SetPod("web-0", nil)
 	tl := Build([]parser.Result{result("kcm.log", k.String(), a, b), result("kubelet.log", kl.String(), m)}, Options{})
 	for _, e := range tl.Volumes[0].Events {
 		if e.Kind == parser.MountDeviceFailed && e.Pod != "web-0" {
@@ -63,8 +63,8 @@ func TestDescribeReanchor(t *testing.T) {
 	newest := at(600)
 	row := func(kind parser.Kind, lastSeen time.Time, n int, span time.Duration) parser.Event {
 		age := capture.Sub(lastSeen).Truncate(time.Minute) // kubectl rounds ages down
-		return parser.Event{Time: newest.Add(-age), Age: age, Kind: kind, PV: vPV, Component: parser.ComponentEvents,
-			Origin: parser.OriginDescribe, Count: parser.Int32(n), Span: span, Text: parser.TextOf(kind.String())}
+		return parser.Draft{Time: newest.Add(-age), Age: age, Kind: kind, PV: vPV, Component: parser.ComponentEvents,
+			Origin: parser.OriginDescribe, Count: parser.Int32(n), Span: span, Text: parser.TextOf(kind.String())}.Event()
 	}
 	desc := result("describe.txt", parser.ComponentEvents.String(),
 		row(parser.AttachSucceeded, at(0), 1, 0),

@@ -68,7 +68,7 @@ func TestEvents(t *testing.T) {
 	undated := ev(0, parser.AttachStarted, k, nodeB)
 	undated.Time = time.Time{}
 	other := ev(1.5, parser.ControllerStarted, k, "")
-	other.Volume, other.PV = "", ""
+	other.SetVolume("", "", nil)
 	tl := &Timeline{
 		Volumes: []*Volume{
 			{Key: "b", Events: []parser.Event{ev(2, parser.AttachStarted, k, nodeA), ev(1, parser.AttachStarted, k, nodeB)}},
@@ -99,5 +99,32 @@ func TestEvents(t *testing.T) {
 		if got := kinds(tl.Events(tc.vols, tc.other)); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestWindowFilterSharedArray: the results of one ParseAll share an array;
+// once a window drops the first input's earliest event in place, Build
+// (Consume) appends the others' events to the first's window, over their
+// old places, and must not clear them after: every kept event keeps its
+// names.
+func TestWindowFilterSharedArray(t *testing.T) {
+	k, kl := parser.ComponentKCM, parser.ComponentKubelet
+	arr := []parser.Event{ev(0, parser.AttachStarted, k, nodeA), ev(10, parser.AttachSucceeded, k, nodeA),
+		ev(20, parser.MountDeviceSucceeded, kl, nodeA), ev(30, parser.SetupSucceeded, kl, nodeA)}
+	results := []parser.Result{result("kcm.log", k.String()), result("kubelet.log", kl.String())}
+	results[0].Events, results[1].Events = arr[0:2:4], arr[2:4:4]
+	Window{Since: at(5)}.Filter(results)
+	tl := Build(results, Options{Consume: true})
+	n := 0
+	for _, v := range tl.Volumes {
+		for _, e := range v.Events {
+			n++
+			if e.Node != nodeA {
+				t.Errorf("%s: node %q, want %q", e.Kind, e.Node, nodeA)
+			}
+		}
+	}
+	if n != 3 || len(tl.Other) != 0 {
+		t.Errorf("%d events in volumes, %d other; want 3, 0", n, len(tl.Other))
 	}
 }

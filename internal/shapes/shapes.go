@@ -26,11 +26,11 @@ func ManyNodes(n int, overlap bool) parser.Result {
 	t := Start
 	add := func(k parser.Kind, node int) {
 		name := fmt.Sprintf("node-%05d", node)
-		evs = append(evs, parser.Event{
+		evs = append(evs, parser.Draft{
 			Time: t, Kind: k, Volume: Volume, PV: "pvc-x", Node: name, Component: parser.ComponentKCM,
 			Text:   parser.TextOf(fmt.Sprintf("%s %s %s", k, name, t.Format(time.RFC3339Nano))),
 			Source: parser.Source{Path: "kcm.log", Line: parser.Int32(len(evs) + 1)},
-		})
+		}.Event())
 		t = t.Add(time.Second)
 	}
 	for i := range n {

@@ -34,9 +34,9 @@ import (
 // The envelope side fills Time, Source, Text, PID and Level afterwards.
 //
 // classify never panics on any input; it uses no regular expressions.
-func Classify(rec *Record) (ev Event, ok bool) {
+func Classify(rec *Record) (ev Draft, ok bool) {
 	if rec == nil {
-		return Event{}, false
+		return Draft{}, false
 	}
 	if rec.Table != nil {
 		return classifyTable(rec.Table)
@@ -46,7 +46,7 @@ func Classify(rec *Record) (ev Event, ok bool) {
 	var buf [16]kv
 	msg, kvs := recordMessage(rec, buf[:0])
 	if msg == "" && len(kvs) == 0 {
-		return Event{}, false
+		return Draft{}, false
 	}
 	return classifyMessage(rec.File, msg, kvs)
 }
@@ -73,12 +73,12 @@ func recordMessage(rec *Record, dst []kv) (msg string, kvs []kv) {
 
 // classifyMessage classifies a printf message or a structured message with
 // its pairs (klog text or JSON alike).
-func classifyMessage(file, msg string, kvs []kv) (Event, bool) {
+func classifyMessage(file, msg string, kvs []kv) (Draft, bool) {
 	if IsInformerPlumbing(file) {
 		// Cache/watch bookkeeping ("Watch close - *v1.VolumeAttachment …",
 		// "Caches are synced for attach detach"): names volume types, never
 		// an operation on a volume.
-		return Event{}, false
+		return Draft{}, false
 	}
 	switch {
 	case msg == "Event occurred" || strings.HasPrefix(msg, "Event(v1.ObjectReference{") ||
@@ -87,7 +87,7 @@ func classifyMessage(file, msg string, kvs []kv) (Event, bool) {
 	case strings.HasPrefix(msg, "Operation for ") && strings.Contains(msg, "No retries permitted until"):
 		return classifyRetry(msg)
 	}
-	var ev Event
+	var ev Draft
 	// Structured/contextual fields first; sentence fields override where both exist.
 	applyKV(&ev, kvs)
 	if done := classifySpecial(&ev, file, msg, kvs); done {
@@ -110,7 +110,7 @@ func classifyMessage(file, msg string, kvs []kv) (Event, bool) {
 	}
 	// Not understood.
 	if !related {
-		return Event{}, false
+		return Draft{}, false
 	}
 	if isNodeSideCode(code) {
 		// A driver's or mount-utils' own line about a mount that failed
@@ -133,7 +133,7 @@ func classifyMessage(file, msg string, kvs []kv) (Event, bool) {
 }
 
 // finish fills derived fields (handle, code) and returns ok.
-func finish(ev Event) (Event, bool) {
+func finish(ev Draft) (Draft, bool) {
 	if ev.PV == "nil" {
 		ev.PV = ""
 	}
@@ -158,7 +158,7 @@ func finish(ev Event) (Event, bool) {
 }
 
 // applyKV copies the well-known structured keys into ev.
-func applyKV(ev *Event, kvs []kv) {
+func applyKV(ev *Draft, kvs []kv) {
 	if len(kvs) == 0 {
 		return
 	}
@@ -250,7 +250,7 @@ func isUID(s string) bool {
 // classifySpecial handles messages that are not operation-executor sentences:
 // structured ADC messages (≥1.24), controller start, CSI plugin/driver/sidecar
 // lines, ASW bookkeeping, in-tree plugin lines. It reports whether it set a kind.
-func classifySpecial(ev *Event, file, msg string, kvs []kv) bool {
+func classifySpecial(ev *Draft, file, msg string, kvs []kv) bool {
 	first := firstLine(msg)
 	if !specialMayMatch(first) {
 		return false // no case of specialCases can match
@@ -259,7 +259,7 @@ func classifySpecial(ev *Event, file, msg string, kvs []kv) bool {
 }
 
 // specialCases is classifySpecial for a message whose first line is first.
-func specialCases(ev *Event, file, first, msg string, kvs []kv) bool {
+func specialCases(ev *Draft, file, first, msg string, kvs []kv) bool {
 	switch {
 	// --- controller start / leader election
 	case strings.EqualFold(first, "Starting attach detach controller"):
@@ -630,7 +630,7 @@ func sidecarKind(verb string) Kind {
 }
 
 // classifyCSIPlugin handles `kubernetes.io/csi: …` lines of csi_attacher.go.
-func classifyCSIPlugin(ev *Event, s string) {
+func classifyCSIPlugin(ev *Draft, s string) {
 	first := firstLine(s)
 	ev.Kind, ev.Component = CSIError, ComponentKCM
 	switch {
@@ -695,7 +695,7 @@ func classifyCSIPlugin(ev *Event, s string) {
 // "Setting volume ownership for DIR is taking longer than expected, consider
 // using OnRootMismatch - …". DIR is the pod's volume directory
 // (/var/lib/kubelet/pods/UID/volumes/PLUGIN/NAME[/mount]).
-func classifyOwnership(ev *Event, first string) {
+func classifyOwnership(ev *Draft, first string) {
 	ev.Kind, ev.Component = OwnershipChange, ComponentKubelet
 	rest := strings.TrimPrefix(first, "Setting volume ownership for ")
 	dir, tail := rest, ""
@@ -777,7 +777,7 @@ func pvInPath(s string) string {
 }
 
 // classifyMountTimeout handles "Unable to attach or mount volumes" (all eras).
-func classifyMountTimeout(ev *Event, msg string) {
+func classifyMountTimeout(ev *Draft, msg string) {
 	ev.Kind, ev.Component = MountTimeout, ComponentKubelet
 	if i := strings.Index(msg, `for pod "`); i >= 0 && ev.Pod == "" {
 		// ≤1.9: `for pod "ns"/"name"`.
@@ -966,7 +966,7 @@ func (r *opRule) matches(op string) bool {
 
 // classifySentence handles the operation executor sentences (catalog §2) and
 // their ≥1.24 InfoS forms whose message is a bare prefix.
-func classifySentence(ev *Event, msg string, kvs []kv) bool {
+func classifySentence(ev *Draft, msg string, kvs []kv) bool {
 	first := firstLine(msg)
 	c, cok := parseClause(msg)
 	var op string
@@ -1128,8 +1128,8 @@ func multiAttachDetailKV(kvs []kv) string {
 //
 // The operation inside the error decides the kind; the key gives the volume
 // when the error does not.
-func classifyRetry(msg string) (Event, bool) {
-	var ev Event
+func classifyRetry(msg string) (Draft, bool) {
+	var ev Draft
 	key, n, ok := readQuoted(msg[len("Operation for "):])
 	rest := msg
 	if ok {
@@ -1174,7 +1174,7 @@ func classifyRetry(msg string) (Event, bool) {
 	// Volume/pod/node from the key.
 	keyVolume, keyPod, keyNode := parseOpKey(key)
 
-	inner := Event{}
+	inner := Draft{}
 	innerOK := false
 	if errText != "" {
 		innerOK = classifySentence(&inner, errText, nil)
@@ -1250,11 +1250,11 @@ func isFailureKind(k Kind) bool {
 // `Event(v1.ObjectReference{Kind:"Pod", Namespace:"ns", Name:"n", UID:"u", …}): type: 'Warning' reason: 'R' msg`
 // and `"Event occurred" object="ns/n" kind="Pod" … reason="R" message="…"` (text or JSON).
 // The involved object is read only for an event it understands.
-func classifyEventLine(msg string, kvs []kv) (Event, bool) {
+func classifyEventLine(msg string, kvs []kv) (Draft, bool) {
 	reason, text, ref := eventReason(msg, kvs)
 	ev, ok := classifyEventText(reason, text)
 	if !ok {
-		return Event{}, false
+		return Draft{}, false
 	}
 	var objKind, obj, uid string
 	if msg == "Event occurred" {
@@ -1311,10 +1311,10 @@ func eventReason(msg string, kvs []kv) (reason, text, ref string) {
 // about anything but volumes (ScalingReplicaSet, SuccessfulCreate,
 // ExternalProvisioning …): eventMayClassify turns them away before the
 // message is classified.
-func classifyEventText(reason, text string) (Event, bool) {
+func classifyEventText(reason, text string) (Draft, bool) {
 	text = eventMessage(text)
 	if !eventMayClassify(reason, text) {
-		return Event{}, false // what classifyEventMessage says, found cheaply
+		return Draft{}, false // what classifyEventMessage says, found cheaply
 	}
 	return classifyEventMessage(reason, text)
 }
@@ -1333,7 +1333,7 @@ func eventMessage(text string) string {
 
 // classifyEventMessage is classifyEventText for the message as
 // eventMessage returns it, without the gate.
-func classifyEventMessage(reason, text string) (Event, bool) {
+func classifyEventMessage(reason, text string) (Draft, bool) {
 	ev, ok := classifyMessage("", text, nil)
 	if ok && ev.Kind == Unknown {
 		// Reason-only fallbacks.
@@ -1352,9 +1352,9 @@ func classifyEventMessage(reason, text string) (Event, bool) {
 	}
 	if !ok {
 		if !volumeEventReason(reason) {
-			return Event{}, false
+			return Draft{}, false
 		}
-		ev, ok = Event{Kind: Unknown}, true
+		ev, ok = Draft{Kind: Unknown}, true
 	}
 	if ev.Kind == Unknown {
 		ev.Reason = "unrecognised " + reason + " event: " + clip(firstLine(text), 80)
@@ -1411,10 +1411,10 @@ func eventMayClassify(reason, text string) bool {
 }
 
 // classifyTable handles one `kubectl describe` / `kubectl get events` row.
-func classifyTable(t *tableRow) (Event, bool) {
+func classifyTable(t *tableRow) (Draft, bool) {
 	ev, ok := classifyEventText(t.Reason, t.Message)
 	if !ok {
-		return Event{}, false
+		return Draft{}, false
 	}
 	if ev.Kind != Unknown {
 		ev.Reason = t.Reason
@@ -1588,7 +1588,7 @@ func clip(s string, n int) string {
 // scheduler's "node(s) exceed max volume count". It reports whether it set
 // a kind. code is classifyCode(msg), or "" when that cannot be
 // CodeAttachLimit.
-func limitRefusal(ev *Event, msg, code string) bool {
+func limitRefusal(ev *Draft, msg, code string) bool {
 	if code != CodeAttachLimit {
 		return false
 	}
@@ -1641,7 +1641,7 @@ func grpcErrorVolume(e string) string {
 // "Call IaaS AttachVolume request volume id: vol-…, instance id: i-…" —
 // which tie a later error of the same call (a volume limit, say) to its
 // volume. It reports whether it set a kind.
-func driverAttachProgress(ev *Event, first string) bool {
+func driverAttachProgress(ev *Draft, first string) bool {
 	if h, rest, ok := strings.Cut(first, ": "); ok && len(h) == 8 && isHex(h) {
 		first = rest // request hash prefix
 	}

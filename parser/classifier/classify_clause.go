@@ -157,7 +157,7 @@ func findVolumeWord(s string) int {
 // apply copies the clause's names into ev following catalog §2: UniqueName
 // keys the volume, the display name is the PV unless it is "nil"; in ≤1.6
 // sentences the first name is the unique name and spec.Name the PV.
-func (c *clause) apply(ev *Event) {
+func (c *clause) apply(ev *Draft) {
 	switch {
 	case c.unique != "":
 		ev.Volume = c.unique

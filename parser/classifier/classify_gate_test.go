@@ -175,7 +175,7 @@ func checkEventGate(t testing.TB, reason, text string) bool {
 }
 
 // eventText renders every message-side field of ev.
-func eventText(ev Event) string {
+func eventText(ev Draft) string {
 	s := ev.Kind.String() + eventFields(ev) + " error=" + strconv.Quote(ev.Error) + " count=" + strconv.Itoa(int(ev.Count))
 	if ev.Retry != nil {
 		s += " retry=" + ev.Retry.Backoff.String() + "," + ev.Retry.Until + "," + strconv.FormatFloat(ev.Retry.Mono, 'g', -1, 64)

@@ -31,7 +31,7 @@ func classifyDump(t *testing.T, path string) (string, map[Kind]int, []testRec) {
 }
 
 // eventFields renders the message-side fields of ev for goldens and errors.
-func eventFields(ev Event) string {
+func eventFields(ev Draft) string {
 	var b strings.Builder
 	add := func(k, v string) {
 		if v != "" {

@@ -317,10 +317,10 @@ func FuzzClassifyHelpers(f *testing.F) {
 			t.Fatalf("readQuoted(%q) = %q, %d, %v", q, v, n, ok)
 		}
 		// classifySpecial returns early only where no case matches
-		var ev Event
+		var ev Draft
 		if first := firstLine(s); !specialMayMatch(first) {
 			for _, file := range []string{"", "controllermanager.go"} {
-				if specialCases(&ev, file, first, s, nil) || ev != (Event{}) {
+				if specialCases(&ev, file, first, s, nil) || ev != (Draft{}) {
 					t.Fatalf("specialCases(%q) understood a text classifySpecial skips", s)
 				}
 			}

@@ -191,33 +191,31 @@ type Source struct {
 // Event is one typed fact read from one log entry.
 //
 // Memory: a 1 GiB log yields ~100k events, all kept until the report is
-// written, so an Event is small (288 bytes on 64-bit platforms, pinned by
-// TestEventSize) and its strings share memory. The closed sets are one
-// byte each (Kind, Component, Origin), counts, pids and line numbers four
-// (Int32 saturates); the fields go from the widest alignment to the
-// narrowest (words, then the 32-bit fields, then the bytes) so that none
-// is padded (TestEventHasNoPadding).
+// written, so an Event is small (128 bytes on 64-bit platforms, pinned by
+// TestEventSize) and its strings share memory. Its names are three
+// immutable tuples referenced by pointer and embedded (Ident: the volume;
+// Place: node and pod; Cause: error, code, detail, reason, a row's age), so that
+// ev.Volume, ev.Node, ev.Error read as fields; the parser interns each
+// tuple per input (many events share one), and none is ever nil (an
+// event without names points to a shared empty tuple). Because tuples
+// are shared, never assign through a promoted name (ev.Node = n): build
+// events from a Draft (Draft.Event), or use the setters (SetVolume,
+// SetNode, SetPod), which copy the tuple they change. The zero Event
+// has no tuples: read names only of an Event made by Draft.Event or the
+// parser. The closed sets are one byte each (Kind, Component, Origin),
+// counts, pids and line numbers four (Int32 saturates); the fields go
+// from the widest alignment to the narrowest (words, then the 32-bit
+// fields, then the bytes) so that none is padded (TestEventHasNoPadding).
 // Text is a reference into a compressed block of texts (package
 // textstore), and the parser interns the names it cuts from the entry
 // (textstore.Names), so a name that many events carry is one string.
 // Neither is ever a window of a read block.
 type Event struct {
-	Time       time.Time // UTC; zero when unknown
-	Volume     string    // UniqueName when known
-	PV         string    // PV / volume display name ("pvc-…"); never "nil"
-	Handle     string    // CSI volume handle or in-tree backend id (disk-…, vol-…)
-	Attachment string    // VolumeAttachment name (csi-<sha256>)
-	Node       string
-	Pod        string // "ns/name", or "name" when the namespace is unknown
-	PodUID     string
-	Error      string // error text, unquoted
-	Code       string // classified error (Code* constants) or ""
-	Detail     string // kind-specific extra: multi-attach blockers, force-detach cause, device path…
-	Reason     string // for Unknown: why it was not understood; for events: the event reason
-	Span       time.Duration
-	// Age is, for describe / get-events rows, how long before the snapshot the
-	// event was last seen; Time = anchor - Age once anchored.
-	Age    time.Duration
+	Time time.Time // UTC; zero when unknown
+	*Ident
+	*Place
+	*Cause
+	Span   time.Duration
 	Retry  *Retry // present on retry lines
 	Source Source
 	Text   textstore.Text // the entry as read (continuation lines joined with "\n"), wrapper removed
@@ -239,6 +237,150 @@ type Event struct {
 	// RWXKey: Text has a nestedpendingoperations key that carries a node
 	// (HasRWXKey), found by the parser while the text is at hand.
 	RWXKey bool
+}
+
+// Ident names the volume an event is about (an Event's first tuple).
+type Ident struct {
+	Volume     string // UniqueName when known
+	PV         string // PV / volume display name ("pvc-…"); never "nil"
+	Handle     string // CSI volume handle or in-tree backend id (disk-…, vol-…)
+	Attachment string // VolumeAttachment name (csi-<sha256>)
+}
+
+// Place says where an event happened (an Event's second tuple).
+type Place struct {
+	Node   string
+	Pod    string // "ns/name", or "name" when the namespace is unknown
+	PodUID string
+}
+
+// Cause says why (an Event's third tuple), and for a describe row how long
+// ago.
+type Cause struct {
+	Error  string // error text, unquoted
+	Code   string // classified error (Code* constants) or ""
+	Detail string // kind-specific extra: multi-attach blockers, force-detach cause, device path…
+	Reason string // for Unknown: why it was not understood; for events: the event reason
+	// Age is, for describe / get-events rows, how long before the snapshot the
+	// event was last seen; Time = anchor - Age once anchored. (0 for a log
+	// line: here it costs events nothing.)
+	Age time.Duration
+}
+
+// The empty tuples every Event without names of a kind points to.
+var (
+	noIdent Ident
+	noPlace Place
+	noCause Cause
+)
+
+// Draft is an event being built: an Event whose names are fields of its
+// own, which the classifier writes, and which becomes an Event once its
+// names are known (Event, or the parser's interning).
+type Draft struct {
+	Time       time.Time
+	Volume     string
+	PV         string
+	Handle     string
+	Attachment string
+	Node       string
+	Pod        string
+	PodUID     string
+	Error      string
+	Code       string
+	Detail     string
+	Reason     string
+	Span       time.Duration
+	Age        time.Duration
+	Retry      *Retry
+	Source     Source
+	Text       textstore.Text
+	Count      int32
+	PID        int32
+	EchoOf     int32
+	Kind       Kind
+	Component  Component
+	Origin     Origin
+	Level      byte
+	Relative   bool
+	RWXKey     bool
+}
+
+// Ident, Place and Cause are the draft's tuples.
+func (d *Draft) Ident() Ident { return Ident{d.Volume, d.PV, d.Handle, d.Attachment} }
+func (d *Draft) Place() Place { return Place{d.Node, d.Pod, d.PodUID} }
+func (d *Draft) Cause() Cause { return Cause{d.Error, d.Code, d.Detail, d.Reason, d.Age} }
+
+// Event is the draft as an Event whose tuples are its own (or the shared
+// empty ones): for events made outside the parser, which interns them.
+func (d Draft) Event() Event {
+	return d.With(NewIdent(d.Ident()), NewPlace(d.Place()), NewCause(d.Cause()))
+}
+
+// With is the draft as an Event of the given tuples (the draft's own
+// names, interned by the caller).
+func (d *Draft) With(i *Ident, p *Place, c *Cause) Event {
+	return Event{Time: d.Time, Ident: i, Place: p, Cause: c, Span: d.Span, Retry: d.Retry,
+		Source: d.Source, Text: d.Text, Count: d.Count, PID: d.PID, EchoOf: d.EchoOf, Kind: d.Kind,
+		Component: d.Component, Origin: d.Origin, Level: d.Level, Relative: d.Relative, RWXKey: d.RWXKey}
+}
+
+// Draft is the event with names of its own, to change and make an Event
+// of again.
+func (e *Event) Draft() Draft {
+	return Draft{Time: e.Time, Volume: e.Volume, PV: e.PV, Handle: e.Handle, Attachment: e.Attachment,
+		Node: e.Node, Pod: e.Pod, PodUID: e.PodUID, Error: e.Error, Code: e.Code, Detail: e.Detail,
+		Reason: e.Reason, Span: e.Span, Age: e.Age, Retry: e.Retry, Source: e.Source, Text: e.Text,
+		Count: e.Count, PID: e.PID, EchoOf: e.EchoOf, Kind: e.Kind, Component: e.Component,
+		Origin: e.Origin, Level: e.Level, Relative: e.Relative, RWXKey: e.RWXKey}
+}
+
+// NewIdent, NewPlace and NewCause return a tuple equal to t: the shared
+// empty one, or a new one.
+func NewIdent(t Ident) *Ident { return newTuple(t, &noIdent) }
+func NewPlace(t Place) *Place { return newTuple(t, &noPlace) }
+func NewCause(t Cause) *Cause { return newTuple(t, &noCause) }
+
+func newTuple[T comparable](t T, empty *T) *T {
+	if t == *empty {
+		return empty
+	}
+	return &t
+}
+
+// SetVolume sets the event's Volume and PV: a copy of its Ident, or
+// when memo (nil for none) holds the copy an event of the same Ident got,
+// that copy, so that events which shared a tuple share the changed one
+// (memo is for one change: one volume and PV per old tuple).
+func (e *Event) SetVolume(volume, pv string, memo map[*Ident]*Ident) {
+	e.Ident = retuple(e.Ident, memo, &noIdent, func(t *Ident) { t.Volume, t.PV = volume, pv })
+}
+
+// SetNode sets the event's Node (a copy of its Place; memo as for
+// SetVolume).
+func (e *Event) SetNode(node string, memo map[*Place]*Place) {
+	e.Place = retuple(e.Place, memo, &noPlace, func(t *Place) { t.Node = node })
+}
+
+// SetPod sets the event's Pod (a copy of its Place; memo as for
+// SetVolume).
+func (e *Event) SetPod(pod string, memo map[*Place]*Place) {
+	e.Place = retuple(e.Place, memo, &noPlace, func(t *Place) { t.Pod = pod })
+}
+
+// retuple is a copy of old changed by set, the one memo holds for old
+// if any (and then remembered there), or the empty tuple if it is one.
+func retuple[T comparable](old *T, memo map[*T]*T, empty *T, set func(*T)) *T {
+	if p, ok := memo[old]; ok {
+		return p
+	}
+	t := *old
+	set(&t)
+	p := newTuple(t, empty)
+	if memo != nil {
+		memo[old] = p
+	}
+	return p
 }
 
 // Kinds lists every event kind, in the order of the vocabulary above.

@@ -1,7 +1,8 @@
 // Package textstore owns the memory of the strings an event keeps: the
 // entry text ([Text], held in blocks of texts compressed with S2 and
 // decompressed on demand) and the names cut from it ([Names], interned so
-// that a name repeated by many events is one string).
+// that a name repeated by many events is one string, and [Tuples], the
+// tuples of names events share).
 //
 // # Texts
 //
@@ -39,4 +40,11 @@
 // event's text; with the text compressed they need memory of their own.
 // [Names] copies each distinct name once into an arena and hands the same
 // string to every event that names it.
+//
+// # Tuples
+//
+// An event's names go in three tuples (its volume's names, its node and
+// pod, its error), which many events share: [Tuples] makes each distinct
+// tuple once, and the names of a new one are interned by Names. A tuple
+// found again costs one hash of its strings and no interning.
 package textstore
