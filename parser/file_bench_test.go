@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kcmtrace/kcmtrace/internal/benchfiles"
+	"github.com/kcmtrace/kcmtrace/internal/loggen"
 )
 
 // BenchmarkParseFiles parses the files named in KCMTRACE_BENCH_FILES
@@ -66,6 +67,30 @@ func BenchmarkIndexToken(b *testing.B) {
 				}
 				if hits == 0 {
 					b.Fatal("no hits")
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkParseIrrelevant parses 32 MiB of generated KCM log in which
+// almost no line is about volumes (VolumeShare 1e-6), of each era, from
+// memory: the cost of the lines the prefilter lets go, which is the floor
+// of every run.
+func BenchmarkParseIrrelevant(b *testing.B) {
+	for _, era := range []loggen.Era{loggen.Legacy, loggen.JSON} {
+		var buf bytes.Buffer
+		if _, err := loggen.Generate(&buf, loggen.Config{Size: 32 << 20, Era: era, Seed: 1, VolumeShare: 1e-6}); err != nil {
+			b.Fatal(err)
+		}
+		data := buf.Bytes()
+		b.Run(string(era), func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				res := ParseReader(bytes.NewReader(data), "kcm.log", Options{})
+				if res.Input.Lines == 0 || res.Input.Unaccounted() != 0 {
+					b.Fatalf("accounting %+v", res.Input)
 				}
 			}
 		})

@@ -2,7 +2,8 @@
 // slice: a Teddy searcher (the packed multi-literal algorithm of Hyperscan
 // and of Rust's aho-corasick crate, which ripgrep runs). It knows nothing of
 // logs; the parser's prefilter builds its sets from the token list of
-// parser/classifier. The kernel (teddy_amd64.s, AVX2) examines 32 positions at once:
+// parser/classifier. The kernel (teddy_amd64.s) examines 32 positions at
+// once with AVX2, 64 with AVX-512 (VBMI's VPERMB) where the CPU has it:
 // position p is a candidate when the bytes p, p+1 and p+2 can be the
 // fingerprint of a literal of one of eight buckets, each byte tested with
 // two 16-entry nibble tables (VPSHUFB). Candidates are then verified here,
@@ -165,7 +166,7 @@ func (s *Set) Index(b []byte) int {
 	best := -1
 	off := 0
 	for Available {
-		i, m := scan(b[off:], &s.masks)
+		i, m, width := scan(b[off:], &s.masks)
 		base := off + i
 		if m == 0 {
 			// the kernel stops short of the positions whose 3-byte window
@@ -174,7 +175,7 @@ func (s *Set) Index(b []byte) int {
 			break
 		}
 		for ; m != 0; m &= m - 1 {
-			p := base + bits.TrailingZeros32(m)
+			p := base + bits.TrailingZeros64(m)
 			if best >= 0 && p > best+s.maxFP {
 				return best
 			}
@@ -182,7 +183,7 @@ func (s *Set) Index(b []byte) int {
 				best = st
 			}
 		}
-		off = base + 32
+		off = base + width
 		if best >= 0 && off > best+s.maxFP {
 			return best
 		}

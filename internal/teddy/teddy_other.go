@@ -6,4 +6,7 @@ package teddy
 // Set.Index scans byte by byte.
 const Available = false
 
-func scan(b []byte, m *nibbleMasks) (int, uint32) { return 0, 0 }
+// use512 is false: there is no kernel.
+var use512 = false
+
+func scan(b []byte, m *nibbleMasks) (off int, mask uint64, width int) { return 0, 0, 32 }

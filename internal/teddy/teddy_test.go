@@ -17,12 +17,25 @@ func indexNaive(lits [][]byte, b []byte) int {
 	return best
 }
 
-// TestTeddyRandomSets checks the kernel and its verification on random
-// literal sets (one to twenty literals of one to six bytes, so buckets get
-// merged and short literals accept any following byte) over random
-// haystacks of every length around the chunk and tail boundaries, with the
-// match placed at every offset.
+// TestTeddyRandomSets checks the kernels (AVX-512 where it runs, and
+// AVX2) and their verification on random literal sets (one to twenty
+// literals of one to six bytes, so buckets get merged and short literals
+// accept any following byte) over random haystacks of every length around
+// the chunk and tail boundaries of both kernels, with the match placed at
+// every offset.
 func TestTeddyRandomSets(t *testing.T) {
+	kernels := []bool{false}
+	if use512 {
+		kernels = append(kernels, true)
+	}
+	defer func(v bool) { use512 = v }(use512)
+	for _, k := range kernels {
+		use512 = k
+		t.Run(map[bool]string{false: "avx2", true: "avx512"}[k], testRandomSets)
+	}
+}
+
+func testRandomSets(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	alphabet := []byte("abcdeXYZ \x00\xc2\xa0\n")
 	randBytes := func(n int) []byte {
@@ -45,7 +58,7 @@ func TestTeddyRandomSets(t *testing.T) {
 			}
 		}
 		ts := New(tl)
-		for n := 0; n < 140; n++ {
+		for n := 0; n < 300; n++ {
 			hay := randBytes(n)
 			if got, want := ts.Index(hay), indexNaive(lits, hay); got != want {
 				t.Fatalf("set %q: index(%q) = %d, want %d", lits, hay, got, want)
