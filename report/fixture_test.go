@@ -103,13 +103,13 @@ func handSeed(hostile bool) *Analysis {
 			{Node: nodeA, State: timeline.Detaching, Start: detA.Time, End: detOK.Time, From: 9, To: 12},
 			{Node: nodeA, State: timeline.Detached, Start: detOK.Time, From: 12, To: -1},
 		},
-		Kubelet: []timeline.Interval{
-			{Node: nodeB, State: timeline.Mounting, Start: at(tB + 14*time.Second), End: mf[0].Time, From: 11, To: 13},
-			{Node: nodeB, State: timeline.MountFailing, Start: mf[0].Time, From: 13, To: -1},
-		},
-		Overlaps: []timeline.Overlap{{Start: okB.Time, End: detOK.Time, Nodes: []string{nodeA, nodeB},
-			States: map[string]timeline.State{nodeA: timeline.Uncertain, nodeB: timeline.Attached}}},
 	}
+	vol.SetKubelet([]timeline.Interval{
+		{Node: nodeB, State: timeline.Mounting, Start: at(tB + 14*time.Second), End: mf[0].Time, From: 11, To: 13},
+		{Node: nodeB, State: timeline.MountFailing, Start: mf[0].Time, From: 13, To: -1},
+	})
+	vol.SetOverlaps([]timeline.Overlap{{Start: okB.Time, End: detOK.Time, Nodes: []string{nodeA, nodeB},
+		States: map[string]timeline.State{nodeA: timeline.Uncertain, nodeB: timeline.Attached}}})
 	// A second volume: a clean move plus a transient multi-attach.
 	other := &timeline.Volume{Key: "kubernetes.io/csi/com.tencent.cloud.csi.cbs^disk-8h2kq0aa", UniqueName: "kubernetes.io/csi/com.tencent.cloud.csi.cbs^disk-8h2kq0aa",
 		PV: "pvc-11111111-2222-3333-4444-555555555555", Handle: "disk-8h2kq0aa", Driver: "com.tencent.cloud.csi.cbs",

@@ -91,7 +91,7 @@ func volumeNodes(v *timeline.Volume) []string {
 	for _, iv := range v.Intervals {
 		see(iv.Node, iv.Start)
 	}
-	for _, iv := range v.Kubelet {
+	for _, iv := range v.Kubelet() {
 		see(iv.Node, iv.Start)
 	}
 	for _, n := range v.Nodes {
@@ -135,7 +135,7 @@ func volumeSpan(v *timeline.Volume) (time.Time, time.Time) {
 		see(iv.Start)
 		see(iv.End)
 	}
-	for _, iv := range v.Kubelet {
+	for _, iv := range v.Kubelet() {
 		see(iv.Start)
 		see(iv.End)
 	}
@@ -238,13 +238,13 @@ func writeVolumeTimeline(t *textWriter, st *styles, tl *timeline.Timeline, v *ti
 				hasKubelet[e.Node] = true
 			}
 		}
-		for _, iv := range v.Kubelet {
+		for _, iv := range v.Kubelet() {
 			hasKubelet[iv.Node] = true
 		}
 		for _, n := range nodes {
 			label := padRight(shorten(oneLine(n), 20), labelW)
 			t.line("  ", label, st.Dim(" ctl │"), lane(st, v.Intervals, n, start, end, cells), st.Dim("│"))
-			kl := lane(st, v.Kubelet, n, start, end, cells)
+			kl := lane(st, v.Kubelet(), n, start, end, cells)
 			if !hasKubelet[n] {
 				kl = st.Dim(padRight(truncate("(no kubelet lines)", cells), cells))
 			}
@@ -252,7 +252,7 @@ func writeVolumeTimeline(t *textWriter, st *styles, tl *timeline.Timeline, v *ti
 		}
 		writeLegend(t, st, width) // next to the lanes it explains, not after the events
 	}
-	for _, ov := range mergeOverlaps(v.Overlaps) {
+	for _, ov := range mergeOverlaps(v.Overlaps()) {
 		var ns []string
 		for _, n := range ov.nodes {
 			ns = append(ns, oneLine(n)+" "+strings.Join(ov.states[n], "→"))

@@ -374,7 +374,7 @@ func toWireVolume(v *timeline.Volume) wireVolume {
 	for _, k := range kinds {
 		w.Kinds[k.kind.String()] = k.n
 	}
-	w.Objects = toWireObjects(v.Objects)
+	w.Objects = toWireObjects(v.Objects())
 	return w
 }
 
@@ -489,11 +489,11 @@ func toWireTimelineVol(v *timeline.Volume) wireTimelineVol {
 	w := wireTimelineVol{
 		wireVolume: toWireVolume(v),
 		Intervals:  toWireIntervals(v.Intervals),
-		Kubelet:    toWireIntervals(v.Kubelet),
+		Kubelet:    toWireIntervals(v.Kubelet()),
 		Overlaps:   []wireOverlap{},
 		EventList:  []wireEvent{},
 	}
-	for _, o := range v.Overlaps {
+	for _, o := range v.Overlaps() {
 		wo := wireOverlap{Start: ts(o.Start), End: ts(o.End), Nodes: strs(o.Nodes), States: map[string]string{}}
 		for k, s := range o.States {
 			wo.States[k] = string(s)

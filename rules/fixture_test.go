@@ -242,13 +242,14 @@ func finishVolume(v *timeline.Volume) {
 			continue
 		}
 		if j, ok := kopen[e.Node]; ok {
-			if v.Kubelet[j].State == ks {
+			kubelet := v.Kubelet()
+			if kubelet[j].State == ks {
 				continue
 			}
-			v.Kubelet[j].End, v.Kubelet[j].To = e.Time, int32(i)
+			kubelet[j].End, kubelet[j].To = e.Time, int32(i)
 		}
-		v.Kubelet = append(v.Kubelet, timeline.Interval{Node: e.Node, State: ks, Start: e.Time, From: int32(i), To: -1})
-		kopen[e.Node] = len(v.Kubelet) - 1
+		v.SetKubelet(append(v.Kubelet(), timeline.Interval{Node: e.Node, State: ks, Start: e.Time, From: int32(i), To: -1}))
+		kopen[e.Node] = len(v.Kubelet()) - 1
 	}
 	v.Nodes = uniqSorted(v.Nodes)
 	v.Pods = uniqSorted(v.Pods)

@@ -50,10 +50,10 @@ func (t *Timeline) Dump(w io.Writer) error {
 		for _, in := range v.Intervals {
 			fmt.Fprintf(b, "  ctl %s %s %s → %s\n", in.Node, in.State, ts(in.Start), ts(in.End))
 		}
-		for _, in := range v.Kubelet {
+		for _, in := range v.Kubelet() {
 			fmt.Fprintf(b, "  kl  %s %s %s → %s\n", in.Node, in.State, ts(in.Start), ts(in.End))
 		}
-		for _, o := range v.Overlaps {
+		for _, o := range v.Overlaps() {
 			var ns []string
 			for _, n := range o.Nodes {
 				ns = append(ns, n+"="+string(o.States[n]))

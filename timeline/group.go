@@ -444,6 +444,7 @@ type scratch struct {
 	// the volumes' small slices are cut from larger allocations
 	ivs       slab[Interval]
 	strs      slab[string]
+	rares     slab[volumeRare]
 	tmp, tmp2 []string
 }
 

@@ -175,11 +175,15 @@ func (sc *scratch) reconstruct(v *Volume, ids []evIDs, sy *syms) {
 	}
 	ctl.reset()
 	kl.reset()
-	v.Intervals, v.Kubelet = sc.ivs.copy(ctlIv), sc.ivs.copy(klIv)
+	v.Intervals = sc.ivs.copy(ctlIv)
+	kubelet := sc.ivs.copy(klIv)
 	sc.ctlIv, sc.klIv = ctlIv[:0], klIv[:0]
 	sortIntervals(v.Intervals)
-	sortIntervals(v.Kubelet)
-	v.Overlaps = sc.overlaps(v.Intervals)
+	sortIntervals(kubelet)
+	if overlaps := sc.overlaps(v.Intervals); kubelet != nil || overlaps != nil {
+		// (cut from a slab too: the volumes that have either may be many)
+		v.rare = &sc.rares.copy([]volumeRare{{kubelet: kubelet, overlaps: overlaps}})[0]
+	}
 	v.Multi = multi(v, ids)
 }
 
@@ -479,7 +483,7 @@ func multi(v *Volume, ids []evIDs) bool {
 		}
 	}
 	var mounted mounts
-	for _, o := range v.Overlaps {
+	for _, o := range v.Overlaps() {
 		confirmed := 0
 		for _, s := range o.States {
 			if s == Attached {
@@ -494,7 +498,7 @@ func multi(v *Volume, ids []evIDs) bool {
 			end = v.Last
 		}
 		if mounted == nil {
-			mounted = mountsByNode(v.Kubelet)
+			mounted = mountsByNode(v.Kubelet())
 		}
 		all := true
 		for _, n := range o.Nodes {
@@ -538,7 +542,7 @@ func mountsByNode(iv []Interval) mounts {
 // start.
 func (m mounts) during(node string, start, end time.Time) bool {
 	l := m[node]
-	// the intervals that start by end are a prefix (v.Kubelet is in start order)
+	// the intervals that start by end are a prefix (the kubelet view is in start order)
 	k, _ := slices.BinarySearchFunc(l, end, func(sp mountSpan, t time.Time) int {
 		if sp.start.After(t) {
 			return 1

@@ -61,13 +61,70 @@ type Volume struct {
 	Multi       bool     // legitimately attached to many nodes (RWX/ROX evidence)
 	Events      []parser.Event
 	Intervals   []Interval // controller view, per node, in time order
-	Kubelet     []Interval // kubelet view, per node, in time order
-	Overlaps    []Overlap
 	First       time.Time
 	Last        time.Time
-	// Objects are the cluster-state objects about the volume (PV, claim,
-	// VolumeAttachments, pods), when Options.State was given.
-	Objects []Object
+	// rare holds what few volumes have (Kubelet, Overlaps, Objects): nil
+	// for most, so that a large cluster's many plain volumes do not each
+	// carry three empty slices. It is never written through: the setters
+	// replace it, so a copy of a Volume can be changed on its own.
+	rare *volumeRare
+}
+
+// volumeRare is the part of a Volume most volumes do not have.
+type volumeRare struct {
+	kubelet  []Interval
+	overlaps []Overlap
+	objects  []Object
+}
+
+// Kubelet is the kubelet view, per node, in time order.
+func (v *Volume) Kubelet() []Interval {
+	if v.rare == nil {
+		return nil
+	}
+	return v.rare.kubelet
+}
+
+// Overlaps are the stretches during which more than one node held the
+// volume (see Overlap), in time order.
+func (v *Volume) Overlaps() []Overlap {
+	if v.rare == nil {
+		return nil
+	}
+	return v.rare.overlaps
+}
+
+// Objects are the cluster-state objects about the volume (PV, claim,
+// VolumeAttachments, pods), when Options.State was given.
+func (v *Volume) Objects() []Object {
+	if v.rare == nil {
+		return nil
+	}
+	return v.rare.objects
+}
+
+// SetKubelet replaces the kubelet view.
+func (v *Volume) SetKubelet(iv []Interval) { v.setRare(func(r *volumeRare) { r.kubelet = iv }) }
+
+// SetOverlaps replaces the overlaps.
+func (v *Volume) SetOverlaps(o []Overlap) { v.setRare(func(r *volumeRare) { r.overlaps = o }) }
+
+// SetObjects replaces the cluster-state objects.
+func (v *Volume) SetObjects(o []Object) { v.setRare(func(r *volumeRare) { r.objects = o }) }
+
+// setRare applies set to a copy of v.rare and keeps the copy, or nil when
+// it holds nothing.
+func (v *Volume) setRare(set func(*volumeRare)) {
+	var r volumeRare
+	if v.rare != nil {
+		r = *v.rare
+	}
+	set(&r)
+	if r.kubelet == nil && r.overlaps == nil && r.objects == nil {
+		v.rare = nil
+		return
+	}
+	v.rare = &r
 }
 
 // Restart marks a point after which the controller's memory was rebuilt.
