@@ -96,17 +96,17 @@ func handSeed(hostile bool) *Analysis {
 		Names: []string{uniq, pv, handle}, Nodes: []string{nodeA, nodeB}, Pods: []string{pod},
 		Events: evs, First: evs[0].Time, Last: last.Time,
 		Intervals: []timeline.Interval{
-			{Node: nodeA, State: timeline.Attaching, Start: at(0), End: fails[0].Time, From: 0, To: 1},
-			{Node: nodeA, State: timeline.Uncertain, Start: fails[0].Time, End: detA.Time, From: 1, To: 9},
-			{Node: nodeB, State: timeline.Attaching, Start: startB.Time, End: okB.Time, From: 7, To: 8},
-			{Node: nodeB, State: timeline.Attached, Start: okB.Time, From: 8, To: -1},
-			{Node: nodeA, State: timeline.Detaching, Start: detA.Time, End: detOK.Time, From: 9, To: 12},
-			{Node: nodeA, State: timeline.Detached, Start: detOK.Time, From: 12, To: -1},
+			timeline.NewInterval(nodeA, timeline.Attaching, at(0), fails[0].Time, 0, 1),
+			timeline.NewInterval(nodeA, timeline.Uncertain, fails[0].Time, detA.Time, 1, 9),
+			timeline.NewInterval(nodeB, timeline.Attaching, startB.Time, okB.Time, 7, 8),
+			timeline.NewInterval(nodeB, timeline.Attached, okB.Time, time.Time{}, 8, -1),
+			timeline.NewInterval(nodeA, timeline.Detaching, detA.Time, detOK.Time, 9, 12),
+			timeline.NewInterval(nodeA, timeline.Detached, detOK.Time, time.Time{}, 12, -1),
 		},
 	}
 	vol.SetKubelet([]timeline.Interval{
-		{Node: nodeB, State: timeline.Mounting, Start: at(tB + 14*time.Second), End: mf[0].Time, From: 11, To: 13},
-		{Node: nodeB, State: timeline.MountFailing, Start: mf[0].Time, From: 13, To: -1},
+		timeline.NewInterval(nodeB, timeline.Mounting, at(tB+14*time.Second), mf[0].Time, 11, 13),
+		timeline.NewInterval(nodeB, timeline.MountFailing, mf[0].Time, time.Time{}, 13, -1),
 	})
 	vol.SetOverlaps([]timeline.Overlap{{Start: okB.Time, End: detOK.Time, Nodes: []string{nodeA, nodeB},
 		States: map[string]timeline.State{nodeA: timeline.Uncertain, nodeB: timeline.Attached}}})

@@ -218,14 +218,14 @@ func buildChart(id string, v *timeline.Volume, marks []chartMark, zones []zoneNa
 				l.Empty = "no controller state"
 			}
 			for _, iv := range ivs {
-				if iv.Node != n || iv.Start.IsZero() {
+				if iv.Node != n || iv.Start().IsZero() {
 					continue
 				}
 				l.Empty = ""
-				a, b := msOf(iv.Start), end
-				open := iv.End.IsZero()
+				a, b := msOf(iv.Start()), end
+				open := iv.End().IsZero()
 				if !open {
-					b = msOf(iv.End)
+					b = msOf(iv.End())
 				}
 				h := barH
 				if iv.State == timeline.Detached || iv.State == timeline.Unmounted {
@@ -233,12 +233,12 @@ func buildChart(id string, v *timeline.Volume, marks []chartMark, zones []zoneNa
 				}
 				until := "the end of the logs"
 				if !open {
-					until = clockMS(iv.End) + " UTC (" + human(iv.End.Sub(iv.Start)) + ")"
+					until = clockMS(iv.End()) + " UTC (" + human(iv.End().Sub(iv.Start())) + ")"
 				}
 				c.Bars = append(c.Bars, htmlBar{
 					X: x(a), W: max(x(b)-x(a), minBarW), Y: l.Mid - h/2, H: h, A: a, B: b,
 					State: string(iv.State),
-					Title: fmt.Sprintf("%s on %s (%s view): %s → %s", iv.State, oneLine(n), view, clockMS(iv.Start), until),
+					Title: fmt.Sprintf("%s on %s (%s view): %s → %s", iv.State, oneLine(n), view, clockMS(iv.Start()), until),
 				})
 			}
 			laneOf[n+"\x00"+view] = len(c.Lanes)

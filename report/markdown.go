@@ -761,18 +761,18 @@ func gantt(v *timeline.Volume, z displayZone) string {
 		}{{"controller", v.Intervals}, {"kubelet", v.Kubelet()}} {
 			var lines []string
 			for _, iv := range part.ivs {
-				if iv.Node != n || iv.Start.IsZero() {
+				if iv.Node != n || iv.Start().IsZero() {
 					continue
 				}
-				e := iv.End
+				e := iv.End()
 				if e.IsZero() {
 					e = end
 				}
-				if e.Before(iv.Start) {
-					e = iv.Start
+				if e.Before(iv.Start()) {
+					e = iv.Start()
 				}
 				lines = append(lines, fmt.Sprintf("    %s :%s%s, %s", mermaidText(string(iv.State), 30), tag[iv.State],
-					z.in(iv.Start).Format(layout), z.in(e).Format(layout)))
+					z.in(iv.Start()).Format(layout), z.in(e).Format(layout)))
 			}
 			if len(lines) == 0 {
 				continue

@@ -89,10 +89,10 @@ func volumeNodes(v *timeline.Volume) []string {
 		see(e.Node, e.Time)
 	}
 	for _, iv := range v.Intervals {
-		see(iv.Node, iv.Start)
+		see(iv.Node, iv.Start())
 	}
 	for _, iv := range v.Kubelet() {
-		see(iv.Node, iv.Start)
+		see(iv.Node, iv.Start())
 	}
 	for _, n := range v.Nodes {
 		see(n, time.Time{})
@@ -132,12 +132,12 @@ func volumeSpan(v *timeline.Volume) (time.Time, time.Time) {
 		see(e.Time)
 	}
 	for _, iv := range v.Intervals {
-		see(iv.Start)
-		see(iv.End)
+		see(iv.Start())
+		see(iv.End())
 	}
 	for _, iv := range v.Kubelet() {
-		see(iv.Start)
-		see(iv.End)
+		see(iv.Start())
+		see(iv.End())
 	}
 	return a, b
 }
@@ -157,16 +157,16 @@ func lane(st *styles, ivs []timeline.Interval, node string, start, end time.Time
 		if iv.Node != node {
 			continue
 		}
-		s := iv.Start
+		s := iv.Start()
 		if s.IsZero() {
 			s = start
 		}
-		e := iv.End
+		e := iv.End()
 		if e.IsZero() {
 			e = end
 		}
 		c0, c1 := cell(s), cell(e)
-		if !iv.End.IsZero() && c1 > c0 && e.Before(end) {
+		if !iv.End().IsZero() && c1 > c0 && e.Before(end) {
 			c1-- // the closing event's cell belongs to the next state
 		}
 		for c := c0; c <= c1; c++ {

@@ -480,7 +480,7 @@ func toWireEvent(e parser.Event) wireEvent {
 func toWireIntervals(iv []timeline.Interval) []wireInterval {
 	out := []wireInterval{}
 	for _, i := range iv {
-		out = append(out, wireInterval{Node: i.Node, State: string(i.State), Start: ts(i.Start), End: ts(i.End)})
+		out = append(out, wireInterval{Node: i.Node, State: string(i.State), Start: ts(i.Start()), End: ts(i.End())})
 	}
 	return out
 }

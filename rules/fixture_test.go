@@ -223,9 +223,10 @@ func finishVolume(v *timeline.Volume) {
 				if v.Intervals[j].State == st {
 					continue
 				}
-				v.Intervals[j].End, v.Intervals[j].To = e.Time, int32(i)
+				v.Intervals[j].SetTimes(v.Intervals[j].Start(), e.Time)
+				v.Intervals[j].To = int32(i)
 			}
-			v.Intervals = append(v.Intervals, timeline.Interval{Node: e.Node, State: st, Start: e.Time, From: int32(i), To: -1})
+			v.Intervals = append(v.Intervals, timeline.NewInterval(e.Node, st, e.Time, time.Time{}, int32(i), -1))
 			open[e.Node] = len(v.Intervals) - 1
 		}
 		var ks timeline.State
@@ -246,9 +247,10 @@ func finishVolume(v *timeline.Volume) {
 			if kubelet[j].State == ks {
 				continue
 			}
-			kubelet[j].End, kubelet[j].To = e.Time, int32(i)
+			kubelet[j].SetTimes(kubelet[j].Start(), e.Time)
+			kubelet[j].To = int32(i)
 		}
-		v.SetKubelet(append(v.Kubelet(), timeline.Interval{Node: e.Node, State: ks, Start: e.Time, From: int32(i), To: -1}))
+		v.SetKubelet(append(v.Kubelet(), timeline.NewInterval(e.Node, ks, e.Time, time.Time{}, int32(i), -1)))
 		kopen[e.Node] = len(v.Kubelet()) - 1
 	}
 	v.Nodes = uniqSorted(v.Nodes)

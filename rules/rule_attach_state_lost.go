@@ -211,7 +211,7 @@ func unmountedBefore(v *timeline.Volume, e *parser.Event) bool {
 		}
 	}
 	for _, iv := range v.Kubelet() {
-		if iv.Node == e.Node && iv.State == timeline.Unmounted && !iv.Start.After(e.Time) {
+		if iv.Node == e.Node && iv.State == timeline.Unmounted && !iv.Start().After(e.Time) {
 			return true
 		}
 	}

@@ -48,10 +48,10 @@ func (t *Timeline) Dump(w io.Writer) error {
 		fmt.Fprintf(b, "  stats attach=%d attach-failed=%d detach=%d detach-failed=%d mount-failed=%d multi-attach=%d force-detach=%d\n",
 			s.Attaches, s.AttachFailures, s.Detaches, s.DetachFailures, s.MountFailures, s.MultiAttach, s.ForceDetaches)
 		for _, in := range v.Intervals {
-			fmt.Fprintf(b, "  ctl %s %s %s → %s\n", in.Node, in.State, ts(in.Start), ts(in.End))
+			fmt.Fprintf(b, "  ctl %s %s %s → %s\n", in.Node, in.State, ts(in.Start()), ts(in.End()))
 		}
 		for _, in := range v.Kubelet() {
-			fmt.Fprintf(b, "  kl  %s %s %s → %s\n", in.Node, in.State, ts(in.Start), ts(in.End))
+			fmt.Fprintf(b, "  kl  %s %s %s → %s\n", in.Node, in.State, ts(in.Start()), ts(in.End()))
 		}
 		for _, o := range v.Overlaps() {
 			var ns []string

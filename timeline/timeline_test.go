@@ -111,8 +111,8 @@ func TestSeedOverlap(t *testing.T) {
 		t.Fatalf("intervals %+v", v.Intervals)
 	}
 	// the retry at 2 s keeps A uncertain from the first failure to the detach
-	if !unc.Start.Equal(at(1)) || !unc.End.Equal(at(260)) || !att.Start.Equal(at(255)) || !att.End.IsZero() {
-		t.Errorf("uncertain %v–%v attached %v–%v", unc.Start, unc.End, att.Start, att.End)
+	if !unc.Start().Equal(at(1)) || !unc.End().Equal(at(260)) || !att.Start().Equal(at(255)) || !att.End().IsZero() {
+		t.Errorf("uncertain %v–%v attached %v–%v", unc.Start(), unc.End(), att.Start(), att.End())
 	}
 	found := false
 	for _, o := range v.Overlaps() {
@@ -241,8 +241,8 @@ func TestSkewEstimate(t *testing.T) {
 		t.Errorf("kubelet node not inferred: %v", v.Nodes)
 	}
 	for _, in := range v.Kubelet() {
-		if in.Node == nodeB && in.State == Mounted && in.Start.Before(at(255)) {
-			t.Errorf("mounted before the attach after correction: %v", in.Start)
+		if in.Node == nodeB && in.State == Mounted && in.Start().Before(at(255)) {
+			t.Errorf("mounted before the attach after correction: %v", in.Start())
 		}
 	}
 	tl = Build([]parser.Result{kcm, kl}, Options{Skew: map[string]time.Duration{"kubelet.log": 5 * time.Second}})

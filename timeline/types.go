@@ -28,14 +28,52 @@ const (
 	Unmounted    State = "unmounted"
 )
 
-// Interval is one stretch of one state on one node.
+// Interval is one stretch of one state on one node, from Start to End
+// (zero: still open when the logs end).
 type Interval struct {
 	Node  string
 	State State
-	Start time.Time
-	End   time.Time // zero: still open when the logs end
-	From  int32     // index into Volume.Events of the event that opened it; -1 if none
-	To    int32     // index of the event that closed it; -1 if none
+	From  int32 // index into Volume.Events of the event that opened it; -1 if none
+	To    int32 // index of the event that closed it; -1 if none
+	// The times: those of the events From and To of *evs (To < 0: open)
+	// for the intervals Build reconstructs, which need not hold them
+	// (a large cluster's volumes have hundreds of thousands); own when
+	// they were given (NewInterval, SetTimes).
+	evs *[]parser.Event
+	own *[2]time.Time
+}
+
+// NewInterval is an interval with the given times (end zero: open).
+func NewInterval(node string, s State, start, end time.Time, from, to int32) Interval {
+	return Interval{Node: node, State: s, From: from, To: to, own: &[2]time.Time{start, end}}
+}
+
+// Start is when the interval began.
+func (iv Interval) Start() time.Time {
+	switch {
+	case iv.own != nil:
+		return iv.own[0]
+	case iv.evs != nil && iv.From >= 0:
+		return (*iv.evs)[iv.From].Time
+	}
+	return time.Time{}
+}
+
+// End is when the interval ended, zero while it is still open when the
+// logs end.
+func (iv Interval) End() time.Time {
+	switch {
+	case iv.own != nil:
+		return iv.own[1]
+	case iv.evs != nil && iv.To >= 0:
+		return (*iv.evs)[iv.To].Time
+	}
+	return time.Time{}
+}
+
+// SetTimes gives the interval its own start and end.
+func (iv *Interval) SetTimes(start, end time.Time) {
+	iv.own, iv.evs = &[2]time.Time{start, end}, nil
 }
 
 // Overlap is a stretch during which the controller believed the volume
