@@ -94,7 +94,7 @@ func handSeed(hostile bool) *Analysis {
 	vol := &timeline.Volume{
 		Key: uniq, UniqueName: uniq, PV: pv, Handle: handle, Driver: "com.tencent.cloud.csi.cbs",
 		Names: []string{uniq, pv, handle}, Nodes: []string{nodeA, nodeB}, Pods: []string{pod},
-		Events: evs, First: evs[0].Time, Last: last.Time,
+		Events: evs,
 		Intervals: []timeline.Interval{
 			timeline.NewInterval(nodeA, timeline.Attaching, at(0), fails[0].Time, 0, 1),
 			timeline.NewInterval(nodeA, timeline.Uncertain, fails[0].Time, detA.Time, 1, 9),
@@ -104,6 +104,7 @@ func handSeed(hostile bool) *Analysis {
 			timeline.NewInterval(nodeA, timeline.Detached, detOK.Time, time.Time{}, 12, -1),
 		},
 	}
+	vol.SetSpan(evs[0].Time, last.Time)
 	vol.SetKubelet([]timeline.Interval{
 		timeline.NewInterval(nodeB, timeline.Mounting, at(tB+14*time.Second), mf[0].Time, 11, 13),
 		timeline.NewInterval(nodeB, timeline.MountFailing, mf[0].Time, time.Time{}, 13, -1),
@@ -113,7 +114,8 @@ func handSeed(hostile bool) *Analysis {
 	// A second volume: a clean move plus a transient multi-attach.
 	other := &timeline.Volume{Key: "kubernetes.io/csi/com.tencent.cloud.csi.cbs^disk-8h2kq0aa", UniqueName: "kubernetes.io/csi/com.tencent.cloud.csi.cbs^disk-8h2kq0aa",
 		PV: "pvc-11111111-2222-3333-4444-555555555555", Handle: "disk-8h2kq0aa", Driver: "com.tencent.cloud.csi.cbs",
-		Nodes: []string{nodeA}, Pods: []string{"web/nginx-0"}, First: at(time.Minute), Last: at(2 * time.Minute)}
+		Nodes: []string{nodeA}, Pods: []string{"web/nginx-0"}}
+	other.SetSpan(at(time.Minute), at(2*time.Minute))
 	multi := parser.Event{Time: at(time.Minute), Kind: parser.MultiAttach, Volume: other.UniqueName, PV: other.PV, Handle: other.Handle,
 		Node: nodeA, Pod: "web/nginx-0", Component: parser.ComponentKCM, Code: parser.CodeMultiAttach,
 		Source: parser.Source{Path: kcm, Line: 5},

@@ -450,10 +450,11 @@ func hostileAnalysis() *Analysis {
 		kev := ev
 		kev.Component, kev.Kind, kev.Source.Line = parser.ComponentKubelet, parser.MountDeviceFailed, parser.Int32(i+100)
 		v := &timeline.Volume{Key: s, UniqueName: s, PV: s, Handle: node, Driver: s, Names: []string{s}, Nodes: []string{node, s}, Pods: []string{s},
-			Events: []parser.Event{ev, kev}, First: ev.Time, Last: ev.Time.Add(time.Minute),
+			Events: []parser.Event{ev, kev},
 			Intervals: []timeline.Interval{timeline.NewInterval(node, timeline.State(s), ev.Time, ev.Time.Add(time.Minute), 0, 0),
 				timeline.NewInterval(s, timeline.Uncertain, ev.Time, time.Time{}, 0, 0)},
 		}
+		v.SetSpan(ev.Time, ev.Time.Add(time.Minute))
 		v.SetKubelet([]timeline.Interval{timeline.NewInterval(node, timeline.MountFailing, kev.Time, time.Time{}, 0, 0)})
 		v.SetOverlaps([]timeline.Overlap{{Start: ev.Time, Nodes: []string{node, s}, States: map[string]timeline.State{node: timeline.State(s)}}})
 		a.Timeline.Volumes = append(a.Timeline.Volumes, v)

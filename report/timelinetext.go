@@ -116,7 +116,7 @@ func volumeNodes(v *timeline.Volume) []string {
 
 // volumeSpan is the time range the volume's picture covers.
 func volumeSpan(v *timeline.Volume) (time.Time, time.Time) {
-	a, b := v.First, v.Last
+	a, b := v.First(), v.Last()
 	see := func(t time.Time) {
 		if t.IsZero() {
 			return

@@ -241,8 +241,8 @@ func end(tl *timeline.Timeline) time.Time {
 				t = e.Time
 			}
 		}
-		if v.Last.After(t) {
-			t = v.Last
+		if v.Last().After(t) {
+			t = v.Last()
 		}
 	}
 	for i := range tl.Other {

@@ -181,7 +181,7 @@ func loadFixture(t testing.TB, path string) *timeline.Timeline {
 		finishVolume(v)
 		tl.Volumes = append(tl.Volumes, v)
 	}
-	sort.SliceStable(tl.Volumes, func(i, j int) bool { return tl.Volumes[i].First.Before(tl.Volumes[j].First) })
+	sort.SliceStable(tl.Volumes, func(i, j int) bool { return tl.Volumes[i].First().Before(tl.Volumes[j].First()) })
 	if sp := strings.TrimSuffix(path, ".txt") + ".state.yaml"; fileExists(sp) {
 		snap := &state.Snapshot{}
 		if err := snap.ReadFile(sp); err != nil {
@@ -206,13 +206,15 @@ func fileExists(p string) bool {
 func finishVolume(v *timeline.Volume) {
 	open := map[string]int{}  // node → index of open controller interval
 	kopen := map[string]int{} // node → index of open kubelet interval
+	var first, last time.Time
 	for i, e := range v.Events {
-		if v.First.IsZero() || e.Time.Before(v.First) {
-			v.First = e.Time
+		if first.IsZero() || e.Time.Before(first) {
+			first = e.Time
 		}
-		if e.Time.After(v.Last) {
-			v.Last = e.Time
+		if e.Time.After(last) {
+			last = e.Time
 		}
+		v.SetSpan(first, last)
 		v.Nodes = append(v.Nodes, e.Node)
 		v.Pods = append(v.Pods, e.Pod)
 		if e.Origin != 0 || e.Node == "" {

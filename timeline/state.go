@@ -496,7 +496,7 @@ func multi(v *Volume, ids []evIDs) bool {
 		}
 		end := o.End
 		if end.IsZero() {
-			end = v.Last
+			end = v.Last()
 		}
 		if mounted == nil {
 			mounted = mountsByNode(v.Kubelet())

@@ -99,13 +99,43 @@ type Volume struct {
 	Multi       bool     // legitimately attached to many nodes (RWX/ROX evidence)
 	Events      []parser.Event
 	Intervals   []Interval // controller view, per node, in time order
-	First       time.Time
-	Last        time.Time
+	// The span (First, Last): the times of Events[first-1] and
+	// Events[last-1] (0: zero) as Build finds them, or own when given
+	// (SetSpan).
+	first, last int32
+	span        *[2]time.Time
 	// rare holds what few volumes have (Kubelet, Overlaps, Objects): nil
 	// for most, so that a large cluster's many plain volumes do not each
 	// carry three empty slices. It is never written through: the setters
 	// replace it, so a copy of a Volume can be changed on its own.
 	rare *volumeRare
+}
+
+// First is the time of the volume's earliest event with a time.
+func (v *Volume) First() time.Time {
+	switch {
+	case v.span != nil:
+		return v.span[0]
+	case v.first > 0:
+		return v.Events[v.first-1].Time
+	}
+	return time.Time{}
+}
+
+// Last is the time of the volume's latest event with a time.
+func (v *Volume) Last() time.Time {
+	switch {
+	case v.span != nil:
+		return v.span[1]
+	case v.last > 0:
+		return v.Events[v.last-1].Time
+	}
+	return time.Time{}
+}
+
+// SetSpan gives the volume its own First and Last.
+func (v *Volume) SetSpan(first, last time.Time) {
+	v.span, v.first, v.last = &[2]time.Time{first, last}, 0, 0
 }
 
 // volumeRare is the part of a Volume most volumes do not have.
