@@ -49,24 +49,19 @@ func NewInterval(node string, s State, start, end time.Time, from, to int32) Int
 }
 
 // Start is when the interval began.
-func (iv Interval) Start() time.Time {
-	switch {
-	case iv.own != nil:
-		return iv.own[0]
-	case iv.evs != nil && iv.From >= 0:
-		return (*iv.evs)[iv.From].Time
-	}
-	return time.Time{}
-}
+func (iv Interval) Start() time.Time { return iv.at(0, iv.From) }
 
 // End is when the interval ended, zero while it is still open when the
 // logs end.
-func (iv Interval) End() time.Time {
+func (iv Interval) End() time.Time { return iv.at(1, iv.To) }
+
+// at is own[k] when given, else the time of event ev (-1: zero).
+func (iv Interval) at(k int, ev int32) time.Time {
 	switch {
 	case iv.own != nil:
-		return iv.own[1]
-	case iv.evs != nil && iv.To >= 0:
-		return (*iv.evs)[iv.To].Time
+		return iv.own[k]
+	case iv.evs != nil && ev >= 0:
+		return (*iv.evs)[ev].Time
 	}
 	return time.Time{}
 }
@@ -112,23 +107,18 @@ type Volume struct {
 }
 
 // First is the time of the volume's earliest event with a time.
-func (v *Volume) First() time.Time {
-	switch {
-	case v.span != nil:
-		return v.span[0]
-	case v.first > 0:
-		return v.Events[v.first-1].Time
-	}
-	return time.Time{}
-}
+func (v *Volume) First() time.Time { return v.spanAt(0, v.first) }
 
 // Last is the time of the volume's latest event with a time.
-func (v *Volume) Last() time.Time {
+func (v *Volume) Last() time.Time { return v.spanAt(1, v.last) }
+
+// spanAt is span[k] when given, else the time of Events[ev-1] (0: zero).
+func (v *Volume) spanAt(k int, ev int32) time.Time {
 	switch {
 	case v.span != nil:
-		return v.span[1]
-	case v.last > 0:
-		return v.Events[v.last-1].Time
+		return v.span[k]
+	case ev > 0:
+		return v.Events[ev-1].Time
 	}
 	return time.Time{}
 }
