@@ -94,26 +94,28 @@ func handSeed(hostile bool) *Analysis {
 	vol := &timeline.Volume{
 		Key: uniq, UniqueName: uniq, PV: pv, Handle: handle, Driver: "com.tencent.cloud.csi.cbs",
 		Names: []string{uniq, pv, handle}, Nodes: []string{nodeA, nodeB}, Pods: []string{pod},
-		Events: evs, First: evs[0].Time, Last: last.Time,
+		Events: evs,
 		Intervals: []timeline.Interval{
-			{Node: nodeA, State: timeline.Attaching, Start: at(0), End: fails[0].Time, From: 0, To: 1},
-			{Node: nodeA, State: timeline.Uncertain, Start: fails[0].Time, End: detA.Time, From: 1, To: 9},
-			{Node: nodeB, State: timeline.Attaching, Start: startB.Time, End: okB.Time, From: 7, To: 8},
-			{Node: nodeB, State: timeline.Attached, Start: okB.Time, From: 8, To: -1},
-			{Node: nodeA, State: timeline.Detaching, Start: detA.Time, End: detOK.Time, From: 9, To: 12},
-			{Node: nodeA, State: timeline.Detached, Start: detOK.Time, From: 12, To: -1},
+			timeline.NewInterval(nodeA, timeline.Attaching, at(0), fails[0].Time, 0, 1),
+			timeline.NewInterval(nodeA, timeline.Uncertain, fails[0].Time, detA.Time, 1, 9),
+			timeline.NewInterval(nodeB, timeline.Attaching, startB.Time, okB.Time, 7, 8),
+			timeline.NewInterval(nodeB, timeline.Attached, okB.Time, time.Time{}, 8, -1),
+			timeline.NewInterval(nodeA, timeline.Detaching, detA.Time, detOK.Time, 9, 12),
+			timeline.NewInterval(nodeA, timeline.Detached, detOK.Time, time.Time{}, 12, -1),
 		},
-		Kubelet: []timeline.Interval{
-			{Node: nodeB, State: timeline.Mounting, Start: at(tB + 14*time.Second), End: mf[0].Time, From: 11, To: 13},
-			{Node: nodeB, State: timeline.MountFailing, Start: mf[0].Time, From: 13, To: -1},
-		},
-		Overlaps: []timeline.Overlap{{Start: okB.Time, End: detOK.Time, Nodes: []string{nodeA, nodeB},
-			States: map[string]timeline.State{nodeA: timeline.Uncertain, nodeB: timeline.Attached}}},
 	}
+	vol.SetSpan(evs[0].Time, last.Time)
+	vol.SetKubelet([]timeline.Interval{
+		timeline.NewInterval(nodeB, timeline.Mounting, at(tB+14*time.Second), mf[0].Time, 11, 13),
+		timeline.NewInterval(nodeB, timeline.MountFailing, mf[0].Time, time.Time{}, 13, -1),
+	})
+	vol.SetOverlaps([]timeline.Overlap{{Start: okB.Time, End: detOK.Time, Nodes: []string{nodeA, nodeB},
+		States: map[string]timeline.State{nodeA: timeline.Uncertain, nodeB: timeline.Attached}}})
 	// A second volume: a clean move plus a transient multi-attach.
 	other := &timeline.Volume{Key: "kubernetes.io/csi/com.tencent.cloud.csi.cbs^disk-8h2kq0aa", UniqueName: "kubernetes.io/csi/com.tencent.cloud.csi.cbs^disk-8h2kq0aa",
 		PV: "pvc-11111111-2222-3333-4444-555555555555", Handle: "disk-8h2kq0aa", Driver: "com.tencent.cloud.csi.cbs",
-		Nodes: []string{nodeA}, Pods: []string{"web/nginx-0"}, First: at(time.Minute), Last: at(2 * time.Minute)}
+		Nodes: []string{nodeA}, Pods: []string{"web/nginx-0"}}
+	other.SetSpan(at(time.Minute), at(2*time.Minute))
 	multi := parser.Draft{Time: at(time.Minute), Kind: parser.MultiAttach, Volume: other.UniqueName, PV: other.PV, Handle: other.Handle,
 		Node: nodeA, Pod: "web/nginx-0", Component: parser.ComponentKCM, Code: parser.CodeMultiAttach,
 		Source: parser.Source{Path: kcm, Line: 5},

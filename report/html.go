@@ -447,7 +447,7 @@ func htmlVolumeTable(tl *timeline.Timeline, findings map[*timeline.Volume]int, l
 		start, end := volumeSpan(v)
 		out = append(out, htmlVolumeRow{Label: oneLine(volumeLabel(v)), Handle: oneLine(v.Handle), Driver: oneLine(driverLabel(v.Driver)),
 			Nodes: strings.Join(oneLines(v.Nodes), ", "), Pods: strings.Join(oneLines(v.Pods), ", "), Span: z.spanText(start, end),
-			Events: len(v.Events), Overlaps: len(v.Overlaps), Findings: findings[v], Link: link[v]})
+			Events: len(v.Events), Overlaps: len(v.Overlaps()), Findings: findings[v], Link: link[v]})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Findings > out[j].Findings })
 	return out

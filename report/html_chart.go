@@ -176,7 +176,7 @@ func padDomain(a, b int64) (int64, int64) {
 // at end.
 func overlapWindow(v *timeline.Volume, end time.Time) (int64, int64, bool) {
 	var a, b int64
-	for i, ov := range v.Overlaps {
+	for i, ov := range v.Overlaps() {
 		e := ov.End
 		if e.IsZero() {
 			e = end
@@ -188,7 +188,7 @@ func overlapWindow(v *timeline.Volume, end time.Time) (int64, int64, bool) {
 			b = msOf(e)
 		}
 	}
-	return a, b, len(v.Overlaps) > 0
+	return a, b, len(v.Overlaps()) > 0
 }
 
 func buildChart(id string, v *timeline.Volume, marks []chartMark, zones []zoneName, z displayZone, t0, t1, end int64) htmlChart {
@@ -209,7 +209,7 @@ func buildChart(id string, v *timeline.Volume, marks []chartMark, zones []zoneNa
 			l := htmlLane{Y: y, Mid: y + laneH/2, Node: oneLine(n), NodeShort: cutMiddle(oneLine(n), nodeLabelN), View: view, First: j == 0, Stripe: i%2 == 1}
 			ivs := v.Intervals
 			if view == "kubelet" {
-				ivs = v.Kubelet
+				ivs = v.Kubelet()
 				l.Empty = "no kubelet log for this node"
 				if kubeletLines[n] {
 					l.Empty = "kubelet lines, no mount state"
@@ -218,14 +218,14 @@ func buildChart(id string, v *timeline.Volume, marks []chartMark, zones []zoneNa
 				l.Empty = "no controller state"
 			}
 			for _, iv := range ivs {
-				if iv.Node != n || iv.Start.IsZero() {
+				if iv.Node != n || iv.Start().IsZero() {
 					continue
 				}
 				l.Empty = ""
-				a, b := msOf(iv.Start), end
-				open := iv.End.IsZero()
+				a, b := msOf(iv.Start()), end
+				open := iv.End().IsZero()
 				if !open {
-					b = msOf(iv.End)
+					b = msOf(iv.End())
 				}
 				h := barH
 				if iv.State == timeline.Detached || iv.State == timeline.Unmounted {
@@ -233,12 +233,12 @@ func buildChart(id string, v *timeline.Volume, marks []chartMark, zones []zoneNa
 				}
 				until := "the end of the logs"
 				if !open {
-					until = clockMS(iv.End) + " UTC (" + human(iv.End.Sub(iv.Start)) + ")"
+					until = clockMS(iv.End()) + " UTC (" + human(iv.End().Sub(iv.Start())) + ")"
 				}
 				c.Bars = append(c.Bars, htmlBar{
 					X: x(a), W: max(x(b)-x(a), minBarW), Y: l.Mid - h/2, H: h, A: a, B: b,
 					State: string(iv.State),
-					Title: fmt.Sprintf("%s on %s (%s view): %s → %s", iv.State, oneLine(n), view, clockMS(iv.Start), until),
+					Title: fmt.Sprintf("%s on %s (%s view): %s → %s", iv.State, oneLine(n), view, clockMS(iv.Start()), until),
 				})
 			}
 			laneOf[n+"\x00"+view] = len(c.Lanes)
@@ -250,7 +250,7 @@ func buildChart(id string, v *timeline.Volume, marks []chartMark, zones []zoneNa
 	c.Height = y + 4
 	// Overlaps that follow on from each other (a state changed on one
 	// node) are one band; its title lists each stretch.
-	for _, ov := range v.Overlaps {
+	for _, ov := range v.Overlaps() {
 		a, b := msOf(ov.Start), end
 		if !ov.End.IsZero() {
 			b = msOf(ov.End)

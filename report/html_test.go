@@ -313,7 +313,7 @@ func TestHTMLStructureOnShippedIncidents(t *testing.T) {
 				if got := len(all(figs[0], "a", "mark")); got != timed {
 					t.Errorf("incident %d: %d markers, want one per timed evidence line (%d)", i+1, got, timed)
 				}
-				if len(v.Overlaps) > 0 && len(all(figs[0], "rect", "overlap")) == 0 {
+				if len(v.Overlaps()) > 0 && len(all(figs[0], "rect", "overlap")) == 0 {
 					t.Errorf("incident %d: the overlap window is not drawn", i+1)
 				}
 			}
@@ -377,7 +377,7 @@ func TestSeedChartShowsTheRace(t *testing.T) {
 	if len(bands) != 1 {
 		t.Fatalf("%d overlap bands, want 1", len(bands))
 	}
-	ov := a.Timeline.Volumes[0].Overlaps[0]
+	ov := a.Timeline.Volumes[0].Overlaps()[0]
 	if attr(bands[0], "data-a") != fmt.Sprint(ov.Start.UnixMilli()) || attr(bands[0], "data-b") != fmt.Sprint(ov.End.UnixMilli()) {
 		t.Errorf("band %s–%s, want the overlap %d–%d", attr(bands[0], "data-a"), attr(bands[0], "data-b"), ov.Start.UnixMilli(), ov.End.UnixMilli())
 	}
@@ -450,12 +450,13 @@ func hostileAnalysis() *Analysis {
 		kev := ev
 		kev.Component, kev.Kind, kev.Source.Line = parser.ComponentKubelet, parser.MountDeviceFailed, parser.Int32(i+100)
 		v := &timeline.Volume{Key: s, UniqueName: s, PV: s, Handle: node, Driver: s, Names: []string{s}, Nodes: []string{node, s}, Pods: []string{s},
-			Events: []parser.Event{ev, kev}, First: ev.Time, Last: ev.Time.Add(time.Minute),
-			Intervals: []timeline.Interval{{Node: node, State: timeline.State(s), Start: ev.Time, End: ev.Time.Add(time.Minute)},
-				{Node: s, State: timeline.Uncertain, Start: ev.Time}},
-			Kubelet:  []timeline.Interval{{Node: node, State: timeline.MountFailing, Start: kev.Time}},
-			Overlaps: []timeline.Overlap{{Start: ev.Time, Nodes: []string{node, s}, States: map[string]timeline.State{node: timeline.State(s)}}},
+			Events: []parser.Event{ev, kev},
+			Intervals: []timeline.Interval{timeline.NewInterval(node, timeline.State(s), ev.Time, ev.Time.Add(time.Minute), 0, 0),
+				timeline.NewInterval(s, timeline.Uncertain, ev.Time, time.Time{}, 0, 0)},
 		}
+		v.SetSpan(ev.Time, ev.Time.Add(time.Minute))
+		v.SetKubelet([]timeline.Interval{timeline.NewInterval(node, timeline.MountFailing, kev.Time, time.Time{}, 0, 0)})
+		v.SetOverlaps([]timeline.Overlap{{Start: ev.Time, Nodes: []string{node, s}, States: map[string]timeline.State{node: timeline.State(s)}}})
 		a.Timeline.Volumes = append(a.Timeline.Volumes, v)
 		a.Timeline.Inputs = append(a.Timeline.Inputs, parser.Input{Path: s, Component: s, Format: s, Zone: s,
 			Problems: []parser.Problem{{Line: 1, Message: s}}})

@@ -164,8 +164,8 @@ func appendVolume(b []byte, v *timeline.Volume, depth int) []byte {
 	b = o.strings(b, "pods", v.Pods)
 	b = o.bool(b, "multi", v.Multi)
 	b = o.int(b, "events", len(v.Events))
-	b = o.time(b, "first", v.First)
-	b = o.time(b, "last", v.Last)
+	b = o.time(b, "first", v.First())
+	b = o.time(b, "last", v.Last())
 	b, fo := o.object(b, "failures")
 	b = fo.int(b, "attach", f.Attach)
 	b = fo.int(b, "detach", f.Detach)
@@ -176,11 +176,11 @@ func appendVolume(b []byte, v *timeline.Volume, depth int) []byte {
 		b = strconv.AppendInt(ko.mapKey(b, k.kind.String()), int64(k.n), 10)
 	}
 	b = ko.close(b)
-	if len(v.Objects) > 0 {
+	if len(v.Objects()) > 0 {
 		b = o.key(b, "objects")
 		b = append(b, '[')
 		in := newlineIndent[:len(o.indent)+2]
-		for i, ob := range v.Objects {
+		for i, ob := range v.Objects() {
 			if i > 0 {
 				b = append(b, ',')
 			}

@@ -714,7 +714,7 @@ func TimelineMarkdown(w io.Writer, tl *timeline.Timeline, vols []*timeline.Volum
 			m.p("- **Pods:** %s\n", codeList(v.Pods))
 		}
 		m.p("- **Events:** %d\n\n", len(v.Events))
-		for _, ov := range v.Overlaps {
+		for _, ov := range v.Overlaps() {
 			var ns []string
 			for _, n := range ov.Nodes {
 				ns = append(ns, mdCode(n)+" "+string(ov.States[n]))
@@ -736,7 +736,7 @@ func TimelineMarkdown(w io.Writer, tl *timeline.Timeline, vols []*timeline.Volum
 // gantt draws the controller's and the kubelet's intervals per node, in
 // z's times (a zone other than UTC is named in the title).
 func gantt(v *timeline.Volume, z displayZone) string {
-	if len(v.Intervals) == 0 && len(v.Kubelet) == 0 {
+	if len(v.Intervals) == 0 && len(v.Kubelet()) == 0 {
 		return ""
 	}
 	_, end := volumeSpan(v)
@@ -758,21 +758,21 @@ func gantt(v *timeline.Volume, z displayZone) string {
 		for _, part := range []struct {
 			name string
 			ivs  []timeline.Interval
-		}{{"controller", v.Intervals}, {"kubelet", v.Kubelet}} {
+		}{{"controller", v.Intervals}, {"kubelet", v.Kubelet()}} {
 			var lines []string
 			for _, iv := range part.ivs {
-				if iv.Node != n || iv.Start.IsZero() {
+				if iv.Node != n || iv.Start().IsZero() {
 					continue
 				}
-				e := iv.End
+				e := iv.End()
 				if e.IsZero() {
 					e = end
 				}
-				if e.Before(iv.Start) {
-					e = iv.Start
+				if e.Before(iv.Start()) {
+					e = iv.Start()
 				}
 				lines = append(lines, fmt.Sprintf("    %s :%s%s, %s", mermaidText(string(iv.State), 30), tag[iv.State],
-					z.in(iv.Start).Format(layout), z.in(e).Format(layout)))
+					z.in(iv.Start()).Format(layout), z.in(e).Format(layout)))
 			}
 			if len(lines) == 0 {
 				continue

@@ -335,17 +335,19 @@ func (r *redactor) volume(v *timeline.Volume) *timeline.Volume {
 	c.Key, c.UniqueName, c.PV, c.Handle = r.s(v.Key), r.s(v.UniqueName), r.s(v.PV), r.s(v.Handle)
 	c.Names, c.Attachments, c.Nodes, c.Pods = r.list(v.Names), r.list(v.Attachments), r.list(v.Nodes), r.list(v.Pods)
 	c.Events = r.events(v.Events)
-	c.Intervals, c.Kubelet = r.intervals(v.Intervals), r.intervals(v.Kubelet)
-	c.Overlaps = nil
-	for _, o := range v.Overlaps {
+	c.Intervals = r.intervals(v.Intervals)
+	c.SetKubelet(r.intervals(v.Kubelet()))
+	var overlaps []timeline.Overlap
+	for _, o := range v.Overlaps() {
 		no := o
 		no.Nodes = r.list(o.Nodes)
 		no.States = map[string]timeline.State{}
 		for k, s := range o.States {
 			no.States[r.s(k)] = s
 		}
-		c.Overlaps = append(c.Overlaps, no)
+		overlaps = append(overlaps, no)
 	}
+	c.SetOverlaps(overlaps)
 	return &c
 }
 

@@ -165,12 +165,12 @@ func VolumesTable(w io.Writer, vols []*timeline.Volume, o Options) error {
 	z := o.zone()
 	withDate := false
 	for _, v := range vols {
-		if !z.sameDay(v.First, vols[0].First) || !z.sameDay(v.Last, vols[0].First) {
+		if !z.sameDay(v.First(), vols[0].First()) || !z.sameDay(v.Last(), vols[0].First()) {
 			withDate = true
 		}
 	}
 	seen := func(v *timeline.Volume) (string, string) {
-		return z.clock(v.First, withDate), z.clock(v.Last, withDate)
+		return z.clock(v.First(), withDate), z.clock(v.Last(), withDate)
 	}
 	pods := func(v *timeline.Volume, w int) string {
 		if len(v.Pods) == 0 {
@@ -223,7 +223,7 @@ func VolumesTable(w io.Writer, vols []*timeline.Volume, o Options) error {
 	// name is what people scan for, so it gets the room; SEEN is the first
 	// time plus how long the volume was seen, not two full dates.
 	seenText := func(v *timeline.Volume) string {
-		if v.First.IsZero() {
+		if v.First().IsZero() {
 			return unknownTime
 		}
 		f, unit := "15:04:05", time.Second
@@ -235,8 +235,8 @@ func VolumesTable(w io.Writer, vols []*timeline.Volume, o Options) error {
 		case width < 100:
 			f, unit = "15:04", time.Minute
 		}
-		s := z.in(v.First).Format(f)
-		if d := v.Last.Sub(v.First).Round(unit); !v.Last.IsZero() && d >= unit {
+		s := z.in(v.First()).Format(f)
+		if d := v.Last().Sub(v.First()).Round(unit); !v.Last().IsZero() && d >= unit {
 			s += " +" + human(d)
 		}
 		return s

@@ -89,10 +89,10 @@ func volumeNodes(v *timeline.Volume) []string {
 		see(e.Node, e.Time)
 	}
 	for _, iv := range v.Intervals {
-		see(iv.Node, iv.Start)
+		see(iv.Node, iv.Start())
 	}
-	for _, iv := range v.Kubelet {
-		see(iv.Node, iv.Start)
+	for _, iv := range v.Kubelet() {
+		see(iv.Node, iv.Start())
 	}
 	for _, n := range v.Nodes {
 		see(n, time.Time{})
@@ -116,7 +116,7 @@ func volumeNodes(v *timeline.Volume) []string {
 
 // volumeSpan is the time range the volume's picture covers.
 func volumeSpan(v *timeline.Volume) (time.Time, time.Time) {
-	a, b := v.First, v.Last
+	a, b := v.First(), v.Last()
 	see := func(t time.Time) {
 		if t.IsZero() {
 			return
@@ -132,12 +132,12 @@ func volumeSpan(v *timeline.Volume) (time.Time, time.Time) {
 		see(e.Time)
 	}
 	for _, iv := range v.Intervals {
-		see(iv.Start)
-		see(iv.End)
+		see(iv.Start())
+		see(iv.End())
 	}
-	for _, iv := range v.Kubelet {
-		see(iv.Start)
-		see(iv.End)
+	for _, iv := range v.Kubelet() {
+		see(iv.Start())
+		see(iv.End())
 	}
 	return a, b
 }
@@ -157,16 +157,16 @@ func lane(st *styles, ivs []timeline.Interval, node string, start, end time.Time
 		if iv.Node != node {
 			continue
 		}
-		s := iv.Start
+		s := iv.Start()
 		if s.IsZero() {
 			s = start
 		}
-		e := iv.End
+		e := iv.End()
 		if e.IsZero() {
 			e = end
 		}
 		c0, c1 := cell(s), cell(e)
-		if !iv.End.IsZero() && c1 > c0 && e.Before(end) {
+		if !iv.End().IsZero() && c1 > c0 && e.Before(end) {
 			c1-- // the closing event's cell belongs to the next state
 		}
 		for c := c0; c <= c1; c++ {
@@ -238,13 +238,13 @@ func writeVolumeTimeline(t *textWriter, st *styles, tl *timeline.Timeline, v *ti
 				hasKubelet[e.Node] = true
 			}
 		}
-		for _, iv := range v.Kubelet {
+		for _, iv := range v.Kubelet() {
 			hasKubelet[iv.Node] = true
 		}
 		for _, n := range nodes {
 			label := padRight(shorten(oneLine(n), 20), labelW)
 			t.line("  ", label, st.Dim(" ctl │"), lane(st, v.Intervals, n, start, end, cells), st.Dim("│"))
-			kl := lane(st, v.Kubelet, n, start, end, cells)
+			kl := lane(st, v.Kubelet(), n, start, end, cells)
 			if !hasKubelet[n] {
 				kl = st.Dim(padRight(truncate("(no kubelet lines)", cells), cells))
 			}
@@ -252,7 +252,7 @@ func writeVolumeTimeline(t *textWriter, st *styles, tl *timeline.Timeline, v *ti
 		}
 		writeLegend(t, st, width) // next to the lanes it explains, not after the events
 	}
-	for _, ov := range mergeOverlaps(v.Overlaps) {
+	for _, ov := range mergeOverlaps(v.Overlaps()) {
 		var ns []string
 		for _, n := range ov.nodes {
 			ns = append(ns, oneLine(n)+" "+strings.Join(ov.states[n], "→"))

@@ -368,13 +368,13 @@ func toWireVolume(v *timeline.Volume) wireVolume {
 	w := wireVolume{
 		Volume: wireVolumeName(v), PV: v.PV, Handle: v.Handle, Driver: v.Driver,
 		Names: strs(v.Names), Attachments: strs(v.Attachments), Nodes: strs(v.Nodes), Pods: strs(v.Pods),
-		Multi: v.Multi, Events: len(v.Events), First: ts(v.First), Last: ts(v.Last),
+		Multi: v.Multi, Events: len(v.Events), First: ts(v.First()), Last: ts(v.Last()),
 		Failures: f, Kinds: make(map[string]int, len(kinds)),
 	}
 	for _, k := range kinds {
 		w.Kinds[k.kind.String()] = k.n
 	}
-	w.Objects = toWireObjects(v.Objects)
+	w.Objects = toWireObjects(v.Objects())
 	return w
 }
 
@@ -480,7 +480,7 @@ func toWireEvent(e parser.Event) wireEvent {
 func toWireIntervals(iv []timeline.Interval) []wireInterval {
 	out := []wireInterval{}
 	for _, i := range iv {
-		out = append(out, wireInterval{Node: i.Node, State: string(i.State), Start: ts(i.Start), End: ts(i.End)})
+		out = append(out, wireInterval{Node: i.Node, State: string(i.State), Start: ts(i.Start()), End: ts(i.End())})
 	}
 	return out
 }
@@ -489,11 +489,11 @@ func toWireTimelineVol(v *timeline.Volume) wireTimelineVol {
 	w := wireTimelineVol{
 		wireVolume: toWireVolume(v),
 		Intervals:  toWireIntervals(v.Intervals),
-		Kubelet:    toWireIntervals(v.Kubelet),
+		Kubelet:    toWireIntervals(v.Kubelet()),
 		Overlaps:   []wireOverlap{},
 		EventList:  []wireEvent{},
 	}
-	for _, o := range v.Overlaps {
+	for _, o := range v.Overlaps() {
 		wo := wireOverlap{Start: ts(o.Start), End: ts(o.End), Nodes: strs(o.Nodes), States: map[string]string{}}
 		for k, s := range o.States {
 			wo.States[k] = string(s)

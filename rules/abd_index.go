@@ -123,7 +123,7 @@ func (x *abdIndex) candidates(out []abdCand, i int, bn int32, rs []restart) []ab
 		return out
 	}
 	// intervals that started by t
-	for ; x.next < len(v.Intervals) && !v.Intervals[x.next].Start.After(t); x.next++ {
+	for ; x.next < len(v.Intervals) && !v.Intervals[x.next].Start().After(t); x.next++ {
 		if a := x.ivNode[x.next]; a >= 0 {
 			x.cur[a] = x.next
 			if !x.inSet[a] && holds(v.Intervals[x.next].State) {
@@ -175,7 +175,7 @@ func (x *abdIndex) stateAt(a int32, t time.Time) (timeline.State, bool) {
 		return "", false
 	}
 	iv := &x.v.Intervals[k]
-	if iv.Start.After(t) || !iv.End.IsZero() && !t.Before(iv.End) {
+	if iv.Start().After(t) || !iv.End().IsZero() && !t.Before(iv.End()) {
 		return "", false
 	}
 	return iv.State, true

@@ -175,10 +175,10 @@ func stateAt(v *timeline.Volume, node string, t time.Time) (timeline.State, bool
 		var st timeline.State
 		found := false
 		for _, iv := range v.Intervals {
-			if iv.Node != node || iv.Start.After(t) {
+			if iv.Node != node || iv.Start().After(t) {
 				continue
 			}
-			if iv.End.IsZero() || t.Before(iv.End) {
+			if iv.End().IsZero() || t.Before(iv.End()) {
 				st, found = iv.State, true
 			}
 		}
@@ -241,8 +241,8 @@ func end(tl *timeline.Timeline) time.Time {
 				t = e.Time
 			}
 		}
-		if v.Last.After(t) {
-			t = v.Last
+		if v.Last().After(t) {
+			t = v.Last()
 		}
 	}
 	for i := range tl.Other {

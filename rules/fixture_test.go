@@ -181,7 +181,7 @@ func loadFixture(t testing.TB, path string) *timeline.Timeline {
 		finishVolume(v)
 		tl.Volumes = append(tl.Volumes, v)
 	}
-	sort.SliceStable(tl.Volumes, func(i, j int) bool { return tl.Volumes[i].First.Before(tl.Volumes[j].First) })
+	sort.SliceStable(tl.Volumes, func(i, j int) bool { return tl.Volumes[i].First().Before(tl.Volumes[j].First()) })
 	if sp := strings.TrimSuffix(path, ".txt") + ".state.yaml"; fileExists(sp) {
 		snap := &state.Snapshot{}
 		if err := snap.ReadFile(sp); err != nil {
@@ -206,13 +206,15 @@ func fileExists(p string) bool {
 func finishVolume(v *timeline.Volume) {
 	open := map[string]int{}  // node → index of open controller interval
 	kopen := map[string]int{} // node → index of open kubelet interval
+	var first, last time.Time
 	for i, e := range v.Events {
-		if v.First.IsZero() || e.Time.Before(v.First) {
-			v.First = e.Time
+		if first.IsZero() || e.Time.Before(first) {
+			first = e.Time
 		}
-		if e.Time.After(v.Last) {
-			v.Last = e.Time
+		if e.Time.After(last) {
+			last = e.Time
 		}
+		v.SetSpan(first, last)
 		v.Nodes = append(v.Nodes, e.Node)
 		v.Pods = append(v.Pods, e.Pod)
 		if e.Origin != 0 || e.Node == "" {
@@ -223,9 +225,10 @@ func finishVolume(v *timeline.Volume) {
 				if v.Intervals[j].State == st {
 					continue
 				}
-				v.Intervals[j].End, v.Intervals[j].To = e.Time, int32(i)
+				v.Intervals[j].SetTimes(v.Intervals[j].Start(), e.Time)
+				v.Intervals[j].To = int32(i)
 			}
-			v.Intervals = append(v.Intervals, timeline.Interval{Node: e.Node, State: st, Start: e.Time, From: int32(i), To: -1})
+			v.Intervals = append(v.Intervals, timeline.NewInterval(e.Node, st, e.Time, time.Time{}, int32(i), -1))
 			open[e.Node] = len(v.Intervals) - 1
 		}
 		var ks timeline.State
@@ -242,13 +245,15 @@ func finishVolume(v *timeline.Volume) {
 			continue
 		}
 		if j, ok := kopen[e.Node]; ok {
-			if v.Kubelet[j].State == ks {
+			kubelet := v.Kubelet()
+			if kubelet[j].State == ks {
 				continue
 			}
-			v.Kubelet[j].End, v.Kubelet[j].To = e.Time, int32(i)
+			kubelet[j].SetTimes(kubelet[j].Start(), e.Time)
+			kubelet[j].To = int32(i)
 		}
-		v.Kubelet = append(v.Kubelet, timeline.Interval{Node: e.Node, State: ks, Start: e.Time, From: int32(i), To: -1})
-		kopen[e.Node] = len(v.Kubelet) - 1
+		v.SetKubelet(append(v.Kubelet(), timeline.NewInterval(e.Node, ks, e.Time, time.Time{}, int32(i), -1)))
+		kopen[e.Node] = len(v.Kubelet()) - 1
 	}
 	v.Nodes = uniqSorted(v.Nodes)
 	v.Pods = uniqSorted(v.Pods)

@@ -210,8 +210,8 @@ func unmountedBefore(v *timeline.Volume, e *parser.Event) bool {
 			return true
 		}
 	}
-	for _, iv := range v.Kubelet {
-		if iv.Node == e.Node && iv.State == timeline.Unmounted && !iv.Start.After(e.Time) {
+	for _, iv := range v.Kubelet() {
+		if iv.Node == e.Node && iv.State == timeline.Unmounted && !iv.Start().After(e.Time) {
 			return true
 		}
 	}

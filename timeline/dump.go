@@ -26,7 +26,7 @@ func (t *Timeline) Dump(w io.Writer) error {
 	for _, v := range t.Volumes {
 		fmt.Fprintf(b, "volume %s\n", v.Key)
 		fmt.Fprintf(b, "  pv=%s handle=%s driver=%s multi=%t\n", v.PV, v.Handle, v.Driver, v.Multi)
-		fmt.Fprintf(b, "  span %s → %s\n", ts(v.First), ts(v.Last))
+		fmt.Fprintf(b, "  span %s → %s\n", ts(v.First()), ts(v.Last()))
 		fmt.Fprintf(b, "  names %s\n", strings.Join(v.Names, " | "))
 		fmt.Fprintf(b, "  nodes %s\n", strings.Join(v.Nodes, " "))
 		fmt.Fprintf(b, "  pods %s\n", strings.Join(v.Pods, " "))
@@ -48,12 +48,12 @@ func (t *Timeline) Dump(w io.Writer) error {
 		fmt.Fprintf(b, "  stats attach=%d attach-failed=%d detach=%d detach-failed=%d mount-failed=%d multi-attach=%d force-detach=%d\n",
 			s.Attaches, s.AttachFailures, s.Detaches, s.DetachFailures, s.MountFailures, s.MultiAttach, s.ForceDetaches)
 		for _, in := range v.Intervals {
-			fmt.Fprintf(b, "  ctl %s %s %s → %s\n", in.Node, in.State, ts(in.Start), ts(in.End))
+			fmt.Fprintf(b, "  ctl %s %s %s → %s\n", in.Node, in.State, ts(in.Start()), ts(in.End()))
 		}
-		for _, in := range v.Kubelet {
-			fmt.Fprintf(b, "  kl  %s %s %s → %s\n", in.Node, in.State, ts(in.Start), ts(in.End))
+		for _, in := range v.Kubelet() {
+			fmt.Fprintf(b, "  kl  %s %s %s → %s\n", in.Node, in.State, ts(in.Start()), ts(in.End()))
 		}
-		for _, o := range v.Overlaps {
+		for _, o := range v.Overlaps() {
 			var ns []string
 			for _, n := range o.Nodes {
 				ns = append(ns, n+"="+string(o.States[n]))

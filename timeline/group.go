@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/kcmtrace/kcmtrace/internal/prefault"
 	"github.com/kcmtrace/kcmtrace/parser"
@@ -338,7 +339,7 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 	// numbered in order of first event, the volumes are mostly in this
 	// order already (a stable sort of sorted input still costs n log n)
 	byFirst := func(a, b *Volume) int {
-		if c := a.First.Compare(b.First); c != 0 {
+		if c := a.First().Compare(b.First()); c != 0 {
 			return c
 		}
 		return strings.Compare(a.Key, b.Key)
@@ -444,6 +445,7 @@ type scratch struct {
 	// the volumes' small slices are cut from larger allocations
 	ivs       slab[Interval]
 	strs      slab[string]
+	rares     slab[volumeRare]
 	tmp, tmp2 []string
 }
 
@@ -522,14 +524,16 @@ func (sc *scratch) describe(v *Volume, ids []evIDs, sy *syms, rootName string, l
 	if handle >= 0 {
 		v.Handle = sy.str[handle]
 	}
+	// the span is kept as the events holding its times (First, Last)
+	var first, last time.Time
 	for i := range v.Events {
 		ev := &v.Events[i]
 		if !ev.Time.IsZero() {
-			if v.First.IsZero() || ev.Time.Before(v.First) {
-				v.First = ev.Time
+			if first.IsZero() || ev.Time.Before(first) {
+				first, v.first = ev.Time, int32(i+1)
 			}
-			if ev.Time.After(v.Last) {
-				v.Last = ev.Time
+			if ev.Time.After(last) {
+				last, v.last = ev.Time, int32(i+1)
 			}
 		}
 	}

@@ -26,6 +26,7 @@ type Object struct {
 // must not become evidence.
 func joinState(t *Timeline, snap *state.Snapshot) bool {
 	for _, v := range t.Volumes {
+		objs := v.Objects()
 		pv := stateVolume(snap, v)
 		key := v.UniqueName
 		if pv != nil {
@@ -41,21 +42,24 @@ func joinState(t *Timeline, snap *state.Snapshot) bool {
 			}
 			p := snap.VolumePresence(pv.Name)
 			for _, ev := range p.Evidence {
-				v.Objects = append(v.Objects, object(ev))
+				objs = append(objs, object(ev))
 			}
 		}
 		if key == "" {
 			continue
 		}
 		for _, va := range snap.Attachments(key) {
-			v.Objects = append(v.Objects, object(snap.AttachmentEvidence(va)))
+			objs = append(objs, object(snap.AttachmentEvidence(va)))
 			if !slices.Contains(v.Attachments, va.Name) {
 				v.Attachments = append(v.Attachments, va.Name)
 			}
 		}
 		for _, pod := range snap.PodsUsing(key) {
-			v.Objects = append(v.Objects, Object{Kind: pod.Kind, Name: pod.Key(), Source: pod.Source.String(),
+			objs = append(objs, Object{Kind: pod.Kind, Name: pod.Key(), Source: pod.Source.String(),
 				Text: pod.Kind + " " + pod.Key() + " spec.nodeName=" + pod.Node})
+		}
+		if objs != nil {
+			v.SetObjects(objs)
 		}
 	}
 	if len(t.Volumes) == 0 || t.joined() > 0 ||
@@ -100,7 +104,7 @@ func object(ev state.Evidence) Object {
 func (t *Timeline) joined() int {
 	n := 0
 	for _, v := range t.Volumes {
-		if len(v.Objects) > 0 {
+		if len(v.Objects()) > 0 {
 			n++
 		}
 	}

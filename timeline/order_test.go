@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/kcmtrace/kcmtrace/parser"
 )
@@ -75,15 +76,15 @@ func TestSortOrderMatchesFullSort(t *testing.T) {
 func TestOverlapsOneNode(t *testing.T) {
 	var sc scratch
 	iv := []Interval{
-		{Node: nodeA, State: Attaching, Start: at(0), End: at(1)},
-		{Node: nodeA, State: Attached, Start: at(1), End: at(5)},
-		{Node: nodeA, State: Detaching, Start: at(5), End: at(5)},
-		{Node: nodeA, State: Attached, Start: at(5)},
+		NewInterval(nodeA, Attaching, at(0), at(1), 0, 0),
+		NewInterval(nodeA, Attached, at(1), at(5), 0, 0),
+		NewInterval(nodeA, Detaching, at(5), at(5), 0, 0),
+		NewInterval(nodeA, Attached, at(5), time.Time{}, 0, 0),
 	}
 	if o := sc.overlaps(iv); o != nil {
 		t.Errorf("one node: overlaps = %v", o)
 	}
-	iv = append(iv, Interval{Node: nodeB, State: Attached, Start: at(6), End: at(8)})
+	iv = append(iv, NewInterval(nodeB, Attached, at(6), at(8), 0, 0))
 	o := sc.overlaps(iv)
 	if len(o) != 1 || !o[0].Start.Equal(at(6)) || !o[0].End.Equal(at(8)) || len(o[0].Nodes) != 2 {
 		t.Errorf("two nodes: overlaps = %+v", o)

@@ -12,8 +12,7 @@ import (
 // lane tracks one node's current state while events are replayed.
 type lane struct {
 	state State
-	start time.Time
-	from  int32
+	from  int32 // the event that opened it (its time is the start)
 }
 
 // podNode is what a volume's direct lines say about one pod's node: the
@@ -117,7 +116,9 @@ func (sc *scratch) reconstruct(v *Volume, ids []evIDs, sy *syms) {
 	ctlIv, klIv := sc.ctlIv[:0], sc.klIv[:0] // the intervals, copied out at the end
 	closeLane := func(out *[]Interval, node int32, l *lane, at time.Time, to int32) {
 		if l.state != "" {
-			*out = append(*out, Interval{Node: sy.str[node], State: l.state, Start: l.start, End: at, From: l.from, To: to})
+			// its times are those of its events From and To (at is the
+			// time of To: see set)
+			*out = append(*out, Interval{Node: sy.str[node], State: l.state, From: l.from, To: to, evs: &v.Events})
 		}
 		l.state = ""
 	}
@@ -128,7 +129,7 @@ func (sc *scratch) reconstruct(v *Volume, ids []evIDs, sy *syms) {
 		}
 		closeLane(out, node, l, at, idx)
 		if s != Detached && s != Unmounted {
-			l.state, l.start, l.from = s, at, idx
+			l.state, l.from = s, idx
 		}
 	}
 	for i := range v.Events {
@@ -175,11 +176,15 @@ func (sc *scratch) reconstruct(v *Volume, ids []evIDs, sy *syms) {
 	}
 	ctl.reset()
 	kl.reset()
-	v.Intervals, v.Kubelet = sc.ivs.copy(ctlIv), sc.ivs.copy(klIv)
+	v.Intervals = sc.ivs.copy(ctlIv)
+	kubelet := sc.ivs.copy(klIv)
 	sc.ctlIv, sc.klIv = ctlIv[:0], klIv[:0]
 	sortIntervals(v.Intervals)
-	sortIntervals(v.Kubelet)
-	v.Overlaps = sc.overlaps(v.Intervals)
+	sortIntervals(kubelet)
+	if overlaps := sc.overlaps(v.Intervals); kubelet != nil || overlaps != nil {
+		// (cut from a slab too: the volumes that have either may be many)
+		v.rare = &sc.rares.copy([]volumeRare{{kubelet: kubelet, overlaps: overlaps}})[0]
+	}
 	v.Multi = multi(v, ids)
 }
 
@@ -248,7 +253,7 @@ func (ls *lanes) state(node int32) State {
 
 func sortIntervals(iv []Interval) {
 	slices.SortFunc(iv, func(a, b Interval) int {
-		if c := a.Start.Compare(b.Start); c != 0 {
+		if c := a.Start().Compare(b.Start()); c != 0 {
 			return c
 		}
 		if c := strings.Compare(a.Node, b.Node); c != 0 {
@@ -356,9 +361,9 @@ func (sc *scratch) overlaps(iv []Interval) []Overlap {
 		if !attachedLike(in.State) {
 			continue
 		}
-		edges = append(edges, edge{in.Start, true, in.Node, in.State, k})
-		if !in.End.IsZero() {
-			edges = append(edges, edge{in.End, false, in.Node, in.State, k})
+		edges = append(edges, edge{in.Start(), true, in.Node, in.State, k})
+		if !in.End().IsZero() {
+			edges = append(edges, edge{in.End(), false, in.Node, in.State, k})
 		}
 	}
 	slices.SortStableFunc(edges, func(a, b edge) int {
@@ -479,7 +484,7 @@ func multi(v *Volume, ids []evIDs) bool {
 		}
 	}
 	var mounted mounts
-	for _, o := range v.Overlaps {
+	for _, o := range v.Overlaps() {
 		confirmed := 0
 		for _, s := range o.States {
 			if s == Attached {
@@ -491,10 +496,10 @@ func multi(v *Volume, ids []evIDs) bool {
 		}
 		end := o.End
 		if end.IsZero() {
-			end = v.Last
+			end = v.Last()
 		}
 		if mounted == nil {
-			mounted = mountsByNode(v.Kubelet)
+			mounted = mountsByNode(v.Kubelet())
 		}
 		all := true
 		for _, n := range o.Nodes {
@@ -522,7 +527,7 @@ func mountsByNode(iv []Interval) mounts {
 		if in.State != Mounted {
 			continue
 		}
-		sp := mountSpan{in.Start, in.End}
+		sp := mountSpan{in.Start(), in.End()}
 		if l := m[in.Node]; len(l) > 0 {
 			if prev := l[len(l)-1].maxEnd; prev.IsZero() || !sp.maxEnd.IsZero() && prev.After(sp.maxEnd) {
 				sp.maxEnd = prev
@@ -538,7 +543,7 @@ func mountsByNode(iv []Interval) mounts {
 // start.
 func (m mounts) during(node string, start, end time.Time) bool {
 	l := m[node]
-	// the intervals that start by end are a prefix (v.Kubelet is in start order)
+	// the intervals that start by end are a prefix (the kubelet view is in start order)
 	k, _ := slices.BinarySearchFunc(l, end, func(sp mountSpan, t time.Time) int {
 		if sp.start.After(t) {
 			return 1

@@ -111,17 +111,17 @@ func TestSeedOverlap(t *testing.T) {
 		t.Fatalf("intervals %+v", v.Intervals)
 	}
 	// the retry at 2 s keeps A uncertain from the first failure to the detach
-	if !unc.Start.Equal(at(1)) || !unc.End.Equal(at(260)) || !att.Start.Equal(at(255)) || !att.End.IsZero() {
-		t.Errorf("uncertain %v–%v attached %v–%v", unc.Start, unc.End, att.Start, att.End)
+	if !unc.Start().Equal(at(1)) || !unc.End().Equal(at(260)) || !att.Start().Equal(at(255)) || !att.End().IsZero() {
+		t.Errorf("uncertain %v–%v attached %v–%v", unc.Start(), unc.End(), att.Start(), att.End())
 	}
 	found := false
-	for _, o := range v.Overlaps {
+	for _, o := range v.Overlaps() {
 		if o.States[nodeA] == Uncertain && o.States[nodeB] == Attached && o.Start.Equal(at(255)) && o.End.Equal(at(260)) {
 			found = true
 		}
 	}
 	if !found {
-		t.Errorf("no uncertain/attached overlap in %+v", v.Overlaps)
+		t.Errorf("no uncertain/attached overlap in %+v", v.Overlaps())
 	}
 	s := v.Stats()
 	if s.AttachFailures != 2 || s.Attaches != 1 || s.Detaches != 1 {
@@ -152,7 +152,7 @@ func TestMergeOrderReversed(t *testing.T) {
 	if !tl.Start.Equal(at(0)) || !tl.End.Equal(at(267)) {
 		t.Errorf("span %v → %v", tl.Start, tl.End)
 	}
-	if len(v.Overlaps) == 0 {
+	if len(v.Overlaps()) == 0 {
 		t.Error("reversed input lost the overlap")
 	}
 	// same time: input order decides
@@ -242,9 +242,9 @@ func TestSkewEstimate(t *testing.T) {
 	if !slices.Contains(v.Nodes, nodeB) {
 		t.Errorf("kubelet node not inferred: %v", v.Nodes)
 	}
-	for _, in := range v.Kubelet {
-		if in.Node == nodeB && in.State == Mounted && in.Start.Before(at(255)) {
-			t.Errorf("mounted before the attach after correction: %v", in.Start)
+	for _, in := range v.Kubelet() {
+		if in.Node == nodeB && in.State == Mounted && in.Start().Before(at(255)) {
+			t.Errorf("mounted before the attach after correction: %v", in.Start())
 		}
 	}
 	tl = Build([]parser.Result{kcm, kl}, Options{Skew: map[string]time.Duration{"kubelet.log": 5 * time.Second}})
@@ -315,8 +315,8 @@ func TestMulti(t *testing.T) {
 		result("b.log", kl.String(), ev(12, parser.MountDeviceSucceeded, kl, nodeB)),
 	}
 	v = one(t, Build(rwx, Options{}))
-	if !v.Multi || len(v.Overlaps) == 0 {
-		t.Errorf("RWX volume: multi %v overlaps %d", v.Multi, len(v.Overlaps))
+	if !v.Multi || len(v.Overlaps()) == 0 {
+		t.Errorf("RWX volume: multi %v overlaps %d", v.Multi, len(v.Overlaps()))
 	}
 	// the seed (uncertain A) is not RWX
 	if one(t, Build([]parser.Result{seedKCM()}, Options{})).Multi {

@@ -28,14 +28,47 @@ const (
 	Unmounted    State = "unmounted"
 )
 
-// Interval is one stretch of one state on one node.
+// Interval is one stretch of one state on one node, from Start to End
+// (zero: still open when the logs end).
 type Interval struct {
 	Node  string
 	State State
-	Start time.Time
-	End   time.Time // zero: still open when the logs end
-	From  int32     // index into Volume.Events of the event that opened it; -1 if none
-	To    int32     // index of the event that closed it; -1 if none
+	From  int32 // index into Volume.Events of the event that opened it; -1 if none
+	To    int32 // index of the event that closed it; -1 if none
+	// The times: those of the events From and To of *evs (To < 0: open)
+	// for the intervals Build reconstructs, which need not hold them
+	// (a large cluster's volumes have hundreds of thousands); own when
+	// they were given (NewInterval, SetTimes).
+	evs *[]parser.Event
+	own *[2]time.Time
+}
+
+// NewInterval is an interval with the given times (end zero: open).
+func NewInterval(node string, s State, start, end time.Time, from, to int32) Interval {
+	return Interval{Node: node, State: s, From: from, To: to, own: &[2]time.Time{start, end}}
+}
+
+// Start is when the interval began.
+func (iv Interval) Start() time.Time { return iv.at(0, iv.From) }
+
+// End is when the interval ended, zero while it is still open when the
+// logs end.
+func (iv Interval) End() time.Time { return iv.at(1, iv.To) }
+
+// at is own[k] when given, else the time of event ev (-1: zero).
+func (iv Interval) at(k int, ev int32) time.Time {
+	switch {
+	case iv.own != nil:
+		return iv.own[k]
+	case iv.evs != nil && ev >= 0:
+		return (*iv.evs)[ev].Time
+	}
+	return time.Time{}
+}
+
+// SetTimes gives the interval its own start and end.
+func (iv *Interval) SetTimes(start, end time.Time) {
+	iv.own, iv.evs = &[2]time.Time{start, end}, nil
 }
 
 // Overlap is a stretch during which the controller believed the volume
@@ -61,13 +94,95 @@ type Volume struct {
 	Multi       bool     // legitimately attached to many nodes (RWX/ROX evidence)
 	Events      []parser.Event
 	Intervals   []Interval // controller view, per node, in time order
-	Kubelet     []Interval // kubelet view, per node, in time order
-	Overlaps    []Overlap
-	First       time.Time
-	Last        time.Time
-	// Objects are the cluster-state objects about the volume (PV, claim,
-	// VolumeAttachments, pods), when Options.State was given.
-	Objects []Object
+	// The span (First, Last): the times of Events[first-1] and
+	// Events[last-1] (0: zero) as Build finds them, or own when given
+	// (SetSpan).
+	first, last int32
+	span        *[2]time.Time
+	// rare holds what few volumes have (Kubelet, Overlaps, Objects): nil
+	// for most, so that a large cluster's many plain volumes do not each
+	// carry three empty slices. It is never written through: the setters
+	// replace it, so a copy of a Volume can be changed on its own.
+	rare *volumeRare
+}
+
+// First is the time of the volume's earliest event with a time.
+func (v *Volume) First() time.Time { return v.spanAt(0, v.first) }
+
+// Last is the time of the volume's latest event with a time.
+func (v *Volume) Last() time.Time { return v.spanAt(1, v.last) }
+
+// spanAt is span[k] when given, else the time of Events[ev-1] (0: zero).
+func (v *Volume) spanAt(k int, ev int32) time.Time {
+	switch {
+	case v.span != nil:
+		return v.span[k]
+	case ev > 0:
+		return v.Events[ev-1].Time
+	}
+	return time.Time{}
+}
+
+// SetSpan gives the volume its own First and Last.
+func (v *Volume) SetSpan(first, last time.Time) {
+	v.span, v.first, v.last = &[2]time.Time{first, last}, 0, 0
+}
+
+// volumeRare is the part of a Volume most volumes do not have.
+type volumeRare struct {
+	kubelet  []Interval
+	overlaps []Overlap
+	objects  []Object
+}
+
+// Kubelet is the kubelet view, per node, in time order.
+func (v *Volume) Kubelet() []Interval {
+	if v.rare == nil {
+		return nil
+	}
+	return v.rare.kubelet
+}
+
+// Overlaps are the stretches during which more than one node held the
+// volume (see Overlap), in time order.
+func (v *Volume) Overlaps() []Overlap {
+	if v.rare == nil {
+		return nil
+	}
+	return v.rare.overlaps
+}
+
+// Objects are the cluster-state objects about the volume (PV, claim,
+// VolumeAttachments, pods), when Options.State was given.
+func (v *Volume) Objects() []Object {
+	if v.rare == nil {
+		return nil
+	}
+	return v.rare.objects
+}
+
+// SetKubelet replaces the kubelet view.
+func (v *Volume) SetKubelet(iv []Interval) { v.setRare(func(r *volumeRare) { r.kubelet = iv }) }
+
+// SetOverlaps replaces the overlaps.
+func (v *Volume) SetOverlaps(o []Overlap) { v.setRare(func(r *volumeRare) { r.overlaps = o }) }
+
+// SetObjects replaces the cluster-state objects.
+func (v *Volume) SetObjects(o []Object) { v.setRare(func(r *volumeRare) { r.objects = o }) }
+
+// setRare applies set to a copy of v.rare and keeps the copy, or nil when
+// it holds nothing.
+func (v *Volume) setRare(set func(*volumeRare)) {
+	var r volumeRare
+	if v.rare != nil {
+		r = *v.rare
+	}
+	set(&r)
+	if r.kubelet == nil && r.overlaps == nil && r.objects == nil {
+		v.rare = nil
+		return
+	}
+	v.rare = &r
 }
 
 // Restart marks a point after which the controller's memory was rebuilt.
