@@ -14,9 +14,12 @@
 //   - The soft memory limit. The live heap grows with the relevant events,
 //     which grow with the input — by how much depends on the traffic's
 //     shape: ~30 MiB per GiB of KCM log with the generator's default shape,
-//     ~70 MiB with a large cluster's churn (35k volumes per GiB, two events
-//     each) once the timeline is built (288-byte events, their texts in
-//     compressed blocks). GOGC=100 lets the heap reach twice
+//     ~65 MiB with a large cluster's churn (35k volumes per GiB, two events
+//     each) once the timeline is built (128-byte events, their names in
+//     shared tuples, their texts in compressed blocks). memPerGiB is 24 MiB:
+//     measured at 1 GiB (default, json and many-nodes shapes) 32 → 24 took
+//     peak RSS from 63–69 to 59–61 MiB with the collector at 3–4% of the
+//     CPU; 16 with 40% headroom reached 53–56 MiB but 7–10%. GOGC=100 lets the heap reach twice
 //     the live heap before collecting; a soft limit keeps it nearer for
 //     large inputs. The limit starts from the input's size, memBase +
 //     memPerGiB per GiB (never reached by small inputs; below memMinInput
@@ -57,7 +60,7 @@ import (
 // The sizes of the policy (see the package comment).
 const (
 	memBase        = 15 << 20
-	memPerGiB      = 32 << 20
+	memPerGiB      = 24 << 20
 	memModelRoom   = 10 << 20
 	liveHeadroom   = 50 // percent above the live heap the limit never goes below
 	memMinInput    = 256 << 20
