@@ -1,0 +1,71 @@
+package classifier
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/kcmtrace/kcmtrace/parser/textstore"
+)
+
+// TestDraftCarriesEveryField: a Draft has exactly the fields of an Event,
+// its tuples' fields in place of the tuples, and Draft.Event and
+// Event.Draft carry every one of them, so a field added to one of the
+// types and forgotten in the other (or in With / Draft) fails here rather
+// than being dropped silently between the classifier and the report.
+func TestDraftCarriesEveryField(t *testing.T) {
+	want := map[string]reflect.Type{}
+	ev := reflect.TypeFor[Event]()
+	for i := range ev.NumField() {
+		f := ev.Field(i)
+		if f.Anonymous { // a tuple: its fields are the draft's
+			for j := range f.Type.Elem().NumField() {
+				g := f.Type.Elem().Field(j)
+				want[g.Name] = g.Type
+			}
+			continue
+		}
+		want[f.Name] = f.Type
+	}
+	dr := reflect.TypeFor[Draft]()
+	got := map[string]reflect.Type{}
+	for i := range dr.NumField() {
+		got[dr.Field(i).Name] = dr.Field(i).Type
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("Draft's fields %v, want Event's %v", got, want)
+	}
+
+	// every field set to something not zero, different from the others
+	var d Draft
+	v := reflect.ValueOf(&d).Elem()
+	for i := range v.NumField() {
+		f := v.Field(i)
+		switch f.Kind() {
+		case reflect.String:
+			f.SetString(dr.Field(i).Name)
+		case reflect.Int64: // durations
+			f.SetInt(int64(i + 1))
+		case reflect.Int32:
+			f.SetInt(int64(i + 1))
+		case reflect.Uint8:
+			f.SetUint(uint64(i + 1))
+		case reflect.Bool:
+			f.SetBool(true)
+		}
+	}
+	d.Time = time.Date(2024, 8, 12, 4, 48, 0, 612388000, time.UTC)
+	d.Retry = &Retry{Backoff: time.Second}
+	d.Source = Source{Path: "kcm.log", Line: 7, Input: 2}
+	d.Text = textstore.TextOf("W0812 reconciler.go:1] text")
+	for i := range v.NumField() {
+		if v.Field(i).IsZero() {
+			t.Fatalf("the test leaves Draft.%s zero: set it", dr.Field(i).Name)
+		}
+	}
+	e := d.Event()
+	back := e.Draft()
+	if !reflect.DeepEqual(back, d) {
+		t.Fatalf("Draft → Event → Draft lost a field:\n got %+v\nwant %+v", back, d)
+	}
+}
