@@ -75,6 +75,13 @@ func (st *inputState) addEvent(d *Draft, m evMeta, text string) {
 	st.store(ev, m)
 }
 
+// The shared empty tuples (classifier's).
+var (
+	noIdent = classifier.NewIdent(Ident{})
+	noPlace = classifier.NewPlace(Place{})
+	noCause = classifier.NewCause(Cause{})
+)
+
 // own makes the Event of a draft being added, with memory of its own:
 // its tuples of names interned per input (st.idents, st.places,
 // st.causes: the events that name the same volume, node and pod, or
@@ -85,13 +92,6 @@ func (st *inputState) addEvent(d *Draft, m evMeta, text string) {
 // constants unless cut from the entry (the code, the path) only when they
 // were. It also answers what the timeline asks of every text (RWXKey)
 // while the text is at hand.
-// The shared empty tuples (classifier's).
-var (
-	noIdent = classifier.NewIdent(Ident{})
-	noPlace = classifier.NewPlace(Place{})
-	noCause = classifier.NewCause(Cause{})
-)
-
 func (st *inputState) own(d *Draft, text string) Event {
 	n := &st.names
 	intern := func(ps ...*string) {
