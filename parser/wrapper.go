@@ -195,14 +195,20 @@ func sniffWrapper(head []byte) wrapKind {
 	return best
 }
 
-// unwrap removes the wrappers of one line.
+// unwrap removes the wrappers of one line. A bare klog line, the common
+// case, returns at once: the decoders take the result by pointer, which
+// puts it on the heap, so only unwrapWrapped declares one.
 func (u *unwrapper) unwrap(line []byte) unwrapped {
-	var out unwrapped
 	line = u.cutMarkup(line)
 	if !u.forced && looksKlog(line) {
-		out.payload = line
-		return out
+		return unwrapped{payload: line}
 	}
+	return u.unwrapWrapped(line)
+}
+
+// unwrapWrapped is unwrap for a line that is not bare klog (after markup).
+func (u *unwrapper) unwrapWrapped(line []byte) unwrapped {
+	var out unwrapped
 	if rest, ok := cutGrepPrefix(line); ok {
 		out.grep = true
 		line = rest
