@@ -22,6 +22,9 @@ type spec struct {
 	res *emitResult
 	// plumbing is fromPlumbing(json, buf), found ahead
 	plumbing bool
+	// hdr is parseKlogHeader(buf), read from the header line, when hdrOK
+	hdr   klogHeader
+	hdrOK bool
 }
 
 type ahead struct {
@@ -60,12 +63,16 @@ func (a *ahead) decide() {
 	}
 	for i := range a.specs {
 		s := &a.specs[i]
-		emit := klogEmit
-		if s.json {
-			emit = jsonEmit
+		var r emitResult
+		switch {
+		case s.json:
 			s.plumbing = jsonFromInformerPlumbing(s.buf)
+			r = jsonEmit(s.buf)
+		case s.hdrOK:
+			r = klogEmitHeader(s.buf, s.hdr)
+		default:
+			r = klogEmit(s.buf)
 		}
-		r := emit(s.buf)
 		s.plumbing = s.plumbing || r.plumbing
 		if r.worthKeeping() {
 			a.results = append(a.results, r)
@@ -84,22 +91,33 @@ func buildSpecs(data []byte, segs []seg, max int) []spec {
 
 func (a *ahead) build(data []byte, segs []seg, max int) {
 	specs := a.specs[:0]
+	// The open entry is data[start:start+n] as long as its lines end in
+	// LF (most do): its text then points at the block, which the scanner
+	// keeps until the entry is applied. Once a line that ended in CR LF
+	// is followed by another, the text is joined in buf (copied).
 	var buf []byte
-	start, len0, rel0, relevant, open := 0, 0, false, false, false
+	start, n, len0 := 0, 0, 0
+	rel0, relevant, open, copied, cr := false, false, false, false, false
+	// the header of the entry's first line, when klogEmit may take it as
+	// the entry's (headerOfLine), and where its file name lies in the line
+	var hdr klogHeader
+	hdrOK, fileOff := false, 0
 	finish := func() {
-		if open && relevant && len(buf) <= maxSpecBytes {
-			// Most entries stand in the block exactly as joined (LF line
-			// ends): point at the block, which the scanner keeps until the
-			// entry is applied. Otherwise (CRLF) copy.
+		if open && relevant && n <= maxSpecBytes {
 			var b []byte
-			if end := start + len(buf); end <= len(data) && bytes.Equal(data[start:end], buf) {
-				b = data[start:end:end]
-			} else {
+			if copied {
 				b = append([]byte(nil), buf...)
+			} else {
+				b = data[start : start+n : start+n]
 			}
-			specs = append(specs, spec{off: start, buf: b, len0: len0, rel0: rel0})
+			sp := spec{off: start, buf: b, len0: len0, rel0: rel0}
+			if hdrOK {
+				sp.hdr, sp.hdrOK = hdr, true
+				sp.hdr.file = b[fileOff : fileOff+len(hdr.file) : fileOff+len(hdr.file)]
+			}
+			specs = append(specs, sp)
 		}
-		open, relevant, buf = false, false, buf[:0]
+		open, relevant, copied, buf = false, false, false, buf[:0]
 	}
 	for _, g := range segs {
 		if g.n > 0 {
@@ -112,7 +130,11 @@ func (a *ahead) build(data []byte, segs []seg, max int) {
 			}
 			line := data[s:e]
 			tooLong := len(line) > max
-			line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
+			line = bytes.TrimSuffix(line, []byte("\n"))
+			lineCR := len(line) > 0 && line[len(line)-1] == '\r'
+			if lineCR {
+				line = line[:len(line)-1]
+			}
 			switch {
 			case tooLong || len(line) == 0 || bytes.IndexByte(line, 0) >= 0 || bytes.IndexByte(line, 0xc2) >= 0:
 				finish()
@@ -125,11 +147,14 @@ func (a *ahead) build(data []byte, segs []seg, max int) {
 				}
 			case looksKlog(line):
 				finish()
-				if _, ok := parseKlogHeader(line); ok {
-					open, start, len0 = true, s, len(line)
-					buf = append(buf, line...)
+				if h, ok := parseKlogHeader(line); ok {
+					open, start, n, len0, cr = true, s, len(line), len(line), lineCR
 					relevant = mayMatter(line)
 					rel0 = relevant
+					hdr, hdrOK = h, headerOfLine(line, &h)
+					if hdrOK {
+						fileOff = cap(line) - cap(h.file)
+					}
 				}
 			case open && (line[0] == ' ' || line[0] == '\t'):
 				t := bytes.TrimLeft(line, " ")
@@ -137,8 +162,15 @@ func (a *ahead) build(data []byte, segs []seg, max int) {
 					finish()
 					break
 				}
-				buf = append(buf, '\n')
-				buf = append(buf, line...)
+				if cr && !copied {
+					buf, copied = append(buf[:0], data[start:start+n]...), true
+				}
+				if copied {
+					buf = append(buf, '\n')
+					buf = append(buf, line...)
+				}
+				n += 1 + len(line)
+				cr = lineCR
 				if !relevant {
 					relevant = mayMatter(line)
 				}
@@ -151,4 +183,15 @@ func (a *ahead) build(data []byte, segs []seg, max int) {
 	}
 	a.specs = specs
 	a.decide()
+}
+
+// headerOfLine reports whether h, the header of an entry's first line,
+// is the header of the whole entry as parseKlogHeader reads it: the
+// header's fields lie within the line, and each of its scans stops inside
+// the line at what the entry has there too — the clock is read at fixed
+// offsets from a line of at least 24 bytes (canonicalKlogClock), the pid
+// ends at a non-digit, and the file part at a ']' of the line (h.file is
+// nil when none was found there, and the entry's next lines may hold one).
+func headerOfLine(line []byte, h *klogHeader) bool {
+	return len(line) >= 24 && h.file != nil && h.rest <= len(line)
 }

@@ -606,3 +606,71 @@ func TestSpecPlumbing(t *testing.T) {
 		}
 	}
 }
+
+// TestSpecTextsAndHeaders: a spec's text is its entry's lines joined with
+// "\n" whether they end in LF or CR LF (pointing into the block only when
+// they all end in LF), and the header it carries from the first line is
+// the one parseKlogHeader reads from the whole text, its file name within
+// the text; a first line whose header scan could read on into the next
+// lines (no "]" in it) carries none.
+func TestSpecTextsAndHeaders(t *testing.T) {
+	const op = `attacherDetacher.AttachVolume started for volume "pvc-1" (UniqueName: "kubernetes.io/csi/d^v-1") from node "n1"`
+	entries := []struct {
+		lines []string
+		eol   []string
+		hdr   bool
+	}{
+		{[]string{"I0812 03:10:00.612388       1 reconciler.go:288] " + op}, []string{"\n"}, true},
+		{[]string{"I0812 03:10:00.612388       1 reconciler.go:288] " + op, "  more volume text", "\tand more"}, []string{"\n", "\n", "\n"}, true},
+		{[]string{"I0812 03:10:00.612388       1 reconciler.go:288] " + op, "  more volume text"}, []string{"\r\n", "\r\n"}, true},
+		{[]string{"I0812 03:10:00.612388       1 reconciler.go:288] " + op, "  more volume text", "  last"}, []string{"\n", "\r\n", "\n"}, true},
+		{[]string{"I0812 03:10:00.612388       1 reconciler.go:288] " + op}, []string{"\r\n"}, true},
+		// no "]" on the first line: the continuation's is the header's
+		{[]string{"I0812 03:10:00.612388       1 reconciler.go:288 volume", "  x] " + op}, []string{"\n", "\n"}, false},
+		{[]string{"I0812 03:10:00.612388 1 a:1] volume"}, []string{"\n"}, true},
+	}
+	var b bytes.Buffer
+	var want []string
+	for _, e := range entries {
+		for i, l := range e.lines {
+			b.WriteString(l + e.eol[i])
+		}
+		want = append(want, strings.Join(e.lines, "\n"))
+		b.WriteString("I0812 03:10:01.000000       1 leaderelection.go:278] successfully renewed lease\n")
+	}
+	data := b.Bytes()
+	specs := buildSpecs(data, analyzeBlock(data, DefaultMaxLineBytes, true, nil), DefaultMaxLineBytes)
+	if len(specs) != len(entries) {
+		t.Fatalf("%d specs, want %d", len(specs), len(entries))
+	}
+	inBlock := func(p []byte) bool {
+		for i := range data {
+			if &data[i] == &p[0] {
+				return true
+			}
+		}
+		return false
+	}
+	for i, s := range specs {
+		if string(s.buf) != want[i] {
+			t.Errorf("spec %d: text %q, want %q", i, s.buf, want[i])
+		}
+		lf := !strings.Contains(strings.Join(entries[i].eol[:len(entries[i].eol)-1], ""), "\r")
+		if inBlock(s.buf) != lf {
+			t.Errorf("spec %d: text in the block %v, want %v", i, inBlock(s.buf), lf)
+		}
+		if s.hdrOK != entries[i].hdr {
+			t.Errorf("spec %d: hdrOK %v, want %v", i, s.hdrOK, entries[i].hdr)
+		}
+		if !s.hdrOK {
+			continue
+		}
+		h, _ := parseKlogHeader(s.buf)
+		if !reflect.DeepEqual(s.hdr, h) || &s.hdr.file[0] != &h.file[0] {
+			t.Errorf("spec %d: header %+v, parseKlogHeader %+v", i, s.hdr, h)
+		}
+		if r := klogEmit(s.buf); r.ok != (s.res != nil) || r.ok && !reflect.DeepEqual(*s.res, r) {
+			t.Errorf("spec %d: result %+v, klogEmit's %+v", i, s.res, r)
+		}
+	}
+}

@@ -289,11 +289,17 @@ func klogFileSlow(p []byte, i int) (file []byte, rest int) {
 // This file owns turning a klog text entry into an event (klogEmit,
 // emitKlog), with the retry deadline as clock evidence.
 
-func klogEmit(buf []byte) (r emitResult) {
+func klogEmit(buf []byte) emitResult {
+	h, _ := parseKlogHeader(buf)
+	return klogEmitHeader(buf, h)
+}
+
+// klogEmitHeader is klogEmit for an entry whose header h is known
+// (parseKlogHeader(buf), as decoding ahead reads it from the first line).
+func klogEmitHeader(buf []byte, h klogHeader) (r emitResult) {
 	var rec record
 	// h.file is empty when the header is not one (parseKlogHeader sets it
 	// last), so this is fromInformerPlumbing(buf)
-	h, _ := parseKlogHeader(buf)
 	if classifier.IsInformerPlumbing(string(h.file)) {
 		r.plumbing = true
 		return r // never an event (classifyMessage): not worth a copy
