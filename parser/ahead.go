@@ -74,6 +74,7 @@ func (a *ahead) decide() {
 			r = klogEmit(s.buf)
 		}
 		s.plumbing = s.plumbing || r.plumbing
+		r.prepare()
 		if r.worthKeeping() {
 			a.results = append(a.results, r)
 			s.res = &a.results[len(a.results)-1]

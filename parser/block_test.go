@@ -496,6 +496,7 @@ func TestSpecsDecodeAhead(t *testing.T) {
 			t.Fatalf("spec at %d: a JSON spec in klog text", s.off)
 		}
 		want := klogEmit(s.buf)
+		want.prepare()
 		if want.ok || want.panicV != nil {
 			if s.res == nil || !reflect.DeepEqual(*s.res, want) {
 				t.Fatalf("spec at %d: result differs", s.off)
@@ -669,7 +670,9 @@ func TestSpecTextsAndHeaders(t *testing.T) {
 		if !reflect.DeepEqual(s.hdr, h) || &s.hdr.file[0] != &h.file[0] {
 			t.Errorf("spec %d: header %+v, parseKlogHeader %+v", i, s.hdr, h)
 		}
-		if r := klogEmit(s.buf); r.ok != (s.res != nil) || r.ok && !reflect.DeepEqual(*s.res, r) {
+		r := klogEmit(s.buf)
+		r.prepare()
+		if r.ok != (s.res != nil) || r.ok && !reflect.DeepEqual(*s.res, r) {
 			t.Errorf("spec %d: result %+v, klogEmit's %+v", i, s.res, r)
 		}
 	}

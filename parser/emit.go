@@ -26,6 +26,28 @@ type emitResult struct {
 	until   time.Time // retry deadline, for year/zone evidence (klog)
 	backoff time.Duration
 	okU     bool
+	// prep is prepareOwn(&ev, text), when prepared (decoded ahead: the
+	// worker prepares what it keeps)
+	prep     ownPrep
+	prepared bool
+}
+
+// prepare prepares the result's event for filing (prepareOwn).
+func (r *emitResult) prepare() {
+	if r.ok {
+		r.prep, r.prepared = prepareOwn(&r.ev, r.text), true
+	}
+}
+
+// prepFor is the result's preparation for d, its event as filed, with the
+// result's text: nil when there is none, or when d's names are not the
+// ones prepared (finishEvent may set the node).
+func (r *emitResult) prepFor(d *Draft) *ownPrep {
+	if !r.prepared || d.Ident() != r.ev.Ident() || d.Place() != r.ev.Place() || d.Cause() != r.ev.Cause() ||
+		d.Retry != r.ev.Retry {
+		return nil
+	}
+	return &r.prep
 }
 
 func (r *emitResult) worthKeeping() bool { return r.ok || r.err != nil || r.panicV != nil }

@@ -2,6 +2,7 @@ package parser
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"reflect"
 	"strings"
@@ -197,4 +198,78 @@ func emitInputs(t *testing.T) map[string][]byte {
 		in["generated "+string(era)] = buf.Bytes()
 	}
 	return in
+}
+
+// TestOwnPrepared: an event prepared on a decode-ahead worker is filed as
+// own files it, names shared with the events own filed, and a result's
+// preparation is not taken for a draft whose names changed after it
+// (finishEvent's node of an envelope).
+func TestOwnPrepared(t *testing.T) {
+	rs := churnDrafts(t, 1<<20)
+	if len(rs) < 100 {
+		t.Fatalf("%d events", len(rs))
+	}
+	churn := len(rs)
+	// names and tuples that repeat, two of each kind (a set of the tables
+	// holds two: none is made again)
+	for i := range 64 {
+		rs = append(rs, emitResult{ok: true, ev: Draft{Volume: fmt.Sprint("vol-", i%2), Node: fmt.Sprint("node-", i/2%2),
+			Error: fmt.Sprint("error ", i/4%2), Retry: &Retry{Until: fmt.Sprint("2024-08-12 0", i/8%2)}}})
+	}
+	var a, b inputState
+	type tuples struct {
+		ident map[*Ident]bool
+		place map[*Place]bool
+		cause map[*Cause]bool
+	}
+	seen := func() tuples { return tuples{map[*Ident]bool{}, map[*Place]bool{}, map[*Cause]bool{}} }
+	ta, tb := seen(), seen()
+	// the tuples of the repeating events, and those prepared ones got
+	values := map[any]bool{}
+	pointers := map[any]bool{}
+	for i := range rs {
+		r := rs[i]
+		r.prepare()
+		da, db := r.ev, r.ev
+		ea := a.own(&da, r.text)
+		p := r.prepFor(&db)
+		if p == nil {
+			t.Fatalf("event %d: no preparation", i)
+		}
+		var eb Event
+		if i%2 == 0 || i >= churn { // b files every other churn event as own does
+			eb = b.ownPrepared(&db, r.text, p)
+		} else {
+			eb = b.own(&db, r.text)
+		}
+		if !reflect.DeepEqual(ea.Draft(), eb.Draft()) {
+			t.Fatalf("event %d: prepared %+v, own %+v", i, eb.Draft(), ea.Draft())
+		}
+		ta.ident[ea.Ident], ta.place[ea.Place], ta.cause[ea.Cause] = true, true, true
+		if i >= churn {
+			values[*eb.Ident], values[*eb.Place], values[*eb.Cause] = true, true, true
+			pointers[eb.Ident], pointers[eb.Place], pointers[eb.Cause] = true, true, true
+		}
+		tb.ident[eb.Ident], tb.place[eb.Place], tb.cause[eb.Cause] = true, true, true
+	}
+	if a.names.Len() != b.names.Len() {
+		t.Errorf("%d names interned prepared, %d by own", b.names.Len(), a.names.Len())
+	}
+	if len(values) != 6 || len(pointers) != len(values) {
+		t.Errorf("prepared: %d distinct tuples in %d tuples, want 6 in 6", len(values), len(pointers))
+	}
+	if len(ta.ident) != len(tb.ident) || len(ta.place) != len(tb.place) || len(ta.cause) != len(tb.cause) {
+		t.Errorf("tuples made: prepared %d %d %d, own %d %d %d", len(tb.ident), len(tb.place), len(tb.cause),
+			len(ta.ident), len(ta.place), len(ta.cause))
+	}
+	r := rs[0]
+	r.prepare()
+	d := r.ev
+	d.Node = "envelope-node"
+	if r.prepFor(&d) != nil {
+		t.Error("a preparation is taken for another node")
+	}
+	if d = r.ev; r.prepFor(&d) == nil {
+		t.Error("no preparation for the result's own draft")
+	}
 }

@@ -615,6 +615,6 @@ func (sc *scanner) emitJSON(e *entry) bool {
 	st := sc.st
 	ev := r.ev
 	sc.finishEvent(&ev, e)
-	st.addEvent(&ev, evMeta{abs: instantOf(e.abs)}, r.text)
+	st.addPrepared(&ev, evMeta{abs: instantOf(e.abs)}, r.text, r.prepFor(&ev))
 	return true
 }

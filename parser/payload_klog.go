@@ -372,6 +372,6 @@ func (sc *scanner) emitKlog(e *entry) bool {
 			st.addEvidence(evidence{from: FromRetry, year: y - e.yoff, off: off, hasOff: true, hasYear: true})
 		}
 	}
-	st.addEvent(&ev, m, r.text)
+	st.addPrepared(&ev, m, r.text, r.prepFor(&ev))
 	return true
 }

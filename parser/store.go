@@ -50,7 +50,11 @@ const (
 	firstEventPage = 64
 )
 
-func (st *inputState) addEvent(d *Draft, m evMeta, text string) {
+func (st *inputState) addEvent(d *Draft, m evMeta, text string) { st.addPrepared(d, m, text, nil) }
+
+// addPrepared is addEvent for a draft and text prepared on a decode-ahead
+// worker (p: prepareOwn(d, text); nil when not).
+func (st *inputState) addPrepared(d *Draft, m evMeta, text string, p *ownPrep) {
 	if st.added%spentCheck == 0 && !st.spent && st.run.spentBefore(st.runIndex) {
 		st.spend()
 	}
@@ -58,7 +62,12 @@ func (st *inputState) addEvent(d *Draft, m evMeta, text string) {
 		st.dropped++
 		return
 	}
-	e := st.own(d, text)
+	var e Event
+	if p != nil {
+		e = st.ownPrepared(d, text, p)
+	} else {
+		e = st.own(d, text)
+	}
 	ev := &e
 	if st.maxEvents > 0 && st.added >= st.maxEvents {
 		// over budget: only repeats of a run already folding are still
@@ -93,33 +102,71 @@ var (
 // were. It also answers what the timeline asks of every text (RWXKey)
 // while the text is at hand.
 func (st *inputState) own(d *Draft, text string) Event {
-	n := &st.names
-	intern := func(ps ...*string) {
-		for _, p := range ps {
-			*p = n.Intern(*p)
-		}
+	p := prepareOwn(d, text)
+	return st.ownPrepared(d, text, &p)
+}
+
+// ownPrep is what own computes of a draft and its text without the
+// input's tables: the hashes of its names and tuples, and RWXKey. The
+// decode-ahead workers compute it (prepareOwn) for the events they
+// decode, so that the one goroutine that files an input's events
+// (ownPrepared) hashes no name.
+type ownPrep struct {
+	ident, place, cause uint64    // the tuples' hashes (textstore.HashNames)
+	idn                 [4]uint64 // Volume, PV, Handle, Attachment (textstore.Hash)
+	pln                 [3]uint64 // Node, Pod, PodUID
+	can                 [4]uint64 // Error, Code, Detail, Reason
+	until               uint64    // Retry.Until
+	rwx                 bool      // HasRWXKey(text)
+}
+
+func prepareOwn(d *Draft, text string) (p ownPrep) {
+	h := textstore.Hash
+	p.idn = [4]uint64{h(d.Volume), h(d.PV), h(d.Handle), h(d.Attachment)}
+	p.ident = textstore.HashNames(d.Volume, d.PV, d.Handle, d.Attachment, p.idn)
+	p.pln = [3]uint64{h(d.Node), h(d.Pod), h(d.PodUID)}
+	p.place = textstore.HashNames(d.Node, d.Pod, d.PodUID, "", [4]uint64{p.pln[0], p.pln[1], p.pln[2]})
+	p.can = [4]uint64{h(d.Error), h(d.Code), h(d.Detail), h(d.Reason)}
+	p.cause = textstore.HashNames(d.Error, d.Code, d.Detail, d.Reason, p.can)
+	if d.Retry != nil {
+		p.until = h(d.Retry.Until)
 	}
+	p.rwx = HasRWXKey(text)
+	return p
+}
+
+// ownPrepared is own for a draft and text prepared (p: prepareOwn(d,
+// text)).
+func (st *inputState) ownPrepared(d *Draft, text string, p *ownPrep) Event {
+	n := &st.names
 	id := d.Ident()
 	ip := noIdent
 	if id != (Ident{}) {
-		ip = st.idents.Intern(id, textstore.HashStrings(id.Volume, id.PV, id.Handle, id.Attachment), func(t *Ident) {
-			intern(&t.Volume, &t.PV, &t.Handle, &t.Attachment)
+		ip = st.idents.Intern(id, p.ident, func(t *Ident) {
+			t.Volume = n.InternHash(t.Volume, p.idn[0])
+			t.PV = n.InternHash(t.PV, p.idn[1])
+			t.Handle = n.InternHash(t.Handle, p.idn[2])
+			t.Attachment = n.InternHash(t.Attachment, p.idn[3])
 		})
 	}
 	pl := d.Place()
 	pp := noPlace
 	if pl != (Place{}) {
-		pp = st.places.Intern(pl, textstore.HashStrings(pl.Node, pl.Pod, pl.PodUID, ""), func(t *Place) {
-			intern(&t.Node, &t.Pod, &t.PodUID)
+		pp = st.places.Intern(pl, p.place, func(t *Place) {
+			t.Node = n.InternHash(t.Node, p.pln[0])
+			t.Pod = n.InternHash(t.Pod, p.pln[1])
+			t.PodUID = n.InternHash(t.PodUID, p.pln[2])
 		})
 	}
 	ca := d.Cause()
 	cp := noCause
 	if ca != (Cause{}) {
-		cp = st.causes.Intern(ca, textstore.HashStrings(ca.Error, ca.Code, ca.Detail, ca.Reason), func(t *Cause) {
-			intern(&t.Error, &t.Detail, &t.Reason)
+		cp = st.causes.Intern(ca, p.cause, func(t *Cause) {
+			t.Error = n.InternHash(t.Error, p.can[0])
+			t.Detail = n.InternHash(t.Detail, p.can[2])
+			t.Reason = n.InternHash(t.Reason, p.can[3])
 			if windowOf(t.Code, text) {
-				t.Code = n.Intern(t.Code)
+				t.Code = n.InternHash(t.Code, p.can[1])
 			}
 		})
 	}
@@ -127,9 +174,9 @@ func (st *inputState) own(d *Draft, text string) Event {
 		d.Source.Path = n.Intern(d.Source.Path)
 	}
 	if d.Retry != nil && d.Retry.Until != "" {
-		d.Retry.Until = n.Intern(d.Retry.Until)
+		d.Retry.Until = n.InternHash(d.Retry.Until, p.until)
 	}
-	d.RWXKey = HasRWXKey(text)
+	d.RWXKey = p.rwx
 	return d.With(ip, pp, cp)
 }
 

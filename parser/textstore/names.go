@@ -22,11 +22,27 @@ import (
 // again only after thousands of others may be copied again, which costs
 // no more than not interning it (on the generated shapes, 0.2% to 5% more
 // bytes of names than a map of every name).
+//
+// A set's entry keeps the low 32 bits of its name's hash beside it: a
+// name of another hash is told apart without reading its bytes (in a
+// large cluster's churn most interns miss, and the names of a set are
+// often as long as the new one), and the table grows without hashing
+// its names again.
 type Names struct {
-	sets   [][2]string // len is a power of two
-	copies int         // names copied since the table last grew
+	sets   [][2]name // len is a power of two
+	copies int       // names copied since the table last grew
 	arena  []byte
 }
+
+// name is an interned name and the low bits of its hash (Hash), in the
+// size of a string header.
+type name struct {
+	p  *byte
+	n  uint32
+	lo uint32
+}
+
+func (e name) str() string { return unsafe.String(e.p, e.n) }
 
 // The table's size in sets: from minNameSets, doubled once as many names
 // as it has sets were copied, up to maxNameSets (16384 names, 256 KiB).
@@ -48,38 +64,58 @@ const (
 // Intern returns a string equal to s that owns its memory (s may be a
 // window of a buffer about to be reused), shared with the other Interns
 // of the same name.
-func (n *Names) Intern(s string) string {
+func (n *Names) Intern(s string) string { return n.InternHash(s, Hash(s)) }
+
+// InternHash is Intern for a name whose hash h (Hash(s)) is known.
+func (n *Names) InternHash(s string, h uint64) string {
 	if s == "" {
 		return ""
 	}
-	if n.sets == nil {
-		n.sets = make([][2]string, minNameSets)
+	if len(s) > maxTableName {
+		return n.copy(s)
 	}
-	set := &n.sets[maphash.String(nameSeed, s)&uint64(len(n.sets)-1)]
-	switch s {
-	case set[0]:
-		return set[0]
-	case set[1]:
+	if n.sets == nil {
+		n.sets = make([][2]name, minNameSets)
+	}
+	lo := uint32(h)
+	set := &n.sets[lo&uint32(len(n.sets)-1)]
+	switch {
+	case set[0].lo == lo && int(set[0].n) == len(s) && set[0].str() == s:
+		return set[0].str()
+	case set[1].lo == lo && int(set[1].n) == len(s) && set[1].str() == s:
 		set[0], set[1] = set[1], set[0] // the most recent first
-		return set[0]
+		return set[0].str()
 	}
 	c := n.copy(s)
-	set[0], set[1] = c, set[0]
+	set[0], set[1] = name{unsafe.StringData(c), uint32(len(c)), lo}, set[0]
 	if n.copies++; n.copies >= len(n.sets) && len(n.sets) < maxNameSets {
 		n.grow()
 	}
 	return c
 }
 
+// maxTableName is the longest name the table holds (a name's length is
+// kept in 32 bits); a longer one is copied each time.
+const maxTableName = 1<<31 - 1
+
+// Hash is the hash of a name that InternHash and HashNames take (0 for
+// ""). It may be computed on another goroutine than the Names'.
+func Hash(s string) uint64 {
+	if s == "" {
+		return 0
+	}
+	return maphash.String(nameSeed, s)
+}
+
 // grow doubles the table, keeping its names.
 func (n *Names) grow() {
 	old := n.sets
-	n.sets, n.copies = make([][2]string, 2*len(old)), 0
+	n.sets, n.copies = make([][2]name, 2*len(old)), 0
 	for _, set := range old {
 		for k := 1; k >= 0; k-- { // the less recent first: the most recent stays first
-			if s := set[k]; s != "" {
-				to := &n.sets[maphash.String(nameSeed, s)&uint64(len(n.sets)-1)]
-				to[0], to[1] = s, to[0]
+			if e := set[k]; e.p != nil {
+				to := &n.sets[e.lo&uint32(len(n.sets)-1)]
+				to[0], to[1] = e, to[0]
 			}
 		}
 	}
@@ -89,8 +125,8 @@ func (n *Names) grow() {
 func (n *Names) Len() int {
 	k := 0
 	for _, set := range n.sets {
-		for _, s := range set {
-			if s != "" {
+		for _, e := range set {
+			if e.p != nil {
 				k++
 			}
 		}

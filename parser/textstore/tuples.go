@@ -1,7 +1,5 @@
 package textstore
 
-import "hash/maphash"
-
 // Tuples interns tuples of names (an event's volume names, its node and
 // pod, its error): each distinct tuple is made once and a later Intern of
 // an equal one returns the same pointer, so that the events of an input
@@ -74,11 +72,17 @@ func (c *Tuples[T]) grow() {
 // HashStrings is a hash of the strings of a tuple, for Tuples.Intern:
 // equal strings in the same order hash equal.
 func HashStrings(a, b, c, d string) uint64 {
-	h := uint64(len(a)) | uint64(len(b))<<16 | uint64(len(c))<<32 | uint64(len(d))<<48
-	for _, s := range [...]string{a, b, c, d} {
-		if s != "" {
-			h = (h ^ maphash.String(nameSeed, s)) * 0x9E3779B97F4A7C15
+	return HashNames(a, b, c, d, [4]uint64{Hash(a), Hash(b), Hash(c), Hash(d)})
+}
+
+// HashNames is HashStrings(a, b, c, d) for strings whose hashes h (Hash)
+// are known.
+func HashNames(a, b, c, d string, h [4]uint64) uint64 {
+	x := uint64(len(a)) | uint64(len(b))<<16 | uint64(len(c))<<32 | uint64(len(d))<<48
+	for _, y := range h {
+		if y != 0 {
+			x = (x ^ y) * 0x9E3779B97F4A7C15
 		}
 	}
-	return h ^ h>>29
+	return x ^ x>>29
 }

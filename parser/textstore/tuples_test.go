@@ -3,6 +3,7 @@ package textstore
 import (
 	"fmt"
 	"testing"
+	"unsafe"
 )
 
 // TestTuplesIntern: equal tuples are one pointer, own is called once per
@@ -29,5 +30,24 @@ func TestTuplesIntern(t *testing.T) {
 	}
 	if HashStrings("ab", "", "", "") == HashStrings("a", "b", "", "") {
 		t.Error("the strings' boundaries do not change the hash")
+	}
+}
+
+// TestHashNames: a tuple's hash from its names' hashes is HashStrings',
+// and a name interned with its hash is the string Intern gives.
+func TestHashNames(t *testing.T) {
+	for _, c := range [][4]string{{"", "", "", ""}, {"vol-1", "", "", ""}, {"a", "b", "c", "d"}, {"", "pv", "", "att"}} {
+		h := [4]uint64{Hash(c[0]), Hash(c[1]), Hash(c[2]), Hash(c[3])}
+		if got, want := HashNames(c[0], c[1], c[2], c[3], h), HashStrings(c[0], c[1], c[2], c[3]); got != want {
+			t.Errorf("%q: HashNames %x, HashStrings %x", c, got, want)
+		}
+	}
+	var n Names
+	a := n.Intern(fmt.Sprint("node-", 1))
+	if b := n.InternHash(fmt.Sprint("node-", 1), Hash("node-1")); unsafe.StringData(a) != unsafe.StringData(b) {
+		t.Error("InternHash made a new string of a name interned")
+	}
+	if Hash("") != 0 || n.InternHash("", 0) != "" {
+		t.Error(`"" does not hash to 0 or is interned`)
 	}
 }
