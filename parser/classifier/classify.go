@@ -41,14 +41,30 @@ func Classify(rec *Record) (ev Draft, ok bool) {
 	if rec.Table != nil {
 		return classifyTable(rec.Table)
 	}
-	// the pairs of a structured line: klog lines rarely have more, and
-	// classifyMessage keeps none of them, so they stay on the stack
-	var buf [16]kv
-	msg, kvs := recordMessage(rec, buf[:0])
+	var msg string
+	var kvs []kv
+	if recordDecodesPairs(rec) {
+		// the pairs of a structured line: klog lines rarely have more,
+		// and classifyMessage keeps none of them, so they stay on the
+		// stack (zeroed only here: a printf line has none to decode)
+		var buf [16]kv
+		msg, kvs = recordMessage(rec, buf[:0])
+		if msg == "" && len(kvs) == 0 {
+			return Draft{}, false
+		}
+		return classifyMessage(rec.File, msg, kvs)
+	}
+	msg, kvs = recordMessage(rec, nil)
 	if msg == "" && len(kvs) == 0 {
 		return Draft{}, false
 	}
 	return classifyMessage(rec.File, msg, kvs)
+}
+
+// recordDecodesPairs reports whether recordMessage decodes the pairs of
+// rec (a structured klog line's: its rest starts with a quote).
+func recordDecodesPairs(rec *Record) bool {
+	return rec.Rest != "" && rec.Rest[0] == '"' // never logrus text (time="…)
 }
 
 // recordMessage returns the message of a record that is not a table row,
@@ -90,10 +106,11 @@ func classifyMessage(file, msg string, kvs []kv) (Draft, bool) {
 	var ev Draft
 	// Structured/contextual fields first; sentence fields override where both exist.
 	applyKV(&ev, kvs)
-	if done := classifySpecial(&ev, file, msg, kvs); done {
+	first := firstLine(msg) // what the ways below read of a message of several lines
+	if done := classifySpecial(&ev, file, first, msg, kvs); done {
 		return finish(ev)
 	}
-	if done := classifySentence(&ev, msg, kvs); done {
+	if done := classifySentenceFirst(&ev, first, msg, kvs); done {
 		return finish(ev)
 	}
 	related := volumeRelated(msg) || kvVolumeRelated(kvs)
@@ -105,7 +122,7 @@ func classifyMessage(file, msg string, kvs []kv) (Draft, bool) {
 	if related || limitMayMatch(msg) {
 		code = classifyCode(msg)
 	}
-	if limitRefusal(&ev, msg, code) || driverAttachProgress(&ev, firstLine(msg)) {
+	if limitRefusal(&ev, msg, code) || driverAttachProgress(&ev, first) {
 		return finish(ev)
 	}
 	// Not understood.
@@ -125,7 +142,7 @@ func classifyMessage(file, msg string, kvs []kv) (Draft, bool) {
 		return finish(ev)
 	}
 	ev.Kind = Unknown
-	ev.Reason = "unrecognised volume message: " + clip(firstLine(msg), 80)
+	ev.Reason = "unrecognised volume message: " + clip(first, 80)
 	if c, cok := parseClause(msg); cok {
 		c.apply(&ev)
 	}
@@ -249,9 +266,9 @@ func isUID(s string) bool {
 
 // classifySpecial handles messages that are not operation-executor sentences:
 // structured ADC messages (≥1.24), controller start, CSI plugin/driver/sidecar
-// lines, ASW bookkeeping, in-tree plugin lines. It reports whether it set a kind.
-func classifySpecial(ev *Draft, file, msg string, kvs []kv) bool {
-	first := firstLine(msg)
+// lines, ASW bookkeeping, in-tree plugin lines. It reports whether it set a
+// kind. first is firstLine(msg).
+func classifySpecial(ev *Draft, file, first, msg string, kvs []kv) bool {
 	if !specialMayMatch(first) {
 		return false // no case of specialCases can match
 	}
@@ -967,7 +984,12 @@ func (r *opRule) matches(op string) bool {
 // classifySentence handles the operation executor sentences (catalog §2) and
 // their ≥1.24 InfoS forms whose message is a bare prefix.
 func classifySentence(ev *Draft, msg string, kvs []kv) bool {
-	first := firstLine(msg)
+	return classifySentenceFirst(ev, firstLine(msg), msg, kvs)
+}
+
+// classifySentenceFirst is classifySentence for a message whose first
+// line (firstLine) is known.
+func classifySentenceFirst(ev *Draft, first, msg string, kvs []kv) bool {
 	c, cok := parseClause(msg)
 	var op string
 	if cok {
