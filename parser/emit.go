@@ -86,14 +86,19 @@ func (e *entry) plumbing(json bool) bool {
 	return fromPlumbing(json, e.buf)
 }
 
-func (e *entry) result(emit func([]byte) emitResult) (r emitResult, event bool) {
+// result is the entry's emit result: the one decoded ahead, or emit's
+// (held in the entry until the next). It points at it rather than copying
+// it (a result is a few hundred bytes, and most results filed were decoded
+// ahead).
+func (e *entry) result(emit func([]byte) emitResult) (r *emitResult, event bool) {
 	if s := e.ownSpec(); s != nil {
 		if s.res == nil {
-			return r, false // decoded ahead: not an event
+			return nil, false // decoded ahead: not an event
 		}
-		return *s.res, true
+		return s.res, true
 	}
-	return emit(e.buf), true
+	e.res = emit(e.buf)
+	return &e.res, true
 }
 
 func (sc *scanner) failed(r *emitResult, line int) bool {

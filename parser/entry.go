@@ -39,9 +39,10 @@ type entry struct {
 	wts      []byte // wrapper timestamp text (copied)
 	abs      time.Time
 	rows     []tableRowParse
-	spec     *spec  // klogEmit's result computed ahead for this entry, if any
-	role     string // the envelope record's component (source_envelope.go), "" for lines
-	node     string // the envelope record's node, "" for lines
+	spec     *spec      // klogEmit's result computed ahead for this entry, if any
+	res      emitResult // the entry's result when not decoded ahead (result)
+	role     string     // the envelope record's component (source_envelope.go), "" for lines
+	node     string     // the envelope record's node, "" for lines
 }
 
 func (sc *scanner) open(k entryKind, p []byte, u unwrapped, line, nlines int) {

@@ -609,7 +609,7 @@ func jsonEmitIn(buf []byte, text string, view bool) (r emitResult) {
 
 func (sc *scanner) emitJSON(e *entry) bool {
 	r, event := e.result(jsonEmit)
-	if !event || sc.failed(&r, e.line) {
+	if !event || sc.failed(r, e.line) {
 		return false
 	}
 	st := sc.st

@@ -354,7 +354,7 @@ func klogEmitHeader(buf []byte, h klogHeader) (r emitResult) {
 
 func (sc *scanner) emitKlog(e *entry) bool {
 	r, event := e.result(klogEmit)
-	if !event || sc.failed(&r, e.line) {
+	if !event || sc.failed(r, e.line) {
 		return false
 	}
 	st := sc.st
