@@ -165,45 +165,23 @@ func scanBalanced(s string, i int) int {
 // rejects the text (invalid escapes), the raw inner text is returned.
 //
 // The closing quote is the first '"' not escaped by a backslash. Without a
-// backslash before it (the common case) it is simply the first '"': within
-// the first shortQuoted bytes, where most values end (a kind, a node, a
-// volume name), it is found by a byte loop that stops at either, past
-// them with one IndexByte for each. Otherwise the search goes on from
-// escape to escape (readEscaped).
+// backslash before it (the common case) it is simply the first '"', found
+// with one IndexByte; otherwise the search goes on from escape to escape:
+// past each backslash and the byte it escapes, the next quote closes the
+// string unless a backslash comes first.
 func readQuoted(s string) (string, int, bool) {
 	if len(s) == 0 || s[0] != '"' {
 		return "", 0, false
 	}
-	end := min(len(s), 1+shortQuoted)
-	for i := 1; i < end; i++ {
-		switch s[i] {
-		case '"':
-			return s[1:i], i + 1, true
-		case '\\':
-			return readEscaped(s, i)
-		}
-	}
-	q := strings.IndexByte(s[end:], '"')
-	if q < 0 {
+	q := strings.IndexByte(s[1:], '"') + 1
+	if q == 0 {
 		return "", 0, false // no quote at all, escaped or not
 	}
-	q += end
-	b := strings.IndexByte(s[end:q], '\\')
-	if b < 0 {
+	b := strings.IndexByte(s[1:q], '\\') + 1
+	if b == 0 {
 		return s[1:q], q + 1, true
 	}
-	return readEscaped(s, end+b)
-}
-
-// shortQuoted is how many bytes of a quoted value readQuoted reads one by
-// one before it searches with IndexByte.
-const shortQuoted = 16
-
-// readEscaped is readQuoted for s whose first backslash before a quote,
-// not escaped, is s[b]: past each backslash and the byte it escapes, the
-// next quote closes the string unless a backslash comes first.
-func readEscaped(s string, b int) (string, int, bool) {
-	var q int
+	// s[b] is a backslash that is not escaped
 	for {
 		j := b + 2 // past the escaped byte
 		if j >= len(s) {
