@@ -206,6 +206,22 @@ func analyzeBlock(data []byte, max int, fast bool, segs []seg) []seg {
 				continue
 			}
 		}
+		if pend.kind == plainJ && curOpen && cur.n > 0 && cur.json {
+			// plain JSON lines in a run: as the general loop below,
+			// without the bookkeeping (jsonLogRun)
+			hitFrom(s)
+			if r := jsonLogRun(data, s, hit, max, pend.s, pend.ce, &cur); r.n > 0 {
+				cur.n += r.n
+				cur.end = r.last
+				cur.lastOff, cur.payL = r.prev, r.prev
+				if r.n == 1 {
+					cur.lastOff, cur.payL = pend.s, pend.s
+				}
+				pend = line{kind: plainJ, s: r.last, e: r.end, ce: r.ce, pay: r.last}
+				s = r.end
+				continue
+			}
+		}
 		e := len(data)
 		if i := bytes.IndexByte(data[s:], '\n'); i >= 0 {
 			e = s + i + 1
