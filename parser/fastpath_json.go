@@ -41,6 +41,9 @@ func jsonLogRun(data []byte, s, hit, max, p0, ce0 int, g *seg) bareRun {
 	if !jsonHeadPlain {
 		return r
 	}
+	// the earliest and latest of the taken lines' stamps that
+	// loggerMicros reads (in microseconds), folded into g at the end
+	lo, hi := int64(-1), int64(-1)
 	ps, pce := p0, ce0
 	for s < hit && hit-s >= 8 {
 		if binary.LittleEndian.Uint64(data[s:])&jsonHeadMask != jsonHead8 {
@@ -61,11 +64,52 @@ func jsonLogRun(data []byte, s, hit, max, p0, ce0 int, g *seg) bareRun {
 		if ce-s < 8 {
 			break
 		}
-		g.trackTS(data[ps:pce])
+		if us, ok := loggerMicros(data[ps:pce]); ok {
+			if lo < 0 || us < lo {
+				lo = us
+			}
+			if us > hi {
+				hi = us
+			}
+		} else {
+			g.trackTS(data[ps:pce])
+		}
 		ps, pce = s, ce
 		r.n++
 		r.prev, r.last, r.end, r.ce = r.last, s, e, ce
 		s = e
 	}
+	if lo >= 0 {
+		g.foldNS(lo * 1e3)
+		g.foldNS(hi * 1e3)
+	}
 	return r
+}
+
+// loggerMicros reads the "ts" of a line as the JSON logger writes it,
+// jsonHead, 13 digits of milliseconds and 3 of fraction followed by ',' or
+// '}', in microseconds: loggerTS's first case, where ok, without its checks
+// for the other layouts (ok is false for those, and for a stamp out of
+// plausibleMillis; trackTS then reads the line).
+func loggerMicros(p []byte) (us int64, ok bool) {
+	if len(p) < len(jsonHead)+13+1+3+1 || binary.LittleEndian.Uint64(p)&jsonHeadMask != jsonHead8 {
+		return 0, false
+	}
+	d := p[len(jsonHead):]
+	// digits 0–7; then 8–12 and the fraction's 3 in one word without the
+	// dot (byte 13 of d)
+	w := binary.LittleEndian.Uint64(d[8:])
+	if byte(w>>40) != '.' || d[17] != ',' && d[17] != '}' {
+		return 0, false
+	}
+	hi, ok1 := eightDigits(binary.LittleEndian.Uint64(d))
+	lo, ok2 := eightDigits(w&(1<<40-1) | w>>8&(0xFFFF<<40) | uint64(d[16])<<56)
+	if !ok1 || !ok2 {
+		return 0, false
+	}
+	us = int64(hi)*1e8 + int64(lo)
+	if us < plausibleMillis[0]*1e3 || us >= plausibleMillis[1]*1e3 {
+		return 0, false
+	}
+	return us, true
 }

@@ -321,3 +321,47 @@ func FuzzAnalyzeBlock(f *testing.F) {
 		checkAnalyzeBlock(t, "fuzz", data, int(max))
 	})
 }
+
+// checkLoggerMicros holds loggerMicros to loggerTS: where it reads a
+// stamp, loggerTS reads the same one.
+func checkLoggerMicros(t testing.TB, p []byte) bool {
+	t.Helper()
+	us, ok := loggerMicros(p)
+	if !ok {
+		return false
+	}
+	if k, ok := loggerTS(p); !ok || k != us*1e3 {
+		t.Fatalf("loggerMicros(%q) = %d; loggerTS: %d, %v", p, us, k, ok)
+	}
+	return true
+}
+
+func TestLoggerMicros(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	n := 0
+	for _, l := range bytes.Split(jsonLogLines(rng, 5000), []byte("\n")) {
+		if checkLoggerMicros(t, l) {
+			n++
+		}
+	}
+	for l, want := range map[string]bool{
+		`{"ts":1723420800018.756}`: true, `{"ts":1723420800018.756,`: true,
+		`{"ts":7289654399999.999,`: true, `{"ts":7289654400000.000,`: false, // plausibleMillis
+		`{"ts":1000000000000.000}`: true, `{"ts":0946684799999.999}`: false,
+		`{"ts":1723420800018.756]`: false, `{"ts":1723420800018,756,`: false, `{"ts":1723420800018.7567`: false,
+		`{"tS":1723420800018.756,`: false, `{"ts":1723420800018.756`: false, `{"ts":172342080001x.756,`: false,
+	} {
+		if got := checkLoggerMicros(t, []byte(l)); got != want {
+			t.Errorf("loggerMicros(%q): ok %v, want %v", l, got, want)
+		}
+	}
+	if n < 2000 {
+		t.Fatalf("only %d of 5000 lines read", n)
+	}
+}
+
+func FuzzLoggerMicros(f *testing.F) {
+	f.Add([]byte(`{"ts":1723420800018.756,"caller":"a.go:1"}`))
+	f.Add([]byte(`{"ts":1723420800018.75,"caller":"a.go:1"}`))
+	f.Fuzz(func(t *testing.T, p []byte) { checkLoggerMicros(t, p) })
+}
