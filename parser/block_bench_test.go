@@ -56,34 +56,30 @@ func blocksOfGeneratedLog(b *testing.B) [][]byte {
 // (token search, line shapes, runs, entries decoded ahead) on one core,
 // for each era.
 func BenchmarkAnalyzeBlock(b *testing.B) {
-	for _, era := range loggen.Eras {
-		b.Run(string(era), func(b *testing.B) {
-			blocks, size := blocksOf(b, era)
-			b.SetBytes(size)
-			b.ReportAllocs()
-			for b.Loop() {
-				for _, blk := range blocks {
-					c := &chunk{data: blk, ready: make(chan struct{})}
-					c.analyze(DefaultMaxLineBytes, true)
-					putSegs(c.segs)
-				}
-			}
-		})
-	}
+	benchEras(b, func(blk []byte) {
+		c := &chunk{data: blk, ready: make(chan struct{})}
+		c.analyze(DefaultMaxLineBytes, true)
+		putSegs(c.segs)
+	})
 }
 
 // BenchmarkAnalyzeSegs is analyzeBlock alone (token search, line shapes,
 // runs), for each era.
 func BenchmarkAnalyzeSegs(b *testing.B) {
+	segs := make([]seg, 0, 1024)
+	benchEras(b, func(blk []byte) { segs = analyzeBlock(blk, DefaultMaxLineBytes, true, segs) })
+}
+
+// benchEras runs do over every block of each era's generated log.
+func benchEras(b *testing.B, do func(blk []byte)) {
 	for _, era := range loggen.Eras {
 		b.Run(string(era), func(b *testing.B) {
 			blocks, size := blocksOf(b, era)
 			b.SetBytes(size)
 			b.ReportAllocs()
-			segs := make([]seg, 0, 1024)
 			for b.Loop() {
 				for _, blk := range blocks {
-					segs = analyzeBlock(blk, DefaultMaxLineBytes, true, segs)
+					do(blk)
 				}
 			}
 		})

@@ -12,120 +12,6 @@ import (
 	"github.com/kcmtrace/kcmtrace/internal/loggen"
 )
 
-// analyzeBlockReference is analyzeBlock line by line, without the runs
-// (bareKlogRun, jsonLogRun): every line found with IndexByte and judged by
-// plainJSON, plainKlog and plainWrapped. analyzeBlock must cut every block
-// exactly as it does.
-func analyzeBlockReference(data []byte, max int) []seg {
-	var segs []seg
-	hit := -1
-	hitFrom := func(s int) {
-		if hit < s {
-			hit = len(data)
-			if i := indexHit(data[s:]); i >= 0 {
-				hit = s + i
-			}
-		}
-	}
-	var cur seg
-	curOpen := false
-	closeSeg := func() {
-		if cur.n > 0 && !cur.json {
-			cur.w0 = wallAt(data, cur.pay0)
-			if cur.n > 1 {
-				cur.wL = wallAt(data, cur.payL)
-			}
-		}
-		segs = append(segs, cur)
-	}
-	const (
-		notPlain = iota
-		plainK
-		plainJ
-	)
-	type line struct {
-		kind, s, e, ce, mon int
-		wk                  wrapKind
-		pay                 int
-		host, proc          []byte
-		header              bool
-	}
-	var pend line
-	add := func(l line) {
-		ok, js := l.kind != notPlain, l.kind == plainJ
-		if !curOpen || ok != (cur.n > 0) || ok && (js != cur.json || !js && (cur.mon != l.mon || cur.wk != l.wk || !bytes.Equal(cur.proc, l.proc))) {
-			if curOpen {
-				closeSeg()
-			}
-			curOpen = true
-			cur = seg{off: l.s, end: l.e}
-			if ok {
-				cur.lastOff, cur.mon, cur.json = l.s, l.mon, js
-				cur.wk, cur.pay0, cur.host, cur.proc = l.wk, l.pay, l.host, l.proc
-			}
-		}
-		cur.end = l.e
-		if ok {
-			cur.n++
-			cur.lastOff, cur.payL = l.s, l.pay
-			if js {
-				cur.trackTS(data[l.s:l.ce])
-			}
-		}
-	}
-	for s := 0; s < len(data); {
-		e := len(data)
-		if i := bytes.IndexByte(data[s:], '\n'); i >= 0 {
-			e = s + i + 1
-		}
-		ce := e
-		if ce > s && data[ce-1] == '\n' {
-			ce--
-		}
-		l := line{kind: notPlain, s: s, e: e, ce: ce, pay: s}
-		if ce-s <= max {
-			if ce > s && data[ce-1] == '\r' {
-				ce--
-				l.ce = ce
-			}
-			if ce > s && data[s] == '{' {
-				if plainJSON(data[s:ce]) {
-					l.kind = plainJ
-				}
-			} else if m, ok := plainKlog(data[s:ce]); ok {
-				l.kind, l.mon = plainK, m
-			} else if w, ok := plainWrapped(data[s:ce]); ok {
-				l.kind, l.mon, l.wk, l.pay, l.host, l.proc = plainK, w.mon, w.kind, s+w.pay, w.host, w.proc
-			}
-		}
-		l.header = l.kind == plainK
-		if l.kind != notPlain {
-			hitFrom(s)
-			if hit < ce && !(onlyTokens(data[s:ce], hit-s) && fromPlumbing(l.kind == plainJ, data[l.pay:ce])) {
-				l.kind = notPlain
-			}
-		}
-		if pend.e > 0 {
-			if pend.kind == plainK && l.kind == notPlain && !l.header {
-				pend.kind = notPlain
-			}
-			add(pend)
-		}
-		pend = l
-		s = e
-	}
-	if pend.e > 0 {
-		if pend.kind == plainK {
-			pend.kind = notPlain
-		}
-		add(pend)
-	}
-	if curOpen {
-		closeSeg()
-	}
-	return segs
-}
-
 // checkAnalyzeBlock compares analyzeBlock with the reference on data for
 // several line limits (the default, small ones, and the lengths of lines
 // of data and one less).
@@ -138,10 +24,7 @@ func checkAnalyzeBlock(t testing.TB, name string, data []byte, maxes ...int) {
 			continue
 		}
 		segs = analyzeBlock(data, max, true, segs)
-		want := analyzeBlockReference(data, max)
-		if len(want) == 0 {
-			want = segs[:0]
-		}
+		want := analyzeLines(data, max, true, false, nil)
 		if !reflect.DeepEqual(segs, want) {
 			for i := range min(len(segs), len(want)) {
 				if !reflect.DeepEqual(segs[i], want[i]) {
@@ -309,9 +192,15 @@ func FuzzAnalyzeBlock(f *testing.F) {
 	for range 6 {
 		f.Add(jsonLogLines(rng, 8), uint16(65535))
 	}
-	if data, err := os.ReadFile("../testdata/catalog/examples.log"); err == nil {
+	// the JSON and docker lines of the test inputs (the catalog's
+	// examples, the real logs)
+	for _, name := range testInputs(f) {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
 		for _, l := range bytes.SplitAfter(data, []byte("\n")) {
-			if bytes.HasPrefix(l, []byte(jsonHead)) {
+			if bytes.HasPrefix(l, []byte("{")) {
 				f.Add(bytes.Repeat(l, 3), uint16(len(l)))
 			}
 		}
