@@ -3,12 +3,14 @@ package parser
 import (
 	"bytes"
 	"encoding/binary"
+	"unsafe"
 )
 
 // This file owns the runs of plain JSON log lines of the fast path: while
 // the next line starts `{"ts":` and ends before the next hit, analyzeBlock
-// takes it with a newline search and the fold of its "ts", without the
-// general per-line work (plainJSON's claimants and shape test).
+// takes it with a newline search (the AVX2 kernel jsonLinesKernel, where
+// it runs) and the fold of its "ts", without the general per-line work
+// (plainJSON's claimants and shape test).
 
 // jsonHead is how the JSON logger starts every line; jsonHead8 and
 // jsonHeadMask compare its 6 bytes within a little-endian 8-byte load.
@@ -35,18 +37,45 @@ var jsonHeadPlain = len(claimants['{']) == 1 && claimants['{'][0] == wrapDocker 
 // content end of the line before s, which analyzeBlock has found plain and
 // not yet added to g. The "ts" of that line and of every taken line but
 // the last is folded into g (the last stays pending, as in analyzeBlock);
-// g's line count and range are the caller's.
+// g's line count and range are the caller's. The kernel (jsonLinesKernel)
+// takes most lines, the loop here those it is not sure of.
 func jsonLogRun(data []byte, s, hit, max, p0, ce0 int, g *seg) bareRun {
 	r := bareRun{prev: -1, last: -1}
 	if !jsonHeadPlain {
 		return r
 	}
-	// the earliest and latest of the taken lines' stamps that
-	// loggerMicros reads (in microseconds), folded into g at the end
-	lo, hi := int64(-1), int64(-1)
-	ps, pce := p0, ce0
-	for s < hit && hit-s >= 8 {
-		if binary.LittleEndian.Uint64(data[s:])&jsonHeadMask != jsonHead8 {
+	f := jsonFold{lo: -1, hi: -1, ps: p0, pce: ce0}
+	var starts [64]int
+	for s < hit {
+		if useJSONKernel {
+			k, end := jsonLinesKernel(unsafe.SliceData(data), len(data), s, hit, max, &starts[0], len(starts))
+			if k > 0 {
+				for i, ls := range starts[:k] {
+					e := end
+					if i+1 < k {
+						e = starts[i+1]
+					}
+					ce := e - 1
+					if data[ce-1] == '\r' {
+						ce--
+					}
+					f.take(data, g, ls, ce)
+				}
+				r.prev, r.last = r.last, starts[k-1]
+				if k > 1 {
+					r.prev = starts[k-2]
+				}
+				r.n += k
+				r.end, r.ce = end, f.pce
+				if s = end; s >= hit {
+					break
+				}
+				if k == len(starts) {
+					continue
+				}
+			}
+		}
+		if hit-s < 8 || binary.LittleEndian.Uint64(data[s:])&jsonHeadMask != jsonHead8 {
 			break
 		}
 		i := bytes.IndexByte(data[s:hit], '\n')
@@ -64,26 +93,45 @@ func jsonLogRun(data []byte, s, hit, max, p0, ce0 int, g *seg) bareRun {
 		if ce-s < 8 {
 			break
 		}
-		if us, ok := loggerMicros(data[ps:pce]); ok {
-			if lo < 0 || us < lo {
-				lo = us
-			}
-			if us > hi {
-				hi = us
-			}
-		} else {
-			g.trackTS(data[ps:pce])
-		}
-		ps, pce = s, ce
+		f.take(data, g, s, ce)
 		r.n++
 		r.prev, r.last, r.end, r.ce = r.last, s, e, ce
 		s = e
 	}
-	if lo >= 0 {
-		g.foldNS(lo * 1e3)
-		g.foldNS(hi * 1e3)
-	}
+	f.fold(g)
 	return r
+}
+
+// jsonFold folds the "ts" of a run's lines into its seg, each once the next
+// is taken: ps and pce are the start and content end of the line taken
+// last, lo and hi the earliest and latest of the stamps loggerMicros read
+// (microseconds; -1 when none), folded at the end.
+type jsonFold struct {
+	lo, hi  int64
+	ps, pce int
+}
+
+// take folds the line taken last and takes data[s:ce].
+func (f *jsonFold) take(data []byte, g *seg, s, ce int) {
+	if us, ok := loggerMicros(data[f.ps:f.pce]); ok {
+		if f.lo < 0 || us < f.lo {
+			f.lo = us
+		}
+		if us > f.hi {
+			f.hi = us
+		}
+	} else {
+		g.trackTS(data[f.ps:f.pce])
+	}
+	f.ps, f.pce = s, ce
+}
+
+// fold folds lo and hi into g.
+func (f *jsonFold) fold(g *seg) {
+	if f.lo >= 0 {
+		g.foldNS(f.lo * 1e3)
+		g.foldNS(f.hi * 1e3)
+	}
 }
 
 // loggerMicros reads the "ts" of a line as the JSON logger writes it,
