@@ -8,18 +8,24 @@ import (
 	"github.com/kcmtrace/kcmtrace/internal/loggen"
 )
 
-var (
-	benchBlocksOnce sync.Once
-	benchBlocks     [][]byte
-	benchBlockBytes int64
-)
-
-// blocksOfGeneratedLog cuts 32 MiB of generated legacy KCM log into blocks
+// benchBlockSet is 32 MiB of generated KCM log of one era cut into blocks
 // of whole lines, as blockReader does.
-func blocksOfGeneratedLog(b *testing.B) [][]byte {
-	benchBlocksOnce.Do(func() {
+type benchBlockSet struct {
+	once   sync.Once
+	blocks [][]byte
+	bytes  int64
+}
+
+var benchBlockSets = map[loggen.Era]*benchBlockSet{
+	loggen.Legacy: {}, loggen.Structured: {}, loggen.JSON: {},
+}
+
+// blocksOf returns the blocks of era's generated log (and their size).
+func blocksOf(b *testing.B, era loggen.Era) ([][]byte, int64) {
+	set := benchBlockSets[era]
+	set.once.Do(func() {
 		var buf bytes.Buffer
-		if _, err := loggen.Generate(&buf, loggen.Config{Size: 32 << 20, Era: loggen.Legacy, Seed: 1}); err != nil {
+		if _, err := loggen.Generate(&buf, loggen.Config{Size: 32 << 20, Era: era, Seed: 1}); err != nil {
 			b.Fatal(err)
 		}
 		data := buf.Bytes()
@@ -28,25 +34,54 @@ func blocksOfGeneratedLog(b *testing.B) [][]byte {
 			if k := bytes.LastIndexByte(data[:n], '\n'); k >= 0 && n < len(data) {
 				n = k + 1
 			}
-			benchBlocks = append(benchBlocks, data[:n])
-			benchBlockBytes += int64(n)
+			set.blocks = append(set.blocks, data[:n])
+			set.bytes += int64(n)
 			data = data[n:]
 		}
 	})
-	return benchBlocks
+	return set.blocks, set.bytes
+}
+
+// benchBlockBytes is the size of blocksOfGeneratedLog's blocks.
+var benchBlockBytes int64
+
+// blocksOfGeneratedLog is blocksOf the legacy era.
+func blocksOfGeneratedLog(b *testing.B) [][]byte {
+	blocks, size := blocksOf(b, loggen.Legacy)
+	benchBlockBytes = size
+	return blocks
 }
 
 // BenchmarkAnalyzeBlock is the per-block work of the analysis goroutines
-// (token search, line shapes, runs, entries decoded ahead) on one core.
+// (token search, line shapes, runs, entries decoded ahead) on one core,
+// for each era.
 func BenchmarkAnalyzeBlock(b *testing.B) {
-	blocks := blocksOfGeneratedLog(b)
-	b.SetBytes(benchBlockBytes)
-	b.ReportAllocs()
-	for b.Loop() {
-		for _, blk := range blocks {
-			c := &chunk{data: blk, ready: make(chan struct{})}
-			c.analyze(DefaultMaxLineBytes, true)
-			putSegs(c.segs)
-		}
+	benchEras(b, func(blk []byte) {
+		c := &chunk{data: blk, ready: make(chan struct{})}
+		c.analyze(DefaultMaxLineBytes, true)
+		putSegs(c.segs)
+	})
+}
+
+// BenchmarkAnalyzeSegs is analyzeBlock alone (token search, line shapes,
+// runs), for each era.
+func BenchmarkAnalyzeSegs(b *testing.B) {
+	segs := make([]seg, 0, 1024)
+	benchEras(b, func(blk []byte) { segs = analyzeBlock(blk, DefaultMaxLineBytes, true, segs) })
+}
+
+// benchEras runs do over every block of each era's generated log.
+func benchEras(b *testing.B, do func(blk []byte)) {
+	for _, era := range loggen.Eras {
+		b.Run(string(era), func(b *testing.B) {
+			blocks, size := blocksOf(b, era)
+			b.SetBytes(size)
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, blk := range blocks {
+					do(blk)
+				}
+			}
+		})
 	}
 }

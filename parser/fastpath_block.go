@@ -118,6 +118,13 @@ func eightDigits(x uint64) (v uint64, ok bool) {
 func (g *seg) trackAbs(t time.Time) { widen(&g.minAbs, &g.maxAbs, t) }
 
 func analyzeBlock(data []byte, max int, fast bool, segs []seg) []seg {
+	return analyzeLines(data, max, fast, true, segs)
+}
+
+// analyzeLines is analyzeBlock with the runs (bareKlogRun, jsonLogRun) or
+// without: then the general loop reads every line (plainJSON, plainKlog,
+// plainWrapped), the reference the tests hold the runs to.
+func analyzeLines(data []byte, max int, fast, runs bool, segs []seg) []seg {
 	segs = segs[:0]
 	if !fast {
 		return append(segs, seg{off: 0, end: len(data)})
@@ -188,20 +195,35 @@ func analyzeBlock(data []byte, max int, fast bool, segs []seg) []seg {
 			}
 		}
 	}
+	// extend adds pend and the lines of a run but its last to cur; the
+	// last becomes pend
+	extend := func(r bareRun, kind int) {
+		cur.n += r.n
+		cur.end = r.last
+		cur.lastOff, cur.payL = r.prev, r.prev
+		if r.n == 1 {
+			cur.lastOff, cur.payL = pend.s, pend.s
+		}
+		pend = line{kind: kind, s: r.last, e: r.end, ce: r.ce, mon: pend.mon, pay: r.last}
+	}
 	for s := 0; s < len(data); {
-		if pend.kind == plainK && pend.wk == wrapNone && curOpen && cur.n > 0 && !cur.json && cur.wk == wrapNone && cur.mon == pend.mon {
+		if runs && pend.kind == plainK && pend.wk == wrapNone && curOpen && cur.n > 0 && !cur.json && cur.wk == wrapNone && cur.mon == pend.mon {
 			// the common case, bare klog lines of one month in a run:
 			// what the general loop below would do for each, without
 			// the bookkeeping
 			hitFrom(s)
 			if r := bareKlogRun(data, s, hit, max, pend.mon, pend.s); r.n > 0 {
-				cur.n += r.n
-				cur.end = r.last
-				cur.lastOff, cur.payL = r.prev, r.prev
-				if r.n == 1 {
-					cur.lastOff, cur.payL = pend.s, pend.s
-				}
-				pend = line{kind: plainK, s: r.last, e: r.end, ce: r.ce, mon: pend.mon, pay: r.last}
+				extend(r, plainK)
+				s = r.end
+				continue
+			}
+		}
+		if runs && pend.kind == plainJ && curOpen && cur.n > 0 && cur.json {
+			// plain JSON lines in a run: as the general loop below,
+			// without the bookkeeping (jsonLogRun)
+			hitFrom(s)
+			if r := jsonLogRun(data, s, hit, max, pend.s, pend.ce, &cur); r.n > 0 {
+				extend(r, plainJ)
 				s = r.end
 				continue
 			}
