@@ -604,8 +604,13 @@ func plural(n int, s string) string {
 }
 
 // groupByNode splits events by node, keeping the order in which nodes first
-// appear.
+// appear. No events give no map (groups is read only): rules group the
+// filtered events of every volume, mostly none, and a map each was 35k
+// allocations a rule on the churn shape's 1 GiB.
 func groupByNode(evs []parser.Event) (nodes []string, groups map[string][]parser.Event) {
+	if len(evs) == 0 {
+		return nil, nil
+	}
 	groups = map[string][]parser.Event{}
 	for _, e := range evs {
 		if groups[e.Node] == nil {
