@@ -182,7 +182,7 @@ func (b *factsBuilder) volume(v *timeline.Volume, ids []int32) volFacts {
 			return i
 		}
 		i := int32(len(nodes))
-		b.arena = append(b.arena, n)
+		b.arena = push(b.arena, n)
 		switch {
 		case i == linearNodes:
 			if b.index == nil {
