@@ -95,7 +95,30 @@ const minChunkEvents = 4096
 
 // sharedFacts is newRunFacts for Run: nil, rather than a panic, when tl is
 // malformed, so that each rule reports the failure as its own error.
-func sharedFacts(tl *timeline.Timeline, workers int) (f *runFacts) {
+// With more than one worker the mount side (newMountSide) is derived at
+// the same time, on a goroutine of its own: left to the first rule that
+// asks for it, it held every other kubelet-side rule waiting for it (on
+// the churn shape's 1 GiB, one of the two rule workers idle for 11 ms).
+// A panic there leaves it to that first rule again, which reports it.
+func sharedFacts(tl *timeline.Timeline, workers int) *runFacts {
+	var mount *mountSide
+	var wg sync.WaitGroup
+	if workers > 1 {
+		wg.Go(func() {
+			defer func() { _ = recover() }()
+			mount = newMountSide(tl)
+		})
+	}
+	f := recoveredFacts(tl, workers)
+	wg.Wait()
+	if f != nil && mount != nil {
+		f.mountOnce.Do(func() { f.mount = mount })
+	}
+	return f
+}
+
+// recoveredFacts is newRunFacts, nil when it panics.
+func recoveredFacts(tl *timeline.Timeline, workers int) (f *runFacts) {
 	defer func() {
 		if recover() != nil {
 			f = nil
