@@ -45,8 +45,8 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 		csiNodes           int32 // head of its list in csiNode +1 (0: empty): nodes whose VolumeAttachment name is linked
 		done               bool  // the UniqueName's own handle is linked
 	}
-	seen := make([]seenVol, len(sy.str)) // by UniqueName sym
-	var csiNode, csiNext []int32         // lists of nodes (syms); csiNext[i] is the next entry +1
+	seen := newSymSlots[seenVol](len(sy.str)) // by UniqueName sym
+	var csiNode, csiNext []int32              // lists of nodes (syms); csiNext[i] is the next entry +1
 	// Pass 1: link the events that carry a UniqueName. root[p] keeps the
 	// name id of ord[p]'s UniqueName (noVolume, ignoredVolume) for pass 2.
 	const noVolume, ignoredVolume = -1, -2
@@ -64,7 +64,7 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 		}
 		u := n.add(id.vol)
 		root[p] = int32(u)
-		sv := &seen[id.vol]
+		sv := seen.of(id.vol)
 		if !sv.done {
 			sv.done = true
 			uniques++
@@ -114,7 +114,7 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 			}
 		}
 	}
-	seen, csiNode, csiNext = nil, nil, nil
+	seen, csiNode, csiNext = symSlots[seenVol]{}, nil, nil
 	sy.seal() // every name is interned: from here on ids only
 	// resolveAlias returns the root of an alias that names one volume only.
 	resolveAlias := func(a int32) (int, bool) {

@@ -226,37 +226,50 @@ func (sy *syms) event(ev *parser.Event, prev *lastNames) evIDs {
 // +1 (0: none).
 type lastIDs struct{ pv, handle, node, pod, va int32 }
 
-// lastNames are the lastIDs of the volumes seen so far, one entry each,
-// found by the volume's UniqueName sym (at[sym] is its entry +1; 0: none
-// yet). The ids count every name interned, and a volume's UniqueName is
-// one of several: indexing the 20-byte entries by sym directly took
-// 7 MB on the churn shape's 1 GiB (35k volumes, 170k names), the 4-byte
-// index and the entries together 4.
-type lastNames struct {
-	at   []int32
-	last []lastIDs
-}
+// lastNames are the lastIDs of the volumes seen so far (see symSlots):
+// indexing the 20-byte entries by sym directly took 7 MB on the churn
+// shape's 1 GiB (35k volumes, 170k names), the index and the entries 4.
+type lastNames = symSlots[lastIDs]
 
 // newLastNames returns lastNames with room for ids below n.
-func newLastNames(n int) lastNames {
-	// each entry of at is read before it is written: prefaulted (see
-	// internal/prefault)
-	return lastNames{at: prefault.Slice(make([]int32, n)), last: make([]lastIDs, 0, 256)}
+func newLastNames(n int) lastNames { return newSymSlots[lastIDs](n) }
+
+// symSlots keep one T for each of some syms, made zero on first use and
+// found through a 4-byte index by sym id (at[sym] is its slot +1; 0:
+// none yet): the ids count every name interned, and the syms kept for
+// (volumes' UniqueNames) are a fraction of them.
+type symSlots[T any] struct {
+	at  []int32
+	val []T
 }
 
-// of returns the entry of volume vol (a sym id), made (zero) when new.
-func (l *lastNames) of(vol int32) *lastIDs {
-	if int(vol) >= len(l.at) {
-		p := slices.Grow(l.at, max(int(vol)+1, 2*len(l.at), 1024)-len(l.at))
+// newSymSlots returns symSlots with room for ids below n.
+func newSymSlots[T any](n int) symSlots[T] {
+	// each entry of at is read before it is written: prefaulted (see
+	// internal/prefault)
+	return symSlots[T]{at: prefault.Slice(make([]int32, n)), val: make([]T, 0, 256)}
+}
+
+// of returns the slot of sym, made (zero) when new; the pointer holds
+// until the next call.
+func (l *symSlots[T]) of(sym int32) *T {
+	if int(sym) >= len(l.at) {
+		p := slices.Grow(l.at, max(int(sym)+1, 2*len(l.at), 1024)-len(l.at))
 		l.at = p[:cap(p)] // zeroed
 	}
-	i := l.at[vol]
+	i := l.at[sym]
 	if i == 0 {
-		l.last = append(l.last, lastIDs{})
-		i = int32(len(l.last))
-		l.at[vol] = i
+		if len(l.val) == cap(l.val) {
+			// doubled: append grows a large slice by a quarter at a
+			// time, a copy each time (five times the final size)
+			l.val = slices.Grow(l.val, len(l.val))
+		}
+		var zero T
+		l.val = append(l.val, zero)
+		i = int32(len(l.val))
+		l.at[sym] = i
 	}
-	return &l.last[i-1]
+	return &l.val[i-1]
 }
 
 // attachment interns the VolumeAttachment name of CSI UniqueName vol on
