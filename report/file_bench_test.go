@@ -3,9 +3,7 @@ package report
 import (
 	"io"
 	"sync"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/kcmtrace/kcmtrace/internal/benchfiles"
 	"github.com/kcmtrace/kcmtrace/parser"
@@ -72,22 +70,11 @@ func BenchmarkJSONFiles(b *testing.B) {
 	b.SetBytes(size.n)
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu := cpuTime()
+	cpu := benchfiles.CPUTime()
 	for b.Loop() {
 		if err := JSON(io.Discard, a, Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
-	// CPU time, every goroutine and the GC included: steadier than the
-	// wall time on a shared machine, and what parallel writing costs.
-	b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
-}
-
-// cpuTime is the CPU time (user and system) the process has used so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	benchfiles.ReportCPU(b, cpu)
 }

@@ -62,7 +62,7 @@ func JSON(w io.Writer, a *Analysis, o Options) error {
 	out.arrayOf("volumes", len(tl.Volumes), func(dst []byte, i int) ([]byte, error) {
 		return appendVolume(dst, tl.Volumes[i], arrayDepth), nil
 	})
-	byName := volumesByName(tl)
+	byName := volumesByName(tl, a.Result.Findings)
 	out.array("findings", len(a.Result.Findings), func(i int) any { return toWireFinding(i, a.Result.Findings[i], inc, byName) })
 	out.array("incidents", len(a.Result.Incidents), func(i int) any { return toWireIncident(a.Result.Incidents[i], a.Result.Findings) })
 	out.array("restarts", len(tl.Restarts), func(i int) any { return toWireRestart(tl.Restarts[i]) })

@@ -42,11 +42,13 @@ func BenchmarkRunFiles(b *testing.B) {
 	tl := benchTimeline(b)
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu := benchfiles.CPUTime()
 	for b.Loop() {
 		if _, err := Run(tl, Config{}); err != nil {
 			b.Fatal(err)
 		}
 	}
+	benchfiles.ReportCPU(b, cpu)
 }
 
 // BenchmarkRunFilesRule runs each rule alone over the same timeline, to show
@@ -70,7 +72,9 @@ func BenchmarkRunFilesRule(b *testing.B) {
 func BenchmarkRunFactsFiles(b *testing.B) {
 	tl := benchTimeline(b)
 	b.ReportAllocs()
+	cpu := benchfiles.CPUTime()
 	for b.Loop() {
 		newRunFacts(tl, 1)
 	}
+	benchfiles.ReportCPU(b, cpu)
 }

@@ -173,13 +173,13 @@ func newMountSide(tl *timeline.Timeline) *mountSide {
 			e := &evs[i]
 			switch {
 			case isMountFailure(e) || isDeviceNotFound(e) || isDriverNotRegistered(e):
-				m.failures = append(m.failures, located{e, v})
+				m.failures = push(m.failures, located{e, v})
 			case isAttachConfirmed(e):
-				m.attached = append(m.attached, located{e, v})
+				m.attached = push(m.attached, located{e, v})
 			case kindIn(e.Kind, parser.MountDeviceSucceeded, parser.SetupSucceeded):
-				m.mounted = append(m.mounted, located{e, v})
+				m.mounted = push(m.mounted, located{e, v})
 			case e.Kind == parser.OwnershipChange && e.PV != "" && !strings.HasPrefix(e.Detail, "started"):
-				m.slowOwn = append(m.slowOwn, located{e, v})
+				m.slowOwn = push(m.slowOwn, located{e, v})
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -114,5 +115,35 @@ func TestRunSurvivesMalformedTimeline(t *testing.T) {
 		if !strings.Contains(e, "internal error") {
 			t.Errorf("error %q: want an internal error", e)
 		}
+	}
+}
+
+// TestSharedFactsDeriveMountSide: Run's facts come with the mount side
+// derived alongside (sharedFacts with workers), the same as derived on
+// first use; on one worker it is left to first use.
+func TestSharedFactsDeriveMountSide(t *testing.T) {
+	t0 := time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC)
+	vol := &timeline.Volume{Key: "vol"}
+	for i, k := range []parser.Kind{parser.MountDeviceFailed, parser.VerifyAttachedSucceeded, parser.SetupSucceeded, parser.MountDeviceSucceeded} {
+		vol.Events = append(vol.Events, parser.Draft{Kind: k, Node: "node-a", Time: t0.Add(time.Duration(i) * time.Second), Code: parser.CodeNotFound}.Event())
+	}
+	tl := &timeline.Timeline{Volumes: []*timeline.Volume{vol}}
+	want := newMountSide(tl)
+	if len(want.attached)+len(want.mounted)+len(want.failures) == 0 {
+		t.Fatal("the fixture has no mount-side events")
+	}
+	f := sharedFacts(tl, 2)
+	if f == nil || f.mount == nil {
+		t.Fatalf("sharedFacts(tl, 2) derived no mount side: %+v", f)
+	}
+	if !reflect.DeepEqual(f.mount, want) {
+		t.Errorf("mount side %+v, want %+v", f.mount, want)
+	}
+	one := sharedFacts(tl, 1)
+	if one.mount != nil {
+		t.Errorf("one worker: mount side derived up front")
+	}
+	if c := (&Context{Timeline: tl, shared: one}); !reflect.DeepEqual(c.mountSide(), want) {
+		t.Errorf("derived on first use: %+v, want %+v", c.mountSide(), want)
 	}
 }

@@ -207,9 +207,7 @@ func prepareEvents(evs []parser.Event, src []parser.Result, inputs []int, in []i
 		sy := newSyms(hi-lo, capIDs)
 		var raw map[int32]string
 		bare := map[*parser.Ident]*parser.Ident{}
-		// by UniqueName sym: mostly fewer than the events; each is read
-		// before it is written, so prefaulted (see internal/prefault)
-		prev := prefault.Slice(make([]lastIDs, hi-lo))
+		prev := newLastNames(hi - lo)
 		for k := lo; k < hi; k++ {
 			if src != nil && (k-lo)%fillBlock == 0 {
 				fillEvents(evs, src, inputs, k, min(k+fillBlock, hi))

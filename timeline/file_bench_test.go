@@ -26,11 +26,13 @@ func BenchmarkBuildFiles(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	var tl *Timeline
+	cpu := benchfiles.CPUTime()
 	for b.Loop() {
 		tl = nil
 		tl = Build(res, Options{})
 	}
 	b.StopTimer()
+	benchfiles.ReportCPU(b, cpu)
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/event")
 	held := liveHeap()
 	runtime.KeepAlive(tl)

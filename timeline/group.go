@@ -45,12 +45,13 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 		csiNodes           int32 // head of its list in csiNode +1 (0: empty): nodes whose VolumeAttachment name is linked
 		done               bool  // the UniqueName's own handle is linked
 	}
-	seen := make([]seenVol, len(sy.str)) // by UniqueName sym
-	var csiNode, csiNext []int32         // lists of nodes (syms); csiNext[i] is the next entry +1
+	seen := newSymSlots[seenVol](len(sy.str)) // by UniqueName sym
+	var csiNode, csiNext []int32              // lists of nodes (syms); csiNext[i] is the next entry +1
 	// Pass 1: link the events that carry a UniqueName. root[p] keeps the
 	// name id of ord[p]'s UniqueName (noVolume, ignoredVolume) for pass 2.
 	const noVolume, ignoredVolume = -1, -2
 	root := make([]int32, len(ord))
+	uniques := 0 // distinct UniqueNames: the volumes, but for unjoinable events
 	for p, k := range ord {
 		id := byEvent[k]
 		if id.vol < 0 {
@@ -63,9 +64,10 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 		}
 		u := n.add(id.vol)
 		root[p] = int32(u)
-		sv := &seen[id.vol]
+		sv := seen.of(id.vol)
 		if !sv.done {
 			sv.done = true
+			uniques++
 			_, handle, ok := ParseUniqueName(sy.str[id.vol])
 			if ok && handle != "" {
 				n.union(u, n.add(sy.internAs(symName, handle, id.handle)))
@@ -96,6 +98,12 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 				}
 			}
 			if !linked {
+				if len(csiNode) == cap(csiNode) {
+					// doubled: append grows a large slice by a quarter
+					// at a time, a copy each time
+					csiNode = slices.Grow(csiNode, max(len(csiNode), 1024))
+					csiNext = slices.Grow(csiNext, max(len(csiNext), 1024))
+				}
 				csiNode, csiNext = append(csiNode, id.node), append(csiNext, sv.csiNodes)
 				sv.csiNodes = int32(len(csiNode))
 				a := id.va
@@ -106,7 +114,7 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 			}
 		}
 	}
-	seen, csiNode, csiNext = nil, nil, nil
+	seen, csiNode, csiNext = symSlots[seenVol]{}, nil, nil
 	sy.seal() // every name is interned: from here on ids only
 	// resolveAlias returns the root of an alias that names one volume only.
 	resolveAlias := func(a int32) (int, bool) {
@@ -132,8 +140,8 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 	const toOther, toPending = -1, -2
 	vol := root                                                // reused: root[p] is read before vol[p] is written
 	byRoot := make([]int32, len(n.parent), len(n.parent)+1024) // name id of a root → volume + 1 (0: none)
-	var volRoot []int                                          // volume → the name id of its root
-	var count []int32                                          // volume → its events
+	volRoot := make([]int, 0, uniques)                         // volume → the name id of its root
+	count := make([]int32, 0, uniques)                         // volume → its events
 	var pending []int32                                        // positions of mount-timeouts to place by pod
 	for p, k := range ord {
 		r := -1

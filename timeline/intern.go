@@ -193,17 +193,13 @@ func (sy *syms) internAs(tab int, s string, guess int32) int32 {
 // on the event's node. An event mostly repeats the PV, handle, node, pod
 // and VolumeAttachment of the previous event of its volume: those are
 // tried first, one comparison instead of a lookup (or a hash). prev keeps
-// them, by UniqueName sym; it grows as needed.
-func (sy *syms) event(ev *parser.Event, prev *[]lastIDs) evIDs {
+// them, per volume.
+func (sy *syms) event(ev *parser.Event, prev *lastNames) evIDs {
 	id := evIDs{vol: sy.intern(symName, ev.Volume)}
 	var none lastIDs
 	last := &none
 	if id.vol >= 0 {
-		if int(id.vol) >= len(*prev) {
-			p := slices.Grow(*prev, max(int(id.vol)+1, 2*len(*prev), 1024)-len(*prev))
-			*prev = p[:cap(p)] // zeroed
-		}
-		last = &(*prev)[id.vol]
+		last = prev.of(id.vol)
 	}
 	id.pv = sy.internAs(symName, ev.PV, last.pv-1)
 	id.handle = sy.internAs(symName, ev.Handle, last.handle-1)
@@ -229,6 +225,52 @@ func (sy *syms) event(ev *parser.Event, prev *[]lastIDs) evIDs {
 // lastIDs are the names of a volume's latest event (see event), each id
 // +1 (0: none).
 type lastIDs struct{ pv, handle, node, pod, va int32 }
+
+// lastNames are the lastIDs of the volumes seen so far (see symSlots):
+// indexing the 20-byte entries by sym directly took 7 MB on the churn
+// shape's 1 GiB (35k volumes, 170k names), the index and the entries 4.
+type lastNames = symSlots[lastIDs]
+
+// newLastNames returns lastNames with room for ids below n.
+func newLastNames(n int) lastNames { return newSymSlots[lastIDs](n) }
+
+// symSlots keep one T for each of some syms, made zero on first use and
+// found through a 4-byte index by sym id (at[sym] is its slot +1; 0:
+// none yet): the ids count every name interned, and the syms kept for
+// (volumes' UniqueNames) are a fraction of them.
+type symSlots[T any] struct {
+	at  []int32
+	val []T
+}
+
+// newSymSlots returns symSlots with room for ids below n.
+func newSymSlots[T any](n int) symSlots[T] {
+	// each entry of at is read before it is written: prefaulted (see
+	// internal/prefault)
+	return symSlots[T]{at: prefault.Slice(make([]int32, n)), val: make([]T, 0, 256)}
+}
+
+// of returns the slot of sym, made (zero) when new; the pointer holds
+// until the next call.
+func (l *symSlots[T]) of(sym int32) *T {
+	if int(sym) >= len(l.at) {
+		p := slices.Grow(l.at, max(int(sym)+1, 2*len(l.at), 1024)-len(l.at))
+		l.at = p[:cap(p)] // zeroed
+	}
+	i := l.at[sym]
+	if i == 0 {
+		if len(l.val) == cap(l.val) {
+			// doubled: append grows a large slice by a quarter at a
+			// time, a copy each time (five times the final size)
+			l.val = slices.Grow(l.val, len(l.val))
+		}
+		var zero T
+		l.val = append(l.val, zero)
+		i = int32(len(l.val))
+		l.at[sym] = i
+	}
+	return &l.val[i-1]
+}
 
 // attachment interns the VolumeAttachment name of CSI UniqueName vol on
 // node (syms of their tables).
