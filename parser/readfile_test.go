@@ -3,6 +3,7 @@ package parser
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -113,40 +114,48 @@ func TestFileProgress(t *testing.T) {
 
 // TestFileShrinks: a file cut shorter after it was opened (rotated by
 // copytruncate, say) ends early; the input gets a problem naming that,
-// is marked truncated and keeps what was read.
+// is marked truncated and keeps what was read — mapped or read with
+// read(2).
 func TestFileShrinks(t *testing.T) {
 	line := "I0812 03:10:00.000001       1 event.go:291] some other controller's line\n"
 	data := strings.Repeat(line, 3*(1<<20)/len(line))
-	p := filepath.Join(t.TempDir(), "kcm.log")
-	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	st := newInputState(p, 0)
-	fi, err := f.Stat()
-	if err != nil {
-		t.Fatal(err)
-	}
-	st.sizeHint = fi.Size()
-	cut := int64(len(line) * 1000)
-	if err := os.Truncate(p, cut); err != nil {
-		t.Fatal(err)
-	}
-	st.read(f, Options{})
-	res := st.alone(Options{})
-	found := false
-	for _, pr := range res.Input.Problems {
-		found = found || strings.Contains(pr.Message, "shrank")
-	}
-	if !found || !res.Input.Truncated {
-		t.Errorf("problems %+v, truncated %v: want the shrunk file named", res.Input.Problems, res.Input.Truncated)
-	}
-	if res.Input.Lines != 1000 || res.Input.Unaccounted() != 0 {
-		t.Errorf("lines %d, unaccounted %d: want the 1000 lines before the cut, all accounted", res.Input.Lines, res.Input.Unaccounted())
+	for _, mapped := range []bool{false, true} {
+		if mapped && !canMap {
+			continue
+		}
+		p := filepath.Join(t.TempDir(), "kcm.log")
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		st := newInputState(p, 0)
+		fi, err := f.Stat()
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.sizeHint = fi.Size()
+		st.file = f // as parseSource has it
+		cut := int64(len(line) * 1000)
+		if err := os.Truncate(p, cut); err != nil {
+			t.Fatal(err)
+		}
+		blocks := 0
+		withMapping(mapped, mapWindow, func(*chunk) { blocks++ }, func() { st.read(f, Options{}) })
+		if mapped != (blocks > 0) {
+			t.Errorf("mapped %v: %d blocks mapped", mapped, blocks)
+		}
+		res := st.alone(Options{})
+		want := fmt.Sprintf("the file shrank while it was read (truncated or rotated?): %d of its %d bytes read; the lines read are kept", cut, len(data))
+		if len(res.Input.Problems) != 1 || res.Input.Problems[0].Message != want || !res.Input.Truncated {
+			t.Errorf("mapped %v: problems %+v, truncated %v: want only %q", mapped, res.Input.Problems, res.Input.Truncated, want)
+		}
+		if res.Input.Lines != 1000 || res.Input.Unaccounted() != 0 {
+			t.Errorf("mapped %v: lines %d, unaccounted %d: want the 1000 lines before the cut, all accounted", mapped, res.Input.Lines, res.Input.Unaccounted())
+		}
 	}
 }
 
