@@ -52,10 +52,14 @@ type window struct {
 	refs atomic.Int32
 }
 
+// liveWindows counts the windows mapped and not yet unmapped.
+var liveWindows atomic.Int64
+
 func (w *window) unref() {
 	if w.refs.Add(-1) == 0 {
 		unmapFile(w.data)
 		w.data = nil
+		liveWindows.Add(-1)
 	}
 }
 
@@ -123,6 +127,7 @@ func (m *mapReader) mapAt(pos int64) bool {
 	}
 	m.win = &window{data: data, off: off}
 	m.win.refs.Store(1)
+	liveWindows.Add(1)
 	return true
 }
 
