@@ -38,18 +38,23 @@ func parseFileBothWays(t *testing.T, path string) (stream, sized Result) {
 	return parse(false), parse(true)
 }
 
-// TestKnownSizeAgreesWithStream parses every shipped log, and inputs built
-// to end at awkward places, with and without the file's size, with blocks
-// small enough that some lines span several blocks.
-func TestKnownSizeAgreesWithStream(t *testing.T) {
+// eachAwkwardFile calls f for every shipped log (shipped) and inputs built
+// to end at awkward places, with blocks of bs bytes: the default and
+// blocks small enough that some lines span several.
+func eachAwkwardFile(t *testing.T, f func(bs int, path string, shipped bool)) {
 	files := testInputs(t)
+	shipped := len(files)
 	dir := t.TempDir()
+	attach := "I0812 03:10:01.000001       1 reconciler.go:224] attacherDetacher.AttachVolume started for volume \"pvc-1\" (UniqueName: \"kubernetes.io/csi/x^vol-1\") from node \"n1\""
 	extra := map[string]string{
-		"no-newline.log": "I0812 03:10:00.000001       1 reconciler.go:224] attacherDetacher.AttachVolume started for volume \"pvc-1\" (UniqueName: \"kubernetes.io/csi/x^vol-1\") from node \"n1\"",
-		"long-line.log": "I0812 03:10:00.000001       1 event.go:291] " + strings.Repeat("x", 20000) + "\n" +
-			"I0812 03:10:01.000001       1 reconciler.go:224] attacherDetacher.AttachVolume started for volume \"pvc-1\" (UniqueName: \"kubernetes.io/csi/x^vol-1\") from node \"n1\"\n",
-		"long-last.log": "I0812 03:10:00.000001       1 event.go:291] " + strings.Repeat("y", 9000),
-		"crlf.log":      "I0812 03:10:00.000001       1 reconciler.go:224] attacherDetacher.AttachVolume started for volume \"pvc-1\" (UniqueName: \"kubernetes.io/csi/x^vol-1\") from node \"n1\"\r\n",
+		"no-newline.log": attach,
+		"long-line.log":  "I0812 03:10:00.000001       1 event.go:291] " + strings.Repeat("x", 20000) + "\n" + attach + "\n",
+		"long-last.log":  "I0812 03:10:00.000001       1 event.go:291] " + strings.Repeat("y", 9000),
+		// exactly one small block without a newline: a long line
+		"block-last.log": strings.Repeat("z", 5000),
+		"crlf.log":       attach + "\r\n",
+		"empty.log":      "",
+		"one-byte.log":   "\n",
 	}
 	for name, text := range extra {
 		p := filepath.Join(dir, name)
@@ -60,14 +65,22 @@ func TestKnownSizeAgreesWithStream(t *testing.T) {
 	}
 	for _, bs := range []int{2 << 20, 5000} {
 		withBlockSize(bs, func() {
-			for _, f := range files {
-				stream, sized := parseFileBothWays(t, f)
-				if !reflect.DeepEqual(*texttest.Canon(&stream), *texttest.Canon(&sized)) {
-					t.Errorf("%s (blocks of %d): result with the size known differs:\nstream %+v\nsized  %+v", f, bs, stream.Input, sized.Input)
-				}
+			for i, p := range files {
+				f(bs, p, i < shipped)
 			}
 		})
 	}
+}
+
+// TestKnownSizeAgreesWithStream parses every awkward file with and without
+// the file's size.
+func TestKnownSizeAgreesWithStream(t *testing.T) {
+	eachAwkwardFile(t, func(bs int, f string, _ bool) {
+		stream, sized := parseFileBothWays(t, f)
+		if !reflect.DeepEqual(*texttest.Canon(&stream), *texttest.Canon(&sized)) {
+			t.Errorf("%s (blocks of %d): result with the size known differs:\nstream %+v\nsized  %+v", f, bs, stream.Input, sized.Input)
+		}
+	})
 }
 
 // TestCompressedFileSizeIgnored: a compressed file's size says nothing of

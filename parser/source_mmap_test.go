@@ -22,73 +22,47 @@ func withMapping(on bool, win int, hook func(*chunk), f func()) {
 	f()
 }
 
-// TestMappedAgreesWithRead parses every shipped log, and files that end at
-// awkward places, mapped and with read(2), with blocks small enough that
-// windows are mapped again and again and some lines span several blocks:
-// the results are the same, the mapped blocks were used, and every window
-// is unmapped once the file is read.
+// TestMappedAgreesWithRead parses every awkward file (eachAwkwardFile)
+// mapped and with read(2), in windows small enough that they are mapped
+// again and again: the results and the progress are the same, the mapped
+// blocks were used, and every window is unmapped once the file is read.
 func TestMappedAgreesWithRead(t *testing.T) {
 	if !canMap {
 		t.Skip("files are not mapped on this system")
 	}
-	files := testInputs(t)
-	shipped := len(files)
-	dir := t.TempDir()
-	attach := "I0812 03:10:00.000001       1 reconciler.go:224] attacherDetacher.AttachVolume started for volume \"pvc-1\" (UniqueName: \"kubernetes.io/csi/x^vol-1\") from node \"n1\""
-	extra := map[string]string{
-		"no-newline.log": attach,
-		"long-line.log":  "I0812 03:10:00.000001       1 event.go:291] " + strings.Repeat("x", 20000) + "\n" + attach + "\n",
-		"long-last.log":  "I0812 03:10:00.000001       1 event.go:291] " + strings.Repeat("y", 9000),
-		// exactly one block without a newline: a long line, as read(2) has it
-		"block-last.log": strings.Repeat("z", 5000),
-		"crlf.log":       attach + "\r\n",
-		"empty.log":      "",
-		"one-byte.log":   "\n",
-	}
-	for name, text := range extra {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+	eachAwkwardFile(t, func(bs int, f string, shipped bool) {
+		fi, err := os.Stat(f)
+		if err != nil {
 			t.Fatal(err)
 		}
-		files = append(files, p)
-	}
-	for _, bs := range []int{2 << 20, 5000} {
-		withBlockSize(bs, func() {
-			for i, f := range files {
-				fi, err := os.Stat(f)
-				if err != nil {
-					t.Fatal(err)
+		parse := func(mapped bool) (r Result, blocks int) {
+			var progress int64
+			withMapping(mapped, 3*4096, func(*chunk) { blocks++ }, func() {
+				rs, errs := ParseAll([]string{f}, Options{Progress: func(n int64) { progress += n }})
+				if len(errs) > 0 {
+					t.Fatal(errs)
 				}
-				parse := func(mapped bool) (r Result, blocks int) {
-					var progress int64
-					withMapping(mapped, 3*4096, func(*chunk) { blocks++ }, func() {
-						rs, errs := ParseAll([]string{f}, Options{Progress: func(n int64) { progress += n }})
-						if len(errs) > 0 {
-							t.Fatal(errs)
-						}
-						r = rs[0]
-					})
-					if progress != fi.Size() {
-						t.Errorf("%s (blocks of %d, mapped %v): progress %d bytes, want %d", f, bs, mapped, progress, fi.Size())
-					}
-					return r, blocks
-				}
-				read, _ := parse(false)
-				mapped, blocks := parse(true)
-				if i < shipped && blocks == 0 {
-					t.Errorf("%s: no block was mapped", f)
-				}
-				// every window is unmapped: the comparison below would
-				// fault on anything kept that points into one
-				if n := liveWindows.Load(); n != 0 {
-					t.Fatalf("%s (blocks of %d): %d windows still mapped", f, bs, n)
-				}
-				if !reflect.DeepEqual(*texttest.Canon(&read), *texttest.Canon(&mapped)) {
-					t.Errorf("%s (blocks of %d): mapped result differs:\nread   %+v\nmapped %+v", f, bs, read.Input, mapped.Input)
-				}
+				r = rs[0]
+			})
+			if progress != fi.Size() {
+				t.Errorf("%s (blocks of %d, mapped %v): progress %d bytes, want %d", f, bs, mapped, progress, fi.Size())
 			}
-		})
-	}
+			return r, blocks
+		}
+		read, _ := parse(false)
+		mapped, blocks := parse(true)
+		if shipped && blocks == 0 {
+			t.Errorf("%s: no block was mapped", f)
+		}
+		// every window is unmapped: the comparison below would fault on
+		// anything kept that points into one
+		if n := liveWindows.Load(); n != 0 {
+			t.Fatalf("%s (blocks of %d): %d windows still mapped", f, bs, n)
+		}
+		if !reflect.DeepEqual(*texttest.Canon(&read), *texttest.Canon(&mapped)) {
+			t.Errorf("%s (blocks of %d): mapped result differs:\nread   %+v\nmapped %+v", f, bs, read.Input, mapped.Input)
+		}
+	})
 }
 
 // cutLog writes n lines of 250 bytes: each an event of its own volume
