@@ -287,9 +287,11 @@ func (m *mapReader) release(c *chunk) {
 // the file is now shorter than what was handed out up to c. Any other
 // panic goes on.
 func (m *mapReader) apply(c *chunk, f func()) (ok bool) {
-	end := m.size
+	var end int64 // what was handed out up to c
 	if c != nil {
 		end = c.end
+	} else {
+		end = m.size // before produce starts
 	}
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
