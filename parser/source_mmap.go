@@ -14,8 +14,9 @@ import (
 // its blocks are the same blocks of whole lines blockReader cuts, handed
 // to the scanner without a copy. Stdin, pipes, compressed inputs, archive
 // members and envelope exports keep read(2); so does a file that cannot
-// be mapped (mapFile fails: other systems, some file systems) or is empty
-// when opened (/proc files say size 0), from wherever mapping it failed.
+// be mapped (mapFile fails: other systems, some file systems), from
+// wherever mapping it failed, or is empty when opened (/proc files say
+// size 0) or small (minMapSize).
 //
 // Lifetime: a block is the scanner's until it gives it back (release, one
 // block late: its last entry's spec points into it); nothing the scanner
@@ -35,6 +36,11 @@ import (
 // and a page): 4 MiB cost least CPU on a 2-core VM at 1 GiB (1 and 2 MiB
 // more munmaps, 16 MiB 18 MiB more peak RSS).
 var mapWindow = 4 << 20
+
+// minMapSize is the smallest file mapped: a smaller one is all in
+// decompress's buffer already, and mapping it would only add syscalls
+// (a must-gather holds tens of thousands of small logs).
+var minMapSize = int64(sniffBufSize) + 1
 
 // useMap turns mapping on (tests read files both ways); mapWin maps a
 // window (tests make it fail).
@@ -105,7 +111,7 @@ func (st *inputState) blocks(r io.Reader, max int, comp string, progress func(in
 // or cannot be mapped.
 func newMapReader(f *os.File, from int64, max int, progress func(int64), counted int64) *mapReader {
 	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() <= from {
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() <= from || fi.Size() < minMapSize {
 		return nil
 	}
 	m := &mapReader{f: f, max: max, pos: from, size: fi.Size(), cut: -1, progress: progress, counted: counted}

@@ -12,14 +12,37 @@ import (
 	"github.com/kcmtrace/kcmtrace/internal/texttest"
 )
 
-// withMapping runs f with files mapped (mapReader) or read with read(2),
-// windows of win bytes (at least a block and a page), calling hook before
-// each mapped block is applied.
+// withMapping runs f with files mapped (mapReader; small ones too) or
+// read with read(2), windows of win bytes (at least a block and a page),
+// calling hook before each mapped block is applied.
 func withMapping(on bool, win int, hook func(*chunk), f func()) {
-	ou, ow, oh := useMap, mapWindow, cutHook
-	useMap, mapWindow, cutHook = on, win, hook
-	defer func() { useMap, mapWindow, cutHook = ou, ow, oh }()
+	ou, ow, oh, om := useMap, mapWindow, cutHook, minMapSize
+	useMap, mapWindow, cutHook, minMapSize = on, win, hook, 0
+	defer func() { useMap, mapWindow, cutHook, minMapSize = ou, ow, oh, om }()
 	f()
+}
+
+// TestSmallFileNotMapped: a file decompress's buffer holds whole is read
+// from it, not mapped.
+func TestSmallFileNotMapped(t *testing.T) {
+	if !canMap {
+		t.Skip("files are not mapped on this system")
+	}
+	p := cutLog(t, sniffBufSize/250, true)
+	big := cutLog(t, sniffBufSize/250+1, true)
+	for _, f := range []string{p, big} {
+		blocks := 0
+		old := minMapSize
+		withMapping(true, mapWindow, func(*chunk) { blocks++ }, func() {
+			minMapSize = old
+			if _, errs := ParseAll([]string{f}, Options{}); len(errs) > 0 {
+				t.Fatal(errs)
+			}
+		})
+		if fi, _ := os.Stat(f); (blocks > 0) != (fi.Size() > int64(sniffBufSize)) {
+			t.Errorf("%d bytes: %d blocks mapped", fi.Size(), blocks)
+		}
+	}
 }
 
 // TestMappedAgreesWithRead parses every awkward file (eachAwkwardFile)
