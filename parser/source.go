@@ -37,7 +37,7 @@ type chunk struct {
 	data    []byte
 	buf     []byte  // backing buffer, returned to the pool when done
 	win     *window // the mapping data lies in (mapReader), given back when done
-	end     int64   // with win: the file offset just past data
+	end     int64   // from a mapReader: a file offset at or past data's end
 	long    bool
 	tooLong bool // long: the line exceeds MaxLineBytes (data is cut)
 	segs    []seg

@@ -157,7 +157,7 @@ func (m *mapReader) peek() []byte {
 // file; a line that fills a block without its newline is read by readLong.
 func (m *mapReader) next() (c *chunk, ok bool) {
 	if m.rest != nil {
-		return m.rest.next()
+		return m.restNext()
 	}
 	if m.done {
 		return nil, false
@@ -176,7 +176,7 @@ func (m *mapReader) next() (c *chunk, ok bool) {
 	if w == nil || end > w.off+int64(len(w.data)) {
 		if !m.mapAt(m.pos) {
 			m.readRest()
-			return m.rest.next()
+			return m.restNext()
 		}
 		w = m.win
 	}
@@ -268,6 +268,16 @@ func (m *mapReader) readRest() {
 	pool := newBufPool(2*pipeDepth+4, 0)
 	m.restPool.Store(pool)
 	m.rest = newBlockReader(r, m.max, pool)
+}
+
+// restNext is rest's next block; its end is where rest has read to (at
+// least the block's end), for apply.
+func (m *mapReader) restNext() (*chunk, bool) {
+	c, ok := m.rest.next()
+	if ok {
+		c.end = m.pos + m.rest.bytes
+	}
+	return c, ok
 }
 
 // produce implements blockSource (on the reader's goroutine).
