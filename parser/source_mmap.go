@@ -88,8 +88,13 @@ type mapReader struct {
 }
 
 // cutHook, when set (tests), is called on the scanner's goroutine before it
-// applies each mapped block.
-var cutHook func(c *chunk)
+// applies each mapped block; readHook on the reader's with the extent of
+// each block, before it is cut at its last newline (searched false) and
+// once it is, before it is analysed (searched true).
+var (
+	cutHook  func(c *chunk)
+	readHook func(start, end int64, searched bool)
+)
 
 // blocks returns the source of r's blocks: a mapReader when r is st's
 // regular, uncompressed file, read from where r's buffer stands; a
@@ -181,6 +186,9 @@ func (m *mapReader) next() (c *chunk, ok bool) {
 		w = m.win
 	}
 	b := w.data[m.pos-w.off : end-w.off]
+	if readHook != nil {
+		readHook(m.pos, end, false)
+	}
 	k, faulted := lastNewline(b)
 	switch {
 	case faulted:
@@ -194,8 +202,12 @@ func (m *mapReader) next() (c *chunk, ok bool) {
 		k = len(b) - 1
 	}
 	w.refs.Add(1)
+	start := m.pos
 	m.pos += int64(k + 1)
 	m.report()
+	if readHook != nil {
+		readHook(start, m.pos, true)
+	}
 	return &chunk{data: b[: k+1 : k+1], win: w, end: m.pos}, true
 }
 

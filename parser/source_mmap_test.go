@@ -159,6 +159,49 @@ func TestMappedFileCut(t *testing.T) {
 	}
 }
 
+// TestMappedFileCutAhead: a file cut under a block the reader is cutting
+// at its last newline, or one handed out and not yet analysed, faults on
+// the reader's or an analysis goroutine: the input ends at the block
+// (recovered, never a crash), with every line and event before it and the
+// problem of a shrunk file.
+func TestMappedFileCutAhead(t *testing.T) {
+	if !canMap {
+		t.Skip("files are not mapped on this system")
+	}
+	const lines, lineLen = 4096, 250
+	for _, searched := range []bool{false, true} {
+		p := cutLog(t, lines, true)
+		cut := int64(-1)
+		var res Result
+		withBlockSize(64<<10, func() {
+			withMapping(true, 128<<10, nil, func() {
+				readHook = func(start, end int64, s bool) {
+					if s == searched && cut < 0 && start >= 300<<10 {
+						cut = start // the page it starts in stays, the rest is gone
+						if err := os.Truncate(p, cut); err != nil {
+							t.Error(err)
+						}
+					}
+				}
+				defer func() { readHook = nil }()
+				rs, errs := ParseAll([]string{p}, Options{})
+				if len(errs) > 0 {
+					t.Fatal(errs)
+				}
+				res = rs[0]
+			})
+		})
+		in := res.Input
+		want := fmt.Sprintf("the file shrank while it was read (truncated or rotated?): %d of its %d bytes read; the lines read are kept", cut, lines*lineLen)
+		if len(in.Problems) != 1 || in.Problems[0].Message != want || !in.Truncated {
+			t.Errorf("searched %v: problems %+v, truncated %v: want only %q", searched, in.Problems, in.Truncated, want)
+		}
+		if n := int(cut / lineLen); in.Lines != n || in.EventLines != n || len(res.Events) != n || in.Unaccounted() != 0 {
+			t.Errorf("searched %v: lines %d, event lines %d, events %d, unaccounted %d: want the %d lines before the cut, each an event", searched, in.Lines, in.EventLines, len(res.Events), in.Unaccounted(), n)
+		}
+	}
+}
+
 // TestMappedFallsBack: when a window cannot be mapped, the file is read on
 // from there with read(2): the result and the progress are those of a
 // file read with read(2) throughout.
