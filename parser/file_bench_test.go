@@ -1,8 +1,10 @@
 package parser
 
 import (
+	"bufio"
 	"bytes"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/kcmtrace/kcmtrace/internal/benchfiles"
@@ -93,6 +95,61 @@ func BenchmarkParseIrrelevant(b *testing.B) {
 					b.Fatalf("accounting %+v", res.Input)
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkFileBlocks cuts a 64 MiB generated log file into blocks and
+// counts its lines, mapped (mapReader) and with read(2) (blockReader): the
+// cost of reading a file, without the analysis and the scanner.
+func BenchmarkFileBlocks(b *testing.B) {
+	p := filepath.Join(b.TempDir(), "kcm.log")
+	f, err := os.Create(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := loggen.Generate(f, loggen.Config{Size: 64 << 20, Era: loggen.Legacy, Seed: 1}); err != nil {
+		b.Fatal(err)
+	}
+	f.Close()
+	for _, mapped := range []bool{true, false} {
+		if mapped && !canMap {
+			continue
+		}
+		b.Run(map[bool]string{true: "mapped", false: "read"}[mapped], func(b *testing.B) {
+			withMapping(mapped, mapWindow, nil, func() {
+				var size int64
+				for b.Loop() {
+					f, err := os.Open(p)
+					if err != nil {
+						b.Fatal(err)
+					}
+					st := newInputState(p, 0)
+					st.file = f
+					src := st.blocks(bufio.NewReaderSize(f, sniffBufSize), DefaultMaxLineBytes, "", nil)
+					var next func() (*chunk, bool)
+					switch s := src.(type) {
+					case *mapReader:
+						next = s.next
+					case *blockReader:
+						next = s.next
+					}
+					lines := 0
+					for c, ok := next(); ok; c, ok = next() {
+						lines += bytes.Count(c.data, []byte{'\n'})
+						src.release(c)
+					}
+					if m, ok := src.(*mapReader); ok {
+						m.drop()
+					}
+					size, _, _ = src.end()
+					f.Close()
+					if lines == 0 {
+						b.Fatal("no lines")
+					}
+				}
+				b.SetBytes(size)
+			})
 		})
 	}
 }

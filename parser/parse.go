@@ -289,6 +289,7 @@ type inputState struct {
 	// has applied (whole blocks: it lags the events by up to a block, so
 	// an estimate from it errs on the large side).
 	sizeHint, seen   int64
+	file             *os.File // the input when it is a file (parseSource), mapped to read it (source_mmap.go)
 	direct, reserved bool
 	added            int // events stored so far
 	maxEvents        int // the cap on added (0: none), dropped the events past it (store.go)

@@ -3,6 +3,7 @@ package parser
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -37,18 +38,23 @@ func parseFileBothWays(t *testing.T, path string) (stream, sized Result) {
 	return parse(false), parse(true)
 }
 
-// TestKnownSizeAgreesWithStream parses every shipped log, and inputs built
-// to end at awkward places, with and without the file's size, with blocks
-// small enough that some lines span several blocks.
-func TestKnownSizeAgreesWithStream(t *testing.T) {
+// eachAwkwardFile calls f for every shipped log (shipped) and inputs built
+// to end at awkward places, with blocks of bs bytes: the default and
+// blocks small enough that some lines span several.
+func eachAwkwardFile(t *testing.T, f func(bs int, path string, shipped bool)) {
 	files := testInputs(t)
+	shipped := len(files)
 	dir := t.TempDir()
+	attach := "I0812 03:10:01.000001       1 reconciler.go:224] attacherDetacher.AttachVolume started for volume \"pvc-1\" (UniqueName: \"kubernetes.io/csi/x^vol-1\") from node \"n1\""
 	extra := map[string]string{
-		"no-newline.log": "I0812 03:10:00.000001       1 reconciler.go:224] attacherDetacher.AttachVolume started for volume \"pvc-1\" (UniqueName: \"kubernetes.io/csi/x^vol-1\") from node \"n1\"",
-		"long-line.log": "I0812 03:10:00.000001       1 event.go:291] " + strings.Repeat("x", 20000) + "\n" +
-			"I0812 03:10:01.000001       1 reconciler.go:224] attacherDetacher.AttachVolume started for volume \"pvc-1\" (UniqueName: \"kubernetes.io/csi/x^vol-1\") from node \"n1\"\n",
-		"long-last.log": "I0812 03:10:00.000001       1 event.go:291] " + strings.Repeat("y", 9000),
-		"crlf.log":      "I0812 03:10:00.000001       1 reconciler.go:224] attacherDetacher.AttachVolume started for volume \"pvc-1\" (UniqueName: \"kubernetes.io/csi/x^vol-1\") from node \"n1\"\r\n",
+		"no-newline.log": attach,
+		"long-line.log":  "I0812 03:10:00.000001       1 event.go:291] " + strings.Repeat("x", 20000) + "\n" + attach + "\n",
+		"long-last.log":  "I0812 03:10:00.000001       1 event.go:291] " + strings.Repeat("y", 9000),
+		// exactly one small block without a newline: a long line
+		"block-last.log": strings.Repeat("z", 5000),
+		"crlf.log":       attach + "\r\n",
+		"empty.log":      "",
+		"one-byte.log":   "\n",
 	}
 	for name, text := range extra {
 		p := filepath.Join(dir, name)
@@ -59,14 +65,22 @@ func TestKnownSizeAgreesWithStream(t *testing.T) {
 	}
 	for _, bs := range []int{2 << 20, 5000} {
 		withBlockSize(bs, func() {
-			for _, f := range files {
-				stream, sized := parseFileBothWays(t, f)
-				if !reflect.DeepEqual(*texttest.Canon(&stream), *texttest.Canon(&sized)) {
-					t.Errorf("%s (blocks of %d): result with the size known differs:\nstream %+v\nsized  %+v", f, bs, stream.Input, sized.Input)
-				}
+			for i, p := range files {
+				f(bs, p, i < shipped)
 			}
 		})
 	}
+}
+
+// TestKnownSizeAgreesWithStream parses every awkward file with and without
+// the file's size.
+func TestKnownSizeAgreesWithStream(t *testing.T) {
+	eachAwkwardFile(t, func(bs int, f string, _ bool) {
+		stream, sized := parseFileBothWays(t, f)
+		if !reflect.DeepEqual(*texttest.Canon(&stream), *texttest.Canon(&sized)) {
+			t.Errorf("%s (blocks of %d): result with the size known differs:\nstream %+v\nsized  %+v", f, bs, stream.Input, sized.Input)
+		}
+	})
 }
 
 // TestCompressedFileSizeIgnored: a compressed file's size says nothing of
@@ -113,40 +127,48 @@ func TestFileProgress(t *testing.T) {
 
 // TestFileShrinks: a file cut shorter after it was opened (rotated by
 // copytruncate, say) ends early; the input gets a problem naming that,
-// is marked truncated and keeps what was read.
+// is marked truncated and keeps what was read — mapped or read with
+// read(2).
 func TestFileShrinks(t *testing.T) {
 	line := "I0812 03:10:00.000001       1 event.go:291] some other controller's line\n"
 	data := strings.Repeat(line, 3*(1<<20)/len(line))
-	p := filepath.Join(t.TempDir(), "kcm.log")
-	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	st := newInputState(p, 0)
-	fi, err := f.Stat()
-	if err != nil {
-		t.Fatal(err)
-	}
-	st.sizeHint = fi.Size()
-	cut := int64(len(line) * 1000)
-	if err := os.Truncate(p, cut); err != nil {
-		t.Fatal(err)
-	}
-	st.read(f, Options{})
-	res := st.alone(Options{})
-	found := false
-	for _, pr := range res.Input.Problems {
-		found = found || strings.Contains(pr.Message, "shrank")
-	}
-	if !found || !res.Input.Truncated {
-		t.Errorf("problems %+v, truncated %v: want the shrunk file named", res.Input.Problems, res.Input.Truncated)
-	}
-	if res.Input.Lines != 1000 || res.Input.Unaccounted() != 0 {
-		t.Errorf("lines %d, unaccounted %d: want the 1000 lines before the cut, all accounted", res.Input.Lines, res.Input.Unaccounted())
+	for _, mapped := range []bool{false, true} {
+		if mapped && !canMap {
+			continue
+		}
+		p := filepath.Join(t.TempDir(), "kcm.log")
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		st := newInputState(p, 0)
+		fi, err := f.Stat()
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.sizeHint = fi.Size()
+		st.file = f // as parseSource has it
+		cut := int64(len(line) * 1000)
+		if err := os.Truncate(p, cut); err != nil {
+			t.Fatal(err)
+		}
+		blocks := 0
+		withMapping(mapped, mapWindow, func(*chunk) { blocks++ }, func() { st.read(f, Options{}) })
+		if mapped != (blocks > 0) {
+			t.Errorf("mapped %v: %d blocks mapped", mapped, blocks)
+		}
+		res := st.alone(Options{})
+		want := fmt.Sprintf("the file shrank while it was read (truncated or rotated?): %d of its %d bytes read; the lines read are kept", cut, len(data))
+		if len(res.Input.Problems) != 1 || res.Input.Problems[0].Message != want || !res.Input.Truncated {
+			t.Errorf("mapped %v: problems %+v, truncated %v: want only %q", mapped, res.Input.Problems, res.Input.Truncated, want)
+		}
+		if res.Input.Lines != 1000 || res.Input.Unaccounted() != 0 {
+			t.Errorf("mapped %v: lines %d, unaccounted %d: want the 1000 lines before the cut, all accounted", mapped, res.Input.Lines, res.Input.Unaccounted())
+		}
 	}
 }
 

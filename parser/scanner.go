@@ -86,9 +86,9 @@ func newScanner(st *inputState, opt Options) *scanner {
 
 func (sc *scanner) run(r io.Reader) {
 	st := sc.st
-	br := newBlockReader(r, sc.max, newBufPool(2*pipeDepth+4, st.sizeHint))
+	br := st.blocks(r, sc.max, sc.comp, sc.opt.Progress)
 	if !sc.unw.forced {
-		sc.unw.prefer = sniffWrapper(br.peek())
+		br.apply(nil, func() { sc.unw.prefer = sniffWrapper(br.peek()) })
 	}
 	fast := !sc.unw.forced && !sc.opt.noPrefilter
 	chunks := make(chan *chunk, pipeDepth)
@@ -132,6 +132,7 @@ func (sc *scanner) run(r io.Reader) {
 		}
 	}
 	defer stop() // a panic below: let the reader go before the input is closed
+	cut := false // the file was cut under its mapping (source_mmap.go)
 	for c := range chunks {
 		<-c.ready
 		if c.long {
@@ -142,7 +143,7 @@ func (sc *scanner) run(r io.Reader) {
 		if c.ahead != nil {
 			sc.specs = c.ahead.specs
 		}
-		sc.block(c.data, c.segs)
+		cut = !br.apply(c, func() { sc.block(c.data, c.segs) })
 		st.seen += int64(len(c.data))
 		putSegs(c.segs)
 		sc.specs, sc.lineOff = nil, -1
@@ -150,9 +151,20 @@ func (sc *scanner) run(r io.Reader) {
 			release(held)
 		}
 		held = c
+		if cut {
+			// the rest is gone, as when read(2) meets the new end; the
+			// open entry's spec may point there
+			sc.ent.spec = nil
+			break
+		}
 	}
 	sc.flushPartial()
 	sc.close()
+	if cut {
+		// a line the fault stopped after physical counted it (a cut
+		// racing the scanner) was not read
+		st.in.Lines -= st.in.Unaccounted()
+	}
 	stop()
 	n, err, noNewline := br.end()
 	st.in.Bytes = n

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 
@@ -29,17 +30,40 @@ var blockSize = 1 << 20
 // pipeDepth is how many blocks may wait, read and analysed, for the scanner.
 const pipeDepth = 4
 
-// chunk is what blockReader returns: either whole lines (data ends with
+// chunk is what a blockSource returns: either whole lines (data ends with
 // "\n" except for the input's last, half-written line) or, when long is set,
 // one physical line longer than blockSize (without its "\n" / "\r\n").
 type chunk struct {
 	data    []byte
-	buf     []byte // backing buffer, returned to the pool when done
+	buf     []byte  // backing buffer, returned to the pool when done
+	win     *window // the mapping data lies in (mapReader), given back when done
+	end     int64   // from a mapReader: a file offset at or past data's end
 	long    bool
 	tooLong bool // long: the line exceeds MaxLineBytes (data is cut)
 	segs    []seg
 	ahead   *ahead        // klog entries of the block decoded ahead (buildSpecs); nil when none
 	ready   chan struct{} // closed when segs and specs are set
+}
+
+// blockSource cuts an input into blocks of whole lines for scanner.run:
+// blockReader with read(2) into buffers, mapReader from mappings of a
+// regular file (source_mmap.go).
+type blockSource interface {
+	// peek returns the start of the input without consuming it (up to
+	// readBufSize bytes), for sniffWrapper.
+	peek() []byte
+	// produce sends the blocks to out, each analysed, until the input
+	// ends or quit is closed.
+	produce(out chan<- *chunk, quit <-chan struct{}, fast bool)
+	// release gives back a block the scanner is done with: nothing may
+	// point into its data afterwards.
+	release(c *chunk)
+	// apply runs f, which reads block c (nil: peek's bytes); false means
+	// the input was cut under it and ends here.
+	apply(c *chunk, f func()) bool
+	// end returns the bytes read, the read error and whether the last
+	// line had no newline.
+	end() (n int64, err error, noNewline bool)
 }
 
 // blockReader reads the input in blocks of whole lines. A line longer than
@@ -176,6 +200,7 @@ func produceChunks(next func() (*chunk, bool), out chan<- *chunk, quit <-chan st
 	defer close(work)
 	for range runtime.GOMAXPROCS(0) {
 		go func() {
+			debug.SetPanicOnFault(true) // a mapped block cut under it (source_mmap.go)
 			for c := range work {
 				c.analyze(max, fast)
 			}
@@ -242,6 +267,12 @@ func (br *blockReader) release(c *chunk) { br.pool.put(c.buf) }
 
 // end implements blockSource.
 func (br *blockReader) end() (int64, error, bool) { return br.bytes, br.err, br.noNewline }
+
+// apply implements blockSource: a block read is the scanner's own.
+func (br *blockReader) apply(_ *chunk, f func()) bool {
+	f()
+	return true
+}
 
 // longLine consumes a line that does not fit in a block.
 func (br *blockReader) longLine() *chunk {
@@ -590,6 +621,7 @@ func parseSource(src source, opt Options, index int) (*inputState, error) {
 			}
 		}
 		r = f
+		st.file = f
 	}
 	if opt.Progress != nil {
 		r = &countingReader{r: r, progress: opt.Progress}
