@@ -10,6 +10,8 @@ import (
 // complete inside its block (spec), with their results computed there
 // (ahead), which the scanner uses when its entry has exactly that text.
 
+// spec is an entry found complete inside one block by an analysis
+// goroutine, with its result computed ahead.
 type spec struct {
 	off  int    // block offset of the entry's header line
 	buf  []byte // the entry text as the scanner assembles it
@@ -27,11 +29,17 @@ type spec struct {
 	hdrOK bool
 }
 
+// ahead is what the analysis of a block decoded ahead of the scanner: its
+// specs and, in results, the results worth keeping they point at. Both
+// arrays are recycled (aheadPool) once the scanner is done with the block,
+// so a block's results cost no allocation of their own: an emitResult
+// holds a whole Event, and most blocks have dozens.
 type ahead struct {
 	specs   []spec
 	results []emitResult
 }
 
+// aheadPool recycles the ahead of applied blocks.
 var aheadPool sync.Pool
 
 func getAhead() *ahead {
@@ -41,6 +49,7 @@ func getAhead() *ahead {
 	return &ahead{}
 }
 
+// putAhead recycles a; nothing may point into it any more.
 func putAhead(a *ahead) {
 	if a == nil {
 		return
@@ -51,12 +60,17 @@ func putAhead(a *ahead) {
 	aheadPool.Put(a)
 }
 
+// holds reports whether s points into a's specs.
 func (a *ahead) holds(s *spec) bool {
 	return a != nil && s != nil && len(a.specs) > 0 &&
 		uintptr(unsafe.Pointer(s)) >= uintptr(unsafe.Pointer(&a.specs[0])) &&
 		uintptr(unsafe.Pointer(s)) <= uintptr(unsafe.Pointer(&a.specs[len(a.specs)-1]))
 }
 
+// decide decodes and classifies every spec (klogEmit, or jsonEmit for JSON
+// log lines), keeping in a.results the results worth keeping. results has
+// room for all of them before the first is taken, so the pointers to its
+// elements stay valid.
 func (a *ahead) decide() {
 	if cap(a.results) < len(a.specs) {
 		a.results = make([]emitResult, 0, len(a.specs)+len(a.specs)/4)
@@ -82,14 +96,24 @@ func (a *ahead) decide() {
 	}
 }
 
+// maxSpecBytes caps the text of an entry decoded ahead; longer entries are
+// left to the scanner.
 const maxSpecBytes = 64 << 10
 
+// buildSpecs decodes ahead the relevant entries that lie inside the
+// line-by-line spans of a block: klog entries (a klog header line and the
+// blank-indented lines after it, up to the next line of another shape) and
+// JSON log lines. It guesses the entry the scanner will assemble; the
+// scanner uses a spec only when its text is exactly the entry's (emitKlog,
+// emitJSON), so a wrong guess costs time only.
 func buildSpecs(data []byte, segs []seg, max int) []spec {
 	a := &ahead{}
 	a.build(data, segs, max)
 	return a.specs
 }
 
+// build is buildSpecs into a (its arrays reused): the specs are found
+// first, then decided (ahead.decide).
 func (a *ahead) build(data []byte, segs []seg, max int) {
 	specs := a.specs[:0]
 	// The open entry is data[start:start+n] as long as its lines end in

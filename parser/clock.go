@@ -9,6 +9,9 @@ import (
 // timefix.go), converting wall clocks, inheriting from other inputs and
 // anchoring relative event-table ages.
 
+// trackWall records a clock reading of the input in file order, counting
+// Dec→Jan rollovers (and Jan→Dec in reversed pastes). It returns the year
+// offset of the reading.
 func (sc *scanner) trackWall(w wall) int {
 	st := sc.st
 	if sc.prevMon == 12 && w.mon == 1 {
@@ -40,6 +43,7 @@ func widen(lo, hi *time.Time, t time.Time) {
 	}
 }
 
+// resolveOwn decides year and zone from the flags and the input's own evidence.
 func (st *inputState) resolveOwn(opt Options) {
 	in := &st.in
 	if opt.Location != nil {
@@ -78,6 +82,7 @@ func (st *inputState) resolveOwn(opt Options) {
 	}
 }
 
+// fallback fills what is still undecided: mtime, then the current year; UTC.
 func (st *inputState) fallback(opt Options) {
 	in := &st.in
 	now := opt.now
@@ -100,6 +105,7 @@ func (st *inputState) fallback(opt Options) {
 	in.Year = st.year + st.firstYoff
 }
 
+// convert dates every event now that year and zone are known.
 func (st *inputState) convert() {
 	var ord fileOrder
 	for i := range st.events {
@@ -268,6 +274,10 @@ func (d donors) pick(st *inputState) *inputState {
 	return d.first
 }
 
+// anchorAll dates relative describe/get-events rows: the anchor is the newest
+// time known from the other inputs (for a lone input, or when the others
+// know no time, from its own dated entries); without one the rows stay
+// Relative with a zero Time.
 func anchorAll(states []*inputState) {
 	newest := make([]time.Time, len(states))
 	for i, st := range states {

@@ -11,6 +11,12 @@ import (
 // decoding and classifying an entry's text (emitResult), guarded against
 // panics, and the envelope fields every event gets.
 
+// emitResult is everything emit derives from the text of one entry alone
+// (decoding, classification, text cleanup, the retry deadline). It is a pure
+// function of the entry's bytes (klogEmit, jsonEmit), so the analysis
+// goroutines compute it ahead for entries that lie within their block
+// (spec); the scanner uses it when the entry it closes has exactly those
+// bytes.
 type emitResult struct {
 	ev Draft
 	ok bool
@@ -50,8 +56,11 @@ func (r *emitResult) prepFor(d *Draft) *ownPrep {
 	return &r.prep
 }
 
+// worthKeeping reports whether a result computed ahead must be kept: an
+// event, a decoding error or a panic (each needs the scanner's attention).
 func (r *emitResult) worthKeeping() bool { return r.ok || r.err != nil || r.panicV != nil }
 
+// classifySafe runs classify, turning a panic into a problem.
 func (sc *scanner) classifySafe(rec *record, line int) (Draft, bool) {
 	ev, ok, panicV := classifyGuarded(rec)
 	if panicV != nil {
@@ -60,6 +69,8 @@ func (sc *scanner) classifySafe(rec *record, line int) (Draft, bool) {
 	return ev, ok
 }
 
+// classifyGuarded runs classify; a panic comes back as panicV (and no event)
+// so that one bad line cannot stop the input.
 func classifyGuarded(rec *record) (ev Draft, ok bool, panicV any) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -80,6 +91,8 @@ func classifyGuarded(rec *record) (ev Draft, ok bool, panicV any) {
 // directly, its record on the caller's stack.
 var classifyFn func(rec record) (Draft, bool)
 
+// ownSpec returns the entry's spec when it was built from exactly this
+// entry's bytes (its results then stand for the entry's), else nil.
 func (e *entry) ownSpec() *spec {
 	if s := e.spec; s != nil && !e.full && bytes.Equal(s.buf, e.buf) {
 		return s
@@ -87,6 +100,8 @@ func (e *entry) ownSpec() *spec {
 	return nil
 }
 
+// plumbing is fromPlumbing(json, e.buf): taken from the entry's own spec
+// (its header is then not parsed again), else found now.
 func (e *entry) plumbing(json bool) bool {
 	if s := e.ownSpec(); s != nil {
 		return s.plumbing
@@ -109,6 +124,8 @@ func (e *entry) result(emit func([]byte) emitResult) (r *emitResult, event bool)
 	return &e.res, true
 }
 
+// failed reports a result that is no event, recording why when the scanner
+// must say so (a decoding error, a panic).
 func (sc *scanner) failed(r *emitResult, line int) bool {
 	switch {
 	case r.err != nil:
@@ -119,6 +136,7 @@ func (sc *scanner) failed(r *emitResult, line int) bool {
 	return r.err != nil || r.panicV != nil || !r.ok
 }
 
+// emit turns an other entry into at most one event.
 func (sc *scanner) emit(e *entry, kind entryKind) bool {
 	st := sc.st
 	var rec record
@@ -158,6 +176,7 @@ func (sc *scanner) emit(e *entry, kind entryKind) bool {
 	return true
 }
 
+// finishEvent fills the envelope fields of an event.
 func (sc *scanner) finishEvent(ev *Draft, e *entry) {
 	ev.Source = Source{Path: sc.st.in.Path, Line: Int32(e.line), Input: Int32(sc.st.index)}
 	// an envelope's labels (source_envelope.go) say who wrote the record

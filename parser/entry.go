@@ -9,6 +9,7 @@ import (
 // have, opening one, attaching continuation lines, and closing it (counting
 // it and turning a relevant one into events).
 
+// entryKind is the payload format of an entry.
 type entryKind uint8
 
 const (
@@ -24,6 +25,8 @@ var formatNames = [numFormats]string{fmtKlog: "klog-text", fmtJSON: "klog-json",
 
 var entryFormat = [...]int{entKlog: fmtKlog, entJSON: fmtJSON, entRow: fmtDescribe, entOther: fmtText}
 
+// entry is the log entry being assembled: its first physical line and the
+// header-less lines that follow it.
 type entry struct {
 	kind     entryKind
 	line     int // first physical line
@@ -45,6 +48,7 @@ type entry struct {
 	node     string     // the envelope record's node, "" for lines
 }
 
+// open starts a new entry with its first logical line.
 func (sc *scanner) open(k entryKind, p []byte, u unwrapped, line, nlines int) {
 	e := &sc.ent
 	e.kind, e.line, e.nlines = k, line, nlines
@@ -116,6 +120,8 @@ func (sc *scanner) cont(p []byte, nlines int, k wrapKind) {
 	}
 }
 
+// close finishes the open entry: counts it and, when relevant, turns it into
+// records and events.
 func (sc *scanner) close() {
 	e := &sc.ent
 	if e.kind == entNone {
@@ -173,8 +179,11 @@ func (sc *scanner) close() {
 	}
 }
 
+// evidenceEntries is how many entries from the start of an input compare
+// their wrapper clock with the klog clock even when irrelevant.
 const evidenceEntries = 16
 
+// wrapperEvidence compares the klog header clock with the wrapper's clock.
 func (sc *scanner) wrapperEvidence(e *entry) {
 	wt, ok := parseWrapTime(e.wk, e.wts)
 	if !ok {
@@ -197,13 +206,3 @@ const (
 	entRow             // describe / get-events row(s), wrapped continuation lines attached
 	entOther           // logrus "time=… level=… msg=…" or other text carried by a dated wrapper
 )
-
-// Input.Format values, counted per entry.
-
-// entry is the log entry being assembled: its first physical line and the
-
-// header-less lines that follow it.
-
-// scanner reads one input: lines → wrappers → entries → records → events.
-
-// It is pull-style and single-goroutine; run is the only loop.

@@ -12,6 +12,8 @@ import (
 // (analyzeBlock), the bare klog runs the AVX2 kernel takes, and the time
 // range of plain JSON runs.
 
+// seg is a span of a block of whole lines: either a run of n "plain" lines
+// (see analyzeBlock) or, when n is 0, lines the scanner reads one by one.
 type seg struct {
 	off, end int  // byte range in the block, newlines included
 	n        int  // plain lines in the run; 0 for a span read line by line
@@ -36,6 +38,9 @@ type seg struct {
 	hasNS          bool
 }
 
+// trackTS folds the "ts" of the plain JSON line into the run's time range,
+// as trackAbs(jsonTS(line)) would, without building a time for a decimal
+// "ts" (the JSON logger's form).
 func (g *seg) trackTS(line []byte) {
 	if k, ok := loggerTS(line); ok {
 		g.foldNS(k)
@@ -58,6 +63,7 @@ func (g *seg) trackTS(line []byte) {
 	g.foldNS(ms*1e6 + ns)
 }
 
+// foldNS folds a plausible "ts" in nanoseconds into the run's range.
 func (g *seg) foldNS(k int64) {
 	if !g.hasNS || k < g.minNS {
 		g.minNS = k
@@ -68,6 +74,12 @@ func (g *seg) foldNS(k int64) {
 	g.hasNS = true
 }
 
+// loggerTS decodes the "ts" of a line as the JSON logger writes it —
+// {"ts": then 13 digits of milliseconds, ".", one or more digits, and a
+// byte that cannot continue a number — into nanoseconds, as the general
+// path of trackTS would (jsonTSNumber, decimalMillis: the first six digits
+// of the fraction; plausibleMillis). ok is false for any other shape, left
+// to that path. The digits are checked and read eight at a time.
 func loggerTS(p []byte) (k int64, ok bool) {
 	const pre = `{"ts":`
 	if len(p) < len(pre)+13+2+1 || string(p[:len(pre)]) != pre || p[len(pre)+13] != '.' {
@@ -102,6 +114,8 @@ func loggerTS(p []byte) (k int64, ok bool) {
 	return ms*1e6 + fracNanos(f[:n]), true
 }
 
+// eightDigits reads x, eight bytes in memory order, as eight ASCII digits
+// (the first the most significant); ok is false when one is not a digit.
 func eightDigits(x uint64) (v uint64, ok bool) {
 	// a byte is a digit when its high nibble is 3 and adding 6 keeps it so
 	const threes, sixes, highs = 0x3030303030303030, 0x0606060606060606, 0xF0F0F0F0F0F0F0F0
@@ -115,8 +129,30 @@ func eightDigits(x uint64) (v uint64, ok bool) {
 	return x & 0xFFFFFFFF, true
 }
 
+// trackAbs folds t into the run's time range exactly as
+// inputState.trackAbs would.
 func (g *seg) trackAbs(t time.Time) { widen(&g.minAbs, &g.maxAbs, t) }
 
+// analyzeBlock splits a block of whole lines into segs. A line is plain
+// when it has no prefilter token, no NUL byte, no no-break space, at most
+// max bytes, and is either
+//
+//   - a klog header line with a valid clock (parseKlogHeader accepts it
+//     without badTime): the scanner would open an irrelevant entry for it
+//     and nothing else; or
+//   - a JSON log line (plainJSON): the scanner would open an irrelevant
+//     entry for it, track its "ts" and close the entry at once.
+//
+// A plain JSON line, and a plain klog line followed in the same block by
+// another plain line or by a klog header line with a hit (which closes its
+// entry just the same), go into a run; runs hold lines of one kind, and klog
+// runs lines of one month. Nothing can be attached to the entries of a
+// run, so the scanner only needs the run's line count and the clocks of
+// its ends (klog) or the range of its "ts" values (JSON; computed here).
+// Every other line stays in a span the scanner reads line by line. Tokens,
+// NULs and no-break spaces are searched over the whole block, so the lines
+// between hits cost one newline search and a header check each. With fast
+// false, the block is one line-by-line span.
 func analyzeBlock(data []byte, max int, fast bool, segs []seg) []seg {
 	return analyzeLines(data, max, fast, true, segs)
 }
@@ -282,8 +318,18 @@ func analyzeLines(data []byte, max int, fast, runs bool, segs []seg) []seg {
 	return segs
 }
 
+// bareRun is what bareKlogRun found: n lines, the start of the last (last)
+// and of the one before it (prev; unset when n is 1), the end of the last
+// line after its newline (end) and of its content (ce).
 type bareRun struct{ n, prev, last, end, ce int }
 
+// bareKlogRun reads the lines of data from s, a line start, while each is
+// a whole bare klog header line (plainKlog) of month mon, of at most max
+// bytes, ending before hit. These are the lines analyzeBlock would add one
+// by one to the open klog run of that month. ref is the start of such a
+// line already taken: the kernel (bareKlogKernel, where there is one)
+// takes the lines whose minute is the reference's; the others are read
+// here, and each taken becomes the reference.
 func bareKlogRun(data []byte, s, hit, max, mon, ref int) bareRun {
 	r := bareRun{prev: -1, last: -1}
 	for s < hit {
@@ -315,6 +361,8 @@ func bareKlogRun(data []byte, s, hit, max, mon, ref int) bareRun {
 	return r
 }
 
+// bareKlogLine reports whether the line of data at s is one bareKlogRun
+// takes, and where it ends (after its newline, e; its content, ce).
 func bareKlogLine(data []byte, s, hit, max, mon int) (e, ce int, ok bool) {
 	i := bytes.IndexByte(data[s:hit], '\n')
 	if i < 0 {

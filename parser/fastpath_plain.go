@@ -10,6 +10,10 @@ import (
 // header line with a valid clock, a JSON log line, or a journald or CRI
 // record carrying one, that no other registered wrapper claims.
 
+// fromPlumbing reports whether a plain klog line's payload p, or a plain
+// JSON line p (json), is informer plumbing (fromInformerPlumbing,
+// jsonFromInformerPlumbing): never relevant, so its tokens do not take it
+// out of its run.
 func fromPlumbing(json bool, p []byte) bool {
 	if json {
 		return jsonFromInformerPlumbing(p)
@@ -17,14 +21,22 @@ func fromPlumbing(json bool, p []byte) bool {
 	return fromInformerPlumbing(p)
 }
 
+// onlyTokens reports whether line, whose first hit (indexHit) is at i, has
+// no NUL byte and no no-break space: its hits are all tokens.
 func onlyTokens(line []byte, i int) bool {
 	return bytes.IndexByte(line[i:], 0) < 0 && !bytes.Contains(line[i:], nbsp)
 }
 
+// plainJSON reports whether the scanner reads p (a whole physical line
+// without its line end, starting with "{") as a --logging-format=json
+// entry with nothing else to do: no registered wrapper claims it
+// (claimedBy; a grep prefix cannot contain "{") and payload sees a JSON
+// log line (looksJSONLog).
 func plainJSON(p []byte) bool {
 	return !claimedBy(p, wrapNone) && looksJSONLog(p)
 }
 
+// wrappedLine is what plainWrapped finds in a wrapped klog line.
 type wrappedLine struct {
 	kind       wrapKind // wrapJournald or wrapCRI
 	pay        int      // offset of the payload (the klog header) in the line
@@ -32,6 +44,25 @@ type wrappedLine struct {
 	host, proc []byte   // journald host and process name
 }
 
+// plainWrapped reports whether physical reads p (a whole physical line
+// without its line end) as one journald or CRI "F" record carrying a klog
+// header line with a valid clock (plainKlog), whatever wrapper the
+// unwrapper prefers at that point:
+//
+//   - no skip rule of physical applies: p starts with a letter or digit
+//     (none of "#[$`-") and is no loose prompt (isPromptLoose);
+//   - unwrap keeps p whole: it is not itself a klog line (looksKlog) and
+//     has no grep prefix (cutGrepPrefix needs a prefix before the first
+//     ":" without a blank, with "/" or a log extension; a journald line has
+//     a blank before its first ":", a CRI line checked here has
+//     "dddd-dd-ddTdd" there);
+//   - no other wrapper of the registry claims it (claimedBy), so the
+//     unwrapper's preference cannot change the outcome: the journald or
+//     CRI decoder reads it whichever wrapper is tried first (the CRI
+//     decoder is the kubectl --timestamps decoder alike).
+//
+// The scanner applies the rest (votes, journald host and process
+// bookkeeping, the unwrapper's new preference) in wrappedRun.
 func plainWrapped(p []byte) (w wrappedLine, ok bool) {
 	if len(p) < 16 {
 		return w, false
@@ -67,6 +98,8 @@ func plainWrapped(p []byte) (w wrappedLine, ok bool) {
 	return wrappedLine{kind: u.kind, pay: len(p) - len(u.payload), mon: mon, host: u.host, proc: u.proc}, true
 }
 
+// plainKlog is plainKlogWall for the month only, checking the fixed
+// positions of the header 8 bytes at a time.
 func plainKlog(p []byte) (mon int, ok bool) {
 	if len(p) < 16 {
 		w, ok := plainKlogWall(p)
@@ -102,6 +135,8 @@ func plainKlog(p []byte) (mon int, ok bool) {
 	return mon, i < len(p) && isDigit(p[i])
 }
 
+// leadingDigits is the number of ASCII digits at the start of b, found 8
+// bytes at a time (plainKlog's fraction of a second).
 func leadingDigits(b []byte) int {
 	n := 0
 	for ; len(b)-n >= 8; n += 8 {
@@ -119,6 +154,8 @@ func leadingDigits(b []byte) int {
 	return n
 }
 
+// leadingSpaces is the number of blanks at the start of b, found 8 bytes at
+// a time (the padding before klog's thread id).
 func leadingSpaces(b []byte) int {
 	n := 0
 	for ; len(b)-n >= 8; n += 8 {
@@ -132,6 +169,8 @@ func leadingSpaces(b []byte) int {
 	return n
 }
 
+// plainKlogWall is parseKlogHeader's decision without the file:line part:
+// ok when parseKlogHeader(p) succeeds without badTime; w is the clock.
 func plainKlogWall(p []byte) (w wall, ok bool) {
 	if len(p) < 15 {
 		return w, false

@@ -17,9 +17,7 @@ import (
 )
 
 // Options control how inputs are read. The zero value resolves everything
-
 // from the inputs themselves.
-
 type Options struct {
 	// Year overrides the year of klog/journald timestamps (--year); 0 resolves it.
 	Year int
@@ -62,7 +60,6 @@ type Options struct {
 }
 
 // DefaultMaxLineBytes is the line cap when Options.MaxLineBytes is 0.
-
 const DefaultMaxLineBytes = 16 << 20
 
 // DefaultMaxEvents is the event cap of a run when Options.MaxEvents is
@@ -84,17 +81,12 @@ func (opt Options) maxEvents() int {
 }
 
 // InputFormats lists the values Options.Format accepts besides "" and "auto".
-
 // Wrapper names force that wrapper (lines that do not fit it are read as bare
-
 // payload); "klog" means no wrapper; "json" reads every object line as a
-
 // --logging-format=json line; "describe" and "get-events" read event tables.
-
 var InputFormats = []string{"klog", "journald", "cri", "docker-json", "kubectl-timestamps", "ui-timestamp", "json", "describe", "get-events"}
 
 // Skip reasons used in Input.Skipped.
-
 const (
 	SkipTooLong   = "too-long"  // longer than MaxLineBytes
 	SkipBinary    = "binary"    // contains NUL bytes
@@ -107,31 +99,20 @@ const (
 )
 
 // maxProblems caps Input.Problems; one more entry says how many were left out.
-
 const maxProblems = 100
 
 // maxEntryBytes caps the text of one multi-line entry (continuations beyond
-
 // it are counted but not kept).
-
 const maxEntryBytes = 4 << 20
 
 // ParseAll expands paths (files, .gz, directories, "-" for stdin) and parses
-
 // each input. Unreadable paths give one-line errors ("open kcm.log: no such
-
 // file or directory"); the rest is still parsed. Results are in command-line
-
 // order (a directory's files in walk order at its place). Inputs without
-
 // evidence of their own year/zone inherit them from another input sharing
-
 // their clock (same journald host, or the zone all evidenced inputs agree
-
 // on); relative describe ages are anchored to the newest time of the other
-
 // inputs.
-
 func ParseAll(paths []string, opt Options) ([]Result, []error) {
 	// every source in command-line order; they are parsed concurrently
 	// (up to GOMAXPROCS at a time) and collected in that order
@@ -221,7 +202,6 @@ func ParseAll(paths []string, opt Options) ([]Result, []error) {
 }
 
 // setIndex sets the input's position among the results (Source.Input).
-
 func (st *inputState) setIndex(i int) {
 	st.index = i
 	for k := range st.events {
@@ -230,11 +210,8 @@ func (st *inputState) setIndex(i int) {
 }
 
 // ParseReader parses one stream. It never panics; problems go to
-
 // Result.Input.Problems. Year/zone come from the stream itself, then the
-
 // file's mtime when r is an *os.File, then the current year and UTC.
-
 func ParseReader(r io.Reader, path string, opt Options) Result {
 	st := newInputState(path, 0)
 	st.maxEvents = opt.maxEvents()
@@ -248,9 +225,7 @@ func ParseReader(r io.Reader, path string, opt Options) Result {
 }
 
 // alone finishes an input parsed on its own: year and zone from its own
-
 // evidence or the fallbacks, times converted, describe ages anchored.
-
 func (st *inputState) alone(opt Options) Result {
 	flattenAll([]*inputState{st})
 	st.resolveOwn(opt)
@@ -260,20 +235,7 @@ func (st *inputState) alone(opt Options) Result {
 	return st.result()
 }
 
-// evMeta keeps what is needed to date an event once the year and zone are known.
-
-// instant is an absolute time without a *time.Location, so that evMeta
-
-// holds no pointers: the metadata pages are then copied (flattenAll) and
-
-// kept without write barriers and without the garbage collector scanning
-
-// them. Only the instant matters: events are dated in UTC.
-
-// time is the instant in UTC.
-
 // inputState is one input while it is read and resolved.
-
 type inputState struct {
 	in Input
 	// events and metas are the input's events once read (flattenAll);
@@ -348,7 +310,6 @@ func newInputState(path string, index int) *inputState {
 }
 
 // problem records a one-line complaint, capped at maxProblems.
-
 func (st *inputState) problem(line int, format string, args ...any) {
 	if st.problemsLeft == 0 {
 		return
@@ -363,71 +324,12 @@ func (st *inputState) problem(line int, format string, args ...any) {
 }
 
 // read parses r to the end, recovering from any panic.
-
 func (st *inputState) read(r io.Reader, opt Options) {
 	st.readWith(r, opt, (*scanner).run)
 }
 
-// eventPage is how many events a page of inputState.pages holds at most.
-
-// The first page holds firstEventPage and each next one twice as many, so
-
-// that a small input does not fill in (prefault) 2048 events' worth of
-
-// memory (~740 KiB) for a handful.
-
-// addEvent appends an event being read (and its metadata). Pages are
-
-// filled and never grown, so a large input's events are not copied again
-
-// and again (nor rescanned by the garbage collector at each copy) while it
-
-// is read.
-
-// reserveFrom is the part of an input (of known size) that must be read
-
-// before reserve estimates its events: the estimate is then at most
-
-// 1/reserveFrom times the events already read, however they are spread.
-
-// reserve moves the events read so far, all in pages, into one array
-
-// (events, metas) with room for the whole input, estimated from their
-
-// density in the part read plus an eighth; the next events are appended
-
-// to it (direct), and flattenAll has nothing to copy for this input when
-
-// the estimate holds (when it does not, the rest goes into pages as
-
-// before). It does so once, for an input of known size of which at least
-
-// 1/reserveFrom has been read; it reports whether it did.
-
-// flattenAll moves the pages of every input into its events and metas,
-
-// and lets the pages go. The events of all the inputs go into
-
-// one array, in input order, each input's a window of it that reaches to
-
-// the array's end: timeline.Build, which needs them all in one array, then
-
-// takes it as it is instead of copying them again. The metas go into one
-
-// array the same way. When the first input's events already lie in an
-
-// array with room for all (reserve), the others' are appended to it;
-
-// otherwise new arrays are filled. They are filled in consecutive parts,
-
-// one per core, each part prefaulted by the goroutine that fills it (page
-
-// faults are most of the cost).
-
 // readWith is read with the scanner's loop given: the block pipeline in
-
 // production, the line-at-a-time reference loop in tests.
-
 func (st *inputState) readWith(r io.Reader, opt Options, loop func(*scanner, io.Reader)) {
 	st.guarded(opt, func(sc *scanner) {
 		raw := r
@@ -473,9 +375,7 @@ func (st *inputState) readWith(r io.Reader, opt Options, loop func(*scanner, io.
 }
 
 // guarded runs body with a new scanner, recovering from any panic (a
-
 // bug): the lines read are kept and the input is marked truncated.
-
 func (st *inputState) guarded(opt Options, body func(*scanner)) {
 	sc := newScanner(st, opt)
 	defer st.endTexts()
@@ -491,7 +391,6 @@ func (st *inputState) guarded(opt Options, body func(*scanner)) {
 }
 
 // accounted is the number of lines put into one of the buckets.
-
 func (st *inputState) accounted() int {
 	n := st.in.EventLines + st.in.Irrelevant
 	for _, v := range st.in.Skipped {
@@ -501,9 +400,7 @@ func (st *inputState) accounted() int {
 }
 
 // Unaccounted returns how many physical lines are in no bucket; it is 0 for
-
 // every parsed input: Lines == EventLines + Irrelevant + the sum of Skipped.
-
 func (in *Input) Unaccounted() int {
 	n := in.Lines - in.EventLines - in.Irrelevant
 	for _, v := range in.Skipped {
@@ -512,36 +409,7 @@ func (in *Input) Unaccounted() int {
 	return n
 }
 
-// trackWall records a clock reading of the input in file order, counting
-
-// Dec→Jan rollovers (and Jan→Dec in reversed pastes). It returns the year
-
-// offset of the reading.
-
-// resolveOwn decides year and zone from the flags and the input's own evidence.
-
-// fallback fills what is still undecided: mtime, then the current year; UTC.
-
-// convert dates every event now that year and zone are known.
-
-// inherit gives inputs without evidence the year/zone of an input that
-
-// shares their clock: the same journald host first, else the one value all
-
-// evidenced inputs agree on. Year and zone are inherited separately (with
-
-// --tz every zone is a flag, but a year may still come from another input).
-
-// anchorAll dates relative describe/get-events rows: the anchor is the newest
-
-// time known from the other inputs (for a lone input, or when the others
-
-// know no time, from its own dated entries); without one the rows stay
-
-// Relative with a zero Time.
-
 // result finishes the Input summary.
-
 func (st *inputState) result() Result {
 	in := &st.in
 	in.Events = len(st.events)
@@ -596,9 +464,7 @@ func (st *inputState) result() Result {
 }
 
 // majority returns the key with the highest count (ties: alphabetical first),
-
 // "mixed" when the runner-up has at least half the winner's count, def when empty.
-
 func majority(m map[string]int, def string) string {
 	if len(m) == 0 {
 		return def
@@ -620,7 +486,6 @@ func majority(m map[string]int, def string) string {
 }
 
 // componentFromProcs maps journald process names to a component.
-
 func componentFromProcs(procs map[string]int) string {
 	best, n := "", 0
 	for p, c := range procs {
@@ -661,7 +526,6 @@ func componentOf(name string) string {
 }
 
 // sanitizeText makes text valid UTF-8 (trailing newlines removed).
-
 func sanitizeText(b []byte) string {
 	b = bytes.TrimRight(b, "\n")
 	if utf8.Valid(b) {
@@ -670,6 +534,16 @@ func sanitizeText(b []byte) string {
 	return strings.ToValidUTF8(string(b), "\uFFFD")
 }
 
+// flattenAll moves the pages of every input into its events and metas,
+// and lets the pages go. The events of all the inputs go into
+// one array, in input order, each input's a window of it that reaches to
+// the array's end: timeline.Build, which needs them all in one array, then
+// takes it as it is instead of copying them again. The metas go into one
+// array the same way. When the first input's events already lie in an
+// array with room for all (reserve), the others' are appended to it;
+// otherwise new arrays are filled. They are filled in consecutive parts,
+// one per core, each part prefaulted by the goroutine that fills it (page
+// faults are most of the cost).
 func flattenAll(states []*inputState) {
 	// a piece is an input's flat events or one of its pages, and where it
 	// goes in the arrays

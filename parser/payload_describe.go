@@ -395,12 +395,15 @@ func isOldRowStart(p []byte) bool {
 // describe` header names, recognising rows, and turning a row into an
 // event.
 
+// describedPod is the pod a `kubectl describe pod` header names.
 type describedPod struct {
 	name, ns string
 	pod      string // "ns/name" once the Node: line confirms a pod
 	node     string
 }
 
+// describeField reads a Name:, Namespace: or Node: line of `kubectl
+// describe pod` output (at column 0).
 func describeField(p []byte) (key, val string, ok bool) {
 	k, v, found := bytes.Cut(p, []byte(":"))
 	if !found {
@@ -413,6 +416,8 @@ func describeField(p []byte) (key, val string, ok bool) {
 	return "", "", false
 }
 
+// set records one header field. A new Name: starts a new object; only an
+// object with a Node: line (a pod) names the rows' pod and node.
 func (d *describedPod) set(key, val string) {
 	switch key {
 	case "Name":
@@ -432,6 +437,8 @@ func (d *describedPod) set(key, val string) {
 	}
 }
 
+// tableRows decodes p as one or more table rows of the current (or an
+// implied describe) layout.
 func (sc *scanner) tableRows(p []byte) []tableRowParse {
 	switch sc.table.layout {
 	case tableOld:
@@ -457,6 +464,7 @@ func (sc *scanner) tableRows(p []byte) []tableRowParse {
 	return parseDescribeRows(p)
 }
 
+// emitRow turns one table row into an event.
 func (sc *scanner) emitRow(e *entry, r *tableRowParse) bool {
 	st := sc.st
 	if !sc.opt.noPrefilter && len(e.rows) > 1 && !mayMatter([]byte(r.row.Message+" "+r.row.Reason)) {
@@ -509,6 +517,7 @@ func (sc *scanner) emitRow(e *entry, r *tableRowParse) bool {
 	return true
 }
 
+// rowText renders one of several rows collapsed on one physical line.
 func rowText(r *tableRowParse) string {
 	return fmt.Sprintf("%s  %s  %s  %s  %s", r.row.Type, r.row.Reason, r.ageText, r.row.From, r.row.Message)
 }

@@ -566,6 +566,7 @@ func isHex(c byte) bool { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' 
 // This file owns turning a klog JSON entry into an event (jsonEmit,
 // emitJSON).
 
+// jsonEmit decodes and classifies the JSON entry buf.
 func jsonEmit(buf []byte) emitResult {
 	if bytes.HasSuffix(buf, []byte("\n")) || !utf8.Valid(buf) {
 		return jsonEmitIn(buf, "", false)
@@ -579,6 +580,10 @@ func jsonEmit(buf []byte) emitResult {
 	return jsonEmitIn(buf, string(buf), false)
 }
 
+// jsonEmitIn decodes and classifies the JSON line buf. text is buf as a
+// string ("" when it needs sanitizing); the decoded strings are parts of
+// it, and so is the event's text. When text is a view of buf (view), the
+// event's text is a copy and the event's strings are moved onto it.
 func jsonEmitIn(buf []byte, text string, view bool) (r emitResult) {
 	var rec record
 	if err := decodeJSONLogIn(buf, text, &rec); err != nil {
@@ -607,6 +612,8 @@ func jsonEmitIn(buf []byte, text string, view bool) (r emitResult) {
 	return r
 }
 
+// emitJSON is emit for a JSON entry: it uses the entry's spec when the
+// spec's text is exactly the entry's.
 func (sc *scanner) emitJSON(e *entry) bool {
 	r, event := e.result(jsonEmit)
 	if !event || sc.failed(r, e.line) {

@@ -289,6 +289,7 @@ func klogFileSlow(p []byte, i int) (file []byte, rest int) {
 // This file owns turning a klog text entry into an event (klogEmit,
 // emitKlog), with the retry deadline as clock evidence.
 
+// klogEmit decodes and classifies the klog entry buf.
 func klogEmit(buf []byte) emitResult {
 	h, _ := parseKlogHeader(buf)
 	return klogEmitHeader(buf, h)
@@ -352,6 +353,8 @@ func klogEmitHeader(buf []byte, h klogHeader) (r emitResult) {
 	return r
 }
 
+// emitKlog is emit for a klog entry: it uses the entry's spec when the
+// spec's text is exactly the entry's.
 func (sc *scanner) emitKlog(e *entry) bool {
 	r, event := e.result(klogEmit)
 	if !event || sc.failed(r, e.line) {

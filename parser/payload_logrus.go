@@ -7,6 +7,7 @@ import (
 
 // This file owns the logrus text payload: time="…" level=… msg="…".
 
+// logrusFields reads level= and msg= of a logrus text line.
 func logrusFields(p []byte) (level byte, msg string) {
 	s := string(p)
 	if i := strings.Index(s, " level="); i >= 0 {

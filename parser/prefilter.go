@@ -9,13 +9,10 @@ import (
 )
 
 // prefilterTokens are the byte strings that make a line worth parsing; the
-
 // list and why each is on it live in classifier (tokens.go).
-
 var prefilterTokens = classifier.PrefilterTokens()
 
 // prefilterHashBits sizes the gram table of indexToken.
-
 const prefilterHashBits = 12
 
 func le32(b []byte, i int) uint32 {
@@ -26,7 +23,6 @@ func le32(b []byte, i int) uint32 {
 func prefilterHash(k uint32) uint32 { return (k * 0x9E3779B1) >> (32 - prefilterHashBits) }
 
 // mayMatter reports whether line contains one of the prefilter tokens.
-
 func mayMatter(line []byte) bool { return indexToken(line) >= 0 }
 
 var (
@@ -40,19 +36,12 @@ var (
 )
 
 // tokenFingerprints gives, for the prefilter tokens whose first 3 bytes are
-
 // common in logs, the offset of the 3 bytes the Teddy kernel looks for
-
 // instead. Chosen by counting each 3-byte part of each token (outside the
-
 // token) in 64 MiB of every era of generated KCM log, in the real logs of
-
 // testdata and in 20 MB of English documentation: with the first bytes,
-
 // "ser", "dis" and "Sta" (and "sta", which the bucket of "Sta" accepted)
-
 // made 9 of 10 kernel candidates, each a return to Go for nothing.
-
 var tokenFingerprints = map[string]int{
 	`Started "`: 6, // `d "`: none in generated logs; "Sta" 21.7k per 64 MiB (Status, State, Starting)
 	"serial":    2, // "ria": none in logs; "ser" 72k (server, service, user, observed)
@@ -60,9 +49,7 @@ var tokenFingerprints = map[string]int{
 }
 
 // fingerprinted pairs each literal with its fingerprint offset
-
 // (tokenFingerprints; 0, its first bytes, for the others).
-
 func fingerprinted(lits [][]byte) []teddy.Literal {
 	out := teddy.Prefix(lits)
 	for i := range out {
@@ -72,11 +59,9 @@ func fingerprinted(lits [][]byte) []teddy.Literal {
 }
 
 // useTeddy reports whether the SIMD kernel runs here.
-
 var useTeddy = teddy.Available
 
 // indexToken returns the index of the first prefilter token in b, or -1.
-
 func indexToken(b []byte) int {
 	if useTeddy {
 		return tokenTeddy.Index(b)
@@ -85,9 +70,7 @@ func indexToken(b []byte) int {
 }
 
 // indexHit returns the index of the first prefilter token, NUL byte or
-
 // no-break space in b, or -1.
-
 func indexHit(b []byte) int {
 	if useTeddy {
 		return hitTeddy.Index(b)
@@ -103,7 +86,6 @@ func indexHit(b []byte) int {
 }
 
 // mayMatterSlow is the reference implementation of mayMatter.
-
 func mayMatterSlow(line []byte) bool {
 	for _, t := range prefilterTokens {
 		if bytes.Contains(line, t) {
@@ -114,19 +96,12 @@ func mayMatterSlow(line []byte) bool {
 }
 
 // indexTokenScalar returns the index of the first prefilter token in b, or
-
 // -1, without SIMD. It runs over whole blocks of the input, so the work per
-
 // byte is what counts: it reads the 4 bytes at every even offset only. Every token is at
-
 // least 5 bytes long, so an occurrence at p has its first 4 bytes at p or
-
 // its bytes 1..4 at p+1, one of them even; tokenGrams holds both 4-byte
-
 // grams of every token (hashed into tokenHit), and only a sampled gram whose
-
 // bit is set is compared with the tokens it may start or continue.
-
 func indexTokenScalar(b []byte) int {
 	i := 0
 	// six grams (offsets i, i+2, …, i+10) per two 8-byte loads; one branch
@@ -164,9 +139,7 @@ func indexTokenScalar(b []byte) int {
 }
 
 // tokenAt checks the tokens whose gram k may sit at b[i:]; it returns the
-
 // smallest start of a token found, or -1.
-
 func tokenAt(b []byte, i int, k, h uint32) int {
 	best := -1
 	for _, g := range tokenGrams[h] {
@@ -185,7 +158,6 @@ func tokenAt(b []byte, i int, k, h uint32) int {
 }
 
 // tokenGram is a 4-byte gram of a token at offset off (0 or 1).
-
 type tokenGram struct {
 	k   uint32
 	off int
@@ -211,200 +183,5 @@ func init() {
 	}
 }
 
-// seg is a span of a block of whole lines: either a run of n "plain" lines
-
-// (see analyzeBlock) or, when n is 0, lines the scanner reads one by one.
-
-// trackTS folds the "ts" of the plain JSON line into the run's time range,
-
-// as trackAbs(jsonTS(line)) would, without building a time for a decimal
-
-// "ts" (the JSON logger's form).
-
-// foldNS folds a plausible "ts" in nanoseconds into the run's range.
-
-// loggerTS decodes the "ts" of a line as the JSON logger writes it —
-
-// {"ts": then 13 digits of milliseconds, ".", one or more digits, and a
-
-// byte that cannot continue a number — into nanoseconds, as the general
-
-// path of trackTS would (jsonTSNumber, decimalMillis: the first six digits
-
-// of the fraction; plausibleMillis). ok is false for any other shape, left
-
-// to that path. The digits are checked and read eight at a time.
-
-// eightDigits reads x, eight bytes in memory order, as eight ASCII digits
-
-// (the first the most significant); ok is false when one is not a digit.
-
-// trackAbs folds t into the run's time range exactly as
-
-// inputState.trackAbs would.
-
 // nbsp is the UTF-8 no-break space that physical normalises.
-
 var nbsp = []byte("\u00a0")
-
-// analyzeBlock splits a block of whole lines into segs. A line is plain
-
-// when it has no prefilter token, no NUL byte, no no-break space, at most
-
-// max bytes, and is either
-
-//
-
-//   - a klog header line with a valid clock (parseKlogHeader accepts it
-
-//     without badTime): the scanner would open an irrelevant entry for it
-
-//     and nothing else; or
-
-//   - a JSON log line (plainJSON): the scanner would open an irrelevant
-
-//     entry for it, track its "ts" and close the entry at once.
-
-//
-
-// A plain JSON line, and a plain klog line followed in the same block by
-
-// another plain line or by a klog header line with a hit (which closes its
-
-// entry just the same), go into a run; runs hold lines of one kind, and klog
-
-// runs lines of one month. Nothing can be attached to the entries of a
-
-// run, so the scanner only needs the run's line count and the clocks of
-
-// its ends (klog) or the range of its "ts" values (JSON; computed here).
-
-// Every other line stays in a span the scanner reads line by line. Tokens,
-
-// NULs and no-break spaces are searched over the whole block, so the lines
-
-// between hits cost one newline search and a header check each. With fast
-
-// false, the block is one line-by-line span.
-
-// bareRun is what bareKlogRun found: n lines, the start of the last (last)
-
-// and of the one before it (prev; unset when n is 1), the end of the last
-
-// line after its newline (end) and of its content (ce).
-
-// bareKlogRun reads the lines of data from s, a line start, while each is
-
-// a whole bare klog header line (plainKlog) of month mon, of at most max
-
-// bytes, ending before hit. These are the lines analyzeBlock would add one
-
-// by one to the open klog run of that month. ref is the start of such a
-
-// line already taken: the kernel (bareKlogKernel, where there is one)
-
-// takes the lines whose minute is the reference's; the others are read
-
-// here, and each taken becomes the reference.
-
-// bareKlogLine reports whether the line of data at s is one bareKlogRun
-
-// takes, and where it ends (after its newline, e; its content, ce).
-
-// fromPlumbing reports whether a plain klog line's payload p, or a plain
-
-// JSON line p (json), is informer plumbing (fromInformerPlumbing,
-
-// jsonFromInformerPlumbing): never relevant, so its tokens do not take it
-
-// out of its run.
-
-// onlyTokens reports whether line, whose first hit (indexHit) is at i, has
-
-// no NUL byte and no no-break space: its hits are all tokens.
-
-// plainJSON reports whether the scanner reads p (a whole physical line
-
-// without its line end, starting with "{") as a --logging-format=json
-
-// entry with nothing else to do: no registered wrapper claims it
-
-// (claimedBy; a grep prefix cannot contain "{") and payload sees a JSON
-
-// log line (looksJSONLog).
-
-// wrappedLine is what plainWrapped finds in a wrapped klog line.
-
-// plainWrapped reports whether physical reads p (a whole physical line
-
-// without its line end) as one journald or CRI "F" record carrying a klog
-
-// header line with a valid clock (plainKlog), whatever wrapper the
-
-// unwrapper prefers at that point:
-
-//
-
-//   - no skip rule of physical applies: p starts with a letter or digit
-
-//     (none of "#[$`-") and is no loose prompt (isPromptLoose);
-
-//   - unwrap keeps p whole: it is not itself a klog line (looksKlog) and
-
-//     has no grep prefix (cutGrepPrefix needs a prefix before the first
-
-//     ":" without a blank, with "/" or a log extension; a journald line has
-
-//     a blank before its first ":", a CRI line checked here has
-
-//     "dddd-dd-ddTdd" there);
-
-//   - no other wrapper of the registry claims it (claimedBy), so the
-
-//     unwrapper's preference cannot change the outcome: the journald or
-
-//     CRI decoder reads it whichever wrapper is tried first (the CRI
-
-//     decoder is the kubectl --timestamps decoder alike).
-
-//
-
-// The scanner applies the rest (votes, journald host and process
-
-// bookkeeping, the unwrapper's new preference) in wrappedRun.
-
-// plainKlog is plainKlogWall for the month only, checking the fixed
-
-// positions of the header 8 bytes at a time.
-
-// leadingDigits is the number of ASCII digits at the start of b, found 8
-
-// bytes at a time (plainKlog's fraction of a second).
-
-// leadingSpaces is the number of blanks at the start of b, found 8 bytes at
-
-// a time (the padding before klog's thread id).
-
-// plainKlogWall is parseKlogHeader's decision without the file:line part:
-
-// ok when parseKlogHeader(p) succeeds without badTime; w is the clock.
-
-// maxSpecBytes caps the text of an entry decoded ahead; longer entries are
-
-// left to the scanner.
-
-// buildSpecs decodes ahead the relevant entries that lie inside the
-
-// line-by-line spans of a block: klog entries (a klog header line and the
-
-// blank-indented lines after it, up to the next line of another shape) and
-
-// JSON log lines. It guesses the entry the scanner will assemble; the
-
-// scanner uses a spec only when its text is exactly the entry's (emitKlog,
-
-// emitJSON), so a wrong guess costs time only.
-
-// build is buildSpecs into a (its arrays reused): the specs are found
-
-// first, then decided (ahead.decide).

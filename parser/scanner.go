@@ -9,6 +9,8 @@ import (
 
 // entryKind is the payload format of an entry.
 
+// scanner reads one input: lines → wrappers → entries → records → events.
+// It is pull-style and single-goroutine; run is the only loop.
 type scanner struct {
 	st      *inputState
 	opt     Options
@@ -67,23 +69,14 @@ func newScanner(st *inputState, opt Options) *scanner {
 }
 
 // run reads r to the end, block by block. A reader goroutine cuts the input
-
 // into blocks of whole lines and has each analysed (analyzeBlock: token,
-
 // NUL and header search) by one of GOMAXPROCS analysis goroutines, so that
-
 // the search uses every core; the same goroutine decodes ahead the relevant
-
 // klog entries
-
 // that lie inside the block (buildSpecs), so classification also runs on
-
 // every core. run applies the blocks in input order, one at a time, so the
-
 // scanner itself stays single-goroutine; it uses an entry's spec only when
-
 // the texts are identical (emitKlog).
-
 func (sc *scanner) run(r io.Reader) {
 	st := sc.st
 	br := st.blocks(r, sc.max, sc.comp, sc.opt.Progress)
@@ -185,7 +178,6 @@ func (sc *scanner) run(r io.Reader) {
 }
 
 // block handles one block of whole lines cut into segs by analyzeBlock.
-
 func (sc *scanner) block(data []byte, segs []seg) {
 	for i := range segs {
 		g := &segs[i]
@@ -203,44 +195,8 @@ func (sc *scanner) block(data []byte, segs []seg) {
 	}
 }
 
-// plainRun accounts for a run of plain lines exactly as physical would, one
-
-// line at a time: each closes the open entry and opens an irrelevant klog
-
-// entry that the next one closes. For journald and CRI lines (plainWrapped)
-
-// it also does what physical does with the wrapper: the wrapper vote, the
-
-// journald host (the first line's, when none is known yet) and process
-
-// count (one process per run, so the cap on distinct names is decided by
-
-// the first line), and the unwrapper's preference. The wrapper clock is
-
-// only compared with the klog clock for relevant entries and the first
-
-// evidenceEntries ones, which block leaves to physical.
-
-// jsonRun accounts for a run of plain JSON lines exactly as physical would,
-
-// one line at a time: each closes the open entry, opens an irrelevant JSON
-
-// entry, tracks its "ts" (trackAbs: only the range counts, which
-
-// analyzeBlock computed) and closes it.
-
-// wallAt is the clock of the plain line at data[off:]. plainKlogWall reads
-
-// the header up to the first digit of the thread id, which a plain line
-
-// holds, so the line's end need not be found: the bytes after it are never
-
-// read.
-
 // lines hands each physical line of data, at offset off of its block, to
-
 // physical.
-
 func (sc *scanner) lines(data []byte, off int) {
 	for len(data) > 0 {
 		line := data
@@ -260,7 +216,6 @@ func (sc *scanner) lines(data []byte, off int) {
 }
 
 // leadingNULs counts the NUL bytes at the start of line.
-
 func leadingNULs(line []byte) int {
 	n := 0
 	for n < len(line) && line[n] == 0 {
@@ -270,13 +225,11 @@ func leadingNULs(line []byte) int {
 }
 
 // skip counts one physical line as skipped for reason.
-
 func (sc *scanner) skip(reason string) {
 	sc.st.in.Skipped[reason]++
 }
 
 // physical handles one physical line.
-
 func (sc *scanner) physical(line []byte, tooLong bool) {
 	st := sc.st
 	st.in.Lines++
@@ -396,9 +349,7 @@ func (sc *scanner) physical(line []byte, tooLong bool) {
 }
 
 // normalizeNBSP replaces no-break spaces (U+00A0, pasted from web pages
-
 // into the pid padding and between table columns) by one blank each.
-
 func (sc *scanner) normalizeNBSP(line []byte) []byte {
 	if !bytes.Contains(line, []byte("\u00a0")) {
 		return line
@@ -416,7 +367,6 @@ func (sc *scanner) normalizeNBSP(line []byte) []byte {
 }
 
 // flushPartial ends a run of partial records that never got its final part.
-
 func (sc *scanner) flushPartial() {
 	if sc.partialLines == 0 {
 		return
@@ -427,9 +377,7 @@ func (sc *scanner) flushPartial() {
 }
 
 // isPrompt recognises shell prompt lines such as
-
 // "[root@VM_128_5_centos ~]# journalctl -r …" and "$ kubectl describe …".
-
 func isPrompt(line []byte) bool {
 	if line[0] == '$' {
 		return len(line) > 2 && line[1] == ' '
@@ -445,7 +393,6 @@ func isPrompt(line []byte) bool {
 }
 
 // isPromptLoose recognises "user@host:~/dir$ cmd" prompts.
-
 func isPromptLoose(line []byte) bool {
 	if c := line[0]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || isDigit(c) || c == '_') {
 		return false
@@ -465,9 +412,7 @@ func isPromptLoose(line []byte) bool {
 }
 
 // payload handles the content of one logical line (wrappers removed, partial
-
 // records joined) that covers nlines physical lines from line.
-
 func (sc *scanner) payload(p []byte, u unwrapped, line, nlines int) {
 	st := sc.st
 	if h, ok := parseKlogHeader(p); ok {
@@ -545,137 +490,3 @@ func (sc *scanner) payload(p []byte, u unwrapped, line, nlines int) {
 	}
 	st.in.Irrelevant += nlines
 }
-
-// describedPod is the pod a `kubectl describe pod` header names.
-
-// describeField reads a Name:, Namespace: or Node: line of `kubectl
-
-// describe pod` output (at column 0).
-
-// set records one header field. A new Name: starts a new object; only an
-
-// object with a Node: line (a pod) names the rows' pod and node.
-
-// tableRows decodes p as one or more table rows of the current (or an
-
-// implied describe) layout.
-
-// open starts a new entry with its first logical line.
-
-// cont attaches a header-less line to the open entry.
-
-// close finishes the open entry: counts it and, when relevant, turns it into
-
-// records and events.
-
-// evidenceEntries is how many entries from the start of an input compare
-
-// their wrapper clock with the klog clock even when irrelevant.
-
-// wrapperEvidence compares the klog header clock with the wrapper's clock.
-
-// classifySafe runs classify, turning a panic into a problem.
-
-// classifyGuarded runs classify; a panic comes back as panicV (and no event)
-
-// so that one bad line cannot stop the input.
-
-// emitResult is everything emit derives from the text of one entry alone
-
-// (decoding, classification, text cleanup, the retry deadline). It is a pure
-
-// function of the entry's bytes (klogEmit, jsonEmit), so the analysis
-
-// goroutines compute it ahead for entries that lie within their block
-
-// (spec); the scanner uses it when the entry it closes has exactly those
-
-// bytes.
-
-// worthKeeping reports whether a result computed ahead must be kept: an
-
-// event, a decoding error or a panic (each needs the scanner's attention).
-
-// klogEmit decodes and classifies the klog entry buf.
-
-// spec is an entry found complete inside one block by an analysis
-
-// goroutine, with its result computed ahead.
-
-// ahead is what the analysis of a block decoded ahead of the scanner: its
-
-// specs and, in results, the results worth keeping they point at. Both
-
-// arrays are recycled (aheadPool) once the scanner is done with the block,
-
-// so a block's results cost no allocation of their own: an emitResult
-
-// holds a whole Event, and most blocks have dozens.
-
-// aheadPool recycles the ahead of applied blocks.
-
-// putAhead recycles a; nothing may point into it any more.
-
-// holds reports whether s points into a's specs.
-
-// decide decodes and classifies every spec (klogEmit, or jsonEmit for JSON
-
-// log lines), keeping in a.results the results worth keeping. results has
-
-// room for all of them before the first is taken, so the pointers to its
-
-// elements stay valid.
-
-// ownSpec returns the entry's spec when it was built from exactly this
-
-// entry's bytes (its results then stand for the entry's), else nil.
-
-// plumbing is fromPlumbing(json, e.buf): taken from the entry's own spec
-
-// (its header is then not parsed again), else found now.
-
-// result is emit's common first step: the spec's result when the spec was
-
-// built from exactly this entry's bytes, else emit run now. event is false
-
-// when the entry is known not to be an event.
-
-// failed reports a result that is no event, recording why when the scanner
-
-// must say so (a decoding error, a panic).
-
-// jsonEmit decodes and classifies the JSON entry buf.
-
-// jsonEmitIn decodes and classifies the JSON line buf. text is buf as a
-
-// string ("" when it needs sanitizing); the decoded strings are parts of
-
-// it, and so is the event's text. When text is a view of buf (view), the
-
-// event's text is a copy and the event's strings are moved onto it.
-
-// emitJSON is emit for a JSON entry: it uses the entry's spec when the
-
-// spec's text is exactly the entry's.
-
-// emitKlog is emit for a klog entry: it uses the entry's spec when the
-
-// spec's text is exactly the entry's.
-
-// emit turns an other entry into at most one event.
-
-// emitRow turns one table row into an event.
-
-// rowText renders one of several rows collapsed on one physical line.
-
-// finishEvent fills the envelope fields of an event.
-
-// logrusFields reads level= and msg= of a logrus text line.
-
-// classifyFn is the message side's classifier; tests of the envelope swap in
-
-// a fake to stay independent of it. It takes the record by value: a pointer
-
-// passed to a function variable escapes, and every candidate entry's record
-
-// would go to the heap.

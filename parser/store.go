@@ -21,6 +21,7 @@ import (
 // out in input order, so that what is kept does not depend on which input
 // finished first.
 
+// evMeta keeps what is needed to date an event once the year and zone are known.
 type evMeta struct {
 	w       wall
 	yoff    int
@@ -30,6 +31,10 @@ type evMeta struct {
 	hasAge  bool
 }
 
+// instant is an absolute time without a *time.Location, so that evMeta
+// holds no pointers: the metadata pages are then copied (flattenAll) and
+// kept without write barriers and without the garbage collector scanning
+// them. Only the instant matters: events are dated in UTC.
 type instant struct {
 	sec  int64
 	nsec int32
@@ -43,13 +48,22 @@ func instantOf(t time.Time) instant {
 	return instant{sec: t.Unix(), nsec: int32(t.Nanosecond()), set: true}
 }
 
+// time is the instant in UTC.
 func (i instant) time() time.Time { return time.Unix(i.sec, int64(i.nsec)).UTC() }
 
+// eventPage is how many events a page of inputState.pages holds at most.
+// The first page holds firstEventPage and each next one twice as many, so
+// that a small input does not fill in (prefault) 2048 events' worth of
+// memory for a handful.
 const (
 	eventPage      = 2048
 	firstEventPage = 64
 )
 
+// addEvent appends an event being read (and its metadata). Pages are
+// filled and never grown, so a large input's events are not copied again
+// and again (nor rescanned by the garbage collector at each copy) while it
+// is read.
 func (st *inputState) addEvent(d *Draft, m evMeta, text string) { st.addPrepared(d, m, text, nil) }
 
 // addPrepared is addEvent for a draft and text prepared on a decode-ahead
@@ -226,6 +240,9 @@ func (st *inputState) store(ev *Event, m evMeta) {
 	st.stored(&st.pages[k][len(st.pages[k])-1], &st.mpages[k][len(st.mpages[k])-1], st.added-1)
 }
 
+// reserveFrom is the part of an input (of known size) that must be read
+// before reserve estimates its events: the estimate is then at most
+// 1/reserveFrom times the events already read, however they are spread.
 const reserveFrom = 4
 
 // minEventBytes is fewer bytes than any line that gives an event takes
@@ -246,6 +263,13 @@ func (st *inputState) firstPage() int {
 	return firstEventPage
 }
 
+// reserve moves the events read so far, all in pages, into one array
+// (events, metas) with room for the whole input, estimated from their
+// density in the part read plus an eighth; the next events are appended
+// to it (direct), and flattenAll has nothing to copy for this input when
+// the estimate holds (when it does not, the rest goes into pages as
+// before). It does so once, for an input of known size of which at least
+// 1/reserveFrom has been read; it reports whether it did.
 func (st *inputState) reserve() bool {
 	if st.reserved || st.sizeHint <= 0 || st.seen*reserveFrom < st.sizeHint || len(st.events) > 0 {
 		return false
