@@ -81,6 +81,9 @@ func (g *seg) foldNS(k int64) {
 // of the fraction; plausibleMillis). ok is false for any other shape, left
 // to that path. The digits are checked and read eight at a time.
 func loggerTS(p []byte) (k int64, ok bool) {
+	if us, ok := loggerMicros(p); ok {
+		return us * 1e3, true // the logger's own: three digits of fraction
+	}
 	const pre = `{"ts":`
 	if len(p) < len(pre)+13+2+1 || string(p[:len(pre)]) != pre || p[len(pre)+13] != '.' {
 		return 0, false
@@ -96,10 +99,6 @@ func loggerTS(p []byte) (k int64, ok bool) {
 		return 0, false
 	}
 	f := d[14:]
-	if len(f) >= 4 && isDigit(f[0]) && isDigit(f[1]) && isDigit(f[2]) && (f[3] == ',' || f[3] == '}') {
-		// the logger's own: three digits of fraction (microseconds)
-		return ms*1e6 + int64(f[0]-'0')*1e5 + int64(f[1]-'0')*1e4 + int64(f[2]-'0')*1e3, true
-	}
 	n := 0
 	for n < len(f) && isDigit(f[n]) {
 		n++
