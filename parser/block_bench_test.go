@@ -2,6 +2,7 @@ package parser
 
 import (
 	"bytes"
+	"runtime"
 	"sync"
 	"testing"
 
@@ -82,6 +83,67 @@ func benchEras(b *testing.B, do func(blk []byte)) {
 					do(blk)
 				}
 			}
+		})
+	}
+}
+
+// churnBlockSets are blocksOf's sets for the churn shape.
+var churnBlockSets = map[loggen.Era]*benchBlockSet{
+	loggen.Legacy: {}, loggen.Structured: {}, loggen.JSON: {},
+}
+
+// churnBlocksOf is blocksOf for 32 MiB of the churn shape.
+func churnBlocksOf(b *testing.B, era loggen.Era) ([][]byte, int64) {
+	set := churnBlockSets[era]
+	set.once.Do(func() {
+		var buf bytes.Buffer
+		if _, err := loggen.Generate(&buf, loggen.Config{Size: 32 << 20, Era: era, Seed: 1, Shape: loggen.ShapeChurn}); err != nil {
+			b.Fatal(err)
+		}
+		data := buf.Bytes()
+		for len(data) > 0 {
+			n := min(len(data), blockSize)
+			if k := bytes.LastIndexByte(data[:n], '\n'); k >= 0 && n < len(data) {
+				n = k + 1
+			}
+			set.blocks = append(set.blocks, data[:n])
+			set.bytes += int64(n)
+			data = data[n:]
+		}
+	})
+	return set.blocks, set.bytes
+}
+
+// BenchmarkAheadChurn is the decoding ahead of the analysis goroutines
+// (ahead.build: the entries of the line-by-line spans found, decoded,
+// classified and prepared) on 32 MiB of the churn shape of each era, the
+// spans found beforehand; cpu-ns/spec is the CPU time of the goroutine's
+// thread (steadier than wall time on a shared machine) per entry decoded
+// ahead.
+func BenchmarkAheadChurn(b *testing.B) {
+	for _, era := range loggen.Eras {
+		b.Run(string(era), func(b *testing.B) {
+			blocks, size := churnBlocksOf(b, era)
+			segs := make([][]seg, len(blocks))
+			for i, blk := range blocks {
+				segs[i] = analyzeBlock(blk, DefaultMaxLineBytes, true, nil)
+			}
+			b.SetBytes(size)
+			b.ReportAllocs()
+			a := &ahead{}
+			specs := 0
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			t0 := threadCPU()
+			for b.Loop() {
+				for i, blk := range blocks {
+					a.build(blk, segs[i], DefaultMaxLineBytes)
+					specs += len(a.specs)
+					clear(a.results)
+					a.results = a.results[:0]
+				}
+			}
+			b.ReportMetric(float64((threadCPU()-t0).Nanoseconds())/float64(specs), "cpu-ns/spec")
 		})
 	}
 }

@@ -137,10 +137,22 @@ func decodeJSONLog(p []byte, rec *record) error {
 // decodeJSONLogIn is decodeJSONLog with s, when not "", the line as a
 // string (string(p)): the decoded strings are then parts of it.
 func decodeJSONLogIn(p []byte, s string, rec *record) error {
-	if decodeJSONLogFastIn(p, s, rec) {
-		return nil
+	kvs, err := decodeJSONLogPairs(p, s, rec, rec.KV)
+	rec.KV = kvs
+	return err
+}
+
+// decodeJSONLogPairs is decodeJSONLogIn with the pairs appended to dst and
+// returned, rec.KV left alone: nothing rec holds then points at dst, which
+// may lie on the caller's stack (jsonEmitIn).
+func decodeJSONLogPairs(p []byte, s string, rec *record, dst []kv) ([]kv, error) {
+	if kvs, ok := decodeJSONLogFastTo(p, s, rec, dst); ok {
+		return kvs, nil
 	}
-	return decodeJSONLogSlow(p, rec)
+	var slow record
+	err := decodeJSONLogSlow(p, &slow)
+	rec.Msg, rec.File, rec.Level = slow.Msg, slow.File, slow.Level
+	return append(dst, slow.KV...), err
 }
 
 // decodeJSONLogSlow is decodeJSONLog with encoding/json's Decoder: the
@@ -210,8 +222,7 @@ const errNotObject = jsonError("not a JSON object")
 // any other line it leaves rec untouched and reports false.
 //
 // Keys and values without escapes are substrings of one copy of the line
-// (jsonLine), and the pairs are gathered on the stack, then appended to
-// rec.KV at once.
+// (jsonLine).
 func decodeJSONLogFast(p []byte, rec *record) bool {
 	return decodeJSONLogFastIn(p, "", rec)
 }
@@ -219,20 +230,28 @@ func decodeJSONLogFast(p []byte, rec *record) bool {
 // decodeJSONLogFastIn is decodeJSONLogFast taking s, when not "", as the
 // copy of p its strings are parts of.
 func decodeJSONLogFastIn(p []byte, s string, rec *record) bool {
-	if len(p) < 2 || p[0] != '{' || p[1] != '"' {
-		return false
+	kvs, ok := decodeJSONLogFastTo(p, s, rec, rec.KV)
+	if ok {
+		rec.KV = kvs
 	}
-	var (
-		d   jsonFields
-		buf [16]kv
-	)
+	return ok
+}
+
+// decodeJSONLogFastTo is decodeJSONLogFastIn with the pairs appended to dst
+// and returned (see decodeJSONLogPairs), rec.KV left alone; on false, dst
+// is returned as it came (only its spare room may have been written).
+func decodeJSONLogFastTo(p []byte, s string, rec *record, dst []kv) ([]kv, bool) {
+	if len(p) < 2 || p[0] != '{' || p[1] != '"' {
+		return dst, false
+	}
+	var d jsonFields
 	line := jsonLine{p: p, s: s}
-	kvs := buf[:0]
+	kvs := dst
 	i := 1
 	for {
 		key, ni, ok := jsonFastString(p, i, &line)
 		if !ok || ni >= len(p) || p[ni] != ':' {
-			return false
+			return dst, false
 		}
 		vs := ni + 1
 		var (
@@ -247,7 +266,7 @@ func decodeJSONLogFastIn(p []byte, s string, rec *record) bool {
 			val = line.text(vs, ve)
 		}
 		if !ok || ve >= len(p) {
-			return false
+			return dst, false
 		}
 		kvs = d.take(key, val, kvs)
 		next, done, ok := afterValue(p, ve)
@@ -255,15 +274,12 @@ func decodeJSONLogFastIn(p []byte, s string, rec *record) bool {
 			break
 		}
 		if !ok {
-			return false
+			return dst, false
 		}
 		i = next
 	}
-	if len(kvs) > 0 {
-		rec.KV = append(rec.KV, kvs...)
-	}
 	d.fill(rec)
-	return true
+	return kvs, true
 }
 
 // afterValue reads what follows a value of a line's top object that ends
@@ -585,12 +601,18 @@ func jsonEmit(buf []byte) emitResult {
 // it, and so is the event's text. When text is a view of buf (view), the
 // event's text is a copy and the event's strings are moved onto it.
 func jsonEmitIn(buf []byte, text string, view bool) (r emitResult) {
-	var rec record
-	if err := decodeJSONLogIn(buf, text, &rec); err != nil {
+	// the pairs are decoded into a buffer on the stack (a line rarely has
+	// more), which rec never points at, so that it stays there
+	var (
+		rec   record
+		pairs [16]kv
+	)
+	kvs, err := decodeJSONLogPairs(buf, text, &rec, pairs[:0])
+	if err != nil {
 		r.err = err
 		return r
 	}
-	r.ev, r.ok, r.panicV = classifyGuarded(&rec)
+	r.ev, r.ok, r.panicV = classifyPairsGuarded(&rec, kvs)
 	if !r.ok {
 		r.ev = Draft{}
 		return r
