@@ -80,14 +80,13 @@ func (a *ahead) decide() {
 		var r emitResult
 		switch {
 		case s.json:
-			s.plumbing = jsonFromInformerPlumbing(s.buf)
 			r = jsonEmit(s.buf)
 		case s.hdrOK:
 			r = klogEmitHeader(s.buf, s.hdr)
 		default:
 			r = klogEmit(s.buf)
 		}
-		s.plumbing = s.plumbing || r.plumbing
+		s.plumbing = r.plumbing
 		r.prepare()
 		if r.worthKeeping() {
 			a.results = append(a.results, r)

@@ -21,8 +21,8 @@ import (
 type emitResult struct {
 	ev Draft
 	ok bool
-	// plumbing: the entry is informer plumbing (fromInformerPlumbing; klog
-	// only), found while decoding it
+	// plumbing: the entry is informer plumbing (fromInformerPlumbing,
+	// jsonFromInformerPlumbing), found while decoding it
 	plumbing bool
 	err      error // the entry could not be decoded (JSON)
 	panicV   any   // classify panicked with this value

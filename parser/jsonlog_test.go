@@ -367,6 +367,44 @@ func TestJSONFromInformerPlumbingMatchesReference(t *testing.T) {
 	}
 }
 
+// TestJSONEmitPlumbing: the plumbing jsonEmit reports (which decoding
+// ahead takes for the spec's) is jsonFromInformerPlumbing, on the cases,
+// their cuts and the JSON lines of the test inputs, and on a line whose
+// second caller key is escaped: the decoder (encoding/json's, the line
+// having a \u escape) then names that one's file, not plumbing's.
+func TestJSONEmitPlumbing(t *testing.T) {
+	ins := append([]string{`{"ts":1,"caller":"cache/reflector.go:1","msg":"x","c\u0061ller":"r.go:1"}`}, plumbingCases...)
+	for _, c := range plumbingCases {
+		for i := range c {
+			ins = append(ins, c[:i])
+		}
+	}
+	for _, f := range testInputs(t) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(l, "{") {
+				ins = append(ins, l)
+			}
+		}
+	}
+	taken := 0
+	for _, in := range ins {
+		got, want := jsonEmit([]byte(in)).plumbing, jsonFromInformerPlumbing([]byte(in))
+		if got != want {
+			t.Errorf("jsonEmit(%q).plumbing = %v, jsonFromInformerPlumbing %v", in, got, want)
+		}
+		if got {
+			taken++
+		}
+	}
+	if taken < 3 {
+		t.Errorf("only %d lines taken for plumbing", taken)
+	}
+}
+
 // FuzzJSONFromInformerPlumbing: jsonFromInformerPlumbing agrees with its
 // reference, and a line taken for informer plumbing is one whose decoded
 // caller is an informer-plumbing file (or one that does not decode at all).

@@ -10,6 +10,8 @@ import (
 	"time"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/kcmtrace/kcmtrace/parser/classifier"
 )
 
 // looksJSONLog reports whether payload is a --logging-format=json line: an
@@ -137,22 +139,23 @@ func decodeJSONLog(p []byte, rec *record) error {
 // decodeJSONLogIn is decodeJSONLog with s, when not "", the line as a
 // string (string(p)): the decoded strings are then parts of it.
 func decodeJSONLogIn(p []byte, s string, rec *record) error {
-	kvs, err := decodeJSONLogPairs(p, s, rec, rec.KV)
+	kvs, _, err := decodeJSONLogPairs(p, s, rec, rec.KV)
 	rec.KV = kvs
 	return err
 }
 
 // decodeJSONLogPairs is decodeJSONLogIn with the pairs appended to dst and
 // returned, rec.KV left alone: nothing rec holds then points at dst, which
-// may lie on the caller's stack (jsonEmitIn).
-func decodeJSONLogPairs(p []byte, s string, rec *record, dst []kv) ([]kv, error) {
+// may lie on the caller's stack (jsonEmitIn). fast reports that the line
+// had the common shape (decodeJSONLogFast).
+func decodeJSONLogPairs(p []byte, s string, rec *record, dst []kv) (kvs []kv, fast bool, err error) {
 	if kvs, ok := decodeJSONLogFastTo(p, s, rec, dst); ok {
-		return kvs, nil
+		return kvs, true, nil
 	}
 	var slow record
-	err := decodeJSONLogSlow(p, &slow)
+	err = decodeJSONLogSlow(p, &slow)
 	rec.Msg, rec.File, rec.Level = slow.Msg, slow.File, slow.Level
-	return append(dst, slow.KV...), err
+	return append(dst, slow.KV...), false, err
 }
 
 // decodeJSONLogSlow is decodeJSONLog with encoding/json's Decoder: the
@@ -607,7 +610,12 @@ func jsonEmitIn(buf []byte, text string, view bool) (r emitResult) {
 		rec   record
 		pairs [16]kv
 	)
-	kvs, err := decodeJSONLogPairs(buf, text, &rec, pairs[:0])
+	kvs, fast, err := decodeJSONLogPairs(buf, text, &rec, pairs[:0])
+	// jsonFromInformerPlumbing, looked for only where it may hold: a
+	// line of the common shape that is plumbing has its one "caller"
+	// key as written, so its File names that file (and most lines'
+	// files are none of plumbing's)
+	r.plumbing = (!fast || classifier.IsInformerPlumbing(rec.File)) && jsonFromInformerPlumbing(buf)
 	if err != nil {
 		r.err = err
 		return r
