@@ -37,8 +37,8 @@ type spec struct {
 type ahead struct {
 	specs   []spec
 	results []emitResult
-	// arena holds the strings unescaped in decoding JSON specs
-	// (jsonEmitArena), which the results may point at
+	// arena holds the strings unescaped in decoding the specs
+	// (jsonEmitArena, klogEmitArena), which the results may point at
 	arena []byte
 }
 
@@ -86,9 +86,10 @@ func (a *ahead) decide() {
 		case s.json:
 			r = jsonEmitArena(s.buf, &a.arena)
 		case s.hdrOK:
-			r = klogEmitHeader(s.buf, s.hdr)
+			r = klogEmitArena(s.buf, s.hdr, &a.arena)
 		default:
-			r = klogEmit(s.buf)
+			h, _ := parseKlogHeader(s.buf)
+			r = klogEmitArena(s.buf, h, &a.arena)
 		}
 		s.plumbing = r.plumbing
 		r.prepare()

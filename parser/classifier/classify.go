@@ -94,7 +94,7 @@ func recordMessage(rec *Record, dst []kv) (msg string, kvs []kv) {
 	case rec.Rest != "":
 		msg = rec.Rest
 		if rec.Rest[0] == '"' {
-			if m, pairs, sok := appendStructured(dst, rec.Rest); sok {
+			if m, pairs, sok := appendStructuredIn(dst, rec.Rest, rec.Arena); sok {
 				msg, kvs = m, pairs
 			}
 		}
