@@ -10,24 +10,40 @@ import (
 	"github.com/kcmtrace/kcmtrace/internal/loggen"
 )
 
-// benchBlockSet is 32 MiB of generated KCM log of one era cut into blocks
-// of whole lines, as blockReader does.
+// benchBlockSet is 32 MiB of generated KCM log of one era and shape cut
+// into blocks of whole lines, as blockReader does.
 type benchBlockSet struct {
 	once   sync.Once
 	blocks [][]byte
 	bytes  int64
 }
 
-var benchBlockSets = map[loggen.Era]*benchBlockSet{
-	loggen.Legacy: {}, loggen.Structured: {}, loggen.JSON: {},
-}
+// benchBlockSets are the sets of the default shape, churnBlockSets those of
+// the churn shape.
+var (
+	benchBlockSets = map[loggen.Era]*benchBlockSet{
+		loggen.Legacy: {}, loggen.Structured: {}, loggen.JSON: {},
+	}
+	churnBlockSets = map[loggen.Era]*benchBlockSet{
+		loggen.Legacy: {}, loggen.Structured: {}, loggen.JSON: {},
+	}
+)
 
 // blocksOf returns the blocks of era's generated log (and their size).
 func blocksOf(b *testing.B, era loggen.Era) ([][]byte, int64) {
-	set := benchBlockSets[era]
+	return benchBlockSets[era].get(b, loggen.Config{Size: 32 << 20, Era: era, Seed: 1})
+}
+
+// churnBlocksOf is blocksOf for the churn shape.
+func churnBlocksOf(b *testing.B, era loggen.Era) ([][]byte, int64) {
+	return churnBlockSets[era].get(b, loggen.Config{Size: 32 << 20, Era: era, Seed: 1, Shape: loggen.ShapeChurn})
+}
+
+// get generates the set's log (cfg) the first time.
+func (set *benchBlockSet) get(b *testing.B, cfg loggen.Config) ([][]byte, int64) {
 	set.once.Do(func() {
 		var buf bytes.Buffer
-		if _, err := loggen.Generate(&buf, loggen.Config{Size: 32 << 20, Era: era, Seed: 1}); err != nil {
+		if _, err := loggen.Generate(&buf, cfg); err != nil {
 			b.Fatal(err)
 		}
 		data := buf.Bytes()
@@ -86,33 +102,6 @@ func benchEras(b *testing.B, do func(blk []byte)) {
 			}
 		})
 	}
-}
-
-// churnBlockSets are blocksOf's sets for the churn shape.
-var churnBlockSets = map[loggen.Era]*benchBlockSet{
-	loggen.Legacy: {}, loggen.Structured: {}, loggen.JSON: {},
-}
-
-// churnBlocksOf is blocksOf for 32 MiB of the churn shape.
-func churnBlocksOf(b *testing.B, era loggen.Era) ([][]byte, int64) {
-	set := churnBlockSets[era]
-	set.once.Do(func() {
-		var buf bytes.Buffer
-		if _, err := loggen.Generate(&buf, loggen.Config{Size: 32 << 20, Era: era, Seed: 1, Shape: loggen.ShapeChurn}); err != nil {
-			b.Fatal(err)
-		}
-		data := buf.Bytes()
-		for len(data) > 0 {
-			n := min(len(data), blockSize)
-			if k := bytes.LastIndexByte(data[:n], '\n'); k >= 0 && n < len(data) {
-				n = k + 1
-			}
-			set.blocks = append(set.blocks, data[:n])
-			set.bytes += int64(n)
-			data = data[n:]
-		}
-	})
-	return set.blocks, set.bytes
 }
 
 // BenchmarkAheadChurn is the decoding ahead of the analysis goroutines
