@@ -37,6 +37,9 @@ type spec struct {
 type ahead struct {
 	specs   []spec
 	results []emitResult
+	// arena holds the strings unescaped in decoding the specs
+	// (jsonEmitArena, klogEmitArena), which the results may point at
+	arena []byte
 }
 
 // aheadPool recycles the ahead of applied blocks.
@@ -56,7 +59,8 @@ func putAhead(a *ahead) {
 	}
 	clear(a.specs) // their texts alias the block
 	clear(a.results)
-	a.specs, a.results = a.specs[:0], a.results[:0]
+	clear(a.arena) // what still pointed there would read zeros, not another block's
+	a.specs, a.results, a.arena = a.specs[:0], a.results[:0], a.arena[:0]
 	aheadPool.Put(a)
 }
 
@@ -80,14 +84,14 @@ func (a *ahead) decide() {
 		var r emitResult
 		switch {
 		case s.json:
-			s.plumbing = jsonFromInformerPlumbing(s.buf)
-			r = jsonEmit(s.buf)
+			r = jsonEmitArena(s.buf, &a.arena)
 		case s.hdrOK:
-			r = klogEmitHeader(s.buf, s.hdr)
+			r = klogEmitArena(s.buf, s.hdr, &a.arena)
 		default:
-			r = klogEmit(s.buf)
+			h, _ := parseKlogHeader(s.buf)
+			r = klogEmitArena(s.buf, h, &a.arena)
 		}
-		s.plumbing = s.plumbing || r.plumbing
+		s.plumbing = r.plumbing
 		r.prepare()
 		if r.worthKeeping() {
 			a.results = append(a.results, r)

@@ -2,30 +2,48 @@ package parser
 
 import (
 	"bytes"
+	"runtime"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/kcmtrace/kcmtrace/internal/loggen"
 )
 
-// benchBlockSet is 32 MiB of generated KCM log of one era cut into blocks
-// of whole lines, as blockReader does.
+// benchBlockSet is 32 MiB of generated KCM log of one era and shape cut
+// into blocks of whole lines, as blockReader does.
 type benchBlockSet struct {
 	once   sync.Once
 	blocks [][]byte
 	bytes  int64
 }
 
-var benchBlockSets = map[loggen.Era]*benchBlockSet{
-	loggen.Legacy: {}, loggen.Structured: {}, loggen.JSON: {},
-}
+// benchBlockSets are the sets of the default shape, churnBlockSets those of
+// the churn shape.
+var (
+	benchBlockSets = map[loggen.Era]*benchBlockSet{
+		loggen.Legacy: {}, loggen.Structured: {}, loggen.JSON: {},
+	}
+	churnBlockSets = map[loggen.Era]*benchBlockSet{
+		loggen.Legacy: {}, loggen.Structured: {}, loggen.JSON: {},
+	}
+)
 
 // blocksOf returns the blocks of era's generated log (and their size).
 func blocksOf(b *testing.B, era loggen.Era) ([][]byte, int64) {
-	set := benchBlockSets[era]
+	return benchBlockSets[era].get(b, loggen.Config{Size: 32 << 20, Era: era, Seed: 1})
+}
+
+// churnBlocksOf is blocksOf for the churn shape.
+func churnBlocksOf(b *testing.B, era loggen.Era) ([][]byte, int64) {
+	return churnBlockSets[era].get(b, loggen.Config{Size: 32 << 20, Era: era, Seed: 1, Shape: loggen.ShapeChurn})
+}
+
+// get generates the set's log (cfg) the first time.
+func (set *benchBlockSet) get(b *testing.B, cfg loggen.Config) ([][]byte, int64) {
 	set.once.Do(func() {
 		var buf bytes.Buffer
-		if _, err := loggen.Generate(&buf, loggen.Config{Size: 32 << 20, Era: era, Seed: 1}); err != nil {
+		if _, err := loggen.Generate(&buf, cfg); err != nil {
 			b.Fatal(err)
 		}
 		data := buf.Bytes()
@@ -82,6 +100,41 @@ func benchEras(b *testing.B, do func(blk []byte)) {
 					do(blk)
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkAheadChurn is the decoding ahead of the analysis goroutines
+// (ahead.build: the entries of the line-by-line spans found, decoded,
+// classified and prepared) on 32 MiB of the churn shape of each era. Each
+// block's spans are found just before (analyzeBlock), which leaves the
+// block in cache as in a run, and left out of cpu-ns/spec: the CPU time of
+// the goroutine's thread in ahead.build (steadier than wall time on a
+// shared machine) per entry decoded ahead.
+func BenchmarkAheadChurn(b *testing.B) {
+	for _, era := range loggen.Eras {
+		b.Run(string(era), func(b *testing.B) {
+			blocks, size := churnBlocksOf(b, era)
+			b.SetBytes(size)
+			b.ReportAllocs()
+			a := &ahead{}
+			var segs []seg
+			specs := 0
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			var cpu time.Duration
+			for b.Loop() {
+				for _, blk := range blocks {
+					segs = analyzeBlock(blk, DefaultMaxLineBytes, true, segs)
+					t0 := threadCPU()
+					a.build(blk, segs, DefaultMaxLineBytes)
+					cpu += threadCPU() - t0
+					specs += len(a.specs)
+					clear(a.results) // as putAhead
+					a.results, a.arena = a.results[:0], a.arena[:0]
+				}
+			}
+			b.ReportMetric(float64(cpu.Nanoseconds())/float64(specs), "cpu-ns/spec")
 		})
 	}
 }

@@ -2,6 +2,7 @@ package parser
 
 import (
 	"bytes"
+	"slices"
 	"time"
 
 	"github.com/kcmtrace/kcmtrace/parser/classifier"
@@ -20,8 +21,8 @@ import (
 type emitResult struct {
 	ev Draft
 	ok bool
-	// plumbing: the entry is informer plumbing (fromInformerPlumbing; klog
-	// only), found while decoding it
+	// plumbing: the entry is informer plumbing (fromInformerPlumbing,
+	// jsonFromInformerPlumbing), found while decoding it
 	plumbing bool
 	err      error // the entry could not be decoded (JSON)
 	panicV   any   // classify panicked with this value
@@ -81,6 +82,25 @@ func classifyGuarded(rec *record) (ev Draft, ok bool, panicV any) {
 		ev, ok = classifyFn(*rec)
 	} else {
 		ev, ok = classifier.Classify(rec)
+	}
+	return ev, ok, nil
+}
+
+// classifyPairsGuarded is classifyGuarded for a record without Rest or
+// Table whose pairs are kvs, not rec.KV (classifier.ClassifyPairs): kvs may
+// lie on the caller's stack (jsonEmitIn).
+func classifyPairsGuarded(rec *record, kvs []kv) (ev Draft, ok bool, panicV any) {
+	defer func() {
+		if p := recover(); p != nil {
+			ev, ok, panicV = Draft{}, false, p
+		}
+	}()
+	if classifyFn != nil {
+		c := *rec
+		c.KV = slices.Clone(kvs) // kvs itself must not escape
+		ev, ok = classifyFn(c)
+	} else {
+		ev, ok = classifier.ClassifyPairs(rec.File, rec.Msg, kvs)
 	}
 	return ev, ok, nil
 }

@@ -336,9 +336,9 @@ var plumbingCases = []string{
 	`{"ts":1,"caller":"reflector.go:1"caller"`,
 }
 
-// TestJSONFromInformerPlumbingMatchesReference compares the two on the
-// cases above, every line of the test inputs and every cut of the cases.
-func TestJSONFromInformerPlumbingMatchesReference(t *testing.T) {
+// plumbingInputs are plumbingCases, every cut of them (both halves) and
+// every line of the test inputs.
+func plumbingInputs(t *testing.T) []string {
 	ins := append([]string(nil), plumbingCases...)
 	for _, c := range plumbingCases {
 		for i := range c {
@@ -352,11 +352,35 @@ func TestJSONFromInformerPlumbingMatchesReference(t *testing.T) {
 		}
 		ins = append(ins, strings.Split(string(data), "\n")...)
 	}
+	return ins
+}
+
+// TestJSONFromInformerPlumbingMatchesReference compares the two on the
+// cases above, every line of the test inputs and every cut of the cases.
+func TestJSONFromInformerPlumbingMatchesReference(t *testing.T) {
+	agreeOnPlumbing(t, plumbingInputs(t), "jsonFromInformerPlumbing", jsonFromInformerPlumbing, jsonFromInformerPlumbingRef)
+}
+
+// TestJSONEmitPlumbing: the plumbing jsonEmit reports (which decoding
+// ahead takes for the spec's) is jsonFromInformerPlumbing, on
+// plumbingInputs and on a line whose second caller key is escaped: the
+// decoder (encoding/json's, the line having a \u escape) then names that
+// one's file, not plumbing's.
+func TestJSONEmitPlumbing(t *testing.T) {
+	ins := append(plumbingInputs(t), `{"ts":1,"caller":"cache/reflector.go:1","msg":"x","c\u0061ller":"r.go:1"}`)
+	agreeOnPlumbing(t, ins, "jsonEmit(…).plumbing", func(p []byte) bool { return jsonEmit(p).plumbing }, jsonFromInformerPlumbing)
+}
+
+// agreeOnPlumbing checks that f (named name) and its reference agree on
+// every input, of which at least 3 must be taken for plumbing: else the
+// inputs no longer exercise it.
+func agreeOnPlumbing(t *testing.T, ins []string, name string, f, ref func([]byte) bool) {
+	t.Helper()
 	taken := 0
 	for _, in := range ins {
-		got, want := jsonFromInformerPlumbing([]byte(in)), jsonFromInformerPlumbingRef([]byte(in))
+		got, want := f([]byte(in)), ref([]byte(in))
 		if got != want {
-			t.Errorf("jsonFromInformerPlumbing(%q) = %v, reference %v", in, got, want)
+			t.Errorf("%s(%q) = %v, reference %v", name, in, got, want)
 		}
 		if got {
 			taken++

@@ -10,6 +10,8 @@ import (
 	"time"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/kcmtrace/kcmtrace/parser/classifier"
 )
 
 // looksJSONLog reports whether payload is a --logging-format=json line: an
@@ -137,10 +139,24 @@ func decodeJSONLog(p []byte, rec *record) error {
 // decodeJSONLogIn is decodeJSONLog with s, when not "", the line as a
 // string (string(p)): the decoded strings are then parts of it.
 func decodeJSONLogIn(p []byte, s string, rec *record) error {
-	if decodeJSONLogFastIn(p, s, rec) {
-		return nil
+	kvs, _, err := decodeJSONLogPairs(p, s, rec, rec.KV, nil)
+	rec.KV = kvs
+	return err
+}
+
+// decodeJSONLogPairs is decodeJSONLogIn with the pairs appended to dst and
+// returned, rec.KV left alone: nothing rec holds then points at dst, which
+// may lie on the caller's stack (jsonEmitIn). fast reports that the line
+// had the common shape (decodeJSONLogFast). arena, when not nil, takes the
+// strings unescaped (jsonLine.unescape).
+func decodeJSONLogPairs(p []byte, s string, rec *record, dst []kv, arena *[]byte) (kvs []kv, fast bool, err error) {
+	if kvs, ok := decodeJSONLogFastTo(p, s, rec, dst, arena); ok {
+		return kvs, true, nil
 	}
-	return decodeJSONLogSlow(p, rec)
+	var slow record
+	err = decodeJSONLogSlow(p, &slow)
+	rec.Msg, rec.File, rec.Level = slow.Msg, slow.File, slow.Level
+	return append(dst, slow.KV...), false, err
 }
 
 // decodeJSONLogSlow is decodeJSONLog with encoding/json's Decoder: the
@@ -210,8 +226,7 @@ const errNotObject = jsonError("not a JSON object")
 // any other line it leaves rec untouched and reports false.
 //
 // Keys and values without escapes are substrings of one copy of the line
-// (jsonLine), and the pairs are gathered on the stack, then appended to
-// rec.KV at once.
+// (jsonLine).
 func decodeJSONLogFast(p []byte, rec *record) bool {
 	return decodeJSONLogFastIn(p, "", rec)
 }
@@ -219,20 +234,29 @@ func decodeJSONLogFast(p []byte, rec *record) bool {
 // decodeJSONLogFastIn is decodeJSONLogFast taking s, when not "", as the
 // copy of p its strings are parts of.
 func decodeJSONLogFastIn(p []byte, s string, rec *record) bool {
-	if len(p) < 2 || p[0] != '{' || p[1] != '"' {
-		return false
+	kvs, ok := decodeJSONLogFastTo(p, s, rec, rec.KV, nil)
+	if ok {
+		rec.KV = kvs
 	}
-	var (
-		d   jsonFields
-		buf [16]kv
-	)
-	line := jsonLine{p: p, s: s}
-	kvs := buf[:0]
+	return ok
+}
+
+// decodeJSONLogFastTo is decodeJSONLogFastIn with the pairs appended to dst
+// and returned (see decodeJSONLogPairs), rec.KV left alone; on false, dst
+// is returned as it came (only its spare room may have been written).
+// arena is jsonLine's.
+func decodeJSONLogFastTo(p []byte, s string, rec *record, dst []kv, arena *[]byte) ([]kv, bool) {
+	if len(p) < 2 || p[0] != '{' || p[1] != '"' {
+		return dst, false
+	}
+	var d jsonFields
+	line := jsonLine{p: p, s: s, arena: arena}
+	kvs := dst
 	i := 1
 	for {
 		key, ni, ok := jsonFastString(p, i, &line)
 		if !ok || ni >= len(p) || p[ni] != ':' {
-			return false
+			return dst, false
 		}
 		vs := ni + 1
 		var (
@@ -247,7 +271,7 @@ func decodeJSONLogFastIn(p []byte, s string, rec *record) bool {
 			val = line.text(vs, ve)
 		}
 		if !ok || ve >= len(p) {
-			return false
+			return dst, false
 		}
 		kvs = d.take(key, val, kvs)
 		next, done, ok := afterValue(p, ve)
@@ -255,15 +279,12 @@ func decodeJSONLogFastIn(p []byte, s string, rec *record) bool {
 			break
 		}
 		if !ok {
-			return false
+			return dst, false
 		}
 		i = next
 	}
-	if len(kvs) > 0 {
-		rec.KV = append(rec.KV, kvs...)
-	}
 	d.fill(rec)
-	return true
+	return kvs, true
 }
 
 // afterValue reads what follows a value of a line's top object that ends
@@ -319,10 +340,14 @@ func (d *jsonFields) fill(rec *record) {
 }
 
 // jsonLine gives out the text of parts of the JSON line p as substrings of
-// one copy of p, made when first needed.
+// one copy of p, made when first needed, and the strings with escapes
+// decoded: each a new allocation, or, with an arena, appended to it (the
+// decode-ahead workers: a block's arena is reused once the block is
+// applied, when nothing points into the block's bytes either).
 type jsonLine struct {
-	p []byte
-	s string
+	p     []byte
+	s     string
+	arena *[]byte
 }
 
 // text returns p[a:b] as a string.
@@ -346,13 +371,26 @@ func jsonFastString(p []byte, i int, line *jsonLine) (string, int, bool) {
 	if !esc {
 		return line.text(start, q), q + 1, true
 	}
+	if line.arena != nil {
+		a := *line.arena
+		n := len(a)
+		a = appendUnescaped(a, p[start:q])
+		*line.arena = a
+		return unsafe.String(unsafe.SliceData(a[n:]), len(a)-n), q + 1, true // a[n:] is never written again until the arena is reused
+	}
 	return unescapeShort(p[start:q]), q + 1, true
 }
 
 // unescapeShort decodes the body of a JSON string whose escapes are all
 // short ones (\" \\ \/ \b \f \n \r \t), as jsonScanString checked.
 func unescapeShort(v []byte) string {
-	b := make([]byte, 0, len(v))
+	b := appendUnescaped(make([]byte, 0, len(v)), v)
+	return unsafe.String(unsafe.SliceData(b), len(b)) // b is never written again
+}
+
+// appendUnescaped appends the body of a JSON string with short escapes
+// only, decoded, to b (unescapeShort).
+func appendUnescaped(b, v []byte) []byte {
 	for {
 		i := bytes.IndexByte(v, '\\')
 		if i < 0 {
@@ -376,7 +414,7 @@ func unescapeShort(v []byte) string {
 		b = append(b, c)
 		v = v[i+2:]
 	}
-	return unsafe.String(unsafe.SliceData(b), len(b)) // b is never written again
+	return b
 }
 
 // fileBase reduces a caller ("dir/file.go:123") to its file basename.
@@ -567,30 +605,46 @@ func isHex(c byte) bool { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' 
 // emitJSON).
 
 // jsonEmit decodes and classifies the JSON entry buf.
-func jsonEmit(buf []byte) emitResult {
+func jsonEmit(buf []byte) emitResult { return jsonEmitArena(buf, nil) }
+
+// jsonEmitArena is jsonEmit with the strings unescaped in decoding a view
+// of buf appended to arena when not nil (jsonLine): they then live as long
+// as buf's bytes, and addEvent copies them with the rest.
+func jsonEmitArena(buf []byte, arena *[]byte) emitResult {
 	if bytes.HasSuffix(buf, []byte("\n")) || !utf8.Valid(buf) {
-		return jsonEmitIn(buf, "", false)
+		return jsonEmitIn(buf, "", false, nil)
 	}
 	// Most lines classified are no event: decode a view of buf (as
 	// klogEmit does; addEvent copies what an event keeps)
-	if r := jsonEmitIn(buf, unsafe.String(unsafe.SliceData(buf), len(buf)), true); r.err == nil && r.panicV == nil {
+	if r := jsonEmitIn(buf, unsafe.String(unsafe.SliceData(buf), len(buf)), true, arena); r.err == nil && r.panicV == nil {
 		return r
 	}
 	// an error or a panic value may keep parts of the text: on a copy
-	return jsonEmitIn(buf, string(buf), false)
+	return jsonEmitIn(buf, string(buf), false, nil)
 }
 
 // jsonEmitIn decodes and classifies the JSON line buf. text is buf as a
 // string ("" when it needs sanitizing); the decoded strings are parts of
 // it, and so is the event's text. When text is a view of buf (view), the
 // event's text is a copy and the event's strings are moved onto it.
-func jsonEmitIn(buf []byte, text string, view bool) (r emitResult) {
-	var rec record
-	if err := decodeJSONLogIn(buf, text, &rec); err != nil {
+func jsonEmitIn(buf []byte, text string, view bool, arena *[]byte) (r emitResult) {
+	// the pairs are decoded into a buffer on the stack (a line rarely has
+	// more), which rec never points at, so that it stays there
+	var (
+		rec   record
+		pairs [16]kv
+	)
+	kvs, fast, err := decodeJSONLogPairs(buf, text, &rec, pairs[:0], arena)
+	// jsonFromInformerPlumbing, looked for only where it may hold: a
+	// line of the common shape that is plumbing has its one "caller"
+	// key as written, so its File names that file (and most lines'
+	// files are none of plumbing's)
+	r.plumbing = (!fast || classifier.IsInformerPlumbing(rec.File)) && jsonFromInformerPlumbing(buf)
+	if err != nil {
 		r.err = err
 		return r
 	}
-	r.ev, r.ok, r.panicV = classifyGuarded(&rec)
+	r.ev, r.ok, r.panicV = classifyPairsGuarded(&rec, kvs)
 	if !r.ok {
 		r.ev = Draft{}
 		return r

@@ -297,7 +297,13 @@ func klogEmit(buf []byte) emitResult {
 
 // klogEmitHeader is klogEmit for an entry whose header h is known
 // (parseKlogHeader(buf), as decoding ahead reads it from the first line).
-func klogEmitHeader(buf []byte, h klogHeader) (r emitResult) {
+func klogEmitHeader(buf []byte, h klogHeader) emitResult { return klogEmitArena(buf, h, nil) }
+
+// klogEmitArena is klogEmitHeader with the values the classifier unquotes
+// in classifying a view of buf appended to arena when not nil
+// (Record.Arena): they then live as long as buf's bytes, as the view's
+// parts do, and addEvent copies them with the rest.
+func klogEmitArena(buf []byte, h klogHeader, arena *[]byte) (r emitResult) {
 	var rec record
 	// h.file is empty when the header is not one (parseKlogHeader sets it
 	// last), so this is fromInformerPlumbing(buf)
@@ -316,6 +322,7 @@ func klogEmitHeader(buf []byte, h klogHeader) (r emitResult) {
 		view := unsafe.String(unsafe.SliceData(t), len(t))
 		rec.File = unsafe.String(unsafe.SliceData(h.file), len(h.file))
 		rec.Rest = view[h.rest:]
+		rec.Arena = arena
 		r.ev, r.ok, r.panicV = classifyGuarded(&rec)
 		switch {
 		case r.ok:
@@ -324,7 +331,7 @@ func klogEmitHeader(buf []byte, h klogHeader) (r emitResult) {
 			// the panic value may hold parts of the view: panic again
 			// on a copy (rare)
 			r.text = string(t)
-			rec.File, rec.Rest = string(h.file), r.text[h.rest:]
+			rec.File, rec.Rest, rec.Arena = string(h.file), r.text[h.rest:], nil
 			r.ev, r.ok, r.panicV = classifyGuarded(&rec)
 		}
 	} else {

@@ -1,7 +1,6 @@
 package parser
 
 import (
-	"bytes"
 	"runtime"
 	"syscall"
 	"testing"
@@ -15,24 +14,6 @@ import (
 // them), without the reading and the analysis, on 32 MiB of generated log
 // of each era and of the churn shape (legacy).
 func BenchmarkFiling(b *testing.B) {
-	churn := func() ([][]byte, int64) {
-		var buf bytes.Buffer
-		if _, err := loggen.Generate(&buf, loggen.Config{Size: 32 << 20, Era: loggen.Legacy, Shape: loggen.ShapeChurn, Seed: 1}); err != nil {
-			b.Fatal(err)
-		}
-		var blocks [][]byte
-		data := buf.Bytes()
-		size := int64(len(data))
-		for len(data) > 0 {
-			n := min(len(data), blockSize)
-			if k := bytes.LastIndexByte(data[:n], '\n'); k >= 0 && n < len(data) {
-				n = k + 1
-			}
-			blocks = append(blocks, data[:n])
-			data = data[n:]
-		}
-		return blocks, size
-	}
 	sets := []string{"churn-legacy"}
 	for _, era := range loggen.Eras {
 		sets = append(sets, string(era))
@@ -42,7 +23,7 @@ func BenchmarkFiling(b *testing.B) {
 			var blocks [][]byte
 			var size int64
 			if name == "churn-legacy" {
-				blocks, size = churn()
+				blocks, size = churnBlocksOf(b, loggen.Legacy)
 			} else {
 				blocks, size = blocksOf(b, loggen.Era(name))
 			}

@@ -143,8 +143,9 @@ type unwrapper struct {
 	prefer    wrapKind
 	forced    bool
 	scratch   []byte
-	podPrefix []byte // the pod-prefix of the previous line
-	quoted    bool   // the previous line was blockquoted (wrap_markup.go)
+	podPrefix []byte    // the pod-prefix of the previous line
+	quoted    bool      // the previous line was blockquoted (wrap_markup.go)
+	out       unwrapped // unwrapWrapped's result while it is found
 }
 
 // sniffSample is how many non-empty lines sniffWrapper scores.
@@ -196,8 +197,7 @@ func sniffWrapper(head []byte) wrapKind {
 }
 
 // unwrap removes the wrappers of one line. A bare klog line, the common
-// case, returns at once: the decoders take the result by pointer, which
-// puts it on the heap, so only unwrapWrapped declares one.
+// case, returns at once.
 func (u *unwrapper) unwrap(line []byte) unwrapped {
 	line = u.cutMarkup(line)
 	if !u.forced && looksKlog(line) {
@@ -208,36 +208,44 @@ func (u *unwrapper) unwrap(line []byte) unwrapped {
 
 // unwrapWrapped is unwrap for a line that is not bare klog (after markup).
 func (u *unwrapper) unwrapWrapped(line []byte) unwrapped {
-	var out unwrapped
+	// the decoders, called through the registry, fill u's own result
+	// (one on the stack would escape, an allocation a line)
+	out := &u.out
+	*out = unwrapped{}
 	if rest, ok := cutGrepPrefix(line); ok {
 		out.grep = true
 		line = rest
 	}
 	if u.forced {
 		if u.prefer != wrapNone {
-			u.try(u.prefer, line, &out)
+			u.try(u.prefer, line, out)
 		}
 		if out.payload == nil && !out.broken {
 			out.kind = wrapNone
 			out.payload = line
 		}
-		return out
+		return *out
 	}
-	if u.prefer != wrapNone && u.try(u.prefer, line, &out) {
-		return out
+	if u.prefer != wrapNone && u.try(u.prefer, line, out) {
+		return *out
 	}
-	for k := wrapJournald; k < numWraps; k++ {
-		if k != u.prefer && u.try(k, line, &out) {
-			u.prefer = k
-			return out
+	if len(line) > 0 {
+		// only the wrappers whose lines may start with line's first byte
+		// (wrapper.firsts: no other decodes it or finds it broken), in
+		// registry order
+		for _, k := range claimants[line[0]] {
+			if k != u.prefer && u.try(k, line, out) {
+				u.prefer = k
+				return *out
+			}
 		}
 	}
 	if out.broken {
-		return out
+		return *out
 	}
 	out.kind = wrapNone
 	out.payload = line
-	return out
+	return *out
 }
 
 // try decodes line as wrapper k; it fills out and reports success.

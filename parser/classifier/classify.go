@@ -54,11 +54,28 @@ func Classify(rec *Record) (ev Draft, ok bool) {
 		}
 		return classifyMessage(rec.File, msg, kvs)
 	}
+	if rec.Rest == "" {
+		return ClassifyPairs(rec.File, rec.Msg, rec.KV)
+	}
 	msg, kvs = recordMessage(rec, nil)
 	if msg == "" && len(kvs) == 0 {
 		return Draft{}, false
 	}
 	return classifyMessage(rec.File, msg, kvs)
+}
+
+// ClassifyPairs is Classify for a record that is neither a table row nor
+// klog text (no Rest): a JSON line's, of caller file, message and pairs.
+// It keeps no pointer to kvs (only to the strings in it), so a caller can
+// decode the pairs into a buffer on its own stack, which a *Record holding
+// them would not allow: the strings Classify keeps make everything a
+// record points at escape.
+func ClassifyPairs(file, msg string, kvs []KV) (Draft, bool) {
+	msg = strings.TrimSpace(msg)
+	if msg == "" && len(kvs) == 0 {
+		return Draft{}, false
+	}
+	return classifyMessage(file, msg, kvs)
 }
 
 // recordDecodesPairs reports whether recordMessage decodes the pairs of
@@ -77,7 +94,7 @@ func recordMessage(rec *Record, dst []kv) (msg string, kvs []kv) {
 	case rec.Rest != "":
 		msg = rec.Rest
 		if rec.Rest[0] == '"' {
-			if m, pairs, sok := appendStructured(dst, rec.Rest); sok {
+			if m, pairs, sok := appendStructuredIn(dst, rec.Rest, rec.Arena); sok {
 				msg, kvs = m, pairs
 			}
 		}

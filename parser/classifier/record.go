@@ -21,6 +21,12 @@ type Record struct {
 	KV  []KV
 	// Table is set for kubectl describe / get events rows.
 	Table *TableRow
+	// Arena, when not nil, takes the values Classify unquotes from Rest
+	// (appended to it, their strings pointing there) instead of an
+	// allocation each: a caller that copies what it keeps of the event
+	// and reuses the arena only after (the parser's decode-ahead workers,
+	// one arena per block).
+	Arena *[]byte
 }
 
 // KV is one structured key/value pair. Value is unquoted for quoted strings

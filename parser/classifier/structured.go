@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // This file decodes the structured tail of a klog text line:
@@ -32,10 +33,16 @@ func parseStructured(rest string) (msg string, kvs []kv, ok bool) {
 // caller can decode into a buffer of its own (classify uses one on its
 // stack). kvs is nil when no pair was read and dst is nil.
 func appendStructured(dst []kv, rest string) (msg string, kvs []kv, ok bool) {
+	return appendStructuredIn(dst, rest, nil)
+}
+
+// appendStructuredIn is appendStructured with the values that need
+// unquoting appended to arena when not nil (Record.Arena).
+func appendStructuredIn(dst []kv, rest string, arena *[]byte) (msg string, kvs []kv, ok bool) {
 	if len(rest) == 0 || rest[0] != '"' {
 		return "", nil, false
 	}
-	msg, n, ok := readQuoted(rest)
+	msg, n, ok := readQuotedIn(rest, arena)
 	if !ok {
 		return "", nil, false
 	}
@@ -57,7 +64,7 @@ func appendStructured(dst []kv, rest string) (msg string, kvs []kv, ok bool) {
 			break // not a key=value pair: stop, keep what we have
 		}
 		key := rest[i:j]
-		val, end := readValue(rest, j+1)
+		val, end := readValueIn(rest, j+1, arena)
 		kvs = append(kvs, kv{Key: key, Value: val})
 		if end <= j {
 			break
@@ -76,13 +83,16 @@ func isKeyByte(c byte) bool {
 
 // readValue decodes the value that starts at s[i] and returns it with the
 // index just past it.
-func readValue(s string, i int) (string, int) {
+func readValue(s string, i int) (string, int) { return readValueIn(s, i, nil) }
+
+// readValueIn is readValue with arena (appendStructuredIn).
+func readValueIn(s string, i int, arena *[]byte) (string, int) {
 	if i >= len(s) {
 		return "", i
 	}
 	switch s[i] {
 	case '"':
-		v, n, ok := readQuoted(s[i:])
+		v, n, ok := readQuotedIn(s[i:], arena)
 		if ok {
 			return v, i + n
 		}
@@ -169,7 +179,11 @@ func scanBalanced(s string, i int) int {
 // with one IndexByte; otherwise the search goes on from escape to escape:
 // past each backslash and the byte it escapes, the next quote closes the
 // string unless a backslash comes first.
-func readQuoted(s string) (string, int, bool) {
+func readQuoted(s string) (string, int, bool) { return readQuotedIn(s, nil) }
+
+// readQuotedIn is readQuoted with arena (appendStructuredIn): an unquoted
+// value with escapes is appended to it when not nil.
+func readQuotedIn(s string, arena *[]byte) (string, int, bool) {
 	if len(s) == 0 || s[0] != '"' {
 		return "", 0, false
 	}
@@ -198,7 +212,7 @@ func readQuoted(s string) (string, int, bool) {
 		}
 		b = j + e
 	}
-	if v, err := unquote(s[:q+1]); err == nil {
+	if v, err := unquoteIn(s[:q+1], arena); err == nil {
 		return v, q + 1, true
 	}
 	return s[1:q], q + 1, true
@@ -207,33 +221,45 @@ func readQuoted(s string) (string, int, bool) {
 // unquote is strconv.Unquote for a double-quoted string q with escapes
 // (whose only unescaped quotes are its first and last byte), copying the
 // text between escapes in one piece rather than rune by rune.
-func unquote(q string) (string, error) {
+func unquote(q string) (string, error) { return unquoteIn(q, nil) }
+
+// unquoteIn is unquote appending the value to arena when not nil (for
+// strings strconv.Unquote need not read).
+func unquoteIn(q string, arena *[]byte) (string, error) {
 	in := q[1 : len(q)-1]
 	if strings.IndexByte(in, '\n') >= 0 || !utf8.ValidString(in) {
 		// rejected, or invalid UTF-8 that Unquote turns into U+FFFD
 		return strconv.Unquote(q)
 	}
-	// one allocation: the value is never longer than its quoted form
-	var b strings.Builder
-	b.Grow(len(in))
+	var a []byte
+	if arena != nil {
+		a = *arena
+	} else {
+		a = make([]byte, 0, len(in)) // one allocation: the value is never longer than its quoted form
+	}
+	n := len(a)
 	for {
 		i := strings.IndexByte(in, '\\')
 		if i < 0 {
-			b.WriteString(in)
-			return b.String(), nil
+			a = append(a, in...)
+			break
 		}
-		b.WriteString(in[:i])
+		a = append(a, in[:i]...)
 		r, multibyte, rest, err := strconv.UnquoteChar(in[i:], '"')
 		if err != nil {
 			return "", err
 		}
 		if r < utf8.RuneSelf || !multibyte {
-			b.WriteByte(byte(r))
+			a = append(a, byte(r))
 		} else {
-			b.WriteRune(r)
+			a = utf8.AppendRune(a, r)
 		}
 		in = rest
 	}
+	if arena != nil {
+		*arena = a
+	}
+	return unsafe.String(unsafe.SliceData(a[n:]), len(a)-n), nil // a[n:] is not written again (in an arena: until it is reused)
 }
 
 // lookup returns the value of the last pair named key.

@@ -132,5 +132,11 @@ func FuzzReadQuoted(f *testing.F) {
 		if got != want || n != wn || ok != wok {
 			t.Fatalf("readQuoted(%q) = %q, %d, %v; with strconv.Unquote %q, %d, %v", s, got, n, ok, want, wn, wok)
 		}
+		// with an arena (Record.Arena), after what it holds already
+		arena := []byte("before")
+		ga, an, aok := readQuotedIn(s, &arena)
+		if ga != want || an != wn || aok != wok || string(arena[:6]) != "before" {
+			t.Fatalf("readQuotedIn(%q, arena) = %q, %d, %v; with strconv.Unquote %q, %d, %v", s, ga, an, aok, want, wn, wok)
+		}
 	})
 }
