@@ -1,11 +1,13 @@
 package timeline
 
 import (
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/kcmtrace/kcmtrace/parser"
 )
@@ -49,7 +51,9 @@ func TestPrepareParts(t *testing.T) {
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	prepare := func() (*syms, *prepared) {
+	// inPlace: merge kept the parts' strings in the array they were
+	// interned into (every part fit in its region)
+	prepare := func() (sy *syms, pr *prepared, inPlace bool) {
 		evs, bounds, src := gather(res, false)
 		in := make([]int32, len(evs))
 		comps := make([]parser.Component, len(res))
@@ -59,18 +63,40 @@ func TestPrepareParts(t *testing.T) {
 				in[k] = int32(i)
 			}
 		}
-		pr := prepareEvents(evs, src, bounds, in, comps)
-		return pr.merge(), pr
+		pr = prepareEvents(evs, src, bounds, in, comps)
+		strs := pr.strs
+		sy = pr.merge()
+		return sy, pr, unsafe.SliceData(sy.str) == unsafe.SliceData(strs)
 	}
-	want, wantPr := prepare()
+	want, wantPr, _ := prepare()
 	if len(wantPr.parts) != 1 {
 		t.Fatalf("the real logs were split into %d parts without splitSmall", len(wantPr.parts))
 	}
 	splitSmall(t, 3)
-	got, gotPr := prepare()
-	if len(gotPr.parts) < 2 {
-		t.Fatal("splitSmall did not split the events")
+	// with no room for names in the shared array, every part grows its
+	// own and merge copies the strings; with room for eight an event (it
+	// names seven at most), merge moves them within the array
+	for _, per := range []int{0, 8} {
+		t.Run(fmt.Sprint(per), func(t *testing.T) {
+			prev := idsPerEvent
+			idsPerEvent = per
+			defer func() { idsPerEvent = prev }()
+			got, gotPr, inPlace := prepare()
+			if len(gotPr.parts) < 2 {
+				t.Fatal("splitSmall did not split the events")
+			}
+			if inPlace != (per == 8) {
+				t.Fatalf("room for %d names an event: merged in place %v", per, inPlace)
+			}
+			checkMerged(t, got, want, gotPr, wantPr)
+		})
 	}
+}
+
+// checkMerged compares the syms and prepared of events interned in parts
+// (got) with one pass's (want).
+func checkMerged(t *testing.T, got, want *syms, gotPr, wantPr *prepared) {
+	t.Helper()
 	if !reflect.DeepEqual(got.str, want.str) || !reflect.DeepEqual(got.flag, want.flag) {
 		t.Fatal("the merged parts' syms differ from one pass's")
 	}
