@@ -40,13 +40,14 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 	// What pass 1 already linked for a UniqueName: a volume's
 	// events repeat the same handle, PV, attachment and nodes, and a repeat
 	// only re-does unions and alias entries that are already there.
+	// (Linking again what is linked changes nothing: a name's id is its
+	// rank in order of first add, and a union of one root is a no-op.)
 	type seenVol struct {
 		handle, pv, attach int32 // +1; 0: none yet
-		csiNodes           int32 // head of its list in csiNode +1 (0: empty): nodes whose VolumeAttachment name is linked
+		node               int32 // +1: the node whose VolumeAttachment name was linked last
 		done               bool  // the UniqueName's own handle is linked
 	}
 	seen := newSymSlots[seenVol](len(sy.str)) // by UniqueName sym
-	var csiNode, csiNext []int32              // lists of nodes (syms); csiNext[i] is the next entry +1
 	// Pass 1: link the events that carry a UniqueName. root[p] keeps the
 	// name id of ord[p]'s UniqueName (noVolume, ignoredVolume) for pass 2.
 	const noVolume, ignoredVolume = -1, -2
@@ -89,32 +90,16 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 				addAlias(id.pv, id.vol)
 			}
 		}
-		if id.node >= 0 && sy.is(id.vol, symCSI) {
-			linked := false
-			for j := sv.csiNodes; j > 0; j = csiNext[j-1] {
-				if csiNode[j-1] == id.node {
-					linked = true
-					break
-				}
+		if id.node >= 0 && sy.is(id.vol, symCSI) && id.node+1 != sv.node {
+			sv.node = id.node + 1
+			a := id.va
+			if a < 0 { // a node given after interning (fillKubeletNodes)
+				a = sy.attachment(id.vol, id.node)
 			}
-			if !linked {
-				if len(csiNode) == cap(csiNode) {
-					// doubled: append grows a large slice by a quarter
-					// at a time, a copy each time
-					csiNode = slices.Grow(csiNode, max(len(csiNode), 1024))
-					csiNext = slices.Grow(csiNext, max(len(csiNext), 1024))
-				}
-				csiNode, csiNext = append(csiNode, id.node), append(csiNext, sv.csiNodes)
-				sv.csiNodes = int32(len(csiNode))
-				a := id.va
-				if a < 0 { // a node given after interning (fillKubeletNodes)
-					a = sy.attachment(id.vol, id.node)
-				}
-				n.union(u, n.add(a))
-			}
+			n.union(u, n.add(a))
 		}
 	}
-	seen, csiNode, csiNext = symSlots[seenVol]{}, nil, nil
+	seen = symSlots[seenVol]{}
 	sy.seal() // every name is interned: from here on ids only
 	// resolveAlias returns the root of an alias that names one volume only.
 	resolveAlias := func(a int32) (int, bool) {
@@ -443,8 +428,7 @@ type scratch struct {
 	names, nodes, pods []int32
 	pvs                []pvCount
 	// reconstruct
-	direct      []uint32 // node sym → gen when the volume has direct controller lines for it
-	gen         uint32
+	direct      []int32 // the nodes (syms) the volume has direct controller lines for, sorted
 	podNodes    map[string]podNode
 	ctl, kl     lanes
 	ctlIv, klIv []Interval
