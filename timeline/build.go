@@ -212,7 +212,11 @@ func prepareEvents(evs []parser.Event, src []parser.Result, inputs []int, in []i
 				fillEvents(evs, src, inputs, k, min(k+fillBlock, hi))
 			}
 			if k-lo == expectAt && hi-lo > 2*expectAt {
-				sy.expect(expectAt, hi-lo)
+				total := hi - lo
+				if c == 0 {
+					total = len(evs) // its tables become everyone's (merge)
+				}
+				sy.expect(expectAt, total)
 			}
 			ev := &evs[k]
 			if ev.Component == 0 {
