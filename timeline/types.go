@@ -37,15 +37,25 @@ type Interval struct {
 	To    int32 // index of the event that closed it; -1 if none
 	// The times: those of the events From and To of *evs (To < 0: open)
 	// for the intervals Build reconstructs, which need not hold them
-	// (a large cluster's volumes have hundreds of thousands); own when
-	// they were given (NewInterval, SetTimes).
+	// (a large cluster's volumes have hundreds of thousands). Given times
+	// (NewInterval, SetTimes) are the interval's own: *evs is then an
+	// empty slice whose array holds two events of those times (ownTimes),
+	// told from a volume's events by its length (a volume with intervals
+	// has events), so that the interval needs no second pointer.
 	evs *[]parser.Event
-	own *[2]time.Time
+}
+
+// ownTimes is the evs of an interval of its own times (see Interval).
+func ownTimes(start, end time.Time) *[]parser.Event {
+	a := make([]parser.Event, 2)
+	a[0].Time, a[1].Time = start, end
+	own := a[:0]
+	return &own
 }
 
 // NewInterval is an interval with the given times (end zero: open).
 func NewInterval(node string, s State, start, end time.Time, from, to int32) Interval {
-	return Interval{Node: node, State: s, From: from, To: to, own: &[2]time.Time{start, end}}
+	return Interval{Node: node, State: s, From: from, To: to, evs: ownTimes(start, end)}
 }
 
 // Start is when the interval began.
@@ -55,21 +65,22 @@ func (iv Interval) Start() time.Time { return iv.at(0, iv.From) }
 // logs end.
 func (iv Interval) End() time.Time { return iv.at(1, iv.To) }
 
-// at is own[k] when given, else the time of event ev (-1: zero).
+// at is the own time k when given, else the time of event ev (-1: zero).
 func (iv Interval) at(k int, ev int32) time.Time {
-	switch {
-	case iv.own != nil:
-		return iv.own[k]
-	case iv.evs != nil && ev >= 0:
-		return (*iv.evs)[ev].Time
+	if iv.evs == nil {
+		return time.Time{}
+	}
+	switch evs := *iv.evs; {
+	case len(evs) == 0:
+		return evs[:2][k].Time
+	case ev >= 0:
+		return evs[ev].Time
 	}
 	return time.Time{}
 }
 
 // SetTimes gives the interval its own start and end.
-func (iv *Interval) SetTimes(start, end time.Time) {
-	iv.own, iv.evs = &[2]time.Time{start, end}, nil
-}
+func (iv *Interval) SetTimes(start, end time.Time) { iv.evs = ownTimes(start, end) }
 
 // Overlap is a stretch during which the controller believed the volume
 // attached, attaching or possibly attached (uncertain) on more than one node.
@@ -95,14 +106,14 @@ type Volume struct {
 	Events      []parser.Event
 	Intervals   []Interval // controller view, per node, in time order
 	// The span (First, Last): the times of Events[first-1] and
-	// Events[last-1] (0: zero) as Build finds them, or own when given
-	// (SetSpan).
+	// Events[last-1] (0: zero) as Build finds them, or rare.span when
+	// given (SetSpan).
 	first, last int32
-	span        *[2]time.Time
-	// rare holds what few volumes have (Kubelet, Overlaps, Objects): nil
-	// for most, so that a large cluster's many plain volumes do not each
-	// carry three empty slices. It is never written through: the setters
-	// replace it, so a copy of a Volume can be changed on its own.
+	// rare holds what few volumes have (Kubelet, Overlaps, Objects, a
+	// given span): nil for most, so that a large cluster's many plain
+	// volumes do not each carry three empty slices and a pointer. It is
+	// never written through: the setters replace it, so a copy of a
+	// Volume can be changed on its own.
 	rare *volumeRare
 }
 
@@ -112,11 +123,12 @@ func (v *Volume) First() time.Time { return v.spanAt(0, v.first) }
 // Last is the time of the volume's latest event with a time.
 func (v *Volume) Last() time.Time { return v.spanAt(1, v.last) }
 
-// spanAt is span[k] when given, else the time of Events[ev-1] (0: zero).
+// spanAt is the given span's time k when there is one, else the time of
+// Events[ev-1] (0: zero).
 func (v *Volume) spanAt(k int, ev int32) time.Time {
 	switch {
-	case v.span != nil:
-		return v.span[k]
+	case v.rare != nil && v.rare.span != nil:
+		return v.rare.span[k]
 	case ev > 0:
 		return v.Events[ev-1].Time
 	}
@@ -125,7 +137,8 @@ func (v *Volume) spanAt(k int, ev int32) time.Time {
 
 // SetSpan gives the volume its own First and Last.
 func (v *Volume) SetSpan(first, last time.Time) {
-	v.span, v.first, v.last = &[2]time.Time{first, last}, 0, 0
+	v.first, v.last = 0, 0
+	v.setRare(func(r *volumeRare) { r.span = &[2]time.Time{first, last} })
 }
 
 // volumeRare is the part of a Volume most volumes do not have.
@@ -133,6 +146,7 @@ type volumeRare struct {
 	kubelet  []Interval
 	overlaps []Overlap
 	objects  []Object
+	span     *[2]time.Time // given by SetSpan
 }
 
 // Kubelet is the kubelet view, per node, in time order.
@@ -178,7 +192,7 @@ func (v *Volume) setRare(set func(*volumeRare)) {
 		r = *v.rare
 	}
 	set(&r)
-	if r.kubelet == nil && r.overlaps == nil && r.objects == nil {
+	if r.kubelet == nil && r.overlaps == nil && r.objects == nil && r.span == nil {
 		v.rare = nil
 		return
 	}
