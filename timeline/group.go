@@ -270,10 +270,17 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 	permute(evs, byEvent, dest)
 	clear(evs[kept:]) // duplicates: drop their strings
 
-	vids := make([][]evIDs, len(vols)) // each volume's events' names, as its Events
 	for i, v := range vols {
 		v.Events = evs[start[i]:start[i+1]:start[i+1]]
-		vids[i] = byEvent[start[i]:start[i+1]:start[i+1]]
+	}
+	// each volume's events' names, as its Events: their window of
+	// byEvent, or for the volumes given mount timeouts, moved[vi]
+	var moved map[int32][]evIDs
+	vids := func(vi int) []evIDs {
+		if ids, ok := moved[int32(vi)]; ok {
+			return ids
+		}
+		return byEvent[start[vi]:start[vi+1]:start[vi+1]]
 	}
 	if otherEnd > otherStart {
 		t.Other = evs[otherStart:otherEnd:otherEnd]
@@ -285,9 +292,12 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 			v := vols[vi]
 			if len(v.Events) == start[vi+1]-start[vi] {
 				touched = append(touched, vi)
+				if moved == nil {
+					moved = map[int32][]evIDs{}
+				}
 			}
 			v.Events = append(v.Events, *ev) // beyond the window's cap: a copy of its own
-			vids[vi] = append(vids[vi], id)
+			moved[vi] = append(vids(int(vi)), id)
 		}
 	}
 	for _, vi := range touched {
@@ -308,10 +318,11 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 			return at.Compare(bt)
 		})
 		es, is := make([]parser.Event, len(idx)), make([]evIDs, len(idx))
+		ids := moved[vi]
 		for i, j := range idx {
-			es[i], is[i] = v.Events[j], vids[vi][j]
+			es[i], is[i] = v.Events[j], ids[j]
 		}
-		v.Events, vids[vi] = es, is
+		v.Events, moved[vi] = es, is
 	}
 	t.Volumes = vols
 
@@ -322,10 +333,10 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 	each(chunks(len(vols)), func(_, lo, hi int) {
 		var sc scratch
 		for i := lo; i < hi; i++ {
-			v := vols[i]
-			mergePods(v, vids[i], sy)
-			sc.describe(v, vids[i], sy, sy.str[rootName[i]], members[mstart[i]:mstart[i+1]])
-			sc.reconstruct(v, vids[i], sy)
+			v, ids := vols[i], vids(i)
+			mergePods(v, ids, sy)
+			sc.describe(v, ids, sy, sy.str[rootName[i]], members[mstart[i]:mstart[i+1]])
+			sc.reconstruct(v, ids, sy)
 			v.LinkEchoes()
 		}
 	})
