@@ -362,12 +362,22 @@ type linkedNames struct {
 
 // listNames lists the names linked into each volume: byRoot[r] is the
 // volume +1 of root name r (0: none), volRoot[i] the root of volume i.
+// It uses up n's union-find: each name's parent becomes its volume.
 func listNames(n *names, byRoot []int32, volRoot []int) linkedNames {
 	vols := len(volRoot)
 	start := make([]int32, vols+1)
-	nameVol := make([]int32, len(n.sym))
-	for i := range n.sym {
-		vi := byRoot[n.find(i)] - 1
+	root := make([]int32, vols)
+	for i, r := range volRoot {
+		root[i] = n.sym[r]
+	}
+	// every name's parent its root, then (a root's own entry is read
+	// only for itself) its volume
+	for i := range n.parent {
+		n.parent[i] = int32(n.find(i))
+	}
+	nameVol := n.parent
+	for i, r := range nameVol {
+		vi := byRoot[r] - 1
 		nameVol[i] = vi
 		if vi >= 0 {
 			start[vi+1]++
@@ -383,10 +393,6 @@ func listNames(n *names, byRoot []int32, volRoot []int) linkedNames {
 			members[fill[vi]] = n.sym[i]
 			fill[vi]++
 		}
-	}
-	root := make([]int32, vols)
-	for i, r := range volRoot {
-		root[i] = n.sym[r]
 	}
 	return linkedNames{start, members, root}
 }
