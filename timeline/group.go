@@ -456,6 +456,7 @@ type scratch struct {
 	strs      slab[string]
 	rares     slab[volumeRare]
 	tmp, tmp2 []string
+	single    map[int32][]string // node sym → the Nodes of the volumes seen on it alone (oneNode)
 }
 
 // slab hands out exact-size copies cut from larger allocations, so that
@@ -596,7 +597,11 @@ func (sc *scratch) describe(v *Volume, ids []evIDs, sy *syms, rootName string, l
 	v.Names = sc.strs.copy(tmp)
 	v.Attachments = sc.attachments(v.Names)
 	tmp = sortedNames(tmp[:0], nodes, sy)
-	v.Nodes = sc.strs.copy(tmp)
+	if len(tmp) == 1 {
+		v.Nodes = sc.oneNode(nodes[0], tmp[0])
+	} else {
+		v.Nodes = sc.strs.copy(tmp)
+	}
 	// drop a bare pod name when its namespaced form is present
 	tmp = sortedNames(tmp[:0], pods, sy)
 	namespaced := sc.tmp2[:0]
@@ -618,6 +623,22 @@ func (sc *scratch) describe(v *Volume, ids []evIDs, sy *syms, rootName string, l
 	v.Pods = sc.strs.copy(kept)
 	sc.tmp, sc.tmp2 = tmp[:0], namespaced[:0]
 	sc.names, sc.nodes, sc.pods, sc.pvs = names[:0], nodes[:0], pods[:0], pvs[:0]
+}
+
+// oneNode is the Nodes of a volume seen on node (sym id; name its
+// string) alone: one slice for all such volumes (capped: an append
+// copies), as a large cluster's many volumes share few nodes. Nothing
+// writes into a Volume's lists.
+func (sc *scratch) oneNode(node int32, name string) []string {
+	l, ok := sc.single[node]
+	if !ok {
+		if sc.single == nil {
+			sc.single = map[int32][]string{}
+		}
+		l = sc.strs.copy([]string{name})
+		sc.single[node] = l
+	}
+	return l
 }
 
 // attachments returns the VolumeAttachment names among names (sorted): a

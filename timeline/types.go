@@ -91,7 +91,10 @@ type Overlap struct {
 	States map[string]State
 }
 
-// Volume is one volume under every name it was seen with.
+// Volume is one volume under every name it was seen with. Its slices
+// may share memory with other volumes' (Events and Intervals are windows
+// of larger arrays; volumes seen on one node alone share one Nodes):
+// replace them, never write into them.
 type Volume struct {
 	Key         string // stable identity: UniqueName when known, else the best other name
 	UniqueName  string
