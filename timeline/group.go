@@ -595,7 +595,11 @@ func (sc *scratch) describe(v *Volume, ids []evIDs, sy *syms, rootName string, l
 	}
 	tmp := sortedNames(sc.tmp[:0], names, sy)
 	v.Names = sc.strs.copy(tmp)
-	v.Attachments = sc.attachments(v.Names)
+	// the VolumeAttachment names are a window of Names (Attachments)
+	// unless they are not consecutive there
+	if a, window := attachmentsOf(v.Names, sc.tmp2[:0]); a != nil && !window {
+		v.SetAttachments(sc.strs.copy(a))
+	}
 	tmp = sortedNames(tmp[:0], nodes, sy)
 	if len(tmp) == 1 {
 		v.Nodes = sc.oneNode(nodes[0], tmp[0])
@@ -639,36 +643,6 @@ func (sc *scratch) oneNode(node int32, name string) []string {
 		sc.single[node] = l
 	}
 	return l
-}
-
-// attachments returns the VolumeAttachment names among names (sorted): a
-// window of names (capped: an append copies) when they are consecutive
-// there, as they mostly are, else a copy cut from the slab.
-func (sc *scratch) attachments(names []string) []string {
-	lo, hi, n := -1, -1, 0
-	for i, s := range names {
-		if strings.HasPrefix(s, "csi-") && len(s) == 68 {
-			if lo < 0 {
-				lo = i
-			}
-			hi = i + 1
-			n++
-		}
-	}
-	switch {
-	case n == 0:
-		return nil
-	case hi-lo == n:
-		return names[lo:hi:hi]
-	}
-	tmp := sc.tmp2[:0]
-	for _, s := range names[lo:hi] {
-		if strings.HasPrefix(s, "csi-") && len(s) == 68 {
-			tmp = append(tmp, s)
-		}
-	}
-	sc.tmp2 = tmp[:0]
-	return sc.strs.copy(tmp)
 }
 
 // sortedNames returns the distinct strings of syms, sorted, in dst's array

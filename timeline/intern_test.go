@@ -126,9 +126,11 @@ func checkMerged(t *testing.T, got, want *syms, gotPr, wantPr *prepared) {
 	}
 }
 
-func TestScratchAttachments(t *testing.T) {
+// attachmentsOf finds the VolumeAttachment names among a volume's names:
+// a capped window of them when consecutive, else a copy; Attachments
+// gives them, or the ones given.
+func TestAttachmentsOf(t *testing.T) {
 	va := func(c byte) string { return "csi-" + strings.Repeat(string(c), 64) }
-	var sc scratch
 	for _, tc := range []struct {
 		names, want []string
 		window      bool
@@ -138,22 +140,42 @@ func TestScratchAttachments(t *testing.T) {
 		// a handle that sorts between two VolumeAttachment names
 		{names: []string{va('a'), "csi-b-handle", va('c')}, want: []string{va('a'), va('c')}},
 	} {
-		got := sc.attachments(tc.names)
-		if !slices.Equal(got, tc.want) {
-			t.Errorf("attachments(%q) = %q, want %q", tc.names, got, tc.want)
+		got, window := attachmentsOf(tc.names, nil)
+		if !slices.Equal(got, tc.want) || window != tc.window {
+			t.Errorf("attachmentsOf(%q) = %q, %v; want %q, %v", tc.names, got, window, tc.want, tc.window)
 			continue
+		}
+		v := &Volume{Names: tc.names}
+		if a := v.Attachments(); !slices.Equal(a, tc.want) {
+			t.Errorf("Attachments of names %q = %q, want %q", tc.names, a, tc.want)
+		}
+		v.SetAttachments(nil)
+		if a := v.Attachments(); a != nil {
+			t.Errorf("Attachments given none = %q", a)
 		}
 		if len(got) == 0 {
 			if got != nil {
-				t.Errorf("attachments(%q) = %#v, want nil", tc.names, got)
+				t.Errorf("attachmentsOf(%q) = %#v, want nil", tc.names, got)
 			}
 			continue
 		}
-		if cap(got) != len(got) {
-			t.Errorf("attachments(%q): cap %d, want %d (an append must copy)", tc.names, cap(got), len(got))
-		}
-		if in := &got[0] == &tc.names[0]; in != tc.window {
-			t.Errorf("attachments(%q): a window of names %v, want %v", tc.names, in, tc.window)
+		if window {
+			if cap(got) != len(got) {
+				t.Errorf("attachmentsOf(%q): cap %d, want %d (an append must copy)", tc.names, cap(got), len(got))
+			}
+			if &got[0] != &tc.names[lo(tc.names)] {
+				t.Errorf("attachmentsOf(%q): not a window of names", tc.names)
+			}
 		}
 	}
+}
+
+// lo is the index of the first VolumeAttachment name among names.
+func lo(names []string) int {
+	for i, s := range names {
+		if isAttachmentName(s) {
+			return i
+		}
+	}
+	return -1
 }

@@ -186,7 +186,12 @@ func (sc *scratch) reconstruct(v *Volume, ids []evIDs, sy *syms) {
 	sortIntervals(kubelet)
 	if overlaps := sc.overlaps(v.Intervals); kubelet != nil || overlaps != nil {
 		// (cut from a slab too: the volumes that have either may be many)
-		v.rare = &sc.rares.copy([]volumeRare{{kubelet: kubelet, overlaps: overlaps}})[0]
+		var r volumeRare
+		if v.rare != nil {
+			r = *v.rare // given attachments (describe)
+		}
+		r.kubelet, r.overlaps = kubelet, overlaps
+		v.rare = &sc.rares.copy([]volumeRare{r})[0]
 	}
 	v.Multi = multi(v, ids)
 }

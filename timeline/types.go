@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"strings"
 	"time"
 
 	"github.com/kcmtrace/kcmtrace/parser"
@@ -96,18 +97,17 @@ type Overlap struct {
 // of larger arrays; volumes seen on one node alone share one Nodes):
 // replace them, never write into them.
 type Volume struct {
-	Key         string // stable identity: UniqueName when known, else the best other name
-	UniqueName  string
-	PV          string
-	Handle      string
-	Driver      string // "com.tencent.cloud.csi.cbs", "kubernetes.io/aws-ebs", …
-	Names       []string
-	Attachments []string // VolumeAttachment names seen or computed
-	Nodes       []string // sorted
-	Pods        []string // sorted
-	Multi       bool     // legitimately attached to many nodes (RWX/ROX evidence)
-	Events      []parser.Event
-	Intervals   []Interval // controller view, per node, in time order
+	Key        string // stable identity: UniqueName when known, else the best other name
+	UniqueName string
+	PV         string
+	Handle     string
+	Driver     string // "com.tencent.cloud.csi.cbs", "kubernetes.io/aws-ebs", …
+	Names      []string
+	Nodes      []string // sorted
+	Pods       []string // sorted
+	Multi      bool     // legitimately attached to many nodes (RWX/ROX evidence)
+	Events     []parser.Event
+	Intervals  []Interval // controller view, per node, in time order
 	// The span (First, Last): the times of Events[first-1] and
 	// Events[last-1] (0: zero) as Build finds them, or rare.span when
 	// given (SetSpan).
@@ -144,12 +144,66 @@ func (v *Volume) SetSpan(first, last time.Time) {
 	v.setRare(func(r *volumeRare) { r.span = &[2]time.Time{first, last} })
 }
 
+// Attachments are the VolumeAttachment names seen or computed: those of
+// Names (a window of it when they are consecutive there, as they mostly
+// are), unless given (SetAttachments: Build does when they are not
+// consecutive, or when the cluster state names more).
+func (v *Volume) Attachments() []string {
+	if v.rare != nil && v.rare.ownAttachments {
+		return v.rare.attachments
+	}
+	a, _ := attachmentsOf(v.Names, nil)
+	return a
+}
+
+// SetAttachments replaces the VolumeAttachment names.
+func (v *Volume) SetAttachments(a []string) {
+	v.setRare(func(r *volumeRare) { r.attachments, r.ownAttachments = a, true })
+}
+
+// attachmentsOf returns the VolumeAttachment names among names (sorted):
+// a window of names (capped: an append copies) when they are consecutive
+// there, else a copy (in tmp's array when it has room; tmp is empty).
+func attachmentsOf(names, tmp []string) (a []string, window bool) {
+	lo, hi, n := -1, -1, 0
+	for i, s := range names {
+		if isAttachmentName(s) {
+			if lo < 0 {
+				lo = i
+			}
+			hi = i + 1
+			n++
+		}
+	}
+	switch {
+	case n == 0:
+		return nil, false
+	case hi-lo == n:
+		return names[lo:hi:hi], true
+	}
+	for _, s := range names[lo:hi] {
+		if isAttachmentName(s) {
+			tmp = append(tmp, s)
+		}
+	}
+	return tmp, false
+}
+
+// isAttachmentName reports whether s has the form of a computed
+// VolumeAttachment name: "csi-" and 64 hex digits.
+func isAttachmentName(s string) bool {
+	return len(s) == state.AttachmentNameLen && strings.HasPrefix(s, "csi-")
+}
+
 // volumeRare is the part of a Volume most volumes do not have.
 type volumeRare struct {
 	kubelet  []Interval
 	overlaps []Overlap
 	objects  []Object
 	span     *[2]time.Time // given by SetSpan
+	// attachments when given (ownAttachments; see Attachments)
+	attachments    []string
+	ownAttachments bool
 }
 
 // Kubelet is the kubelet view, per node, in time order.
@@ -195,7 +249,7 @@ func (v *Volume) setRare(set func(*volumeRare)) {
 		r = *v.rare
 	}
 	set(&r)
-	if r.kubelet == nil && r.overlaps == nil && r.objects == nil && r.span == nil {
+	if r.kubelet == nil && r.overlaps == nil && r.objects == nil && r.span == nil && !r.ownAttachments {
 		v.rare = nil
 		return
 	}
