@@ -2,7 +2,9 @@ package timeline
 
 import (
 	"runtime"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/kcmtrace/kcmtrace/internal/benchfiles"
 	"github.com/kcmtrace/kcmtrace/parser"
@@ -39,6 +41,61 @@ func BenchmarkBuildFiles(b *testing.B) {
 	tl = nil
 	b.ReportMetric(float64(held)-float64(liveHeap()), "retained-B")
 	runtime.KeepAlive(res)
+}
+
+// BenchmarkBuildFilesConsume is BenchmarkBuildFiles as the CLI builds:
+// with Options.Consume, on the events in one array as parser.ParseAll
+// gives them (a fresh copy each time, made with the timer stopped, so
+// neither its time nor its allocations count).
+func BenchmarkBuildFilesConsume(b *testing.B) {
+	res, errs := parser.ParseAll(benchfiles.Paths(b), parser.Options{})
+	if len(errs) > 0 {
+		b.Fatal(errs)
+	}
+	n := 0
+	for i := range res {
+		n += len(res[i].Events)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	var tl *Timeline
+	var cpu time.Duration
+	for b.Loop() {
+		b.StopTimer()
+		tl = nil
+		in := sharedCopy(res)
+		start := benchfiles.CPUTime()
+		b.StartTimer()
+		tl = Build(in, Options{Consume: true})
+		b.StopTimer()
+		cpu += benchfiles.CPUTime() - start
+		b.StartTimer()
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/event")
+	held := liveHeap()
+	runtime.KeepAlive(tl)
+	tl = nil
+	b.ReportMetric(float64(held)-float64(liveHeap()), "retained-B")
+	runtime.KeepAlive(res)
+}
+
+// sharedCopy copies the results with their events in one new array, each
+// input's a window of it reaching to its end, as parser.ParseAll gives them.
+func sharedCopy(res []parser.Result) []parser.Result {
+	total := 0
+	for i := range res {
+		total += len(res[i].Events)
+	}
+	all := make([]parser.Event, 0, total)
+	out := slices.Clone(res)
+	for i := range out {
+		k := len(all)
+		all = append(all, res[i].Events...)
+		out[i].Events = all[k:len(all):total]
+	}
+	return out
 }
 
 // liveHeap is the heap in use after a collection.
