@@ -115,7 +115,7 @@ func Build(results []parser.Result, opt Options) *Timeline {
 			}
 		}
 	}
-	sorted := sortOrder(pr.keys, bounds)
+	sorted := sortOrder(pr.keys, bounds, evs)
 	ord := dedupe(evs, in, sorted, pr.texts, &t.Dupes)
 	if opt.State != nil && pr.describes {
 		ord = dropDescribeEchoes(evs, in, ord, t.Inputs, opt.State, &t.Dupes)
@@ -457,16 +457,30 @@ func sharedEvents(results []parser.Result, bounds []int) []parser.Event {
 // merge of at most two sorted runs; zero times (unanchored describe rows)
 // go last. It sorts small keys copied out of the events, not the large
 // events (nor indexes into them, which would compare through a cache miss
-// each time). An input is usually in time order already: each input's
-// keys are sorted only when they are not, and the inputs are then merged
-// (ties go to the lower input), so the common case is linear and the
-// worst case stays O(n log n). keys is reordered, and its array reused.
-func sortOrder(keys []sortKey, bounds []int) merged {
+// each time): only keys of one time are told apart by the events' lines.
+// An input is usually in time order already: each input's keys are
+// sorted only when they are not, and the inputs are then merged (ties go
+// to the lower input), so the common case is linear and the worst case
+// stays O(n log n). keys is reordered, and its array reused.
+func sortOrder(keys []sortKey, bounds []int, evs []parser.Event) merged {
+	// within one input: time, line, position
+	cmpKeys := func(a, b sortKey) int {
+		if a.sec != b.sec {
+			return cmp.Compare(a.sec, b.sec)
+		}
+		if a.nsec != b.nsec {
+			return cmp.Compare(a.nsec, b.nsec)
+		}
+		if la, lb := evs[a.k].Source.Line, evs[b.k].Source.Line; la != lb {
+			return cmp.Compare(la, lb)
+		}
+		return cmp.Compare(a.k, b.k)
+	}
 	for i := 0; i+1 < len(bounds); i++ {
 		seg := keys[bounds[i]:bounds[i+1]]
 		for j := 1; j < len(seg); j++ {
-			if cmpSortKey(seg[j-1], seg[j]) > 0 {
-				slices.SortFunc(seg, cmpSortKey)
+			if cmpKeys(seg[j-1], seg[j]) > 0 {
+				slices.SortFunc(seg, cmpKeys)
 				break
 			}
 		}
@@ -476,7 +490,7 @@ func sortOrder(keys []sortKey, bounds []int) merged {
 
 // eventKey is the sort key of ev, evs[k].
 func eventKey(ev *parser.Event, k int) sortKey {
-	kk := sortKey{sec: math.MaxInt64, line: int(ev.Source.Line), k: int32(k)}
+	kk := sortKey{sec: math.MaxInt64, k: int32(k)}
 	if !ev.Time.IsZero() {
 		kk.sec, kk.nsec = ev.Time.Unix(), int32(ev.Time.Nanosecond())
 	}
@@ -492,26 +506,12 @@ func shiftTimes(evs []parser.Event, d time.Duration) {
 	}
 }
 
-// sortKey is an event's place in the merge order within its input.
+// sortKey is an event's place in the merge order within its input (its
+// line, the next tie-break, is read from the event: see sortOrder).
 type sortKey struct {
 	sec  int64 // Unix seconds; math.MaxInt64 for a zero time (last)
-	line int
 	nsec int32
 	k    int32 // index into the events
-}
-
-// cmpSortKey orders the keys of one input: time, line, position.
-func cmpSortKey(a, b sortKey) int {
-	if a.sec != b.sec {
-		return cmp.Compare(a.sec, b.sec)
-	}
-	if a.nsec != b.nsec {
-		return cmp.Compare(a.nsec, b.nsec)
-	}
-	if a.line != b.line {
-		return cmp.Compare(a.line, b.line)
-	}
-	return cmp.Compare(a.k, b.k)
 }
 
 // mergeInputs merges the inputs' sorted runs of keys (bounds[i]:bounds[i+1]
