@@ -197,6 +197,7 @@ func prepareEvents(evs []parser.Event, src []parser.Result, inputs []int, in []i
 	}
 	raws := make([]map[int32]string, len(bounds)-1)
 	attaches := make([][]int32, len(bounds)-1)
+	differ := make([]bool, len(bounds)-1) // attaches[c] and kcmAttaches[c] differ
 	kcmAttaches := make([][]int32, len(bounds)-1)
 	describes := make([]bool, len(bounds)-1)
 	// the parts' strings, region c (regionOf) for part c: merge keeps
@@ -239,12 +240,14 @@ func prepareEvents(evs []parser.Event, src []parser.Result, inputs []int, in []i
 			pr.keys[k] = eventKey(ev, k)
 			pr.texts[k] = !ev.Text.IsZero()
 			if skewAttach(ev) {
-				if comps[in[k]] == parser.ComponentKCM {
+				inKCM, ofKCM := comps[in[k]] == parser.ComponentKCM, ev.Component == parser.ComponentKCM
+				if inKCM {
 					attaches[c] = append(attaches[c], int32(k))
 				}
-				if ev.Component == parser.ComponentKCM {
+				if ofKCM {
 					kcmAttaches[c] = append(kcmAttaches[c], int32(k))
 				}
+				differ[c] = differ[c] || inKCM != ofKCM
 			}
 			describes[c] = describes[c] || ev.Origin == parser.OriginDescribe
 		}
@@ -260,11 +263,25 @@ func prepareEvents(evs []parser.Event, src []parser.Result, inputs []int, in []i
 				pr.rawVol[k] = v
 			}
 		}
-		pr.attaches = append(pr.attaches, attaches[c]...)
-		pr.kcmAttaches = append(pr.kcmAttaches, kcmAttaches[c]...)
 		pr.describes = pr.describes || describes[c]
 	}
+	// the two lists of attaches are mostly the same (the KCM's events in
+	// KCM inputs): then one array serves both (neither is written to)
+	pr.attaches = concat(attaches)
+	if slices.Contains(differ, true) {
+		pr.kcmAttaches = concat(kcmAttaches)
+	} else {
+		pr.kcmAttaches = pr.attaches
+	}
 	return pr
+}
+
+// concat is the parts end to end: the one part itself, or a new array.
+func concat(parts [][]int32) []int32 {
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	return slices.Concat(parts...)
 }
 
 // idsPerEvent is the room for strings prepareEvents gives each event
