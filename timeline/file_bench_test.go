@@ -16,38 +16,15 @@ import (
 // reports, besides the time and the allocations, the heap the last
 // timeline keeps beyond the parse results (retained-B: what survives a
 // collection while it is held).
-func BenchmarkBuildFiles(b *testing.B) {
-	res, errs := parser.ParseAll(benchfiles.Paths(b), parser.Options{})
-	if len(errs) > 0 {
-		b.Fatal(errs)
-	}
-	n := 0
-	for i := range res {
-		n += len(res[i].Events)
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	var tl *Timeline
-	cpu := benchfiles.CPUTime()
-	for b.Loop() {
-		tl = nil
-		tl = Build(res, Options{})
-	}
-	b.StopTimer()
-	benchfiles.ReportCPU(b, cpu)
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/event")
-	held := liveHeap()
-	runtime.KeepAlive(tl)
-	tl = nil
-	b.ReportMetric(float64(held)-float64(liveHeap()), "retained-B")
-	runtime.KeepAlive(res)
-}
+func BenchmarkBuildFiles(b *testing.B) { benchBuildFiles(b, false) }
 
 // BenchmarkBuildFilesConsume is BenchmarkBuildFiles as the CLI builds:
 // with Options.Consume, on the events in one array as parser.ParseAll
 // gives them (a fresh copy each time, made with the timer stopped, so
 // neither its time nor its allocations count).
-func BenchmarkBuildFilesConsume(b *testing.B) {
+func BenchmarkBuildFilesConsume(b *testing.B) { benchBuildFiles(b, true) }
+
+func benchBuildFiles(b *testing.B, consume bool) {
 	res, errs := parser.ParseAll(benchfiles.Paths(b), parser.Options{})
 	if len(errs) > 0 {
 		b.Fatal(errs)
@@ -59,17 +36,19 @@ func BenchmarkBuildFilesConsume(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	var tl *Timeline
-	var cpu time.Duration
+	var cpu time.Duration // of the builds alone
 	for b.Loop() {
-		b.StopTimer()
+		in := res
+		if consume {
+			b.StopTimer()
+			tl = nil
+			in = sharedCopy(res)
+			b.StartTimer()
+		}
 		tl = nil
-		in := sharedCopy(res)
 		start := benchfiles.CPUTime()
-		b.StartTimer()
-		tl = Build(in, Options{Consume: true})
-		b.StopTimer()
+		tl = Build(in, Options{Consume: consume})
 		cpu += benchfiles.CPUTime() - start
-		b.StartTimer()
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
