@@ -39,18 +39,22 @@ type Interval struct {
 	// The times: those of the events From and To of *evs (To < 0: open)
 	// for the intervals Build reconstructs, which need not hold them
 	// (a large cluster's volumes have hundreds of thousands). Given times
-	// (NewInterval, SetTimes) are the interval's own: *evs is then an
-	// empty slice whose array holds two events of those times (ownTimes),
-	// told from a volume's events by its length (a volume with intervals
-	// has events), so that the interval needs no second pointer.
+	// (NewInterval, SetTimes) are the interval's own: *evs is then two
+	// events of those times from input ownInput (ownTimes), which no
+	// volume's events are, so that the interval needs no second pointer
+	// (and reflect.DeepEqual still compares the times).
 	evs *[]parser.Event
 }
 
+// ownInput is the input of the events that hold an interval's own times:
+// no input's index.
+const ownInput = -2
+
 // ownTimes is the evs of an interval of its own times (see Interval).
 func ownTimes(start, end time.Time) *[]parser.Event {
-	a := make([]parser.Event, 2)
-	a[0].Time, a[1].Time = start, end
-	own := a[:0]
+	own := make([]parser.Event, 2)
+	own[0].Time, own[1].Time = start, end
+	own[0].Source.Input, own[1].Source.Input = ownInput, ownInput
 	return &own
 }
 
@@ -72,8 +76,8 @@ func (iv Interval) at(k int, ev int32) time.Time {
 		return time.Time{}
 	}
 	switch evs := *iv.evs; {
-	case len(evs) == 0:
-		return evs[:2][k].Time
+	case len(evs) == 2 && evs[0].Source.Input == ownInput:
+		return evs[k].Time
 	case ev >= 0:
 		return evs[ev].Time
 	}
