@@ -90,7 +90,7 @@ func newSymsIn(n int, str []string) *syms {
 // insert.
 func (sy *syms) expect(done, total int) {
 	for t := range sy.tab {
-		sy.tab[t].reserve(sy.tab[t].used * total / done * 9 / 8)
+		sy.tab[t].reserve(int(int64(sy.tab[t].used) * int64(total) / int64(done) * 9 / 8))
 	}
 }
 
