@@ -71,9 +71,10 @@ func hostileVolumes() []*timeline.Volume {
 		other := hostileStrings[(i+3)%len(hostileStrings)]
 		v := &timeline.Volume{
 			Key: s, UniqueName: other, PV: s, Handle: other, Driver: s,
-			Names: []string{s, other}, Attachments: []string{other}, Nodes: []string{s}, Pods: []string{other, s, "p"},
+			Names: []string{s, other}, Nodes: []string{s}, Pods: []string{other, s, "p"},
 			Multi: i%2 == 0,
 		}
+		v.SetAttachments([]string{other})
 		v.SetSpan(t0.Add(time.Duration(i)*time.Hour), t0.Add(time.Duration(i)*1500*time.Millisecond))
 		if i%3 == 0 {
 			v.UniqueName = ""

@@ -261,7 +261,7 @@ func volumeTokens(toks []tokenClass, v *timeline.Volume) []tokenClass {
 	if v.Handle == "" && v.PV == "" {
 		toks = append(toks, tokenClass{"volume", v.Key})
 	}
-	for _, a := range v.Attachments {
+	for _, a := range v.Attachments() {
 		toks = append(toks, tokenClass{"va", a})
 	}
 	for _, n := range v.Nodes {
@@ -333,7 +333,8 @@ func (r *redactor) intervals(iv []timeline.Interval) []timeline.Interval {
 func (r *redactor) volume(v *timeline.Volume) *timeline.Volume {
 	c := *v
 	c.Key, c.UniqueName, c.PV, c.Handle = r.s(v.Key), r.s(v.UniqueName), r.s(v.PV), r.s(v.Handle)
-	c.Names, c.Attachments, c.Nodes, c.Pods = r.list(v.Names), r.list(v.Attachments), r.list(v.Nodes), r.list(v.Pods)
+	c.Names, c.Nodes, c.Pods = r.list(v.Names), r.list(v.Nodes), r.list(v.Pods)
+	c.SetAttachments(r.list(v.Attachments()))
 	c.Events = r.events(v.Events)
 	c.Intervals = r.intervals(v.Intervals)
 	c.SetKubelet(r.intervals(v.Kubelet()))

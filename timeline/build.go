@@ -115,7 +115,7 @@ func Build(results []parser.Result, opt Options) *Timeline {
 			}
 		}
 	}
-	sorted := sortOrder(pr.keys, bounds)
+	sorted := sortOrder(pr.keys, bounds, evs)
 	ord := dedupe(evs, in, sorted, pr.texts, &t.Dupes)
 	if opt.State != nil && pr.describes {
 		ord = dropDescribeEchoes(evs, in, ord, t.Inputs, opt.State, &t.Dupes)
@@ -197,20 +197,27 @@ func prepareEvents(evs []parser.Event, src []parser.Result, inputs []int, in []i
 	}
 	raws := make([]map[int32]string, len(bounds)-1)
 	attaches := make([][]int32, len(bounds)-1)
+	differ := make([]bool, len(bounds)-1) // attaches[c] and kcmAttaches[c] differ
 	kcmAttaches := make([][]int32, len(bounds)-1)
 	describes := make([]bool, len(bounds)-1)
+	// the parts' strings, region c (regionOf) for part c: merge keeps
+	// them where they are when every part's fit (see merge)
+	pr.strs = prefault.Make[string](0, idsPerEvent*len(evs)) // (see internal/prefault)
 	each(bounds, func(c, lo, hi int) {
-		capIDs := hi - lo
-		if c == 0 {
-			capIDs = len(evs) // the first part's ids become everyone's
-		}
-		sy := newSyms(hi-lo, capIDs)
+		sy := newSymsIn(hi-lo, pr.regionOf(c))
 		var raw map[int32]string
 		bare := map[*parser.Ident]*parser.Ident{}
 		prev := newLastNames(hi - lo)
 		for k := lo; k < hi; k++ {
 			if src != nil && (k-lo)%fillBlock == 0 {
 				fillEvents(evs, src, inputs, k, min(k+fillBlock, hi))
+			}
+			if k-lo == expectAt && hi-lo > 2*expectAt {
+				total := hi - lo
+				if c == 0 {
+					total = len(evs) // its tables become everyone's (merge)
+				}
+				sy.expect(expectAt, total)
 			}
 			ev := &evs[k]
 			if ev.Component == 0 {
@@ -233,12 +240,14 @@ func prepareEvents(evs []parser.Event, src []parser.Result, inputs []int, in []i
 			pr.keys[k] = eventKey(ev, k)
 			pr.texts[k] = !ev.Text.IsZero()
 			if skewAttach(ev) {
-				if comps[in[k]] == parser.ComponentKCM {
+				inKCM, ofKCM := comps[in[k]] == parser.ComponentKCM, ev.Component == parser.ComponentKCM
+				if inKCM {
 					attaches[c] = append(attaches[c], int32(k))
 				}
-				if ev.Component == parser.ComponentKCM {
+				if ofKCM {
 					kcmAttaches[c] = append(kcmAttaches[c], int32(k))
 				}
+				differ[c] = differ[c] || inKCM != ofKCM
 			}
 			describes[c] = describes[c] || ev.Origin == parser.OriginDescribe
 		}
@@ -254,12 +263,36 @@ func prepareEvents(evs []parser.Event, src []parser.Result, inputs []int, in []i
 				pr.rawVol[k] = v
 			}
 		}
-		pr.attaches = append(pr.attaches, attaches[c]...)
-		pr.kcmAttaches = append(pr.kcmAttaches, kcmAttaches[c]...)
 		pr.describes = pr.describes || describes[c]
+	}
+	// the two lists of attaches are mostly the same (the KCM's events in
+	// KCM inputs): then one array serves both (neither is written to)
+	pr.attaches = concat(attaches)
+	if slices.Contains(differ, true) {
+		pr.kcmAttaches = concat(kcmAttaches)
+	} else {
+		pr.kcmAttaches = pr.attaches
 	}
 	return pr
 }
+
+// concat is the parts end to end: the one part itself, or a new array.
+func concat(parts [][]int32) []int32 {
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	return slices.Concat(parts...)
+}
+
+// idsPerEvent is the room for strings prepareEvents gives each event
+// (names distinct in its part): 0.85 are used on the generator's default
+// shape, 1.7 on the churn shape (35k volumes of three events each). A part
+// that needs more grows its own array. Tests change it.
+var idsPerEvent = 2
+
+// expectAt is how many events of a part are interned before its tables
+// are sized for the rest (syms.expect).
+const expectAt = 2048
 
 // fillBlock is how many events prepareEvents copies at a time: few enough
 // that they are still in cache when it reads them.
@@ -278,6 +311,7 @@ type prepared struct {
 	rawVol   map[int32]string
 	parts    []*syms // part c interned the events bounds[c]:bounds[c+1]
 	bounds   []int
+	strs     []string // the parts' strings: regionOf(c) for part c
 	keys     []sortKey
 	texts    []bool
 	attaches []int32
@@ -286,21 +320,46 @@ type prepared struct {
 	describes   bool
 }
 
+// regionOf is part c's region of pr.strs: idsPerEvent for each of its
+// events, empty.
+func (pr *prepared) regionOf(c int) []string {
+	lo, hi := idsPerEvent*pr.bounds[c], idsPerEvent*pr.bounds[c+1]
+	return pr.strs[lo:lo:hi]
+}
+
 // merge absorbs every part's table into the first, in order, rewrites
 // the ids of the later parts' events to the first table's, and returns it.
+//
+// When every part's strings fit in its region of pr.strs, the first
+// part's ids are given all of pr.strs as their room, and absorbing moves
+// each later part's new strings down into place: the strings before part
+// c are at most its region's start, so a string is never written over
+// before it is read. Otherwise they are copied into an array of exactly
+// the room they need.
 func (pr *prepared) merge() *syms {
 	sy := pr.parts[0]
 	if len(pr.parts) > 1 {
-		// room for every part's strings at most, made once (appending
-		// them grew the arrays and the table many times over)
-		n := 0
-		for _, p := range pr.parts {
+		n, names, fit := 0, 0, true
+		for c, p := range pr.parts {
 			n += len(p.str)
+			names += p.tab[symName].used
+			r := pr.regionOf(c)
+			fit = fit && cap(p.str) == cap(r) && (cap(r) == 0 || unsafe.SliceData(p.str) == unsafe.SliceData(r))
 		}
-		sy.reserve(n)
+		if fit {
+			sy.str = pr.strs[:len(sy.str):cap(pr.strs)]
+		} else {
+			sy.str = append(prefault.Make[string](0, n), sy.str...)
+		}
+		sy.flag = append(make([]uint8, 0, n), sy.flag...)
+		// the names: room for every part's at most, made once
+		// (appending them grew the table many times over)
+		sy.tab[symName].reserve(names)
 	}
+	pr.strs = nil
 	for c := 1; c < len(pr.parts); c++ {
 		remap := sy.absorb(pr.parts[c])
+		pr.parts[c] = nil
 		for k := pr.bounds[c]; k < pr.bounds[c+1]; k++ {
 			pr.ids[k].remap(remap)
 		}
@@ -415,16 +474,30 @@ func sharedEvents(results []parser.Result, bounds []int) []parser.Event {
 // merge of at most two sorted runs; zero times (unanchored describe rows)
 // go last. It sorts small keys copied out of the events, not the large
 // events (nor indexes into them, which would compare through a cache miss
-// each time). An input is usually in time order already: each input's
-// keys are sorted only when they are not, and the inputs are then merged
-// (ties go to the lower input), so the common case is linear and the
-// worst case stays O(n log n). keys is reordered, and its array reused.
-func sortOrder(keys []sortKey, bounds []int) merged {
+// each time): only keys of one time are told apart by the events' lines.
+// An input is usually in time order already: each input's keys are
+// sorted only when they are not, and the inputs are then merged (ties go
+// to the lower input), so the common case is linear and the worst case
+// stays O(n log n). keys is reordered, and its array reused.
+func sortOrder(keys []sortKey, bounds []int, evs []parser.Event) merged {
+	// within one input: time, line, position
+	cmpKeys := func(a, b sortKey) int {
+		if a.sec != b.sec {
+			return cmp.Compare(a.sec, b.sec)
+		}
+		if a.nsec != b.nsec {
+			return cmp.Compare(a.nsec, b.nsec)
+		}
+		if la, lb := evs[a.k].Source.Line, evs[b.k].Source.Line; la != lb {
+			return cmp.Compare(la, lb)
+		}
+		return cmp.Compare(a.k, b.k)
+	}
 	for i := 0; i+1 < len(bounds); i++ {
 		seg := keys[bounds[i]:bounds[i+1]]
 		for j := 1; j < len(seg); j++ {
-			if cmpSortKey(seg[j-1], seg[j]) > 0 {
-				slices.SortFunc(seg, cmpSortKey)
+			if cmpKeys(seg[j-1], seg[j]) > 0 {
+				slices.SortFunc(seg, cmpKeys)
 				break
 			}
 		}
@@ -434,7 +507,7 @@ func sortOrder(keys []sortKey, bounds []int) merged {
 
 // eventKey is the sort key of ev, evs[k].
 func eventKey(ev *parser.Event, k int) sortKey {
-	kk := sortKey{sec: math.MaxInt64, line: int(ev.Source.Line), k: int32(k)}
+	kk := sortKey{sec: math.MaxInt64, k: int32(k)}
 	if !ev.Time.IsZero() {
 		kk.sec, kk.nsec = ev.Time.Unix(), int32(ev.Time.Nanosecond())
 	}
@@ -450,26 +523,12 @@ func shiftTimes(evs []parser.Event, d time.Duration) {
 	}
 }
 
-// sortKey is an event's place in the merge order within its input.
+// sortKey is an event's place in the merge order within its input (its
+// line, the next tie-break, is read from the event: see sortOrder).
 type sortKey struct {
 	sec  int64 // Unix seconds; math.MaxInt64 for a zero time (last)
-	line int
 	nsec int32
 	k    int32 // index into the events
-}
-
-// cmpSortKey orders the keys of one input: time, line, position.
-func cmpSortKey(a, b sortKey) int {
-	if a.sec != b.sec {
-		return cmp.Compare(a.sec, b.sec)
-	}
-	if a.nsec != b.nsec {
-		return cmp.Compare(a.nsec, b.nsec)
-	}
-	if a.line != b.line {
-		return cmp.Compare(a.line, b.line)
-	}
-	return cmp.Compare(a.k, b.k)
 }
 
 // mergeInputs merges the inputs' sorted runs of keys (bounds[i]:bounds[i+1]

@@ -40,13 +40,14 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 	// What pass 1 already linked for a UniqueName: a volume's
 	// events repeat the same handle, PV, attachment and nodes, and a repeat
 	// only re-does unions and alias entries that are already there.
+	// (Linking again what is linked changes nothing: a name's id is its
+	// rank in order of first add, and a union of one root is a no-op.)
 	type seenVol struct {
 		handle, pv, attach int32 // +1; 0: none yet
-		csiNodes           int32 // head of its list in csiNode +1 (0: empty): nodes whose VolumeAttachment name is linked
+		node               int32 // +1: the node whose VolumeAttachment name was linked last
 		done               bool  // the UniqueName's own handle is linked
 	}
 	seen := newSymSlots[seenVol](len(sy.str)) // by UniqueName sym
-	var csiNode, csiNext []int32              // lists of nodes (syms); csiNext[i] is the next entry +1
 	// Pass 1: link the events that carry a UniqueName. root[p] keeps the
 	// name id of ord[p]'s UniqueName (noVolume, ignoredVolume) for pass 2.
 	const noVolume, ignoredVolume = -1, -2
@@ -89,32 +90,16 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 				addAlias(id.pv, id.vol)
 			}
 		}
-		if id.node >= 0 && sy.is(id.vol, symCSI) {
-			linked := false
-			for j := sv.csiNodes; j > 0; j = csiNext[j-1] {
-				if csiNode[j-1] == id.node {
-					linked = true
-					break
-				}
+		if id.node >= 0 && sy.is(id.vol, symCSI) && id.node+1 != sv.node {
+			sv.node = id.node + 1
+			a := id.va
+			if a < 0 { // a node given after interning (fillKubeletNodes)
+				a = sy.attachment(id.vol, id.node)
 			}
-			if !linked {
-				if len(csiNode) == cap(csiNode) {
-					// doubled: append grows a large slice by a quarter
-					// at a time, a copy each time
-					csiNode = slices.Grow(csiNode, max(len(csiNode), 1024))
-					csiNext = slices.Grow(csiNext, max(len(csiNext), 1024))
-				}
-				csiNode, csiNext = append(csiNode, id.node), append(csiNext, sv.csiNodes)
-				sv.csiNodes = int32(len(csiNode))
-				a := id.va
-				if a < 0 { // a node given after interning (fillKubeletNodes)
-					a = sy.attachment(id.vol, id.node)
-				}
-				n.union(u, n.add(a))
-			}
+			n.union(u, n.add(a))
 		}
 	}
-	seen, csiNode, csiNext = symSlots[seenVol]{}, nil, nil
+	seen = symSlots[seenVol]{}
 	sy.seal() // every name is interned: from here on ids only
 	// resolveAlias returns the root of an alias that names one volume only.
 	resolveAlias := func(a int32) (int, bool) {
@@ -285,10 +270,17 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 	permute(evs, byEvent, dest)
 	clear(evs[kept:]) // duplicates: drop their strings
 
-	vids := make([][]evIDs, len(vols)) // each volume's events' names, as its Events
 	for i, v := range vols {
 		v.Events = evs[start[i]:start[i+1]:start[i+1]]
-		vids[i] = byEvent[start[i]:start[i+1]:start[i+1]]
+	}
+	// each volume's events' names, as its Events: their window of
+	// byEvent, or for the volumes given mount timeouts, moved[vi]
+	var moved map[int32][]evIDs
+	vids := func(vi int) []evIDs {
+		if ids, ok := moved[int32(vi)]; ok {
+			return ids
+		}
+		return byEvent[start[vi]:start[vi+1]:start[vi+1]]
 	}
 	if otherEnd > otherStart {
 		t.Other = evs[otherStart:otherEnd:otherEnd]
@@ -300,9 +292,12 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 			v := vols[vi]
 			if len(v.Events) == start[vi+1]-start[vi] {
 				touched = append(touched, vi)
+				if moved == nil {
+					moved = map[int32][]evIDs{}
+				}
 			}
 			v.Events = append(v.Events, *ev) // beyond the window's cap: a copy of its own
-			vids[vi] = append(vids[vi], id)
+			moved[vi] = append(vids(int(vi)), id)
 		}
 	}
 	for _, vi := range touched {
@@ -323,10 +318,11 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 			return at.Compare(bt)
 		})
 		es, is := make([]parser.Event, len(idx)), make([]evIDs, len(idx))
+		ids := moved[vi]
 		for i, j := range idx {
-			es[i], is[i] = v.Events[j], vids[vi][j]
+			es[i], is[i] = v.Events[j], ids[j]
 		}
-		v.Events, vids[vi] = es, is
+		v.Events, moved[vi] = es, is
 	}
 	t.Volumes = vols
 
@@ -337,10 +333,10 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 	each(chunks(len(vols)), func(_, lo, hi int) {
 		var sc scratch
 		for i := lo; i < hi; i++ {
-			v := vols[i]
-			mergePods(v, vids[i], sy)
-			sc.describe(v, vids[i], sy, sy.str[rootName[i]], members[mstart[i]:mstart[i+1]])
-			sc.reconstruct(v, vids[i], sy)
+			v, ids := vols[i], vids(i)
+			mergePods(v, ids, sy)
+			sc.describe(v, ids, sy, sy.str[rootName[i]], members[mstart[i]:mstart[i+1]])
+			sc.reconstruct(v, ids, sy)
 			v.LinkEchoes()
 		}
 	})
@@ -366,12 +362,22 @@ type linkedNames struct {
 
 // listNames lists the names linked into each volume: byRoot[r] is the
 // volume +1 of root name r (0: none), volRoot[i] the root of volume i.
+// It uses up n's union-find: each name's parent becomes its volume.
 func listNames(n *names, byRoot []int32, volRoot []int) linkedNames {
 	vols := len(volRoot)
 	start := make([]int32, vols+1)
-	nameVol := make([]int32, len(n.sym))
-	for i := range n.sym {
-		vi := byRoot[n.find(i)] - 1
+	root := make([]int32, vols)
+	for i, r := range volRoot {
+		root[i] = n.sym[r]
+	}
+	// every name's parent its root, then (a root's own entry is read
+	// only for itself) its volume
+	for i := range n.parent {
+		n.parent[i] = int32(n.find(i))
+	}
+	nameVol := n.parent
+	for i, r := range nameVol {
+		vi := byRoot[r] - 1
 		nameVol[i] = vi
 		if vi >= 0 {
 			start[vi+1]++
@@ -387,10 +393,6 @@ func listNames(n *names, byRoot []int32, volRoot []int) linkedNames {
 			members[fill[vi]] = n.sym[i]
 			fill[vi]++
 		}
-	}
-	root := make([]int32, vols)
-	for i, r := range volRoot {
-		root[i] = n.sym[r]
 	}
 	return linkedNames{start, members, root}
 }
@@ -443,8 +445,7 @@ type scratch struct {
 	names, nodes, pods []int32
 	pvs                []pvCount
 	// reconstruct
-	direct      []uint32 // node sym → gen when the volume has direct controller lines for it
-	gen         uint32
+	direct      []int32 // the nodes (syms) the volume has direct controller lines for, sorted
 	podNodes    map[string]podNode
 	ctl, kl     lanes
 	ctlIv, klIv []Interval
@@ -455,6 +456,7 @@ type scratch struct {
 	strs      slab[string]
 	rares     slab[volumeRare]
 	tmp, tmp2 []string
+	single    map[int32][]string // node sym → the Nodes of the volumes seen on it alone (oneNode)
 }
 
 // slab hands out exact-size copies cut from larger allocations, so that
@@ -593,9 +595,17 @@ func (sc *scratch) describe(v *Volume, ids []evIDs, sy *syms, rootName string, l
 	}
 	tmp := sortedNames(sc.tmp[:0], names, sy)
 	v.Names = sc.strs.copy(tmp)
-	v.Attachments = sc.attachments(v.Names)
+	// the VolumeAttachment names are a window of Names (Attachments)
+	// unless they are not consecutive there
+	if a, window := attachmentsOf(v.Names, sc.tmp2[:0]); a != nil && !window {
+		v.SetAttachments(sc.strs.copy(a))
+	}
 	tmp = sortedNames(tmp[:0], nodes, sy)
-	v.Nodes = sc.strs.copy(tmp)
+	if len(tmp) == 1 {
+		v.Nodes = sc.oneNode(nodes[0], tmp[0])
+	} else {
+		v.Nodes = sc.strs.copy(tmp)
+	}
 	// drop a bare pod name when its namespaced form is present
 	tmp = sortedNames(tmp[:0], pods, sy)
 	namespaced := sc.tmp2[:0]
@@ -619,34 +629,20 @@ func (sc *scratch) describe(v *Volume, ids []evIDs, sy *syms, rootName string, l
 	sc.names, sc.nodes, sc.pods, sc.pvs = names[:0], nodes[:0], pods[:0], pvs[:0]
 }
 
-// attachments returns the VolumeAttachment names among names (sorted): a
-// window of names (capped: an append copies) when they are consecutive
-// there, as they mostly are, else a copy cut from the slab.
-func (sc *scratch) attachments(names []string) []string {
-	lo, hi, n := -1, -1, 0
-	for i, s := range names {
-		if strings.HasPrefix(s, "csi-") && len(s) == 68 {
-			if lo < 0 {
-				lo = i
-			}
-			hi = i + 1
-			n++
+// oneNode is the Nodes of a volume seen on node (sym id; name its
+// string) alone: one slice for all such volumes (capped: an append
+// copies), as a large cluster's many volumes share few nodes. Nothing
+// writes into a Volume's lists.
+func (sc *scratch) oneNode(node int32, name string) []string {
+	l, ok := sc.single[node]
+	if !ok {
+		if sc.single == nil {
+			sc.single = map[int32][]string{}
 		}
+		l = sc.strs.copy([]string{name})
+		sc.single[node] = l
 	}
-	switch {
-	case n == 0:
-		return nil
-	case hi-lo == n:
-		return names[lo:hi:hi]
-	}
-	tmp := sc.tmp2[:0]
-	for _, s := range names[lo:hi] {
-		if strings.HasPrefix(s, "csi-") && len(s) == 68 {
-			tmp = append(tmp, s)
-		}
-	}
-	sc.tmp2 = tmp[:0]
-	return sc.strs.copy(tmp)
+	return l
 }
 
 // sortedNames returns the distinct strings of syms, sorted, in dst's array

@@ -66,10 +66,31 @@ const symTabShift = 6
 
 // newSyms sizes the tables for about n events, and the ids for about ids.
 func newSyms(n, ids int) *syms {
+	return newSymsIn(n, prefault.Make[string](0, ids)) // (see internal/prefault)
+}
+
+// newSymsIn is newSyms with the ids' strings in str's array (str is
+// empty; its capacity is their room before it grows): prepareEvents gives
+// each part a region of one array, so that merge need not copy them. The
+// tables are sized for the first expectAt events at most: expect sizes
+// them for the rest.
+func newSymsIn(n int, str []string) *syms {
+	n = min(n, expectAt)
 	return &syms{
 		tab:  [3]strTab{makeStrTab(n / 2), makeStrTab(64), makeStrTab(n / 8)},
-		str:  prefault.Make[string](0, ids), // (see internal/prefault)
-		flag: make([]uint8, 0, ids),
+		str:  str,
+		flag: make([]uint8, 0, cap(str)),
+	}
+}
+
+// expect grows the tables, once done of about total events are
+// interned, to hold what the rest will add at the rate seen so far, so
+// that a table grows once early rather than doubling (a copy each time)
+// as it fills. It moves the tables' entries: not between a find and its
+// insert.
+func (sy *syms) expect(done, total int) {
+	for t := range sy.tab {
+		sy.tab[t].reserve(int(int64(sy.tab[t].used) * int64(total) / int64(done) * 9 / 8))
 	}
 }
 
@@ -99,14 +120,6 @@ func (sy *syms) put(tab int, s string, copy bool) int32 {
 	i = sy.push(s, classify(tab, s)|uint8(tab)<<symTabShift)
 	sy.tab[tab].insert(slot, h, i)
 	return i
-}
-
-// reserve makes room for n ids in all, and for the strings of table
-// symName among them. It moves the tables' entries: not between a find
-// and its insert.
-func (sy *syms) reserve(n int) {
-	sy.growIDs(n)
-	sy.tab[symName].reserve(n)
 }
 
 // growIDs makes room for n ids in all (the tables are left as they are).
@@ -228,48 +241,58 @@ type lastIDs struct{ pv, handle, node, pod, va int32 }
 
 // lastNames are the lastIDs of the volumes seen so far (see symSlots):
 // indexing the 20-byte entries by sym directly took 7 MB on the churn
-// shape's 1 GiB (35k volumes, 170k names), the index and the entries 4.
+// shape's 1 GiB (35k volumes, 170k names); grown arrays took the index
+// and the entries 4.3 MB of allocations (each doubling a copy), chunks 1.1.
 type lastNames = symSlots[lastIDs]
 
-// newLastNames returns lastNames with room for ids below n.
+// newLastNames returns lastNames for ids below about n.
 func newLastNames(n int) lastNames { return newSymSlots[lastIDs](n) }
 
 // symSlots keep one T for each of some syms, made zero on first use and
-// found through a 4-byte index by sym id (at[sym] is its slot +1; 0:
-// none yet): the ids count every name interned, and the syms kept for
-// (volumes' UniqueNames) are a fraction of them.
+// found through a 4-byte index by sym id (the slot +1; 0: none yet): the
+// ids count every name interned, and the syms kept for (volumes'
+// UniqueNames) are a fraction of them. Index and slots are cut in chunks
+// made as they are first needed, never copied: a slot's pointer holds, and
+// growing costs no more than what is used.
 type symSlots[T any] struct {
-	at  []int32
-	val []T
+	at  [][]int32 // chunk sym>>slotShift: the slot +1 of each sym
+	val [][]T     // chunk i>>slotShift: slot i
+	n   int32     // slots in use
 }
 
-// newSymSlots returns symSlots with room for ids below n.
+// slotShift sizes the chunks of symSlots: 1<<slotShift entries each.
+const (
+	slotShift = 10
+	slotMask  = 1<<slotShift - 1
+)
+
+// newSymSlots returns symSlots for ids below about n.
 func newSymSlots[T any](n int) symSlots[T] {
-	// each entry of at is read before it is written: prefaulted (see
-	// internal/prefault)
-	return symSlots[T]{at: prefault.Slice(make([]int32, n)), val: make([]T, 0, 256)}
+	return symSlots[T]{at: make([][]int32, 0, n>>slotShift+1)}
 }
 
-// of returns the slot of sym, made (zero) when new; the pointer holds
-// until the next call.
+// of returns the slot of sym, made (zero) when new.
 func (l *symSlots[T]) of(sym int32) *T {
-	if int(sym) >= len(l.at) {
-		p := slices.Grow(l.at, max(int(sym)+1, 2*len(l.at), 1024)-len(l.at))
-		l.at = p[:cap(p)] // zeroed
+	c := int(sym >> slotShift)
+	if c >= len(l.at) {
+		l.at = append(l.at, make([][]int32, c+1-len(l.at))...)
 	}
-	i := l.at[sym]
+	at := l.at[c]
+	if at == nil {
+		at = make([]int32, 1<<slotShift)
+		l.at[c] = at
+	}
+	i := at[sym&slotMask]
 	if i == 0 {
-		if len(l.val) == cap(l.val) {
-			// doubled: append grows a large slice by a quarter at a
-			// time, a copy each time (five times the final size)
-			l.val = slices.Grow(l.val, len(l.val))
+		if int(l.n) == len(l.val)<<slotShift {
+			l.val = append(l.val, make([]T, 1<<slotShift))
 		}
-		var zero T
-		l.val = append(l.val, zero)
-		i = int32(len(l.val))
-		l.at[sym] = i
+		l.n++
+		i = l.n
+		at[sym&slotMask] = i
 	}
-	return &l.val[i-1]
+	i--
+	return &l.val[i>>slotShift][i&slotMask]
 }
 
 // attachment interns the VolumeAttachment name of CSI UniqueName vol on

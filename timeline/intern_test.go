@@ -1,11 +1,13 @@
 package timeline
 
 import (
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/kcmtrace/kcmtrace/parser"
 )
@@ -49,7 +51,9 @@ func TestPrepareParts(t *testing.T) {
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	prepare := func() (*syms, *prepared) {
+	// inPlace: merge kept the parts' strings in the array they were
+	// interned into (every part fit in its region)
+	prepare := func() (sy *syms, pr *prepared, inPlace bool) {
 		evs, bounds, src := gather(res, false)
 		in := make([]int32, len(evs))
 		comps := make([]parser.Component, len(res))
@@ -59,18 +63,40 @@ func TestPrepareParts(t *testing.T) {
 				in[k] = int32(i)
 			}
 		}
-		pr := prepareEvents(evs, src, bounds, in, comps)
-		return pr.merge(), pr
+		pr = prepareEvents(evs, src, bounds, in, comps)
+		strs := pr.strs
+		sy = pr.merge()
+		return sy, pr, unsafe.SliceData(sy.str) == unsafe.SliceData(strs)
 	}
-	want, wantPr := prepare()
+	want, wantPr, _ := prepare()
 	if len(wantPr.parts) != 1 {
 		t.Fatalf("the real logs were split into %d parts without splitSmall", len(wantPr.parts))
 	}
 	splitSmall(t, 3)
-	got, gotPr := prepare()
-	if len(gotPr.parts) < 2 {
-		t.Fatal("splitSmall did not split the events")
+	// with no room for names in the shared array, every part grows its
+	// own and merge copies the strings; with room for eight an event (it
+	// names seven at most), merge moves them within the array
+	for _, per := range []int{0, 8} {
+		t.Run(fmt.Sprint(per), func(t *testing.T) {
+			prev := idsPerEvent
+			idsPerEvent = per
+			defer func() { idsPerEvent = prev }()
+			got, gotPr, inPlace := prepare()
+			if len(gotPr.parts) < 2 {
+				t.Fatal("splitSmall did not split the events")
+			}
+			if inPlace != (per == 8) {
+				t.Fatalf("room for %d names an event: merged in place %v", per, inPlace)
+			}
+			checkMerged(t, got, want, gotPr, wantPr)
+		})
 	}
+}
+
+// checkMerged compares the syms and prepared of events interned in parts
+// (got) with one pass's (want).
+func checkMerged(t *testing.T, got, want *syms, gotPr, wantPr *prepared) {
+	t.Helper()
 	if !reflect.DeepEqual(got.str, want.str) || !reflect.DeepEqual(got.flag, want.flag) {
 		t.Fatal("the merged parts' syms differ from one pass's")
 	}
@@ -100,9 +126,11 @@ func TestPrepareParts(t *testing.T) {
 	}
 }
 
-func TestScratchAttachments(t *testing.T) {
+// attachmentsOf finds the VolumeAttachment names among a volume's names:
+// a capped window of them when consecutive, else a copy; Attachments
+// gives them, or the ones given.
+func TestAttachmentsOf(t *testing.T) {
 	va := func(c byte) string { return "csi-" + strings.Repeat(string(c), 64) }
-	var sc scratch
 	for _, tc := range []struct {
 		names, want []string
 		window      bool
@@ -112,22 +140,42 @@ func TestScratchAttachments(t *testing.T) {
 		// a handle that sorts between two VolumeAttachment names
 		{names: []string{va('a'), "csi-b-handle", va('c')}, want: []string{va('a'), va('c')}},
 	} {
-		got := sc.attachments(tc.names)
-		if !slices.Equal(got, tc.want) {
-			t.Errorf("attachments(%q) = %q, want %q", tc.names, got, tc.want)
+		got, window := attachmentsOf(tc.names, nil)
+		if !slices.Equal(got, tc.want) || window != tc.window {
+			t.Errorf("attachmentsOf(%q) = %q, %v; want %q, %v", tc.names, got, window, tc.want, tc.window)
 			continue
+		}
+		v := &Volume{Names: tc.names}
+		if a := v.Attachments(); !slices.Equal(a, tc.want) {
+			t.Errorf("Attachments of names %q = %q, want %q", tc.names, a, tc.want)
+		}
+		v.SetAttachments(nil)
+		if a := v.Attachments(); a != nil {
+			t.Errorf("Attachments given none = %q", a)
 		}
 		if len(got) == 0 {
 			if got != nil {
-				t.Errorf("attachments(%q) = %#v, want nil", tc.names, got)
+				t.Errorf("attachmentsOf(%q) = %#v, want nil", tc.names, got)
 			}
 			continue
 		}
-		if cap(got) != len(got) {
-			t.Errorf("attachments(%q): cap %d, want %d (an append must copy)", tc.names, cap(got), len(got))
-		}
-		if in := &got[0] == &tc.names[0]; in != tc.window {
-			t.Errorf("attachments(%q): a window of names %v, want %v", tc.names, in, tc.window)
+		if window {
+			if cap(got) != len(got) {
+				t.Errorf("attachmentsOf(%q): cap %d, want %d (an append must copy)", tc.names, cap(got), len(got))
+			}
+			if &got[0] != &tc.names[lo(tc.names)] {
+				t.Errorf("attachmentsOf(%q): not a window of names", tc.names)
+			}
 		}
 	}
+}
+
+// lo is the index of the first VolumeAttachment name among names.
+func lo(names []string) int {
+	for i, s := range names {
+		if isAttachmentName(s) {
+			return i
+		}
+	}
+	return -1
 }

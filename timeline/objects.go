@@ -50,8 +50,8 @@ func joinState(t *Timeline, snap *state.Snapshot) bool {
 		}
 		for _, va := range snap.Attachments(key) {
 			objs = append(objs, object(snap.AttachmentEvidence(va)))
-			if !slices.Contains(v.Attachments, va.Name) {
-				v.Attachments = append(v.Attachments, va.Name)
+			if a := v.Attachments(); !slices.Contains(a, va.Name) {
+				v.SetAttachments(append(a, va.Name)) // (a window of Names is capped: a copy)
 			}
 		}
 		for _, pod := range snap.PodsUsing(key) {
@@ -77,7 +77,7 @@ func joinState(t *Timeline, snap *state.Snapshot) bool {
 
 // stateVolume is the PV of a volume in the snapshot, by any of its names.
 func stateVolume(snap *state.Snapshot, v *Volume) *state.PersistentVolume {
-	for _, n := range append([]string{v.PV, v.UniqueName, v.Handle, v.Key}, v.Attachments...) {
+	for _, n := range append([]string{v.PV, v.UniqueName, v.Handle, v.Key}, v.Attachments()...) {
 		if n == "" {
 			continue
 		}

@@ -45,7 +45,7 @@ func TestSortOrderMatchesFullSort(t *testing.T) {
 			keys[k] = eventKey(&evs[k], k)
 		}
 		var got []int32
-		m := sortOrder(keys, bounds)
+		m := sortOrder(keys, bounds, evs)
 		for kk, ok := m.next(); ok; kk, ok = m.next() {
 			got = append(got, kk.k)
 		}

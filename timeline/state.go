@@ -35,11 +35,7 @@ func (sc *scratch) reconstruct(v *Volume, ids []evIDs, sy *syms) {
 			return
 		}
 		ready = true
-		if len(sc.direct) < len(sy.str) {
-			sc.direct = make([]uint32, len(sy.str))
-			sc.gen = 0
-		}
-		sc.gen++
+		direct := sc.direct[:0]
 		// pod name or UID → node (from direct lines); a map that grew
 		// large is dropped rather than cleared (clear costs its size)
 		if sc.podNodes == nil || len(sc.podNodes) > 64 {
@@ -66,14 +62,21 @@ func (sc *scratch) reconstruct(v *Volume, ids []evIDs, sy *syms) {
 			if node < 0 {
 				continue
 			}
-			if controllerKind(ev.Kind) {
-				sc.direct[node] = sc.gen
+			if controllerKind(ev.Kind) && (len(direct) == 0 || direct[len(direct)-1] != node) {
+				direct = append(direct, node)
 			}
 			addPod(ev.PodUID, node)
 			if pod := ids[i].pod; pod >= 0 && !sy.is(pod, symUID) {
 				addPod(PodName(sy.str[pod]), node)
 			}
 		}
+		slices.Sort(direct)
+		sc.direct = slices.Compact(direct)
+	}
+	hasDirect := func(node int32) bool {
+		prepare()
+		_, ok := slices.BinarySearch(sc.direct, node)
+		return ok
 	}
 	only := func(p string) int32 {
 		if e, ok := sc.podNodes[p]; ok && !e.multi {
@@ -145,7 +148,7 @@ func (sc *scratch) reconstruct(v *Volume, ids []evIDs, sy *syms) {
 				if node < 0 {
 					continue
 				}
-				if prepare(); sc.direct[node] == sc.gen {
+				if hasDirect(node) {
 					continue
 				}
 			}
@@ -183,7 +186,12 @@ func (sc *scratch) reconstruct(v *Volume, ids []evIDs, sy *syms) {
 	sortIntervals(kubelet)
 	if overlaps := sc.overlaps(v.Intervals); kubelet != nil || overlaps != nil {
 		// (cut from a slab too: the volumes that have either may be many)
-		v.rare = &sc.rares.copy([]volumeRare{{kubelet: kubelet, overlaps: overlaps}})[0]
+		var r volumeRare
+		if v.rare != nil {
+			r = *v.rare // given attachments (describe)
+		}
+		r.kubelet, r.overlaps = kubelet, overlaps
+		v.rare = &sc.rares.copy([]volumeRare{r})[0]
 	}
 	v.Multi = multi(v, ids)
 }

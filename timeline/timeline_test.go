@@ -281,8 +281,8 @@ func TestJoinNames(t *testing.T) {
 	if len(cbs.Events) != len(seedKCM().Events)+3 {
 		t.Errorf("cbs has %d events, want the VA, PV and handle lines joined", len(cbs.Events))
 	}
-	if !slices.Contains(cbs.Attachments, "csi-47e2661afacd684dd8a1d3236d7dbbf5e16e99f6dc5b879275532fc8b059c239") {
-		t.Errorf("VA of node B not computed: %v", cbs.Attachments)
+	if !slices.Contains(cbs.Attachments(), "csi-47e2661afacd684dd8a1d3236d7dbbf5e16e99f6dc5b879275532fc8b059c239") {
+		t.Errorf("VA of node B not computed: %v", cbs.Attachments())
 	}
 	if tl.Volumes[1].Key != "grafana" {
 		t.Errorf("stray volume %q", tl.Volumes[1].Key)

@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"strings"
 	"time"
 
 	"github.com/kcmtrace/kcmtrace/parser"
@@ -37,15 +38,29 @@ type Interval struct {
 	To    int32 // index of the event that closed it; -1 if none
 	// The times: those of the events From and To of *evs (To < 0: open)
 	// for the intervals Build reconstructs, which need not hold them
-	// (a large cluster's volumes have hundreds of thousands); own when
-	// they were given (NewInterval, SetTimes).
+	// (a large cluster's volumes have hundreds of thousands). Given times
+	// (NewInterval, SetTimes) are the interval's own: *evs is then two
+	// events of those times from input ownInput (ownTimes), which no
+	// volume's events are, so that the interval needs no second pointer
+	// (and reflect.DeepEqual still compares the times).
 	evs *[]parser.Event
-	own *[2]time.Time
+}
+
+// ownInput is the input of the events that hold an interval's own times:
+// no input's index.
+const ownInput = -2
+
+// ownTimes is the evs of an interval of its own times (see Interval).
+func ownTimes(start, end time.Time) *[]parser.Event {
+	own := make([]parser.Event, 2)
+	own[0].Time, own[1].Time = start, end
+	own[0].Source.Input, own[1].Source.Input = ownInput, ownInput
+	return &own
 }
 
 // NewInterval is an interval with the given times (end zero: open).
 func NewInterval(node string, s State, start, end time.Time, from, to int32) Interval {
-	return Interval{Node: node, State: s, From: from, To: to, own: &[2]time.Time{start, end}}
+	return Interval{Node: node, State: s, From: from, To: to, evs: ownTimes(start, end)}
 }
 
 // Start is when the interval began.
@@ -55,21 +70,22 @@ func (iv Interval) Start() time.Time { return iv.at(0, iv.From) }
 // logs end.
 func (iv Interval) End() time.Time { return iv.at(1, iv.To) }
 
-// at is own[k] when given, else the time of event ev (-1: zero).
+// at is the own time k when given, else the time of event ev (-1: zero).
 func (iv Interval) at(k int, ev int32) time.Time {
-	switch {
-	case iv.own != nil:
-		return iv.own[k]
-	case iv.evs != nil && ev >= 0:
-		return (*iv.evs)[ev].Time
+	if iv.evs == nil {
+		return time.Time{}
+	}
+	switch evs := *iv.evs; {
+	case len(evs) == 2 && evs[0].Source.Input == ownInput:
+		return evs[k].Time
+	case ev >= 0:
+		return evs[ev].Time
 	}
 	return time.Time{}
 }
 
 // SetTimes gives the interval its own start and end.
-func (iv *Interval) SetTimes(start, end time.Time) {
-	iv.own, iv.evs = &[2]time.Time{start, end}, nil
-}
+func (iv *Interval) SetTimes(start, end time.Time) { iv.evs = ownTimes(start, end) }
 
 // Overlap is a stretch during which the controller believed the volume
 // attached, attaching or possibly attached (uncertain) on more than one node.
@@ -80,29 +96,31 @@ type Overlap struct {
 	States map[string]State
 }
 
-// Volume is one volume under every name it was seen with.
+// Volume is one volume under every name it was seen with. Its slices
+// may share memory with other volumes' (Events and Intervals are windows
+// of larger arrays; volumes seen on one node alone share one Nodes):
+// replace them, never write into them.
 type Volume struct {
-	Key         string // stable identity: UniqueName when known, else the best other name
-	UniqueName  string
-	PV          string
-	Handle      string
-	Driver      string // "com.tencent.cloud.csi.cbs", "kubernetes.io/aws-ebs", …
-	Names       []string
-	Attachments []string // VolumeAttachment names seen or computed
-	Nodes       []string // sorted
-	Pods        []string // sorted
-	Multi       bool     // legitimately attached to many nodes (RWX/ROX evidence)
-	Events      []parser.Event
-	Intervals   []Interval // controller view, per node, in time order
+	Key        string // stable identity: UniqueName when known, else the best other name
+	UniqueName string
+	PV         string
+	Handle     string
+	Driver     string // "com.tencent.cloud.csi.cbs", "kubernetes.io/aws-ebs", …
+	Names      []string
+	Nodes      []string // sorted
+	Pods       []string // sorted
+	Multi      bool     // legitimately attached to many nodes (RWX/ROX evidence)
+	Events     []parser.Event
+	Intervals  []Interval // controller view, per node, in time order
 	// The span (First, Last): the times of Events[first-1] and
-	// Events[last-1] (0: zero) as Build finds them, or own when given
-	// (SetSpan).
+	// Events[last-1] (0: zero) as Build finds them, or rare.span when
+	// given (SetSpan).
 	first, last int32
-	span        *[2]time.Time
-	// rare holds what few volumes have (Kubelet, Overlaps, Objects): nil
-	// for most, so that a large cluster's many plain volumes do not each
-	// carry three empty slices. It is never written through: the setters
-	// replace it, so a copy of a Volume can be changed on its own.
+	// rare holds what few volumes have (Kubelet, Overlaps, Objects, a
+	// given span): nil for most, so that a large cluster's many plain
+	// volumes do not each carry three empty slices and a pointer. It is
+	// never written through: the setters replace it, so a copy of a
+	// Volume can be changed on its own.
 	rare *volumeRare
 }
 
@@ -112,11 +130,12 @@ func (v *Volume) First() time.Time { return v.spanAt(0, v.first) }
 // Last is the time of the volume's latest event with a time.
 func (v *Volume) Last() time.Time { return v.spanAt(1, v.last) }
 
-// spanAt is span[k] when given, else the time of Events[ev-1] (0: zero).
+// spanAt is the given span's time k when there is one, else the time of
+// Events[ev-1] (0: zero).
 func (v *Volume) spanAt(k int, ev int32) time.Time {
 	switch {
-	case v.span != nil:
-		return v.span[k]
+	case v.rare != nil && v.rare.span != nil:
+		return v.rare.span[k]
 	case ev > 0:
 		return v.Events[ev-1].Time
 	}
@@ -125,7 +144,59 @@ func (v *Volume) spanAt(k int, ev int32) time.Time {
 
 // SetSpan gives the volume its own First and Last.
 func (v *Volume) SetSpan(first, last time.Time) {
-	v.span, v.first, v.last = &[2]time.Time{first, last}, 0, 0
+	v.first, v.last = 0, 0
+	v.setRare(func(r *volumeRare) { r.span = &[2]time.Time{first, last} })
+}
+
+// Attachments are the VolumeAttachment names seen or computed: those of
+// Names (a window of it when they are consecutive there, as they mostly
+// are), unless given (SetAttachments: Build does when they are not
+// consecutive, or when the cluster state names more).
+func (v *Volume) Attachments() []string {
+	if v.rare != nil && v.rare.ownAttachments {
+		return v.rare.attachments
+	}
+	a, _ := attachmentsOf(v.Names, nil)
+	return a
+}
+
+// SetAttachments replaces the VolumeAttachment names.
+func (v *Volume) SetAttachments(a []string) {
+	v.setRare(func(r *volumeRare) { r.attachments, r.ownAttachments = a, true })
+}
+
+// attachmentsOf returns the VolumeAttachment names among names (sorted):
+// a window of names (capped: an append copies) when they are consecutive
+// there, else a copy (in tmp's array when it has room; tmp is empty).
+func attachmentsOf(names, tmp []string) (a []string, window bool) {
+	lo, hi, n := -1, -1, 0
+	for i, s := range names {
+		if isAttachmentName(s) {
+			if lo < 0 {
+				lo = i
+			}
+			hi = i + 1
+			n++
+		}
+	}
+	switch {
+	case n == 0:
+		return nil, false
+	case hi-lo == n:
+		return names[lo:hi:hi], true
+	}
+	for _, s := range names[lo:hi] {
+		if isAttachmentName(s) {
+			tmp = append(tmp, s)
+		}
+	}
+	return tmp, false
+}
+
+// isAttachmentName reports whether s has the form of a computed
+// VolumeAttachment name: "csi-" and 64 hex digits.
+func isAttachmentName(s string) bool {
+	return len(s) == state.AttachmentNameLen && strings.HasPrefix(s, "csi-")
 }
 
 // volumeRare is the part of a Volume most volumes do not have.
@@ -133,6 +204,10 @@ type volumeRare struct {
 	kubelet  []Interval
 	overlaps []Overlap
 	objects  []Object
+	span     *[2]time.Time // given by SetSpan
+	// attachments when given (ownAttachments; see Attachments)
+	attachments    []string
+	ownAttachments bool
 }
 
 // Kubelet is the kubelet view, per node, in time order.
@@ -178,7 +253,7 @@ func (v *Volume) setRare(set func(*volumeRare)) {
 		r = *v.rare
 	}
 	set(&r)
-	if r.kubelet == nil && r.overlaps == nil && r.objects == nil {
+	if r.kubelet == nil && r.overlaps == nil && r.objects == nil && r.span == nil && !r.ownAttachments {
 		v.rare = nil
 		return
 	}
