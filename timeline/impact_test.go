@@ -12,7 +12,7 @@ var i0 = time.Date(2021, 1, 13, 9, 51, 0, 0, time.UTC)
 // iev is a kubelet event sec seconds after i0.
 func iev(sec int, kind parser.Kind, node, pod string, origin parser.Origin) parser.Event {
 	return parser.Draft{Time: i0.Add(time.Duration(sec) * time.Second), Kind: kind, Node: node, Pod: pod,
-		Origin: origin, Component: parser.ComponentKubelet, Source: parser.Source{Path: "kubelet.log", Line: parser.Int32(sec + 1)}}.Event()
+		Origin: origin, Component: parser.ComponentKubelet, Source: parser.Source{File: parser.InternPath("kubelet.log"), Line: parser.Int32(sec + 1)}}.Event()
 }
 
 // A describe row repeating the kubelet's failures adds no second impact

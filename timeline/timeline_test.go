@@ -31,7 +31,7 @@ func ev(sec float64, kind parser.Kind, comp parser.Component, node string) parse
 
 func result(path, comp string, evs ...parser.Event) parser.Result {
 	for i := range evs {
-		evs[i].Source.Path = path
+		evs[i].Source.File = parser.InternPath(path)
 		evs[i].Source.Line = parser.Int32(i + 1)
 	}
 	return parser.Result{Input: parser.Input{Path: path, Component: comp}, Events: evs}
@@ -159,8 +159,8 @@ func TestMergeOrderReversed(t *testing.T) {
 	a := result("a.log", parser.ComponentKCM.String(), ev(5, parser.AttachStarted, parser.ComponentKCM, nodeA))
 	b := result("b.log", parser.ComponentKCM.String(), ev(5, parser.DetachStarted, parser.ComponentKCM, nodeB))
 	v = one(t, Build([]parser.Result{a, b}, Options{}))
-	if v.Events[0].Source.Path != "a.log" {
-		t.Errorf("tie broken by %s, want input order", v.Events[0].Source.Path)
+	if v.Events[0].Source.Path() != "a.log" {
+		t.Errorf("tie broken by %s, want input order", v.Events[0].Source.Path())
 	}
 }
 

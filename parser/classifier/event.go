@@ -181,13 +181,6 @@ type Retry struct {
 	Mono    float64       // m=+seconds of the deadline (0 when absent): seconds since process start
 }
 
-// Source is where a line came from.
-type Source struct {
-	Path  string // as given on the command line (or as found when walking a directory)
-	Line  int32  // 1-based line number of the entry's first line
-	Input int32  // index of the input in command-line order; used for stable sorting
-}
-
 // Event is one typed fact read from one log entry.
 //
 // Memory: a 1 GiB log yields ~100k events, all kept until the report is
@@ -216,9 +209,9 @@ type Event struct {
 	*Place
 	*Cause
 	Span   time.Duration
-	Retry  *Retry // present on retry lines
-	Source Source
+	Retry  *Retry         // present on retry lines
 	Text   textstore.Text // the entry as read (continuation lines joined with "\n"), wrapper removed
+	Source Source
 
 	Count int32 // describe rows "(x35 over 77m)"; 0 means 1
 	PID   int32 // klog thread/process id; restarts show as a new pid or a smaller m=+

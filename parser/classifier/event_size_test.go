@@ -15,8 +15,8 @@ func TestEventSize(t *testing.T) {
 	if unsafe.Sizeof(uintptr(0)) != 8 {
 		t.Skip("sizes pinned for 64-bit platforms")
 	}
-	if got := unsafe.Sizeof(Event{}); got != 128 {
-		t.Errorf("Event is %d bytes, want 128", got)
+	if got := unsafe.Sizeof(Event{}); got != 112 {
+		t.Errorf("Event is %d bytes, want 112", got)
 	}
 }
 
