@@ -16,6 +16,7 @@ type (
 	Ident     = classifier.Ident
 	Place     = classifier.Place
 	Cause     = classifier.Cause
+	Repeat    = classifier.Repeat
 	Kind      = classifier.Kind
 	Component = classifier.Component
 	Origin    = classifier.Origin

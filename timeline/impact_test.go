@@ -22,7 +22,7 @@ func TestMountOutagesDescribeDedupe(t *testing.T) {
 	const b = "172.28.1.72"
 	fail := func(sec int) parser.Event { return iev(sec, parser.MountDeviceFailed, b, "db/redis-master-0", 0) }
 	row := iev(3000, parser.MountDeviceFailed, "", "", parser.OriginDescribe)
-	row.Count, row.Span = 35, 77*time.Minute
+	row.SetRepeat(parser.Repeat{Count: 35, Span: 77 * time.Minute})
 	v := &Volume{Key: "v", Events: []parser.Event{fail(0), fail(100), fail(3000), row}}
 	if got := v.MountOutages(); len(got) != 1 || got[0].Counts[parser.MountDeviceFailed] != 3 {
 		t.Errorf("with kubelet lines: %d outages %+v, want one of 3 failures", len(got), got)

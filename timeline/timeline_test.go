@@ -182,7 +182,7 @@ func TestRestarts(t *testing.T) {
 	k := parser.ComponentKCM
 	retry := func(sec, mono float64) parser.Event {
 		e := ev(sec, parser.AttachFailed, k, nodeA)
-		e.Retry = &parser.Retry{Backoff: 500 * time.Millisecond, Mono: mono}
+		e.SetRepeat(parser.Repeat{Retry: &parser.Retry{Backoff: 500 * time.Millisecond, Mono: mono}})
 		e.PID = 1
 		return e
 	}

@@ -69,3 +69,36 @@ func TestDraftCarriesEveryField(t *testing.T) {
 		t.Fatalf("Draft → Event → Draft lost a field:\n got %+v\nwant %+v", back, d)
 	}
 }
+
+// TestRepeatIsSharedOnlyWhenEmpty: events that neither repeat nor retry
+// share the empty Repeat (no allocation each); the setters give an event
+// a Repeat of its own and never change the one it shared, so an event
+// copied before the change keeps what it had.
+func TestRepeatIsSharedOnlyWhenEmpty(t *testing.T) {
+	a, b := Draft{Kind: AttachSucceeded}.Event(), Draft{Kind: DetachSucceeded}.Event()
+	if a.Repeat != b.Repeat || a.Repeat != &noRepeat {
+		t.Fatal("two events without repeats do not share the empty Repeat")
+	}
+	if n := testing.AllocsPerRun(100, func() { b = Draft{Kind: DetachSucceeded}.Event() }); n != 0 {
+		t.Errorf("an event without repeats allocates %v times", n)
+	}
+	before := a
+	a.SetEchoOf(12)
+	if a.EchoOf != 12 || before.EchoOf != 0 || b.EchoOf != 0 || noRepeat != (Repeat{}) {
+		t.Errorf("SetEchoOf: EchoOf %d, the copy's %d, another event's %d, empty %+v", a.EchoOf, before.EchoOf, b.EchoOf, noRepeat)
+	}
+	a.SetRepeat(Repeat{Count: 3, Span: time.Minute, EchoOf: a.EchoOf})
+	c := a
+	c.SetEchoOf(0)
+	if a.EchoOf != 12 || a.Count != 3 || c.EchoOf != 0 || c.Count != 3 || c.Span != time.Minute {
+		t.Errorf("SetEchoOf on a copy: %+v, copy %+v", *a.Repeat, *c.Repeat)
+	}
+	c.SetRepeat(Repeat{})
+	if c.Repeat != &noRepeat {
+		t.Error("an emptied Repeat is not the shared empty one")
+	}
+	p := a.Repeat
+	if a.SetEchoOf(12); a.Repeat != p {
+		t.Error("SetEchoOf to the same line copies the Repeat")
+	}
+}
