@@ -20,7 +20,7 @@ const EchoWindow = 5 * time.Second
 // its own (Counted, Tally).
 func linkEchoes(evs []parser.Event) {
 	for i := range evs {
-		evs[i].SetEchoOf(0)
+		evs[i].EchoOf = 0
 	}
 	var taken []bool // direct lines already linked, by index
 	for i := range evs {
@@ -53,7 +53,7 @@ func linkEchoes(evs []parser.Event) {
 			taken = make([]bool, len(evs))
 		}
 		taken[best] = true
-		e.SetEchoOf(evs[best].Source.Line)
+		e.EchoOf = int32(evs[best].Source.Line)
 	}
 }
 

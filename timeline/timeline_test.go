@@ -301,7 +301,7 @@ func TestMulti(t *testing.T) {
 	// 1: the nestedpendingoperations key carries a node
 	f := ev(1, parser.AttachFailed, k, nodeA)
 	f.Text = parser.TextOf(`Operation for "{volumeName:` + vU + ` podName: nodeName:10.0.3.15}" failed. No retries permitted until …`)
-	f.RWXKey = parser.HasRWXKey(f.Text.String()) // as the parser sets it
+	f.SetRepeat(parser.Repeat{RWXKey: parser.HasRWXKey(f.Text.String())}) // as the parser sets it
 	v := one(t, Build([]parser.Result{result("kcm.log", k.String(), ev(0, parser.AttachStarted, k, nodeA), f)}, Options{}))
 	if !v.Multi {
 		t.Error("nodeName key not taken as RWX evidence")

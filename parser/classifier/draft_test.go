@@ -71,8 +71,8 @@ func TestDraftCarriesEveryField(t *testing.T) {
 }
 
 // TestRepeatIsSharedOnlyWhenEmpty: events that neither repeat nor retry
-// share the empty Repeat (no allocation each); the setters give an event
-// a Repeat of its own and never change the one it shared, so an event
+// share the empty Repeat (no allocation each); SetRepeat gives an event
+// a Repeat of its own and never changes the one it shared, so an event
 // copied before the change keeps what it had.
 func TestRepeatIsSharedOnlyWhenEmpty(t *testing.T) {
 	a, b := Draft{Kind: AttachSucceeded}.Event(), Draft{Kind: DetachSucceeded}.Event()
@@ -82,23 +82,23 @@ func TestRepeatIsSharedOnlyWhenEmpty(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { b = Draft{Kind: DetachSucceeded}.Event() }); n != 0 {
 		t.Errorf("an event without repeats allocates %v times", n)
 	}
-	before := a
-	a.SetEchoOf(12)
-	if a.EchoOf != 12 || before.EchoOf != 0 || b.EchoOf != 0 || noRepeat != (Repeat{}) {
-		t.Errorf("SetEchoOf: EchoOf %d, the copy's %d, another event's %d, empty %+v", a.EchoOf, before.EchoOf, b.EchoOf, noRepeat)
+	if r := (Draft{Relative: true}).Event(); !r.Relative || r.Repeat == &noRepeat {
+		t.Error("a relative time is not kept in a Repeat of its own")
 	}
-	a.SetRepeat(Repeat{Count: 3, Span: time.Minute, EchoOf: a.EchoOf})
+	before := a
+	a.SetRepeat(Repeat{Count: 3, Span: time.Minute})
+	if a.Count != 3 || before.Count != 0 || b.Count != 0 || noRepeat != (Repeat{}) {
+		t.Errorf("SetRepeat: Count %d, the copy's %d, another event's %d, empty %+v", a.Count, before.Count, b.Count, noRepeat)
+	}
 	c := a
-	c.SetEchoOf(0)
-	if a.EchoOf != 12 || a.Count != 3 || c.EchoOf != 0 || c.Count != 3 || c.Span != time.Minute {
-		t.Errorf("SetEchoOf on a copy: %+v, copy %+v", *a.Repeat, *c.Repeat)
+	r := *c.Repeat
+	r.Count = 4
+	c.SetRepeat(r)
+	if a.Count != 3 || c.Count != 4 || c.Span != time.Minute {
+		t.Errorf("SetRepeat on a copy: %+v, copy %+v", *a.Repeat, *c.Repeat)
 	}
 	c.SetRepeat(Repeat{})
 	if c.Repeat != &noRepeat {
 		t.Error("an emptied Repeat is not the shared empty one")
-	}
-	p := a.Repeat
-	if a.SetEchoOf(12); a.Repeat != p {
-		t.Error("SetEchoOf to the same line copies the Repeat")
 	}
 }
