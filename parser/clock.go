@@ -322,7 +322,10 @@ func anchorAll(states []*inputState) {
 			rows = true
 			ev := &st.events[k]
 			if anchor.IsZero() {
-				ev.Relative, ev.Time = true, time.Time{}
+				rep := *ev.Repeat
+				rep.Relative = true
+				ev.SetRepeat(rep)
+				ev.Time = time.Time{}
 				continue
 			}
 			ev.Time = anchor.Add(-m.age)

@@ -198,7 +198,7 @@ func (sc *scanner) emit(e *entry, kind entryKind) bool {
 
 // finishEvent fills the envelope fields of an event.
 func (sc *scanner) finishEvent(ev *Draft, e *entry) {
-	ev.Source = Source{Path: sc.st.in.Path, Line: Int32(e.line), Input: Int32(sc.st.index)}
+	ev.Source = Source{File: sc.st.pathID(), Line: Int32(e.line), Input: Int32(sc.st.index)}
 	// an envelope's labels (source_envelope.go) say who wrote the record
 	// before its content does
 	if e.role != "" && ev.Component == 0 {

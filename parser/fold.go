@@ -85,10 +85,12 @@ func (st *inputState) fold(ev *Event, m evMeta, text string) bool {
 		return false // verbatim, or the event to fold into (set by stored)
 	}
 	into := r.into
+	rep := *ev.Repeat
 	if ev.Retry == nil || (into.Retry != nil && into.Retry.Backoff > ev.Retry.Backoff) {
-		ev.Retry = into.Retry // the largest backoff seen
+		rep.Retry = into.Retry // the largest backoff seen
 	}
-	ev.Count = max(into.Count, 1) + 1
+	rep.Count = max(into.Count, 1) + 1
+	ev.SetRepeat(rep)
 	// the text of the last occurrence, a string of its own: a run's
 	// texts, all but one overwritten, are not kept in the store
 	ev.Text = TextOf(strings.Clone(text))
@@ -124,7 +126,9 @@ func (st *inputState) setFoldSpans() {
 		ev := &st.events[fs.index]
 		first := st.timeOf(fs.first)
 		if !first.IsZero() && ev.Time.After(first) {
-			ev.Span = ev.Time.Sub(first)
+			rep := *ev.Repeat
+			rep.Span = ev.Time.Sub(first)
+			ev.SetRepeat(rep)
 		}
 	}
 	if st.in.Folded > 0 {

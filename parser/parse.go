@@ -209,6 +209,16 @@ func (st *inputState) setIndex(i int) {
 	}
 }
 
+// pathID is the PathID of the input's path (Source.File), interned when
+// the path is first asked for or has changed (a stream is named before it
+// is read).
+func (st *inputState) pathID() PathID {
+	if st.fileID == 0 || st.fileOf != st.in.Path {
+		st.fileID, st.fileOf = InternPath(st.in.Path), st.in.Path
+	}
+	return st.fileID
+}
+
 // ParseReader parses one stream. It never panics; problems go to
 // Result.Input.Problems. Year/zone come from the stream itself, then the
 // file's mtime when r is an *os.File, then the current year and UTC.
@@ -290,6 +300,10 @@ type inputState struct {
 
 	problemsLeft int
 	index        int // Source.Input of the events
+	// fileID is in.Path interned (Source.File of the events), fileOf the
+	// path it was interned for (file)
+	fileID PathID
+	fileOf string
 
 	// texts keeps the events' texts, names their names (store.go: own)
 	texts textstore.Builder

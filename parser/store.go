@@ -112,9 +112,9 @@ var (
 // each distinct one copied once — the parser cuts them out of the
 // entry's bytes, which it reuses, and the event's text is kept
 // compressed, so they cannot be windows of either; the strings that are
-// constants unless cut from the entry (the code, the path) only when they
-// were. It also answers what the timeline asks of every text (RWXKey)
-// while the text is at hand.
+// constants unless cut from the entry (the code) only when they were. It
+// also answers what the timeline asks of every text (RWXKey) while the
+// text is at hand.
 func (st *inputState) own(d *Draft, text string) Event {
 	p := prepareOwn(d, text)
 	return st.ownPrepared(d, text, &p)
@@ -183,9 +183,6 @@ func (st *inputState) ownPrepared(d *Draft, text string, p *ownPrep) Event {
 				t.Code = n.InternHash(t.Code, p.can[1])
 			}
 		})
-	}
-	if windowOf(d.Source.Path, text) {
-		d.Source.Path = n.Intern(d.Source.Path)
 	}
 	if d.Retry != nil && d.Retry.Until != "" {
 		d.Retry.Until = n.InternHash(d.Retry.Until, p.until)

@@ -16,11 +16,14 @@ type (
 	Ident     = classifier.Ident
 	Place     = classifier.Place
 	Cause     = classifier.Cause
+	Repeat    = classifier.Repeat
 	Kind      = classifier.Kind
 	Component = classifier.Component
 	Origin    = classifier.Origin
 	Retry     = classifier.Retry
 	Source    = classifier.Source
+	// PathID is Source.File: an input's path, interned (InternPath).
+	PathID = classifier.PathID
 	// Text is Event.Text: the entry text, kept compressed (package
 	// textstore).
 	Text = textstore.Text
@@ -29,6 +32,10 @@ type (
 // TextOf makes the Text of an event made outside the parser (a test, the
 // cluster state): it holds s.
 func TextOf(s string) Text { return textstore.TextOf(s) }
+
+// InternPath is the PathID of an input's path, for the Source of an event
+// made outside the parser (see classifier.InternPath).
+func InternPath(path string) PathID { return classifier.InternPath(path) }
 
 // Kinds lists every event kind, in the order of the vocabulary.
 func Kinds() []Kind { return classifier.Kinds() }

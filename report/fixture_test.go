@@ -35,7 +35,7 @@ func handSeed(hostile bool) *Analysis {
 	add := func(d time.Duration, kind parser.Kind, node, path string, comp parser.Component, code, text string) parser.Event {
 		line++
 		e := parser.Draft{Time: at(d), Kind: kind, Volume: uniq, PV: pv, Handle: handle, Node: node,
-			Component: comp, Code: code, Source: parser.Source{Path: path, Line: parser.Int32(line)}, Text: parser.TextOf(text), RWXKey: parser.HasRWXKey(text)}
+			Component: comp, Code: code, Source: parser.Source{File: parser.InternPath(path), Line: parser.Int32(line)}, Text: parser.TextOf(text), RWXKey: parser.HasRWXKey(text)}
 		if comp == parser.ComponentKubelet {
 			e.Pod = pod
 		}
@@ -88,7 +88,7 @@ func handSeed(hostile bool) *Analysis {
 			klog(at(dt), "nestedpendingoperations.go:301", `Operation for "{volumeName:`+uniq+` podName: nodeName:}" failed. No retries permitted until 2021-01-13 17:53:12 +0800 CST m=+99.1 (durationBeforeRetry 2m2s). Error: MountVolume.MountDevice failed for volume "`+pv+`" (UniqueName: "`+uniq+`") pod "redis-master-0" (UID: "5d2f3c1a-1111-2222-3333-444455556666") : rpc error: code = Internal desc = can not find diskId `+handle+` by serial`)))
 	}
 	ev := func(e parser.Event, note string) rules.Evidence {
-		return rules.Evidence{Path: e.Source.Path, Line: int(e.Source.Line), Time: e.Time, Text: e.Text.String(), Note: note}
+		return rules.Evidence{Path: e.Source.Path(), Line: int(e.Source.Line), Time: e.Time, Text: e.Text.String(), Note: note}
 	}
 	last := mf[len(mf)-1]
 	vol := &timeline.Volume{
@@ -118,7 +118,7 @@ func handSeed(hostile bool) *Analysis {
 	other.SetSpan(at(time.Minute), at(2*time.Minute))
 	multi := parser.Draft{Time: at(time.Minute), Kind: parser.MultiAttach, Volume: other.UniqueName, PV: other.PV, Handle: other.Handle,
 		Node: nodeA, Pod: "web/nginx-0", Component: parser.ComponentKCM, Code: parser.CodeMultiAttach,
-		Source: parser.Source{Path: kcm, Line: 5},
+		Source: parser.Source{File: parser.InternPath(kcm), Line: 5},
 		Text:   parser.TextOf(`W0113 16:28:15.000000       1 reconciler.go:370] Multi-Attach error for volume "` + other.PV + `" Volume is already exclusively attached to one node and can't be attached to another`)}.Event()
 	other.Events = []parser.Event{multi}
 
@@ -131,7 +131,7 @@ func handSeed(hostile bool) *Analysis {
 				First: at(tB), Last: last.Time, Year: 2021, YearFrom: "wrapper", Zone: "+08:00", ZoneFrom: "retry-deadline"},
 		},
 		Volumes:  []*timeline.Volume{vol, other},
-		Restarts: []timeline.Restart{{Time: at(-30 * time.Second), Source: parser.Source{Path: kcm, Line: 2}, Reason: "leader-elected"}},
+		Restarts: []timeline.Restart{{Time: at(-30 * time.Second), Source: parser.Source{File: parser.InternPath(kcm), Line: 2}, Reason: "leader-elected"}},
 		Skews:    []timeline.Skew{{Path: kubelet, Offset: 1500 * time.Millisecond, Pairs: 1, From: "estimated"}},
 		Start:    at(-time.Minute), End: last.Time,
 	}

@@ -474,7 +474,7 @@ func htmlCoverage(tl *timeline.Timeline, z displayZone) ([]htmlInput, []string) 
 	}
 	notes = append(notes, stateFileProblems(tl)...)
 	for _, r := range tl.Restarts {
-		notes = append(notes, fmt.Sprintf("controller restart at %s %s (%s, %s:%d)", z.clock(r.Time, true), z.name(), oneLine(r.Reason), oneLine(r.Source.Path), r.Source.Line))
+		notes = append(notes, fmt.Sprintf("controller restart at %s %s (%s, %s:%d)", z.clock(r.Time, true), z.name(), oneLine(r.Reason), oneLine(r.Source.Path()), r.Source.Line))
 	}
 	for _, s := range tl.Skews {
 		if s.Offset != 0 {

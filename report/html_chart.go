@@ -200,7 +200,7 @@ func buildChart(id string, v *timeline.Volume, marks []chartMark, zones []zoneNa
 		if e.Component == parser.ComponentKubelet {
 			kubeletLines[e.Node] = true
 		}
-		evAt[fmt.Sprintf("%s:%d", e.Source.Path, e.Source.Line)] = e
+		evAt[fmt.Sprintf("%s:%d", e.Source.Path(), e.Source.Line)] = e
 	}
 	laneOf := map[string]int{} // node + "\x00" + view → lane index
 	y := axisH

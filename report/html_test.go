@@ -446,7 +446,7 @@ func hostileAnalysis() *Analysis {
 	for i, s := range htmlHostile {
 		node := htmlHostile[(i+1)%len(htmlHostile)]
 		ev := parser.Draft{Time: t0.Add(time.Duration(i) * time.Second), Kind: parser.AttachFailed, Volume: s, PV: s, Node: node,
-			Component: parser.ComponentKCM, Source: parser.Source{Path: s, Line: parser.Int32(i + 1)}, Text: parser.TextOf("E0113 " + s + " " + node)}.Event()
+			Component: parser.ComponentKCM, Source: parser.Source{File: parser.InternPath(s), Line: parser.Int32(i + 1)}, Text: parser.TextOf("E0113 " + s + " " + node)}.Event()
 		kev := ev
 		kev.Component, kev.Kind, kev.Source.Line = parser.ComponentKubelet, parser.MountDeviceFailed, parser.Int32(i+100)
 		v := &timeline.Volume{Key: s, UniqueName: s, PV: s, Handle: node, Driver: s, Names: []string{s}, Nodes: []string{node, s}, Pods: []string{s},

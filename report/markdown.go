@@ -557,7 +557,7 @@ func writeMDCoverage(m *mdWriter, a *Analysis) {
 		probs = append(probs, "no kubelet log for "+strings.Join(missing, ", ")+" (named in findings)")
 	}
 	for _, r := range tl.Restarts {
-		probs = append(probs, fmt.Sprintf("controller restart at %s (%s, %s:%d)", m.clock(r.Time, true), r.Reason, oneLine(r.Source.Path), r.Source.Line))
+		probs = append(probs, fmt.Sprintf("controller restart at %s (%s, %s:%d)", m.clock(r.Time, true), r.Reason, oneLine(r.Source.Path()), r.Source.Line))
 	}
 	for _, p := range probs {
 		m.p("- %s\n", mdText(p))

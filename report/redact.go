@@ -303,7 +303,7 @@ func (r *redactor) event(ev parser.Event) parser.Event {
 	e.Node, e.Pod, e.PodUID = r.s(e.Node), r.s(e.Pod), r.s(e.PodUID)
 	e.Error, e.Detail, e.Reason = r.s(e.Error), r.s(e.Detail), r.s(e.Reason)
 	e.Text = parser.TextOf(r.s(e.Text.String())) // a copy: the store's text stays as read
-	e.Source.Path = r.s(e.Source.Path)
+	e.Source.File = parser.InternPath(r.s(e.Source.Path()))
 	return e.Event()
 }
 
@@ -380,7 +380,7 @@ func (r *redactor) timeline(tl *timeline.Timeline) *timeline.Timeline {
 	c.Other = r.events(tl.Other)
 	c.Restarts = nil
 	for _, x := range tl.Restarts {
-		x.Source.Path = r.s(x.Source.Path)
+		x.Source.File = parser.InternPath(r.s(x.Source.Path()))
 		c.Restarts = append(c.Restarts, x)
 	}
 	c.Skews = nil

@@ -295,12 +295,12 @@ func (r row) what(withPod bool) string {
 
 // sourceLoc is "kcm.log:14", or "kcm.log:14…220" for a run.
 func (r row) sourceLoc() string {
-	p := oneLine(r.First.Source.Path)
+	p := oneLine(r.First.Source.Path())
 	if i := strings.LastIndexByte(p, '/'); i >= 0 && len(p) > 20 {
 		p = p[i+1:]
 	}
 	s := fmt.Sprintf("%s:%d", p, r.First.Source.Line)
-	if r.Last.Source.Path == r.First.Source.Path && r.Last.Source.Line != r.First.Source.Line {
+	if r.Last.Source.Path() == r.First.Source.Path() && r.Last.Source.Line != r.First.Source.Line {
 		s += fmt.Sprintf("…%d", r.Last.Source.Line)
 	}
 	return s

@@ -67,7 +67,7 @@ func EventsText(w io.Writer, evs []parser.Event, o Options) error {
 		names := strings.Join([]string{padRight(tm, timeW), padRight(kind, kindW), padRight(shorten(oneLine(e.Node), 20), nodeW),
 			padRight(eventVolume(e), volW)}, "  ")
 		rest := strings.Join([]string{padRight(truncate(oneLine(e.Code), codeW), codeW), padRight(eventOrigin(e), originW),
-			fmt.Sprintf("%s:%d", oneLine(e.Source.Path), e.Source.Line)}, "  ")
+			fmt.Sprintf("%s:%d", oneLine(e.Source.Path()), e.Source.Line)}, "  ")
 		row := names + "  " + rest
 		if !o.Wide {
 			row = names + "  " + truncate(rest, max(width-ansi.StringWidth(names)-2, 16))

@@ -307,7 +307,7 @@ func writeCoverage(t *textWriter, st *styles, a *Analysis, width int) {
 		t.sentence("  ", "no kubelet log for ", oneLine(strings.Join(missing, ", ")+" (named in findings)"), st.Warn, width)
 	}
 	for _, r := range tl.Restarts {
-		t.hanging("  ", "controller restart ", st.Warning, fmt.Sprintf("%s  %s  %s:%d", t.clock(r.Time, !t.sameDay(r.Time, tl.Start)), r.Reason, strings.TrimPrefix(oneLine(r.Source.Path), dir), r.Source.Line), width)
+		t.hanging("  ", "controller restart ", st.Warning, fmt.Sprintf("%s  %s  %s:%d", t.clock(r.Time, !t.sameDay(r.Time, tl.Start)), r.Reason, strings.TrimPrefix(oneLine(r.Source.Path()), dir), r.Source.Line), width)
 	}
 	for _, s := range tl.Skews {
 		if s.Offset == 0 || s.From == "none" || s.From == "matched-events" {

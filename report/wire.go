@@ -463,7 +463,7 @@ func toWireIncident(in rules.Incident, fs []rules.Finding) wireIncident {
 }
 
 func toWireRestart(r timeline.Restart) wireRestart {
-	return wireRestart{Time: ts(r.Time), Path: r.Source.Path, Line: int(r.Source.Line), Reason: r.Reason}
+	return wireRestart{Time: ts(r.Time), Path: r.Source.Path(), Line: int(r.Source.Line), Reason: r.Reason}
 }
 
 func toWireSkew(s timeline.Skew) wireSkew {
@@ -476,7 +476,7 @@ func toWireEvent(e parser.Event) wireEvent {
 		Handle: e.Handle, Attachment: e.Attachment, Node: e.Node, Pod: e.Pod, Error: Sanitize(e.Error),
 		Code: e.Code, Count: int(e.Count), Component: e.Component.String(), Origin: e.Origin.String(), EchoOf: int(e.EchoOf),
 		Detail: Sanitize(e.Detail), Reason: Sanitize(e.Reason), PID: int(e.PID),
-		Source: wireSource{Path: e.Source.Path, Line: int(e.Source.Line)},
+		Source: wireSource{Path: e.Source.Path(), Line: int(e.Source.Line)},
 	}
 	if e.Span > 0 {
 		w.Span = e.Span.String()

@@ -21,7 +21,7 @@ const maxSeries = 5
 
 // evidence turns an event into an evidence line.
 func evidence(e parser.Event, note string) Evidence {
-	return Evidence{Path: e.Source.Path, Line: int(e.Source.Line), Time: e.Time, Text: e.Text.String(), Note: note}
+	return Evidence{Path: e.Source.Path(), Line: int(e.Source.Line), Time: e.Time, Text: e.Text.String(), Note: note}
 }
 
 // series quotes a repeated series: the first line, up to maxSeries-2 lines
@@ -563,7 +563,7 @@ func restarts(tl *timeline.Timeline, vols []volFacts) []restart {
 
 // findLine returns the event read from src, if the timeline kept one.
 func findLine(tl *timeline.Timeline, src parser.Source) *parser.Event {
-	if src.Path == "" {
+	if src.Path() == "" {
 		return nil
 	}
 	for i := range tl.Other {

@@ -99,7 +99,7 @@ func loadFixture(t testing.TB, path string) *timeline.Timeline {
 			tl.End = parseTime(fields[1])
 			continue
 		case fields[0] == "restart":
-			tl.Restarts = append(tl.Restarts, timeline.Restart{Time: parseTime(fields[1]), Reason: strings.Join(fields[2:], " "), Source: parser.Source{Path: src, Line: parser.Int32(line)}})
+			tl.Restarts = append(tl.Restarts, timeline.Restart{Time: parseTime(fields[1]), Reason: strings.Join(fields[2:], " "), Source: parser.Source{File: parser.InternPath(src), Line: parser.Int32(line)}})
 			continue
 		}
 		kind, ok := parser.ParseKind(fields[1])
@@ -109,7 +109,7 @@ func loadFixture(t testing.TB, path string) *timeline.Timeline {
 		e := parser.Draft{
 			Time:   parseTime(fields[0]),
 			Kind:   kind,
-			Source: parser.Source{Path: src, Line: parser.Int32(line)},
+			Source: parser.Source{File: parser.InternPath(src), Line: parser.Int32(line)},
 			Text:   parser.TextOf(text),
 			RWXKey: parser.HasRWXKey(text), // as the parser sets it
 		}

@@ -23,7 +23,7 @@ func otherInputs(tl *timeline.Timeline) []string {
 		s := tl.Other[i].Source
 		if !seen[int(s.Input)] {
 			seen[int(s.Input)] = true
-			paths = append(paths, s.Path)
+			paths = append(paths, s.Path())
 		}
 	}
 	return paths
@@ -63,7 +63,7 @@ func separateInputs(tl *timeline.Timeline, fs []Finding, check func(*timeline.Ti
 		})
 		for _, p := range paths {
 			one := *tl
-			one.Other = slices.DeleteFunc(slices.Clone(tl.Other), func(e parser.Event) bool { return e.Source.Path != p })
+			one.Other = slices.DeleteFunc(slices.Clone(tl.Other), func(e parser.Event) bool { return e.Source.Path() != p })
 			for _, f := range check(&one) {
 				if q, m := findingInput(&f); f.Volume == "" && q == p && !m {
 					kept = append(kept, f)

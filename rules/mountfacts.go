@@ -195,7 +195,7 @@ func newMountSide(tl *timeline.Timeline) *mountSide {
 // volume, or else the same input (a describe section, one log); and no
 // disagreeing node or pod.
 func near(t *parser.Event, tv *timeline.Volume, o located) bool {
-	if (tv == nil || o.v != tv) && t.Source.Path != o.e.Source.Path {
+	if (tv == nil || o.v != tv) && t.Source.Path() != o.e.Source.Path() {
 		return false
 	}
 	return sameNodePod(t, o.e)

@@ -21,7 +21,7 @@ func TestAttachRetryStormCopiesOnce(t *testing.T) {
 			Time: t0.Add(time.Duration(i) * time.Second), Kind: parser.AttachFailed,
 			Volume: "kubernetes.io/csi/cbs^disk-1", PV: "pvc-1", Node: "10.0.3.15", Code: parser.CodeZoneNotMatch,
 			Component: parser.ComponentKCM, Retry: &parser.Retry{Backoff: 2 * time.Minute},
-			Source: parser.Source{Path: "kcm.log", Line: parser.Int32(i + 1)},
+			Source: parser.Source{File: parser.InternPath("kcm.log"), Line: parser.Int32(i + 1)},
 		}.Event()
 	}
 	tl := timeline.Build([]parser.Result{{Input: parser.Input{Path: "kcm.log"}, Events: evs}}, timeline.Options{})

@@ -71,10 +71,10 @@ func checkSlowMount(c *Context) []Finding {
 	var paths []string
 	for i := range c.Timeline.Other {
 		if e := &c.Timeline.Other[i]; e.Kind == parser.MountTimeout && ms.mountIsSlow(e, nil) {
-			if byPath[e.Source.Path] == nil {
-				paths = append(paths, e.Source.Path)
+			if byPath[e.Source.Path()] == nil {
+				paths = append(paths, e.Source.Path())
 			}
-			byPath[e.Source.Path] = append(byPath[e.Source.Path], *e)
+			byPath[e.Source.Path()] = append(byPath[e.Source.Path()], *e)
 		}
 	}
 	for _, p := range paths {

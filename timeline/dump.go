@@ -21,7 +21,7 @@ func (t *Timeline) Dump(w io.Writer) error {
 		fmt.Fprintf(b, "skew %s offset=%s pairs=%d from=%s\n", s.Path, s.Offset, s.Pairs, s.From)
 	}
 	for _, r := range t.Restarts {
-		fmt.Fprintf(b, "restart %s %s %s %s:%d\n", ts(r.Time), r.Component, r.Reason, r.Source.Path, r.Source.Line)
+		fmt.Fprintf(b, "restart %s %s %s %s:%d\n", ts(r.Time), r.Component, r.Reason, r.Source.Path(), r.Source.Line)
 	}
 	for _, v := range t.Volumes {
 		fmt.Fprintf(b, "volume %s\n", v.Key)

@@ -12,7 +12,7 @@ var i0 = time.Date(2021, 1, 13, 9, 51, 0, 0, time.UTC)
 // iev is a kubelet event sec seconds after i0.
 func iev(sec int, kind parser.Kind, node, pod string, origin parser.Origin) parser.Event {
 	return parser.Draft{Time: i0.Add(time.Duration(sec) * time.Second), Kind: kind, Node: node, Pod: pod,
-		Origin: origin, Component: parser.ComponentKubelet, Source: parser.Source{Path: "kubelet.log", Line: parser.Int32(sec + 1)}}.Event()
+		Origin: origin, Component: parser.ComponentKubelet, Source: parser.Source{File: parser.InternPath("kubelet.log"), Line: parser.Int32(sec + 1)}}.Event()
 }
 
 // A describe row repeating the kubelet's failures adds no second impact
@@ -22,7 +22,7 @@ func TestMountOutagesDescribeDedupe(t *testing.T) {
 	const b = "172.28.1.72"
 	fail := func(sec int) parser.Event { return iev(sec, parser.MountDeviceFailed, b, "db/redis-master-0", 0) }
 	row := iev(3000, parser.MountDeviceFailed, "", "", parser.OriginDescribe)
-	row.Count, row.Span = 35, 77*time.Minute
+	row.SetRepeat(parser.Repeat{Count: 35, Span: 77 * time.Minute})
 	v := &Volume{Key: "v", Events: []parser.Event{fail(0), fail(100), fail(3000), row}}
 	if got := v.MountOutages(); len(got) != 1 || got[0].Counts[parser.MountDeviceFailed] != 3 {
 		t.Errorf("with kubelet lines: %d outages %+v, want one of 3 failures", len(got), got)

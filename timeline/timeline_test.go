@@ -31,7 +31,7 @@ func ev(sec float64, kind parser.Kind, comp parser.Component, node string) parse
 
 func result(path, comp string, evs ...parser.Event) parser.Result {
 	for i := range evs {
-		evs[i].Source.Path = path
+		evs[i].Source.File = parser.InternPath(path)
 		evs[i].Source.Line = parser.Int32(i + 1)
 	}
 	return parser.Result{Input: parser.Input{Path: path, Component: comp}, Events: evs}
@@ -159,8 +159,8 @@ func TestMergeOrderReversed(t *testing.T) {
 	a := result("a.log", parser.ComponentKCM.String(), ev(5, parser.AttachStarted, parser.ComponentKCM, nodeA))
 	b := result("b.log", parser.ComponentKCM.String(), ev(5, parser.DetachStarted, parser.ComponentKCM, nodeB))
 	v = one(t, Build([]parser.Result{a, b}, Options{}))
-	if v.Events[0].Source.Path != "a.log" {
-		t.Errorf("tie broken by %s, want input order", v.Events[0].Source.Path)
+	if v.Events[0].Source.Path() != "a.log" {
+		t.Errorf("tie broken by %s, want input order", v.Events[0].Source.Path())
 	}
 }
 
@@ -182,7 +182,7 @@ func TestRestarts(t *testing.T) {
 	k := parser.ComponentKCM
 	retry := func(sec, mono float64) parser.Event {
 		e := ev(sec, parser.AttachFailed, k, nodeA)
-		e.Retry = &parser.Retry{Backoff: 500 * time.Millisecond, Mono: mono}
+		e.SetRepeat(parser.Repeat{Retry: &parser.Retry{Backoff: 500 * time.Millisecond, Mono: mono}})
 		e.PID = 1
 		return e
 	}
@@ -301,7 +301,7 @@ func TestMulti(t *testing.T) {
 	// 1: the nestedpendingoperations key carries a node
 	f := ev(1, parser.AttachFailed, k, nodeA)
 	f.Text = parser.TextOf(`Operation for "{volumeName:` + vU + ` podName: nodeName:10.0.3.15}" failed. No retries permitted until …`)
-	f.RWXKey = parser.HasRWXKey(f.Text.String()) // as the parser sets it
+	f.SetRepeat(parser.Repeat{RWXKey: parser.HasRWXKey(f.Text.String())}) // as the parser sets it
 	v := one(t, Build([]parser.Result{result("kcm.log", k.String(), ev(0, parser.AttachStarted, k, nodeA), f)}, Options{}))
 	if !v.Multi {
 		t.Error("nodeName key not taken as RWX evidence")

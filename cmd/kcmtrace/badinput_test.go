@@ -984,7 +984,7 @@ func countKind(r parser.Result, kind parser.Kind) int {
 func eventsSummary(evs []parser.Event) string {
 	var parts []string
 	for _, ev := range evs {
-		parts = append(parts, ev.Kind.String()+"@"+ev.Source.Path[strings.LastIndexByte(ev.Source.Path, '/')+1:]+":"+strconv.Itoa(int(ev.Source.Line))+" node="+ev.Node+" pod="+ev.Pod)
+		parts = append(parts, ev.Kind.String()+"@"+ev.Source.Path()[strings.LastIndexByte(ev.Source.Path(), '/')+1:]+":"+strconv.Itoa(int(ev.Source.Line))+" node="+ev.Node+" pod="+ev.Pod)
 	}
 	return "[" + strings.Join(parts, ", ") + "]"
 }

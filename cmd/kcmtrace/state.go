@@ -163,7 +163,7 @@ func eventResults(snap *state.Snapshot, first int) []parser.Result {
 			Type: e.Type, Reason: e.Reason, Message: e.Message,
 			Kind: e.Involved.Kind, Namespace: e.Involved.Namespace, Name: e.Involved.Name,
 			Component: e.Component, Host: e.Host, Count: e.Count, First: e.First, Last: e.Last,
-			Source: parser.Source{Path: path, Line: parser.Int32(e.Source.Line), Input: parser.Int32(first + len(out) - 1)},
+			Source: parser.Source{File: parser.InternPath(path), Line: parser.Int32(e.Source.Line), Input: parser.Int32(first + len(out) - 1)},
 			Text:   snap.EventEvidence(e).Text,
 		})
 		if !ok {

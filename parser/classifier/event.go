@@ -181,31 +181,28 @@ type Retry struct {
 	Mono    float64       // m=+seconds of the deadline (0 when absent): seconds since process start
 }
 
-// Source is where a line came from.
-type Source struct {
-	Path  string // as given on the command line (or as found when walking a directory)
-	Line  int32  // 1-based line number of the entry's first line
-	Input int32  // index of the input in command-line order; used for stable sorting
-}
-
 // Event is one typed fact read from one log entry.
 //
 // Memory: a 1 GiB log yields ~100k events, all kept until the report is
-// written, so an Event is small (128 bytes on 64-bit platforms, pinned by
+// written, so an Event is small (96 bytes on 64-bit platforms, pinned by
 // TestEventSize) and its strings share memory. Its names are three
 // immutable tuples referenced by pointer and embedded (Ident: the volume;
 // Place: node and pod; Cause: error, code, detail, reason, a row's age), so that
 // ev.Volume, ev.Node, ev.Error read as fields; the parser interns each
 // tuple per input (many events share one), and none is ever nil (an
-// event without names points to a shared empty tuple). Because tuples
-// are shared, never assign through a promoted name (ev.Node = n): build
-// events from a Draft (Draft.Event), or use the setters (SetVolume,
-// SetNode, SetPod), which copy the tuple they change. The zero Event
-// has no tuples: read names only of an Event made by Draft.Event or the
-// parser. The closed sets are one byte each (Kind, Component, Origin),
-// counts, pids and line numbers four (Int32 saturates); the fields go
-// from the widest alignment to the narrowest (words, then the 32-bit
-// fields, then the bytes) so that none is padded (TestEventHasNoPadding).
+// event without names points to a shared empty tuple). A fourth tuple,
+// Repeat (span, count, retry, and two flags only such events set), is
+// embedded the same way but not interned: few events have one, the rest
+// point to the shared empty one. Because tuples are shared, never assign
+// through a promoted name (ev.Node = n, ev.Count = n): build events from
+// a Draft (Draft.Event), or use the setters (SetVolume, SetNode, SetPod,
+// SetRepeat), which copy the tuple they change. The zero Event has no
+// tuples: read names only of an Event made by Draft.Event or the parser.
+// The closed sets are one byte each (Kind, Component, Origin), pids and
+// line numbers four (Int32 saturates), the input's path a PathID of
+// four; the fields go from the widest alignment to the narrowest (words,
+// then the 32-bit fields, then the bytes) so that none is padded
+// (TestEventHasNoPadding).
 // Text is a reference into a compressed block of texts (package
 // textstore), and the parser interns the names it cuts from the entry
 // (textstore.Names), so a name that many events carry is one string.
@@ -215,28 +212,22 @@ type Event struct {
 	*Ident
 	*Place
 	*Cause
-	Span   time.Duration
-	Retry  *Retry // present on retry lines
-	Source Source
+	*Repeat
 	Text   textstore.Text // the entry as read (continuation lines joined with "\n"), wrapper removed
-
-	Count int32 // describe rows "(x35 over 77m)"; 0 means 1
-	PID   int32 // klog thread/process id; restarts show as a new pid or a smaller m=+
+	Source Source
+	PID    int32 // klog thread/process id; restarts show as a new pid or a smaller m=+
 	// EchoOf is, for a Kubernetes Event echoed into a component log
 	// (Origin=OriginEvent), the line of the same input that logged the
 	// operation the Event repeats; 0 when it is not linked. timeline.Build
 	// links them (same volume, node, kind and error class, close in time);
-	// a linked echo is shown but never counted.
+	// a linked echo is shown but never counted. (Not in Repeat: a third of
+	// a large cluster's events are echoes.)
 	EchoOf int32
 
 	Kind      Kind
 	Component Component
 	Origin    Origin
 	Level     byte // 'I','W','E','F' or 0
-	Relative  bool // Time derived from a relative age (describe) that could not be anchored
-	// RWXKey: Text has a nestedpendingoperations key that carries a node
-	// (HasRWXKey), found by the parser while the text is at hand.
-	RWXKey bool
 }
 
 // Ident names the volume an event is about (an Event's first tuple).
@@ -267,11 +258,31 @@ type Cause struct {
 	Age time.Duration
 }
 
+// Repeat says how an event repeats (an Event's fourth tuple, which few
+// events carry: it is not interned, and the events without one point to
+// the shared empty one): how often and over how long (folded repeats, a
+// describe row), and for a retry line how long until the next try.
+type Repeat struct {
+	// Span is, for an event repeats were folded into or a describe row,
+	// the time from the first occurrence to the last (Time).
+	Span  time.Duration
+	Retry *Retry // present on retry lines
+	Count int32  // describe rows "(x35 over 77m)", repeats folded; 0 means 1
+	// Relative: Time is derived from a describe row's relative age and
+	// could not be anchored.
+	Relative bool
+	// RWXKey: Text has a nestedpendingoperations key that carries a node
+	// (HasRWXKey; the key of a retry line), found by the parser while the
+	// text is at hand.
+	RWXKey bool
+}
+
 // The empty tuples every Event without names of a kind points to.
 var (
-	noIdent Ident
-	noPlace Place
-	noCause Cause
+	noIdent  Ident
+	noPlace  Place
+	noCause  Cause
+	noRepeat Repeat
 )
 
 // Draft is an event being built: an Event whose names are fields of its
@@ -306,10 +317,11 @@ type Draft struct {
 	RWXKey     bool
 }
 
-// Ident, Place and Cause are the draft's tuples.
-func (d *Draft) Ident() Ident { return Ident{d.Volume, d.PV, d.Handle, d.Attachment} }
-func (d *Draft) Place() Place { return Place{d.Node, d.Pod, d.PodUID} }
-func (d *Draft) Cause() Cause { return Cause{d.Error, d.Code, d.Detail, d.Reason, d.Age} }
+// Ident, Place, Cause and Repeat are the draft's tuples.
+func (d *Draft) Ident() Ident   { return Ident{d.Volume, d.PV, d.Handle, d.Attachment} }
+func (d *Draft) Place() Place   { return Place{d.Node, d.Pod, d.PodUID} }
+func (d *Draft) Cause() Cause   { return Cause{d.Error, d.Code, d.Detail, d.Reason, d.Age} }
+func (d *Draft) Repeat() Repeat { return Repeat{d.Span, d.Retry, d.Count, d.Relative, d.RWXKey} }
 
 // Event is the draft as an Event whose tuples are its own (or the shared
 // empty ones): for events made outside the parser, which interns them.
@@ -318,11 +330,12 @@ func (d Draft) Event() Event {
 }
 
 // With is the draft as an Event of the given tuples (the draft's own
-// names, interned by the caller).
+// names, interned by the caller) and a Repeat of its own (or the shared
+// empty one).
 func (d *Draft) With(i *Ident, p *Place, c *Cause) Event {
-	return Event{Time: d.Time, Ident: i, Place: p, Cause: c, Span: d.Span, Retry: d.Retry,
-		Source: d.Source, Text: d.Text, Count: d.Count, PID: d.PID, EchoOf: d.EchoOf, Kind: d.Kind,
-		Component: d.Component, Origin: d.Origin, Level: d.Level, Relative: d.Relative, RWXKey: d.RWXKey}
+	return Event{Time: d.Time, Ident: i, Place: p, Cause: c, Repeat: NewRepeat(d.Repeat()),
+		Source: d.Source, Text: d.Text, PID: d.PID, EchoOf: d.EchoOf, Kind: d.Kind,
+		Component: d.Component, Origin: d.Origin, Level: d.Level}
 }
 
 // Draft is the event with names of its own, to change and make an Event
@@ -335,17 +348,20 @@ func (e *Event) Draft() Draft {
 		Origin: e.Origin, Level: e.Level, Relative: e.Relative, RWXKey: e.RWXKey}
 }
 
-// NewIdent, NewPlace and NewCause return a tuple equal to t: the shared
-// empty one, or a new one.
-func NewIdent(t Ident) *Ident { return newTuple(t, &noIdent) }
-func NewPlace(t Place) *Place { return newTuple(t, &noPlace) }
-func NewCause(t Cause) *Cause { return newTuple(t, &noCause) }
+// NewIdent, NewPlace, NewCause and NewRepeat return a tuple equal to t:
+// the shared empty one, or a new one.
+func NewIdent(t Ident) *Ident    { return newTuple(t, &noIdent) }
+func NewPlace(t Place) *Place    { return newTuple(t, &noPlace) }
+func NewCause(t Cause) *Cause    { return newTuple(t, &noCause) }
+func NewRepeat(t Repeat) *Repeat { return newTuple(t, &noRepeat) }
 
 func newTuple[T comparable](t T, empty *T) *T {
 	if t == *empty {
 		return empty
 	}
-	return &t
+	p := new(T) // not &t: t would be moved to the heap even when empty
+	*p = t
+	return p
 }
 
 // SetVolume sets the event's Volume and PV: a copy of its Ident, or
@@ -361,6 +377,12 @@ func (e *Event) SetVolume(volume, pv string, memo map[*Ident]*Ident) {
 func (e *Event) SetNode(node string, memo map[*Place]*Place) {
 	e.Place = retuple(e.Place, memo, &noPlace, func(t *Place) { t.Node = node })
 }
+
+// SetRepeat sets the event's Repeat to a tuple of its own equal to r, or
+// the shared empty one: never write through ev.Repeat, which may be
+// shared; to change a field, copy it (r := *ev.Repeat), change the copy
+// and set it.
+func (e *Event) SetRepeat(r Repeat) { e.Repeat = NewRepeat(r) }
 
 // SetPod sets the event's Pod (a copy of its Place; memo as for
 // SetVolume).
