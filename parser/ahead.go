@@ -62,7 +62,9 @@ func putAhead(a *ahead) {
 		return
 	}
 	clear(a.specs) // their texts alias the block
-	clear(a.results)
+	// and the results past the last kept one, where decide decoded
+	// results not worth keeping
+	clear(a.results[:cap(a.results)])
 	clear(a.arena) // what still pointed there would read zeros, not another block's
 	a.specs, a.results, a.arena = a.specs[:0], a.results[:0], a.arena[:0]
 	aheadPool.Put(a)
@@ -85,29 +87,35 @@ func (a *ahead) decide() {
 	}
 	for i := range a.specs {
 		s := &a.specs[i]
-		var r emitResult
+		// the result is decoded into the next element of results, which
+		// is kept when worth keeping (results has room: see above)
+		n := len(a.results)
+		a.results = a.results[:n+1]
+		r := &a.results[n]
 		switch {
 		case s.json:
-			r = jsonEmitArena(s.buf, &a.arena)
+			*r = jsonEmitArena(s.buf, &a.arena)
 		case s.hdrOK:
 			file, tail, ok := eventLineTail(s.buf, &s.hdr)
 			if ok && a.rejected.holds(file, tail) {
 				s.plumbing, s.res = false, nil // what klogEmitArena says
+				a.results = a.results[:n]
 				continue
 			}
-			r = klogEmitArena(s.buf, s.hdr, &a.arena)
+			klogEmitInto(r, s.buf, s.hdr, &a.arena)
 			if ok && !r.ok && !r.plumbing && r.panicV == nil {
 				a.rejected.set(file, tail)
 			}
 		default:
 			h, _ := parseKlogHeader(s.buf)
-			r = klogEmitArena(s.buf, h, &a.arena)
+			klogEmitInto(r, s.buf, h, &a.arena)
 		}
 		s.plumbing = r.plumbing
 		r.prepare()
 		if r.worthKeeping() {
-			a.results = append(a.results, r)
-			s.res = &a.results[len(a.results)-1]
+			s.res = r
+		} else {
+			a.results = a.results[:n] // decoded into again (klogEmitInto zeroes it)
 		}
 	}
 }
