@@ -376,12 +376,17 @@ func (sc *scanner) emitKlog(e *entry) bool {
 		return false
 	}
 	st := sc.st
-	ev := r.ev
+	// The event is filed from the result itself, which is used once (a
+	// spec's by one entry, e.res until the next): finishEvent fills its
+	// envelope fields in place rather than in a copy. Of the names
+	// prepared, it may change only the node.
+	ev := &r.ev
+	node := ev.Node
 	var m evMeta
 	if e.hasWall {
 		m.w, m.yoff, m.hasWall = e.w, e.yoff, true
 	}
-	sc.finishEvent(&ev, e)
+	sc.finishEvent(ev, e)
 	// in-band year/zone evidence
 	if e.hasWall && r.okU {
 		if !plausibleYear(r.until.Year()) {
@@ -390,6 +395,10 @@ func (sc *scanner) emitKlog(e *entry) bool {
 			st.addEvidence(evidence{from: FromRetry, year: y - e.yoff, off: off, hasOff: true, hasYear: true})
 		}
 	}
-	st.addPrepared(&ev, m, r.text, r.prepFor(&ev))
+	var p *ownPrep
+	if r.prepared && ev.Node == node {
+		p = &r.prep
+	}
+	st.addPrepared(ev, m, r.text, p)
 	return true
 }
