@@ -3,6 +3,7 @@ package parser
 import (
 	"bytes"
 	"sync"
+	"unicode/utf8"
 	"unsafe"
 )
 
@@ -40,6 +41,9 @@ type ahead struct {
 	// arena holds the strings unescaped in decoding the specs
 	// (jsonEmitArena, klogEmitArena), which the results may point at
 	arena []byte
+	// rejected is the last event line found to be no event (eventMemo);
+	// it outlives the block (putAhead keeps it), a copy of its text
+	rejected eventMemo
 }
 
 // aheadPool recycles the ahead of applied blocks.
@@ -58,7 +62,9 @@ func putAhead(a *ahead) {
 		return
 	}
 	clear(a.specs) // their texts alias the block
-	clear(a.results)
+	// and the results past the last kept one, where decide decoded
+	// results not worth keeping
+	clear(a.results[:cap(a.results)])
 	clear(a.arena) // what still pointed there would read zeros, not another block's
 	a.specs, a.results, a.arena = a.specs[:0], a.results[:0], a.arena[:0]
 	aheadPool.Put(a)
@@ -81,21 +87,35 @@ func (a *ahead) decide() {
 	}
 	for i := range a.specs {
 		s := &a.specs[i]
-		var r emitResult
+		// the result is decoded into the next element of results, which
+		// is kept when worth keeping (results has room: see above)
+		n := len(a.results)
+		a.results = a.results[:n+1]
+		r := &a.results[n]
 		switch {
 		case s.json:
-			r = jsonEmitArena(s.buf, &a.arena)
+			*r = jsonEmitArena(s.buf, &a.arena)
 		case s.hdrOK:
-			r = klogEmitArena(s.buf, s.hdr, &a.arena)
+			file, tail, ok := eventLineTail(s.buf, &s.hdr)
+			if ok && a.rejected.holds(file, tail) {
+				s.plumbing, s.res = false, nil // what klogEmitArena says
+				a.results = a.results[:n]
+				continue
+			}
+			klogEmitInto(r, s.buf, s.hdr, &a.arena)
+			if ok && !r.ok && !r.plumbing && r.panicV == nil {
+				a.rejected.set(file, tail)
+			}
 		default:
 			h, _ := parseKlogHeader(s.buf)
-			r = klogEmitArena(s.buf, h, &a.arena)
+			klogEmitInto(r, s.buf, h, &a.arena)
 		}
 		s.plumbing = r.plumbing
 		r.prepare()
 		if r.worthKeeping() {
-			a.results = append(a.results, r)
-			s.res = &a.results[len(a.results)-1]
+			s.res = r
+		} else {
+			a.results = a.results[:n] // decoded into again (klogEmitInto zeroes it)
 		}
 	}
 }
@@ -223,4 +243,55 @@ func (a *ahead) build(data []byte, segs []seg, max int) {
 // nil when none was found there, and the entry's next lines may hold one).
 func headerOfLine(line []byte, h *klogHeader) bool {
 	return len(line) >= 24 && h.file != nil && h.rest <= len(line)
+}
+
+// eventMemo remembers the last Kubernetes event line ("Event occurred")
+// that klogEmitArena found to be no event, by what its verdict depends on:
+// its file and its text after the object's name. A controller repeats the
+// same event for many objects (ExternalProvisioning for every pending
+// claim: a quarter of the relevant entries of a large cluster's churn), so
+// most of them are recognised by one comparison instead of decoding and
+// classifying the line again.
+type eventMemo struct {
+	file, tail []byte
+	ok         bool
+}
+
+// eventObject is the start of an event line's message, up to the object's
+// name (classifyEventLine).
+const eventObject = `"Event occurred" object="`
+
+// eventLineTail returns, for a klog entry buf of header h whose message is
+// an event line, the file and the text after the object's name (from its
+// closing quote on): ok when the entry's verdict is a function of those
+// alone. It is when klogEmitArena classifies a view of the entry (valid
+// UTF-8) and the name holds no quote or backslash: the pairs then decode
+// as the tail's (readQuotedIn ends the name at its first quote, unescaped),
+// the message is "Event occurred", and classifyEventLine reads the object
+// only once the event is found to be one (eventReason: reason and message
+// decide). classifyFn, a test's fake, may read anything: no tail then.
+func eventLineTail(buf []byte, h *klogHeader) (file, tail []byte, ok bool) {
+	t := bytes.TrimRight(buf, "\n")
+	if classifyFn != nil || h.rest > len(t) || !bytes.HasPrefix(t[h.rest:], []byte(eventObject)) {
+		return nil, nil, false
+	}
+	name := t[h.rest+len(eventObject):]
+	q := bytes.IndexByte(name, '"')
+	if q < 0 || bytes.IndexByte(name[:q], '\\') >= 0 || !utf8.Valid(t) {
+		return nil, nil, false
+	}
+	return h.file, name[q:], true
+}
+
+// holds reports whether the memo is of an event line with this file and
+// tail (eventLineTail).
+func (m *eventMemo) holds(file, tail []byte) bool {
+	return m.ok && bytes.Equal(m.tail, tail) && bytes.Equal(m.file, file)
+}
+
+// set remembers file and tail (copied).
+func (m *eventMemo) set(file, tail []byte) {
+	m.file = append(m.file[:0], file...)
+	m.tail = append(m.tail[:0], tail...)
+	m.ok = true
 }

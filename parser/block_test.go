@@ -677,3 +677,54 @@ func TestSpecTextsAndHeaders(t *testing.T) {
 		}
 	}
 }
+
+// TestEventMemo: an event line found to be no event is remembered
+// (eventMemo) and the lines that share its verdict are recognised by it;
+// every spec's verdict is klogEmit's, for lines whose tail differs, and
+// whose object's name holds a backslash or bytes that are not UTF-8 (the
+// pairs may then decode otherwise: the shifted lines).
+func TestEventMemo(t *testing.T) {
+	const hdr = "I0812 00:00:18.641732       1 "
+	pending := ` kind="PersistentVolumeClaim" apiVersion="v1" type="Normal" reason="ExternalProvisioning" message="waiting for a volume to be created, either by external provisioner \"x\" or manually created by system administrator"`
+	// no reason for the names below; with an escaped quote ending the
+	// name, "reason" is a key and the line an event
+	shifted := `" k=" reason="FailedAttachVolume" message="AttachVolume.Attach failed for volume \"pvc-1\" : rpc error: code = Internal desc = boom" z="`
+	lines := []string{
+		`event.go:291] "Event occurred" object="ns/a"` + pending,
+		`event.go:291] "Event occurred" object="ns/b"` + pending,
+		`event.go:291] "Event occurred" object="ns/d"` + pending,
+		`event.go:291] "Event occurred" object="ns/e" kind="Pod" apiVersion="v1" type="Warning" reason="FailedAttachVolume" message="AttachVolume.Attach failed for volume \"pvc-1\" : rpc error: code = Internal desc = boom"`,
+		`event.go:291] "Event occurred" object="ns/f"` + pending,
+		`event.go:291] "Event occurred" object="ns/g\"` + pending,
+		"event.go:291] \"Event occurred\" object=\"ns/\xff\"" + pending,
+		`event.go:291] "Event occurred" object="ns/h` + shifted,
+		`event.go:291] "Event occurred" object="ns/i\` + shifted,
+		`event.go:291] "Event occurred" object="ns/j"` + pending + "\n  continued",
+		`event.go:291] "Event occurred" object="ns/k"` + pending,
+	}
+	var data []byte
+	for _, l := range lines {
+		data = append(data, hdr+l+"\n"...)
+	}
+	a := &ahead{}
+	a.build(data, analyzeBlock(data, DefaultMaxLineBytes, true, nil), DefaultMaxLineBytes)
+	if len(a.specs) != len(lines) {
+		t.Fatalf("%d specs, want %d", len(a.specs), len(lines))
+	}
+	events := 0
+	for i, s := range a.specs {
+		want := klogEmit(s.buf)
+		if (s.res != nil) != want.ok || s.plumbing != want.plumbing {
+			t.Errorf("spec %d (%q): event %v plumbing %v, klogEmit's %v %v", i, s.buf, s.res != nil, s.plumbing, want.ok, want.plumbing)
+		}
+		if want.ok {
+			events++
+		}
+	}
+	if events != 2 {
+		t.Errorf("%d events, want the FailedAttachVolume line and the escaped shifted one", events)
+	}
+	if string(a.rejected.tail) != `"`+pending || string(a.rejected.file) != "event.go" {
+		t.Errorf("remembered %q %q", a.rejected.file, a.rejected.tail)
+	}
+}

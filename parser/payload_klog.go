@@ -304,12 +304,21 @@ func klogEmitHeader(buf []byte, h klogHeader) emitResult { return klogEmitArena(
 // (Record.Arena): they then live as long as buf's bytes, as the view's
 // parts do, and addEvent copies them with the rest.
 func klogEmitArena(buf []byte, h klogHeader, arena *[]byte) (r emitResult) {
+	klogEmitInto(&r, buf, h, arena)
+	return r
+}
+
+// klogEmitInto is klogEmitArena into *r (zeroed first), which decoding
+// ahead points at the block's next result: a result is over 500 bytes,
+// and returned it would be copied twice more on its way there.
+func klogEmitInto(r *emitResult, buf []byte, h klogHeader, arena *[]byte) {
+	*r = emitResult{}
 	var rec record
 	// h.file is empty when the header is not one (parseKlogHeader sets it
 	// last), so this is fromInformerPlumbing(buf)
 	if classifier.IsInformerPlumbing(string(h.file)) {
 		r.plumbing = true
-		return r // never an event (classifyMessage): not worth a copy
+		return // never an event (classifyMessage): not worth a copy
 	}
 	rec.Level, rec.PID = h.level, h.pid
 	// the text, and the message as its tail when no byte was replaced
@@ -342,7 +351,7 @@ func klogEmitArena(buf []byte, h klogHeader, arena *[]byte) (r emitResult) {
 	}
 	if !r.ok {
 		r.ev, r.text = Draft{}, ""
-		return r
+		return
 	}
 	if rec.Level != 0 {
 		r.ev.Level = rec.Level
@@ -357,7 +366,6 @@ func klogEmitArena(buf []byte, h klogHeader, arena *[]byte) (r emitResult) {
 	if !r.okU {
 		r.until, r.backoff, r.okU = retryFromText(r.text)
 	}
-	return r
 }
 
 // emitKlog is emit for a klog entry: it uses the entry's spec when the
@@ -368,12 +376,17 @@ func (sc *scanner) emitKlog(e *entry) bool {
 		return false
 	}
 	st := sc.st
-	ev := r.ev
+	// The event is filed from the result itself, which is used once (a
+	// spec's by one entry, e.res until the next): finishEvent fills its
+	// envelope fields in place rather than in a copy. Of the names
+	// prepared, it may change only the node.
+	ev := &r.ev
+	node := ev.Node
 	var m evMeta
 	if e.hasWall {
 		m.w, m.yoff, m.hasWall = e.w, e.yoff, true
 	}
-	sc.finishEvent(&ev, e)
+	sc.finishEvent(ev, e)
 	// in-band year/zone evidence
 	if e.hasWall && r.okU {
 		if !plausibleYear(r.until.Year()) {
@@ -382,6 +395,10 @@ func (sc *scanner) emitKlog(e *entry) bool {
 			st.addEvidence(evidence{from: FromRetry, year: y - e.yoff, off: off, hasOff: true, hasYear: true})
 		}
 	}
-	st.addPrepared(&ev, m, r.text, r.prepFor(&ev))
+	var p *ownPrep
+	if r.prepared && ev.Node == node {
+		p = &r.prep
+	}
+	st.addPrepared(ev, m, r.text, p)
 	return true
 }
