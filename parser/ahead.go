@@ -62,9 +62,9 @@ func putAhead(a *ahead) {
 		return
 	}
 	clear(a.specs) // their texts alias the block
-	// and the results past the last kept one, where decide decoded
-	// results not worth keeping
-	clear(a.results[:cap(a.results)])
+	// and the one result past the last kept one, where decide decoded
+	// those not worth keeping (it writes no further)
+	clear(a.results[:min(len(a.results)+1, cap(a.results))])
 	clear(a.arena) // what still pointed there would read zeros, not another block's
 	a.specs, a.results, a.arena = a.specs[:0], a.results[:0], a.arena[:0]
 	aheadPool.Put(a)

@@ -183,7 +183,8 @@ func checkJSONLogFast(t *testing.T, p []byte) {
 	}
 	// given the line as a string (jsonEmit), the same record
 	var in record
-	if !decodeJSONLogFastIn(p, string(p), &in) || !reflect.DeepEqual(in, fast) {
+	kvs, ok := decodeJSONLogFastTo(p, string(p), &in, nil, nil)
+	if in.KV = kvs; !ok || !reflect.DeepEqual(in, fast) {
 		t.Fatalf("%q: with the line given %+v, without %+v", p, in, fast)
 	}
 }

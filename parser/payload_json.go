@@ -133,20 +133,16 @@ func parseMillis(d []byte) (int64, bool) {
 // keys kept, strings unquoted, other values as raw JSON), Level ('I' when "v"
 // is present, 'E' otherwise: Error lines carry no "v"), File (caller basename).
 func decodeJSONLog(p []byte, rec *record) error {
-	return decodeJSONLogIn(p, "", rec)
-}
-
-// decodeJSONLogIn is decodeJSONLog with s, when not "", the line as a
-// string (string(p)): the decoded strings are then parts of it.
-func decodeJSONLogIn(p []byte, s string, rec *record) error {
-	kvs, _, err := decodeJSONLogPairs(p, s, rec, rec.KV, nil)
+	kvs, _, err := decodeJSONLogPairs(p, "", rec, rec.KV, nil)
 	rec.KV = kvs
 	return err
 }
 
-// decodeJSONLogPairs is decodeJSONLogIn with the pairs appended to dst and
-// returned, rec.KV left alone: nothing rec holds then points at dst, which
-// may lie on the caller's stack (jsonEmitIn). fast reports that the line
+// decodeJSONLogPairs is decodeJSONLog with s, when not "", the line as a
+// string (string(p)), whose parts the decoded strings then are, and with
+// the pairs appended to dst and returned, rec.KV left alone: nothing rec
+// holds then points at dst, which may lie on the caller's stack
+// (jsonEmitIn). fast reports that the line
 // had the common shape (decodeJSONLogFast). arena, when not nil, takes the
 // strings unescaped (jsonLine.unescape).
 func decodeJSONLogPairs(p []byte, s string, rec *record, dst []kv, arena *[]byte) (kvs []kv, fast bool, err error) {
@@ -228,23 +224,18 @@ const errNotObject = jsonError("not a JSON object")
 // Keys and values without escapes are substrings of one copy of the line
 // (jsonLine).
 func decodeJSONLogFast(p []byte, rec *record) bool {
-	return decodeJSONLogFastIn(p, "", rec)
-}
-
-// decodeJSONLogFastIn is decodeJSONLogFast taking s, when not "", as the
-// copy of p its strings are parts of.
-func decodeJSONLogFastIn(p []byte, s string, rec *record) bool {
-	kvs, ok := decodeJSONLogFastTo(p, s, rec, rec.KV, nil)
+	kvs, ok := decodeJSONLogFastTo(p, "", rec, rec.KV, nil)
 	if ok {
 		rec.KV = kvs
 	}
 	return ok
 }
 
-// decodeJSONLogFastTo is decodeJSONLogFastIn with the pairs appended to dst
-// and returned (see decodeJSONLogPairs), rec.KV left alone; on false, dst
-// is returned as it came (only its spare room may have been written).
-// arena is jsonLine's.
+// decodeJSONLogFastTo is decodeJSONLogFast taking s, when not "", as the
+// copy of p its strings are parts of, with the pairs appended to dst and
+// returned (see decodeJSONLogPairs), rec.KV left alone; on false, dst is
+// returned as it came (only its spare room may have been written). arena
+// is jsonLine's.
 func decodeJSONLogFastTo(p []byte, s string, rec *record, dst []kv, arena *[]byte) ([]kv, bool) {
 	if len(p) < 2 || p[0] != '{' || p[1] != '"' {
 		return dst, false

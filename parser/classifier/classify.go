@@ -41,27 +41,16 @@ func Classify(rec *Record) (ev Draft, ok bool) {
 	if rec.Table != nil {
 		return classifyTable(rec.Table)
 	}
-	var msg string
-	var kvs []kv
 	if recordDecodesPairs(rec) {
 		// the pairs of a structured line: klog lines rarely have more,
 		// and classifyMessage keeps none of them, so they stay on the
 		// stack (zeroed only here: a printf line has none to decode)
 		var buf [16]kv
-		msg, kvs = recordMessage(rec, buf[:0])
-		if msg == "" && len(kvs) == 0 {
-			return Draft{}, false
-		}
-		return classifyMessage(rec.File, msg, kvs)
+		msg, kvs := recordMessage(rec, buf[:0])
+		return classifyNonEmpty(rec.File, msg, kvs)
 	}
-	if rec.Rest == "" {
-		return ClassifyPairs(rec.File, rec.Msg, rec.KV)
-	}
-	msg, kvs = recordMessage(rec, nil)
-	if msg == "" && len(kvs) == 0 {
-		return Draft{}, false
-	}
-	return classifyMessage(rec.File, msg, kvs)
+	msg, kvs := recordMessage(rec, nil)
+	return classifyNonEmpty(rec.File, msg, kvs)
 }
 
 // ClassifyPairs is Classify for a record that is neither a table row nor
@@ -71,7 +60,12 @@ func Classify(rec *Record) (ev Draft, ok bool) {
 // them would not allow: the strings Classify keeps make everything a
 // record points at escape.
 func ClassifyPairs(file, msg string, kvs []KV) (Draft, bool) {
-	msg = strings.TrimSpace(msg)
+	return classifyNonEmpty(file, strings.TrimSpace(msg), kvs)
+}
+
+// classifyNonEmpty is classifyMessage for a trimmed message, no event when
+// there is neither a message nor a pair.
+func classifyNonEmpty(file, msg string, kvs []kv) (Draft, bool) {
 	if msg == "" && len(kvs) == 0 {
 		return Draft{}, false
 	}
