@@ -126,6 +126,7 @@ func (f *inputFlags) load(e env) (*loaded, error) {
 		l.events += len(r.Events)
 	}
 	l.timeline = timeline.Build(results, timeline.Options{Skew: skews, Consume: true, State: snap})
+	heap.Built()
 	reportStateProblems(e, snap)
 	return l, nil
 }

@@ -23,14 +23,25 @@
 //     the live heap before collecting; a soft limit keeps it nearer for
 //     large inputs. The limit starts from the input's size, memBase +
 //     memPerGiB per GiB (never reached by small inputs; below memMinInput
-//     none is set), and grows by memModelRoom once the input is parsed
-//     (Run.Parsed), for the timeline's tables. But the size of the input is
-//     only a guess at the live heap: after every collection the limit is
-//     raised to at least liveHeadroom percent above the live heap the
-//     collector just measured (runtime/metrics /gc/heap/live:bytes), so it
-//     never sits below what was parsed. Without that floor the limit sat
-//     below the churn shape's live heap and the collector ran back to back
-//     (1 GiB churn: 52 cycles, 22% of the CPU; with the floor: see the
+//     none is set). But the size of the input is only a guess at the live
+//     heap: after every collection the limit is raised to at least
+//     liveHeadroom percent above the live heap the collector just measured
+//     (runtime/metrics /gc/heap/live:bytes), so it never sits below what
+//     was parsed (without that floor it sat below the churn shape's live
+//     heap and the collector ran back to back: 1 GiB churn, 52 cycles, 22%
+//     of the CPU). At the two points where much of the heap has just
+//     become garbage the run collects once and sets the limit from what is
+//     left, lower than before if need be: at the parse's end (Run.Parsed:
+//     read buffers, chunk results, intern caches) liveHeadroom above it,
+//     room for the timeline's tables; once the timeline is built
+//     (Run.Built: its grouping tables) settleHeadroom (at least
+//     settleMinRoom), the floor from then on — plus, both times, the
+//     runtime's memory outside the heap, and never below what the run held
+//     just before (the peak RSS is paid for up to there: collecting to stay
+//     under it only costs CPU). The old limit, still sized for the parse,
+//     let the tail's heap grow to 1.5 times what rules and report read:
+//     1 GiB churn 86 → 78 MiB peak RSS, default 62 → 58, 4 GiB churn
+//     270–295 → 263–271, for 1–5% more CPU (see the
 //     README's Performance section). The limit is soft: it never fails. It
 //     covers the Go heap (the parser's read buffers included); the binary,
 //     goroutine stacks, the runtime's own memory and huge-page rounding come
@@ -61,8 +72,9 @@ import (
 const (
 	memBase        = 15 << 20
 	memPerGiB      = 24 << 20
-	memModelRoom   = 10 << 20
-	liveHeadroom   = 50 // percent above the live heap the limit never goes below
+	liveHeadroom   = 50 // percent above the live heap the limit never goes below while parsing
+	settleHeadroom = 25 // percent above the live heap once the parse is over (Parsed, Built)
+	settleMinRoom  = 8 << 20
 	memMinInput    = 256 << 20
 	hugeMinInput   = 16 << 20
 	maxHugeReserve = 1 << 30
@@ -73,10 +85,11 @@ type Run struct {
 	oldLimit int64 // the limit before Start
 	revoke   func()
 
-	mu    sync.Mutex
-	base  int64 // the limit from the input's size (0: Start set no limit)
-	limit int64 // the limit in force: base, or more when the live heap asks
-	ended bool
+	mu       sync.Mutex
+	base     int64  // the limit from the input's size (0: Start set no limit)
+	limit    int64  // the limit in force: base, or more when the live heap asks, or what settle set
+	headroom uint64 // percent above the live heap the limit never goes below
+	ended    bool
 }
 
 // Start puts the policy in force for a run over the inputs paths: it
@@ -89,7 +102,7 @@ type Run struct {
 // input is read; the CLI's run ends with its process, so it never calls
 // End.
 func Start(paths []string, getenv func(string) string) *Run {
-	r := &Run{revoke: prefault.AllowHolds()}
+	r := &Run{revoke: prefault.AllowHolds(), headroom: liveHeadroom}
 	total, ok := parser.TextSize(paths)
 	if !ok || total < hugeMinInput {
 		return r
@@ -104,15 +117,41 @@ func Start(paths []string, getenv func(string) string) *Run {
 	return r
 }
 
-// Parsed, called once the input is parsed, gives the model its room: the
-// limit's base, when Start set one, grows by memModelRoom.
-func (r *Run) Parsed() {
+// Parsed, called once the input is parsed, collects what the parse left
+// behind (read buffers, chunk results, intern caches) and sets the limit
+// liveHeadroom percent above what is left, room for the timeline's
+// tables (see settle).
+func (r *Run) Parsed() { r.settle(liveHeadroom) }
+
+// Built, called once the timeline is built, collects its grouping tables
+// and sets the limit settleHeadroom percent above what the rules and the
+// report start with (see settle).
+func (r *Run) Built() { r.settle(settleHeadroom) }
+
+// settle, when Start set a limit, runs a collection and sets the limit to
+// headroom percent (at least settleMinRoom) above the live heap it leaves,
+// plus the runtime's memory outside the heap (the limit counts it), lower
+// than before if need be — but never below the memory the run held just
+// before (footprint): the peak RSS has been paid for up to there, and
+// collecting to stay below it would only cost CPU. headroom becomes the
+// floor after later collections.
+func (r *Run) settle(headroom uint64) {
+	r.mu.Lock()
+	active := r.base > 0 && !r.ended
+	r.mu.Unlock()
+	if !active {
+		return
+	}
+	held := footprint() // before the collection: the run holds it already
+	runtime.GC()
+	live, outside := liveHeap(), nonHeap()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.base > 0 && !r.ended {
-		r.base += memModelRoom
-		r.setLocked(max(r.base, r.limit))
+	if r.ended {
+		return
 	}
+	r.headroom = headroom
+	r.setLocked(int64(max(live+max(settleMinRoom, live*headroom/100)+outside, held)))
 }
 
 // End takes the policy out of force: no more collector holds, the limit no
@@ -159,15 +198,16 @@ func (r *Run) watch() {
 	})
 }
 
-// followLive raises the limit to liveHeadroom percent above live when it
-// is below that, and reports whether the policy is still in force.
+// followLive raises the limit to the headroom in force (liveHeadroom, then
+// settleHeadroom) above live when it is below that, and reports whether
+// the policy is still in force.
 func (r *Run) followLive(live uint64) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.ended {
 		return false
 	}
-	if floor := int64(live + live*liveHeadroom/100); floor > r.limit {
+	if floor := int64(live + live*r.headroom/100); floor > r.limit {
 		r.setLocked(floor)
 	}
 	return true
@@ -175,10 +215,47 @@ func (r *Run) followLive(live uint64) bool {
 
 // liveHeap is the heap the last collection found live.
 func liveHeap() uint64 {
-	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindUint64 {
-		return 0
+	v, _ := readBytes("/gc/heap/live:bytes")
+	return v[0]
+}
+
+// nonHeap is the memory the runtime has mapped and not released outside
+// the heap's spans: stacks, its metadata, profiling buckets, what the
+// soft limit counts besides the heap.
+func nonHeap() uint64 {
+	v, ok := readBytes("/memory/classes/total:bytes", "/memory/classes/heap/released:bytes",
+		"/memory/classes/heap/objects:bytes", "/memory/classes/heap/unused:bytes", "/memory/classes/heap/free:bytes")
+	if heap := v[1] + v[2] + v[3] + v[4]; ok && heap <= v[0] {
+		return v[0] - heap
 	}
-	return s[0].Value.Uint64()
+	return 0
+}
+
+// footprint is the memory the runtime holds and the soft limit counts:
+// all it has mapped, less the heap pages returned to the system.
+func footprint() uint64 {
+	v, ok := readBytes("/memory/classes/total:bytes", "/memory/classes/heap/released:bytes")
+	if ok && v[1] <= v[0] {
+		return v[0] - v[1]
+	}
+	return 0
+}
+
+// readBytes reads the runtime's metrics of those names; ok is false (and a
+// value 0) when one is not a number of this Go's runtime.
+func readBytes(names ...string) (v []uint64, ok bool) {
+	s := make([]metrics.Sample, len(names))
+	for i, n := range names {
+		s[i].Name = n
+	}
+	metrics.Read(s)
+	v, ok = make([]uint64, len(s)), true
+	for i := range s {
+		if s[i].Value.Kind() != metrics.KindUint64 {
+			ok = false
+			continue
+		}
+		v[i] = s[i].Value.Uint64()
+	}
+	return v, ok
 }

@@ -12,9 +12,10 @@ import (
 	"github.com/kcmtrace/kcmtrace/internal/prefault"
 )
 
-// TestStart: a large input gets the soft limit of its size, and the model
-// its room once parsed; a small one, GOMEMLIMIT or an input of unknown
-// size leave the limit alone. End puts back the limit there was.
+// TestStart: a large input gets the soft limit of its size, and once
+// parsed a limit from the live heap (TestSettle); a small one, GOMEMLIMIT
+// or an input of unknown size leave the limit alone. End puts back the
+// limit there was.
 func TestStart(t *testing.T) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
 	dir := t.TempDir()
@@ -34,9 +35,9 @@ func TestStart(t *testing.T) {
 		name              string
 		paths             []string
 		gomemlimit        string
-		limit, afterParse int64
+		limit, afterParse int64 // afterParse -1: set from the live heap
 	}{
-		{name: "large", paths: []string{big}, limit: memBase + memPerGiB/2, afterParse: memBase + memPerGiB/2 + memModelRoom},
+		{name: "large", paths: []string{big}, limit: memBase + memPerGiB/2, afterParse: -1},
 		{name: "large with GOMEMLIMIT", paths: []string{big}, gomemlimit: "1GiB", limit: none, afterParse: none},
 		{name: "small", paths: []string{small}, limit: none, afterParse: none},
 		{name: "directory", paths: []string{big, dir}, limit: none, afterParse: none},
@@ -52,7 +53,10 @@ func TestStart(t *testing.T) {
 			t.Errorf("%s: limit %d, want %d", tc.name, got, tc.limit)
 		}
 		run.Parsed()
-		if got := debug.SetMemoryLimit(-1); got != tc.afterParse {
+		got := debug.SetMemoryLimit(-1)
+		if tc.afterParse == -1 && (got == none || got == tc.limit || got != run.Limit()) {
+			t.Errorf("%s: limit once parsed %d (policy %d): want one set from the live heap", tc.name, got, run.Limit())
+		} else if tc.afterParse != -1 && got != tc.afterParse {
 			t.Errorf("%s: limit once parsed %d, want %d", tc.name, got, tc.afterParse)
 		}
 		run.End()
@@ -141,4 +145,70 @@ func TestLimitFollowsLiveHeap(t *testing.T) {
 	if cur := debug.SetMemoryLimit(-1); cur != math.MaxInt64 {
 		t.Fatalf("limit after End %d, want the one before Start", cur)
 	}
+}
+
+// TestSettle: once parsed and once built, the limit is set from the heap a
+// collection leaves live — headroom above it (at least settleMinRoom) plus
+// the runtime's memory outside the heap —, lower than before when the live
+// heap is small, but never below the memory the run held before the
+// collection; a later collection with a larger live heap raises it to the
+// new headroom above that.
+func TestSettle(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+	dir := t.TempDir()
+	big := filepath.Join(dir, "kcm.log")
+	if err := os.WriteFile(big, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, 8<<30); err != nil { // 207 MiB from its size
+		t.Fatal(err)
+	}
+	run := Start([]string{big}, func(string) string { return "" })
+	defer run.End()
+	keep := func(mib int) [][]byte {
+		b := make([][]byte, mib)
+		for i := range b {
+			b[i] = make([]byte, 1<<20)
+		}
+		return b
+	}
+	live := keep(32)
+	garbage := keep(64)
+	garbage = nil
+	for _, step := range []struct {
+		name     string
+		before   func() // what the run did before the call
+		call     func()
+		headroom uint64
+	}{
+		// the parse's garbage is still held: the limit stays above it
+		{"parsed", func() {}, run.Parsed, liveHeadroom},
+		// it has been returned to the system: the limit comes down
+		{"built", debug.FreeOSMemory, run.Built, settleHeadroom},
+	} {
+		step.before()
+		limit, held := run.Limit(), int64(footprint())
+		step.call()
+		got, heap := run.Limit(), liveHeap()
+		want := max(int64(heap+max(settleMinRoom, heap*step.headroom/100)), held)
+		if got < want-2<<20 || got > want+int64(nonHeap())+4<<20 || got >= limit {
+			t.Errorf("%s: limit %d MiB with %d MiB live, %d MiB held before (limit %d MiB): want about %d MiB, the larger of headroom above the live heap and what was held, below the limit before", step.name, got>>20, heap>>20, held>>20, limit>>20, want>>20)
+		}
+		if cur := debug.SetMemoryLimit(-1); cur != got {
+			t.Errorf("%s: runtime limit %d, policy says %d", step.name, cur, got)
+		}
+	}
+	settled := run.Limit()
+	more := keep(int(settled >> 20)) // live heap now above the limit
+	deadline := time.Now().Add(5 * time.Second)
+	for run.Limit() < int64(liveHeap()+liveHeap()*settleHeadroom/100) && time.Now().Before(deadline) {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got, heap := run.Limit(), liveHeap(); got < int64(heap+heap*settleHeadroom/100) {
+		t.Errorf("limit %d MiB after a collection with %d MiB live: want at least %d%% above it", got>>20, heap>>20, settleHeadroom)
+	}
+	runtime.KeepAlive(live)
+	runtime.KeepAlive(more)
+	runtime.KeepAlive(garbage)
 }
