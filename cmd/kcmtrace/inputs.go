@@ -91,7 +91,6 @@ func (f *inputFlags) load(e env) (*loaded, error) {
 	results, errs := parser.ParseAll(paths, opt)
 	errs = append(in.errs, errs...)
 	bar.finish()
-	heap.Parsed()
 
 	l := &loaded{readErrs: parser.ReadFailures(errs)}
 	for _, err := range errs {

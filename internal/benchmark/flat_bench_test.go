@@ -51,12 +51,12 @@ func analyzeJSON(b *testing.B, path string) {
 	if len(errs) > 0 {
 		b.Fatal(errs)
 	}
-	pol.Parsed()
 	events := 0
 	for _, r := range results {
 		events += len(r.Events)
 	}
 	tl := timeline.Build(results, timeline.Options{})
+	pol.Built()
 	res, err := rules.Run(tl, rules.Config{})
 	if err != nil {
 		b.Fatal(err)

@@ -29,19 +29,18 @@
 //     (runtime/metrics /gc/heap/live:bytes), so it never sits below what
 //     was parsed (without that floor it sat below the churn shape's live
 //     heap and the collector ran back to back: 1 GiB churn, 52 cycles, 22%
-//     of the CPU). At the two points where much of the heap has just
-//     become garbage the run collects once and sets the limit from what is
-//     left, lower than before if need be: at the parse's end (Run.Parsed:
-//     read buffers, chunk results, intern caches) liveHeadroom above it,
-//     room for the timeline's tables; once the timeline is built
-//     (Run.Built: its grouping tables) settleHeadroom (at least
-//     settleMinRoom), the floor from then on — plus, both times, the
-//     runtime's memory outside the heap, and never below what the run held
-//     just before (the peak RSS is paid for up to there: collecting to stay
-//     under it only costs CPU). The old limit, still sized for the parse,
-//     let the tail's heap grow to 1.5 times what rules and report read:
-//     1 GiB churn 86 → 78 MiB peak RSS, default 62 → 58, 4 GiB churn
-//     270–295 → 263–271, for 1–5% more CPU (see the
+//     of the CPU). Once the timeline is built (Run.Built), much of the
+//     heap has just become garbage (the parse's last buffers, the grouping
+//     tables): the run collects once and sets the limit from what is left,
+//     lower than before if need be — settleHeadroom above the live heap (at
+//     least settleMinRoom), the floor from then on, plus the runtime's
+//     memory outside the heap, but never below what the run held just
+//     before (the peak RSS is paid for up to there: collecting to stay
+//     under it only costs CPU). The limit sized for the parse let the
+//     tail's heap grow to 1.5 times what rules and report read: 1 GiB
+//     churn 82–86 → 74–81 MiB peak RSS, default 57–60 → 56–57, for 0–3%
+//     more CPU; a second collection at the parse's end gained nothing
+//     measurable (see the
 //     README's Performance section). The limit is soft: it never fails. It
 //     covers the Go heap (the parser's read buffers included); the binary,
 //     goroutine stacks, the runtime's own memory and huge-page rounding come
@@ -72,8 +71,8 @@ import (
 const (
 	memBase        = 15 << 20
 	memPerGiB      = 24 << 20
-	liveHeadroom   = 50 // percent above the live heap the limit never goes below while parsing
-	settleHeadroom = 25 // percent above the live heap once the parse is over (Parsed, Built)
+	liveHeadroom   = 50 // percent above the live heap the limit never goes below until then
+	settleHeadroom = 25 // percent above the live heap once the timeline is built
 	settleMinRoom  = 8 << 20
 	memMinInput    = 256 << 20
 	hugeMinInput   = 16 << 20
@@ -117,25 +116,16 @@ func Start(paths []string, getenv func(string) string) *Run {
 	return r
 }
 
-// Parsed, called once the input is parsed, collects what the parse left
-// behind (read buffers, chunk results, intern caches) and sets the limit
-// liveHeadroom percent above what is left, room for the timeline's
-// tables (see settle).
-func (r *Run) Parsed() { r.settle(liveHeadroom) }
-
-// Built, called once the timeline is built, collects its grouping tables
-// and sets the limit settleHeadroom percent above what the rules and the
-// report start with (see settle).
-func (r *Run) Built() { r.settle(settleHeadroom) }
-
-// settle, when Start set a limit, runs a collection and sets the limit to
-// headroom percent (at least settleMinRoom) above the live heap it leaves,
-// plus the runtime's memory outside the heap (the limit counts it), lower
-// than before if need be — but never below the memory the run held just
-// before (footprint): the peak RSS has been paid for up to there, and
-// collecting to stay below it would only cost CPU. headroom becomes the
-// floor after later collections.
-func (r *Run) settle(headroom uint64) {
+// Built, called once the timeline is built, collects what parse and
+// timeline left behind and, when Start set a limit, sets it from what the
+// rules and the report start with: settleHeadroom percent (at least
+// settleMinRoom) above the live heap the collection leaves, plus the
+// runtime's memory outside the heap (the limit counts it), lower than
+// before if need be — but never below the memory the run held just before
+// (footprint): the peak RSS has been paid for up to there, and collecting
+// to stay below it would only cost CPU. settleHeadroom becomes the floor
+// after later collections.
+func (r *Run) Built() {
 	r.mu.Lock()
 	active := r.base > 0 && !r.ended
 	r.mu.Unlock()
@@ -150,8 +140,8 @@ func (r *Run) settle(headroom uint64) {
 	if r.ended {
 		return
 	}
-	r.headroom = headroom
-	r.setLocked(int64(max(live+max(settleMinRoom, live*headroom/100)+outside, held)))
+	r.headroom = settleHeadroom
+	r.setLocked(int64(max(live+max(settleMinRoom, live*settleHeadroom/100)+outside, held)))
 }
 
 // End takes the policy out of force: no more collector holds, the limit no
@@ -199,7 +189,7 @@ func (r *Run) watch() {
 }
 
 // followLive raises the limit to the headroom in force (liveHeadroom, then
-// settleHeadroom) above live when it is below that, and reports whether
+// settleHeadroom once built) above live when it is below that, and reports whether
 // the policy is still in force.
 func (r *Run) followLive(live uint64) bool {
 	r.mu.Lock()

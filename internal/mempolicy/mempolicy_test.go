@@ -13,7 +13,7 @@ import (
 )
 
 // TestStart: a large input gets the soft limit of its size, and once
-// parsed a limit from the live heap (TestSettle); a small one, GOMEMLIMIT
+// built a limit from the live heap (TestBuilt); a small one, GOMEMLIMIT
 // or an input of unknown size leave the limit alone. End puts back the
 // limit there was.
 func TestStart(t *testing.T) {
@@ -35,12 +35,12 @@ func TestStart(t *testing.T) {
 		name              string
 		paths             []string
 		gomemlimit        string
-		limit, afterParse int64 // afterParse -1: set from the live heap
+		limit, afterBuild int64 // afterBuild -1: set from the live heap
 	}{
-		{name: "large", paths: []string{big}, limit: memBase + memPerGiB/2, afterParse: -1},
-		{name: "large with GOMEMLIMIT", paths: []string{big}, gomemlimit: "1GiB", limit: none, afterParse: none},
-		{name: "small", paths: []string{small}, limit: none, afterParse: none},
-		{name: "directory", paths: []string{big, dir}, limit: none, afterParse: none},
+		{name: "large", paths: []string{big}, limit: memBase + memPerGiB/2, afterBuild: -1},
+		{name: "large with GOMEMLIMIT", paths: []string{big}, gomemlimit: "1GiB", limit: none, afterBuild: none},
+		{name: "small", paths: []string{small}, limit: none, afterBuild: none},
+		{name: "directory", paths: []string{big, dir}, limit: none, afterBuild: none},
 	} {
 		debug.SetMemoryLimit(none)
 		run := Start(tc.paths, func(k string) string {
@@ -52,12 +52,12 @@ func TestStart(t *testing.T) {
 		if got := debug.SetMemoryLimit(-1); got != tc.limit {
 			t.Errorf("%s: limit %d, want %d", tc.name, got, tc.limit)
 		}
-		run.Parsed()
+		run.Built()
 		got := debug.SetMemoryLimit(-1)
-		if tc.afterParse == -1 && (got == none || got == tc.limit || got != run.Limit()) {
-			t.Errorf("%s: limit once parsed %d (policy %d): want one set from the live heap", tc.name, got, run.Limit())
-		} else if tc.afterParse != -1 && got != tc.afterParse {
-			t.Errorf("%s: limit once parsed %d, want %d", tc.name, got, tc.afterParse)
+		if tc.afterBuild == -1 && (got == none || got == tc.limit || got != run.Limit()) {
+			t.Errorf("%s: limit once built %d (policy %d): want one set from the live heap", tc.name, got, run.Limit())
+		} else if tc.afterBuild != -1 && got != tc.afterBuild {
+			t.Errorf("%s: limit once built %d, want %d", tc.name, got, tc.afterBuild)
 		}
 		run.End()
 		if got := debug.SetMemoryLimit(-1); got != none {
@@ -147,13 +147,13 @@ func TestLimitFollowsLiveHeap(t *testing.T) {
 	}
 }
 
-// TestSettle: once parsed and once built, the limit is set from the heap a
-// collection leaves live — headroom above it (at least settleMinRoom) plus
-// the runtime's memory outside the heap —, lower than before when the live
+// TestBuilt: once built, the limit is set from the heap a collection
+// leaves live — settleHeadroom above it (at least settleMinRoom) plus the
+// runtime's memory outside the heap —, lower than before when the live
 // heap is small, but never below the memory the run held before the
-// collection; a later collection with a larger live heap raises it to the
-// new headroom above that.
-func TestSettle(t *testing.T) {
+// collection; a later collection with a larger live heap raises it to
+// settleHeadroom above that.
+func TestBuilt(t *testing.T) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
 	dir := t.TempDir()
 	big := filepath.Join(dir, "kcm.log")
@@ -176,23 +176,21 @@ func TestSettle(t *testing.T) {
 	garbage := keep(64)
 	garbage = nil
 	for _, step := range []struct {
-		name     string
-		before   func() // what the run did before the call
-		call     func()
-		headroom uint64
+		name   string
+		before func() // what the run did before the call
 	}{
-		// the parse's garbage is still held: the limit stays above it
-		{"parsed", func() {}, run.Parsed, liveHeadroom},
-		// it has been returned to the system: the limit comes down
-		{"built", debug.FreeOSMemory, run.Built, settleHeadroom},
+		// the garbage is still held: the limit comes down to what is held
+		{"garbage held", func() {}},
+		// it has been returned to the system: the limit comes down further
+		{"garbage returned", debug.FreeOSMemory},
 	} {
 		step.before()
 		limit, held := run.Limit(), int64(footprint())
-		step.call()
+		run.Built()
 		got, heap := run.Limit(), liveHeap()
-		want := max(int64(heap+max(settleMinRoom, heap*step.headroom/100)), held)
+		want := max(int64(heap+max(settleMinRoom, heap*settleHeadroom/100)), held)
 		if got < want-2<<20 || got > want+int64(nonHeap())+4<<20 || got >= limit {
-			t.Errorf("%s: limit %d MiB with %d MiB live, %d MiB held before (limit %d MiB): want about %d MiB, the larger of headroom above the live heap and what was held, below the limit before", step.name, got>>20, heap>>20, held>>20, limit>>20, want>>20)
+			t.Errorf("%s: limit %d MiB with %d MiB live, %d MiB held before (limit %d MiB): want about %d MiB, the larger of the headroom above the live heap and what was held, below the limit before", step.name, got>>20, heap>>20, held>>20, limit>>20, want>>20)
 		}
 		if cur := debug.SetMemoryLimit(-1); cur != got {
 			t.Errorf("%s: runtime limit %d, policy says %d", step.name, cur, got)
