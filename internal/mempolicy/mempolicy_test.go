@@ -19,13 +19,7 @@ import (
 func TestStart(t *testing.T) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
 	dir := t.TempDir()
-	big := filepath.Join(dir, "kcm.log")
-	if err := os.WriteFile(big, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Truncate(big, 512<<20); err != nil { // sparse: only its size (and first bytes) are read
-		t.Fatal(err)
-	}
+	big := sparseLog(t, dir, 512<<20)
 	small := filepath.Join(dir, "small.log")
 	if err := os.WriteFile(small, []byte("x\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -105,13 +99,7 @@ func TestHoldsOnlyWithinRun(t *testing.T) {
 func TestLimitFollowsLiveHeap(t *testing.T) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
 	dir := t.TempDir()
-	big := filepath.Join(dir, "kcm.log")
-	if err := os.WriteFile(big, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Truncate(big, 256<<20); err != nil {
-		t.Fatal(err)
-	}
+	big := sparseLog(t, dir, 256<<20)
 	run := Start([]string{big}, func(string) string { return "" })
 	defer run.End()
 	base := run.Limit()
@@ -156,13 +144,7 @@ func TestLimitFollowsLiveHeap(t *testing.T) {
 func TestBuilt(t *testing.T) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
 	dir := t.TempDir()
-	big := filepath.Join(dir, "kcm.log")
-	if err := os.WriteFile(big, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Truncate(big, 8<<30); err != nil { // 207 MiB from its size
-		t.Fatal(err)
-	}
+	big := sparseLog(t, dir, 8<<30) // 207 MiB from its size
 	run := Start([]string{big}, func(string) string { return "" })
 	defer run.End()
 	keep := func(mib int) [][]byte {
@@ -209,4 +191,18 @@ func TestBuilt(t *testing.T) {
 	runtime.KeepAlive(live)
 	runtime.KeepAlive(more)
 	runtime.KeepAlive(garbage)
+}
+
+// sparseLog is a sparse file of size bytes in dir: the policy reads only
+// its size (and first bytes).
+func sparseLog(t *testing.T, dir string, size int64) string {
+	t.Helper()
+	path := filepath.Join(dir, "kcm.log")
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, size); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
