@@ -74,7 +74,7 @@ func detectJSON(b []byte) (kinds []string, ok bool) {
 		key             string
 	}
 	var stack []frame
-	var apiVersion, items, metadata, logKeys bool
+	var apiVersion, items, metadata bool
 	var topKind string
 	// inItem reports whether the innermost frame is an element of the
 	// top-level array or of the top-level items array.
@@ -121,7 +121,9 @@ func detectJSON(b []byte) (kinds []string, ok bool) {
 			top.wantKey = false
 			switch top.key {
 			case "ts", "msg", "log", "level", "time", "stream":
-				logKeys = logKeys || n == 1 // a klog JSON or docker record
+				if n == 1 { // a klog JSON or docker record: never state, whatever follows
+					return nil, false
+				}
 			}
 			continue
 		}
@@ -142,7 +144,7 @@ func detectJSON(b []byte) (kinds []string, ok bool) {
 		}
 	}
 	switch {
-	case !apiVersion || logKeys || !metadata && !items:
+	case !apiVersion || !metadata && !items:
 		return nil, false
 	case topKind != "" && !strings.HasSuffix(topKind, "List"):
 		return []string{topKind}, true
@@ -160,6 +162,11 @@ var (
 // detectYAML wants apiVersion at column 0 with kind or items, within the
 // first document. Item kinds are the kind keys indented like the first item.
 func detectYAML(b []byte) (kinds []string, ok bool) {
+	if !bytes.HasPrefix(b, []byte("apiVersion:")) && !bytes.Contains(b, []byte("\napiVersion:")) {
+		// what yamlTopKey would find no apiVersion in (a log, mostly):
+		// told without running it over the whole sample
+		return nil, false
+	}
 	var apiVersion, items bool
 	var topKind string
 	for _, m := range yamlTopKey.FindAllSubmatch(b, -1) {
