@@ -86,7 +86,7 @@ type Run struct {
 
 	mu       sync.Mutex
 	base     int64  // the limit from the input's size (0: Start set no limit)
-	limit    int64  // the limit in force: base, or more when the live heap asks, or what settle set
+	limit    int64  // the limit in force: base, or more when the live heap asks, or what Built set
 	headroom uint64 // percent above the live heap the limit never goes below
 	ended    bool
 }
@@ -188,9 +188,9 @@ func (r *Run) watch() {
 	})
 }
 
-// followLive raises the limit to the headroom in force (liveHeadroom, then
-// settleHeadroom once built) above live when it is below that, and reports whether
-// the policy is still in force.
+// followLive raises the limit to the headroom in force (liveHeadroom,
+// then settleHeadroom once built) above live when it is below that, and
+// reports whether the policy is still in force.
 func (r *Run) followLive(live uint64) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
