@@ -31,7 +31,8 @@ func TestDetect(t *testing.T) {
 		{"yaml multi-doc", "# dump\n---\napiVersion: events.k8s.io/v1\nkind: Event\n", RoleEvents, true},
 		{"yaml without apiVersion", "kind: Node\nmetadata: {}\n", "", false},
 		{"yaml apiVersion indented only", "kind: Node\nspec:\n  apiVersion: v1\n", "", false},
-		{"yaml apiVersion after a line", "# no\napiVersion: v1\nkind: Node\n", RoleState, true},
+		{"yaml apiVersion after a comment", "# no\napiVersion: v1\nkind: Node\n", RoleState, true},
+		{"yaml apiVersion after another key", "kind: Node\napiVersion: v1\nmetadata: {}\n", RoleState, true},
 		{"json log key after apiVersion", `{"apiVersion": "v1", "kind": "Node", "metadata": {}, "msg": "x"}`, "", false},
 		{"describe pv", "Name:            pvc-1\nClaim:           default/c\nReclaim Policy:  Delete\nSource:\n    Type: CSI\n", RoleState, true},
 		{"describe pod", "Name:         mysql-0\nNamespace:    default\nNode:         10.0.3.27/10.0.3.27\nContainers:\n  mysql:\nEvents:\n  Type  Reason  Age  From  Message\n", "", false},
@@ -115,7 +116,7 @@ func BenchmarkDetectLog(b *testing.B) {
 			if _, err := loggen.Generate(&buf, loggen.Config{Size: 64 << 10, Era: era, Seed: 1}); err != nil {
 				b.Fatal(err)
 			}
-			sample := buf.Bytes()[:64<<10]
+			sample := buf.Bytes()[:min(buf.Len(), 64<<10)]
 			b.SetBytes(int64(len(sample)))
 			for b.Loop() {
 				if _, ok := Detect(sample); ok {
