@@ -124,6 +124,13 @@ func TestFastPathMatchesFull(t *testing.T) {
 	compareFast(t, "cloudwatch", bytes.Replace(in, []byte("\n    ]"), []byte(",\n    ]"), 1))
 	compareFast(t, "cloudwatch", append(bytes.Clone(in), in...))
 	compareFast(t, "cloudwatch", []byte(`{"events":[{"timestamp":1,"message":"a\u0020attacher.Attach","eventId":"x"},{"timestamp":1,"message":"Started \"x","eventId":"x"},{"timestamp":1,"message":"b","eventId":"x"}, 7, {"message":"c", "message":"d\/reconciler.go"}, {"m\u0065ssage":"e"}]}`))
+	// bytes right after a record that would carry a number on ("e", "E",
+	// "."): the decoder taking over there must fail where encoding/json
+	// fails, not inside the element that stands for the records read
+	for _, after := range []string{"e t", "E1", ".5", "0", "-1", " e"} {
+		compareFast(t, "cloudwatch", []byte(`{"events":[{"timestamp":1,"message":"x"}`+after+`]}`))
+		compareFast(t, "gcp", []byte(`[{"timestamp":"2024-01-01T00:00:00Z","textPayload":"x"}`+after+`]`))
+	}
 }
 
 // FuzzFastPathMatchesFull: the raw-bytes reading equals the full decoding

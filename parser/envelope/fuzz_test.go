@@ -68,6 +68,7 @@ func FuzzDocument(f *testing.F) {
 	f.Add([]byte(`{"events":[{"timestamp":1,"message":"x"}`))
 	f.Add([]byte(`{"data":{"result":[{"values":[["1","x"]],"stream":{}}]}}`))
 	f.Add([]byte(`{"tables":[{"columns":[{"name":"Message"}],"rows":[["x"],[1,2]]}]}`))
+	f.Add([]byte(`{"events":[{"timestamp":1,"message":"x"}e t]}`))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		for _, e := range []string{"gcp", "cloudwatch", "azure", "loki", "elasticsearch"} {
 			checkDecode(t, e, in)

@@ -130,7 +130,10 @@ func (w *walker) handBack(boundary int64, afterElem bool) error {
 	t := w.t
 	prefix := append([]byte(nil), w.path...)
 	if afterElem {
-		prefix = append(prefix, '0')
+		// an object, not a number: "{}" ends at its "}", whatever follows,
+		// where "0" would read on into "0e…" or "0.…" and fail here instead
+		// of at the byte the decoder would have failed on
+		prefix = append(prefix, '{', '}')
 	}
 	rest := t.buf[int(boundary-t.base):]
 	src := make([]byte, 0, len(prefix)+len(rest))
