@@ -15,6 +15,10 @@ type profileFlags struct {
 	ProfileOutput string `hidden:"" default:"profile.pprof" help:"Where --profile writes." type:"path"`
 }
 
+// defaultMemProfileRate is the runtime's own default sampling rate
+// (runtime.MemProfileRate before main sets it to 0).
+const defaultMemProfileRate = 512 * 1024
+
 // start begins the profile; the returned function ends and writes it.
 func (p profileFlags) start() (stop func() error, err error) {
 	if p.Profile == "none" || p.Profile == "" {
@@ -31,8 +35,11 @@ func (p profileFlags) start() (stop func() error, err error) {
 		}
 		return func() error { pprof.StopCPUProfile(); return f.Close() }, nil
 	}
-	if p.Profile == "heap" {
+	switch p.Profile {
+	case "heap":
 		runtime.MemProfileRate = 4096 // the live heap in detail: the compact model is measured by it
+	case "allocs":
+		runtime.MemProfileRate = defaultMemProfileRate // main turned sampling off
 	}
 	return func() error {
 		if p.Profile == "heap" {
