@@ -9,7 +9,8 @@
 # env:   SHAPE=default|churn|many-nodes ERA=legacy|structured|json SEED=1 RUNS=5
 #        BENCH_DIR=${TMPDIR:-/tmp}/kcmtrace-bench   generated logs, reused (keyed by shape+era+size+seed+generator)
 #        KUBELET=1   also feed node B's kubelet log to both tools (0: the KCM log alone)
-#        OLD=path    also time this kcmtrace binary (e.g. one built from main), interleaved with the new one
+#        OLD=path    also time this kcmtrace binary (e.g. one built from main, as the release builds it:
+#                    CGO_ENABLED=0 go build -trimpath -ldflags "-s -w"), interleaved with the new one
 #        SIZES="128MiB 1GiB 4GiB" SHAPES="default churn"   for scale
 #
 # Each run executes rg, kcmtrace (and OLD) one after the other, RUNS times,
@@ -71,7 +72,9 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 go build -o "$tmp/kcmgen" ./cmd/kcmgen
-go build -o "$tmp/kcmtrace" ./cmd/kcmtrace
+# kcmtrace is built as a release builds it (.goreleaser.yaml): what users
+# run is static, without the C loader and libc a cgo build maps at start
+CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$tmp/kcmtrace" ./cmd/kcmtrace
 
 # the cache key includes a hash of the generator's sources: a changed
 # generator never reuses a stale file
