@@ -123,6 +123,7 @@ func (sc *scanner) run(r io.Reader) {
 			release(held)
 			held = nil
 		}
+		st.mapped = [2]mappedBlock{}
 	}
 	defer stop() // a panic below: let the reader go before the input is closed
 	cut := false // the file was cut under its mapping (source_mmap.go)
@@ -135,6 +136,9 @@ func (sc *scanner) run(r io.Reader) {
 		sc.specs, sc.specAt = nil, 0
 		if c.ahead != nil {
 			sc.specs = c.ahead.specs
+		}
+		if st.origin != nil {
+			st.mapped = [2]mappedBlock{st.mapped[1], mappedOf(c)}
 		}
 		cut = !br.apply(c, func() { sc.block(c.data, c.segs) })
 		st.seen += int64(len(c.data))

@@ -610,7 +610,14 @@ func parseSource(src source, opt Options, index int) (*inputState, error) {
 		if err != nil {
 			return nil, cleanPathErr(err)
 		}
-		defer f.Close()
+		// a file the events' texts refer to stays open (textstore.Origin)
+		defer func() {
+			if !st.origin.Used() {
+				st.origin.Release()
+				f.Close()
+			}
+			st.origin = nil
+		}()
 		if fi, err := f.Stat(); err == nil {
 			if fi.IsDir() {
 				return nil, fmt.Errorf("%s: is a directory", src.path)

@@ -8,6 +8,9 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sync/atomic"
+	"unsafe"
+
+	"github.com/kcmtrace/kcmtrace/parser/textstore"
 )
 
 // This file owns reading a regular file from mappings of it (mapReader):
@@ -104,6 +107,7 @@ func (st *inputState) blocks(r io.Reader, max int, comp string, progress func(in
 		// decompress's buffer has read ahead but consumed nothing
 		if off, err := st.file.Seek(0, io.SeekCurrent); err == nil {
 			if m := newMapReader(st.file, off-int64(b.Buffered()), max, progress, off); m != nil {
+				st.origin = textstore.NewOrigin(st.file, st.in.Path)
 				return m
 			}
 		}
@@ -209,6 +213,37 @@ func (m *mapReader) next() (c *chunk, ok bool) {
 		readHook(start, m.pos, true)
 	}
 	return &chunk{data: b[: k+1 : k+1], win: w, end: m.pos}, true
+}
+
+// mappedBlock is a block of a mapped file as the scanner holds it: its
+// bytes and the file offset of the first.
+type mappedBlock struct {
+	data []byte
+	off  int64
+}
+
+// mappedOf is c's mappedBlock; zero when c is not a window of a mapping
+// (a long line, a block read with read(2)).
+func mappedOf(c *chunk) mappedBlock {
+	if c.win == nil {
+		return mappedBlock{}
+	}
+	return mappedBlock{data: c.data, off: c.end - int64(len(c.data))}
+}
+
+// fileOffset is the offset in the file of text when it is a run of bytes
+// of one of the mapped blocks the scanner holds.
+func (st *inputState) fileOffset(text string) (int64, bool) {
+	p := uintptr(unsafe.Pointer(unsafe.StringData(text)))
+	for _, m := range st.mapped {
+		if len(m.data) == 0 {
+			continue
+		}
+		if d := p - uintptr(unsafe.Pointer(unsafe.SliceData(m.data))); d < uintptr(len(m.data)) && d+uintptr(len(text)) <= uintptr(len(m.data)) {
+			return m.off + int64(d), true
+		}
+	}
+	return 0, false
 }
 
 // lastNewline is bytes.LastIndexByte(b, '\n'), or faulted when b's pages

@@ -287,3 +287,62 @@ func TestMappedFileGrows(t *testing.T) {
 		}
 	})
 }
+
+// TestMappedTextsReadBack: the texts of a mapped file's one-line entries
+// are read back from the file (textstore.Origin), and say so when it was
+// cut since; texts that are not the file's bytes as they stand (a CRI
+// wrapper removed) are kept, and read the same after the cut.
+func TestMappedTextsReadBack(t *testing.T) {
+	if !canMap {
+		t.Skip("files are not mapped on this system")
+	}
+	plain := cutLog(t, 400, true)
+	raw, err := os.ReadFile(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cri strings.Builder
+	for _, l := range strings.SplitAfter(string(raw), "\n") {
+		if l != "" {
+			cri.WriteString("2024-08-12T03:10:00.000000000Z stderr F " + l)
+		}
+	}
+	wrapped := filepath.Join(t.TempDir(), "kcm-cri.log")
+	if err := os.WriteFile(wrapped, []byte(cri.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var rs []Result
+	withMapping(true, 3*4096, nil, func() {
+		var errs []error
+		rs, errs = ParseAll([]string{plain, wrapped}, Options{Year: 2024})
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+	})
+	lines := strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")
+	for _, r := range rs {
+		if len(r.Events) != len(lines) {
+			t.Fatalf("%s: %d events, want %d", r.Input.Path, len(r.Events), len(lines))
+		}
+		for i, ev := range r.Events {
+			if s := ev.Text.String(); s != lines[i] {
+				t.Fatalf("%s: event %d's text %.60q, want %.60q", r.Input.Path, i, s, lines[i])
+			}
+		}
+	}
+	for _, p := range []string{plain, wrapped} {
+		if err := os.Truncate(p, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, ev := range rs[0].Events {
+		if s := ev.Text.String(); !strings.HasPrefix(s, "[text unavailable: "+plain+": the file is shorter") {
+			t.Fatalf("cut %s: event %d's text %.80q, want it unavailable", plain, i, s)
+		}
+	}
+	for i, ev := range rs[1].Events {
+		if s := ev.Text.String(); s != lines[i] {
+			t.Fatalf("cut %s: event %d's text %.60q, want it as read", wrapped, i, s)
+		}
+	}
+}

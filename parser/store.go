@@ -94,8 +94,19 @@ func (st *inputState) addPrepared(d *Draft, m evMeta, text string, p *ownPrep) {
 	if st.fold(ev, m, text) {
 		return
 	}
-	ev.Text = st.texts.AddString(text)
+	ev.Text = st.keepText(text)
 	st.store(ev, m)
+}
+
+// keepText keeps an event's text: a reference to the input's bytes when
+// it is a run of them (st.origin), else in the input's blocks.
+func (st *inputState) keepText(text string) textstore.Text {
+	if st.origin != nil {
+		if off, ok := st.fileOffset(text); ok {
+			return st.origin.Ref(off, text)
+		}
+	}
+	return st.texts.AddString(text)
 }
 
 // The shared empty tuples (classifier's).

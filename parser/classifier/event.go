@@ -203,10 +203,10 @@ type Retry struct {
 // four; the fields go from the widest alignment to the narrowest (words,
 // then the 32-bit fields, then the bytes) so that none is padded
 // (TestEventHasNoPadding).
-// Text is a reference into a compressed block of texts (package
-// textstore), and the parser interns the names it cuts from the entry
-// (textstore.Names), so a name that many events carry is one string.
-// Neither is ever a window of a read block.
+// Text is a reference to the entry's bytes in its file, or into a
+// compressed block of texts (package textstore), and the parser interns
+// the names it cuts from the entry (textstore.Names), so a name that many
+// events carry is one string. Neither is ever a window of a read block.
 type Event struct {
 	Time time.Time // UTC; zero when unknown
 	*Ident

@@ -35,10 +35,13 @@ const plainOff = math.MaxUint32
 const maxBlockText = math.MaxInt32
 
 // block is a run of texts: raw while its builder appends to it, then
-// compressed (sealed).
+// compressed (sealed); or, when org is set, the extent of a file from
+// base on that an Origin reads its texts from.
 type block struct {
 	raw  []byte // while open: the texts, back to back (the builder's)
 	comp []byte // once sealed: raw compressed with S2
+	org  *Origin
+	base int64
 }
 
 // TextOf returns a Text that holds s (no copy).
@@ -69,6 +72,9 @@ func (t Text) String() string {
 		return unsafe.String((*byte)(t.p), int(t.n))
 	}
 	b := (*block)(t.p)
+	if b.org != nil {
+		return b.org.text(b.base+int64(t.off), t.n)
+	}
 	if b.comp == nil {
 		return string(b.raw[t.off : t.off+t.n])
 	}
