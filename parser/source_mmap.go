@@ -24,7 +24,8 @@ import (
 // Lifetime: a block is the scanner's until it gives it back (release, one
 // block late: its last entry's spec points into it); nothing the scanner
 // keeps points into a block (entries, partial records and the events'
-// texts and names are copies). A window is unmapped when every block
+// names are copies; their texts are copies or the offsets of their bytes
+// in the file: textstore.Origin, mappedBlock). A window is unmapped when every block
 // handed out of it has been given back and the reader has moved past it.
 //
 // A file cut while mapped (copytruncate) takes the pages past its new end

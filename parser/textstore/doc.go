@@ -29,7 +29,7 @@
 // as it lies there: for those the parser, which reads such a file from
 // mappings of it, keeps no bytes at all. An [Origin] holds the file open
 // and [Origin.Ref] makes a Text of the same 16 bytes that refers to an
-// offset of it; [Text.String] reads it back (pread, through a 32 KiB
+// offset of it; [Text.String] reads it back (pread, through an 8 KiB
 // window: a finding's evidence lies close together). A 1 GiB log of a
 // large cluster's churn is ~4.7 MB of S2 blocks less (45 bytes an event),
 // and the S2 encoding leaves the goroutine that files the events.
@@ -43,7 +43,9 @@
 // not either. A file cut (copytruncate) or rewritten is found on the
 // first read, which checks that the file still holds the first and the
 // last text handed out (their hashes): its texts then read
-// "[text unavailable: <path>: <why>]" rather than other bytes. At most 256
+// "[text unavailable: <path>: <why>]" rather than other bytes. (So do
+// those of a file cut while it was being read: the events before the cut
+// are kept, as the parser says, but their bytes are gone.) At most 256
 // Origins hold their file open at once; past that, texts go to blocks.
 //
 // [TextOf] makes a Text of a string that is already in memory (events

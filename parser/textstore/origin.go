@@ -50,10 +50,11 @@ type span struct {
 // Text's offset within it is below plainOff.
 const segSize = 1 << 31
 
-// readWindow is how much an Origin reads at once around a text: the texts
-// read one after the other (the events of a volume, a finding's evidence)
-// mostly lie close together.
-const readWindow = 32 << 10
+// readWindow is how much an Origin reads at once from a text on: the
+// texts read one after the other (a finding's evidence, every event in
+// time order) often lie close together, and a page or two costs about
+// what reading the text alone does.
+const readWindow = 8 << 10
 
 // maxOrigins is how many Origins may hold their file open at once; past
 // it, NewOrigin says no and the texts are kept in blocks, so that an
