@@ -235,12 +235,8 @@ func mappedOf(c *chunk) mappedBlock {
 // fileOffset is the offset in the file of text when it is a run of bytes
 // of one of the mapped blocks the scanner holds.
 func (st *inputState) fileOffset(text string) (int64, bool) {
-	p := uintptr(unsafe.Pointer(unsafe.StringData(text)))
 	for _, m := range st.mapped {
-		if len(m.data) == 0 {
-			continue
-		}
-		if d := p - uintptr(unsafe.Pointer(unsafe.SliceData(m.data))); d < uintptr(len(m.data)) && d+uintptr(len(text)) <= uintptr(len(m.data)) {
+		if d, ok := offsetIn(text, unsafe.SliceData(m.data), len(m.data)); ok {
 			return m.off + int64(d), true
 		}
 	}

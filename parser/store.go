@@ -204,11 +204,18 @@ func (st *inputState) ownPrepared(d *Draft, text string, p *ownPrep) Event {
 
 // windowOf reports whether s lies within the bytes of text.
 func windowOf(s, text string) bool {
-	if s == "" || text == "" {
-		return false
+	_, ok := offsetIn(s, unsafe.StringData(text), len(text))
+	return ok
+}
+
+// offsetIn is the offset of s within the n bytes from p, when s is a
+// non-empty run of them.
+func offsetIn(s string, p *byte, n int) (int, bool) {
+	if s == "" || n == 0 {
+		return 0, false
 	}
-	off := uintptr(unsafe.Pointer(unsafe.StringData(s))) - uintptr(unsafe.Pointer(unsafe.StringData(text)))
-	return off < uintptr(len(text)) && off+uintptr(len(s)) <= uintptr(len(text))
+	off := uintptr(unsafe.Pointer(unsafe.StringData(s))) - uintptr(unsafe.Pointer(p))
+	return int(off), off < uintptr(n) && off+uintptr(len(s)) <= uintptr(n)
 }
 
 // endTexts seals the input's last block of texts and lets the builder's
