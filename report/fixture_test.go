@@ -92,7 +92,7 @@ func handSeed(hostile bool) *Analysis {
 	}
 	last := mf[len(mf)-1]
 	vol := &timeline.Volume{
-		Key: uniq, UniqueName: uniq, PV: pv, Handle: handle, Driver: "com.tencent.cloud.csi.cbs",
+		UniqueName: uniq, PV: pv, Handle: handle,
 		Names: []string{uniq, pv, handle}, Nodes: []string{nodeA, nodeB}, Pods: []string{pod},
 		Events: evs,
 		Intervals: []timeline.Interval{
@@ -104,6 +104,8 @@ func handSeed(hostile bool) *Analysis {
 			timeline.NewInterval(nodeA, timeline.Detached, detOK.Time, time.Time{}, 12, -1),
 		},
 	}
+	vol.SetKey(uniq)
+	vol.SetDriver("com.tencent.cloud.csi.cbs")
 	vol.SetSpan(evs[0].Time, last.Time)
 	vol.SetKubelet([]timeline.Interval{
 		timeline.NewInterval(nodeB, timeline.Mounting, at(tB+14*time.Second), mf[0].Time, 11, 13),
@@ -112,9 +114,11 @@ func handSeed(hostile bool) *Analysis {
 	vol.SetOverlaps([]timeline.Overlap{{Start: okB.Time, End: detOK.Time, Nodes: []string{nodeA, nodeB},
 		States: map[string]timeline.State{nodeA: timeline.Uncertain, nodeB: timeline.Attached}}})
 	// A second volume: a clean move plus a transient multi-attach.
-	other := &timeline.Volume{Key: "kubernetes.io/csi/com.tencent.cloud.csi.cbs^disk-8h2kq0aa", UniqueName: "kubernetes.io/csi/com.tencent.cloud.csi.cbs^disk-8h2kq0aa",
-		PV: "pvc-11111111-2222-3333-4444-555555555555", Handle: "disk-8h2kq0aa", Driver: "com.tencent.cloud.csi.cbs",
+	other := &timeline.Volume{UniqueName: "kubernetes.io/csi/com.tencent.cloud.csi.cbs^disk-8h2kq0aa",
+		PV: "pvc-11111111-2222-3333-4444-555555555555", Handle: "disk-8h2kq0aa",
 		Nodes: []string{nodeA}, Pods: []string{"web/nginx-0"}}
+	other.SetKey(other.UniqueName)
+	other.SetDriver("com.tencent.cloud.csi.cbs")
 	other.SetSpan(at(time.Minute), at(2*time.Minute))
 	multi := parser.Draft{Time: at(time.Minute), Kind: parser.MultiAttach, Volume: other.UniqueName, PV: other.PV, Handle: other.Handle,
 		Node: nodeA, Pod: "web/nginx-0", Component: parser.ComponentKCM, Code: parser.CodeMultiAttach,

@@ -61,19 +61,23 @@ func hostileVolumes() []*timeline.Volume {
 	t0 := time.Date(2021, 1, 13, 8, 27, 15, 120000000, time.FixedZone("CST", 8*3600))
 	vols := []*timeline.Volume{
 		{}, // every list nil, no events, zero times
-		{Key: "key-only", Names: []string{}, Nodes: []string{}, Events: []parser.Event{parser.Draft{Kind: parser.AttachFailed, Count: -3}.Event()}},
-		{UniqueName: "u", Key: "k", Multi: true},
+		{Names: []string{}, Nodes: []string{}, Events: []parser.Event{parser.Draft{Kind: parser.AttachFailed, Count: -3}.Event()}},
+		{UniqueName: "u", Multi: true},
 	}
+	vols[1].SetKey("key-only")
+	vols[2].SetKey("k")
 	vols[1].SetSpan(t0, time.Time{})
 	vols[2].SetSpan(time.Time{}, t0.Add(time.Nanosecond))
 	kinds := parser.Kinds()
 	for i, s := range hostileStrings {
 		other := hostileStrings[(i+3)%len(hostileStrings)]
 		v := &timeline.Volume{
-			Key: s, UniqueName: other, PV: s, Handle: other, Driver: s,
+			UniqueName: other, PV: s, Handle: other,
 			Names: []string{s, other}, Nodes: []string{s}, Pods: []string{other, s, "p"},
 			Multi: i%2 == 0,
 		}
+		v.SetKey(s)
+		v.SetDriver(s)
 		v.SetAttachments([]string{other})
 		v.SetSpan(t0.Add(time.Duration(i)*time.Hour), t0.Add(time.Duration(i)*1500*time.Millisecond))
 		if i%3 == 0 {

@@ -182,8 +182,8 @@ func writeMDIncident(m *mdWriter, a *Analysis, in rules.Incident, level int) {
 			m.p(" (%s)", mdCode(v.UniqueName))
 		}
 		m.p("\n")
-		if v.Driver != "" {
-			m.p("- **Driver:** %s\n", mdCode(v.Driver))
+		if v.Driver() != "" {
+			m.p("- **Driver:** %s\n", mdCode(v.Driver()))
 		}
 	} else {
 		m.p("- **Volume:** %s\n", mdCode(firstNonEmpty(in.PV, in.Volume)))
@@ -400,7 +400,7 @@ func timelineCommand(v *timeline.Volume, o Options) string {
 // `kcmtrace timeline --volume`: the shorter of the handle and the PV (an
 // Azure disk URI or a vSphere path is longer than its PV name), else the key.
 func timelineQuery(v *timeline.Volume) string {
-	q := firstNonEmpty(v.Handle, v.PV, v.Key)
+	q := firstNonEmpty(v.Handle, v.PV, v.Key())
 	if v.PV != "" && len(v.PV) < len(q) {
 		q = v.PV
 	}
@@ -704,8 +704,8 @@ func TimelineMarkdown(w io.Writer, tl *timeline.Timeline, vols []*timeline.Volum
 		if v.Handle != "" {
 			m.p("- **Handle:** %s\n", mdCode(v.Handle))
 		}
-		if v.Driver != "" {
-			m.p("- **Driver:** %s\n", mdCode(v.Driver))
+		if v.Driver() != "" {
+			m.p("- **Driver:** %s\n", mdCode(v.Driver()))
 		}
 		if len(v.Nodes) > 0 {
 			m.p("- **Nodes:** %s\n", codeList(v.Nodes))

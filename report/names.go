@@ -18,8 +18,8 @@ func volumeLabel(v *timeline.Volume) string {
 		return v.PV
 	case v.Handle != "":
 		return v.Handle
-	case v.Key != "":
-		return v.Key
+	case v.Key() != "":
+		return v.Key()
 	}
 	return v.UniqueName
 }
@@ -30,7 +30,7 @@ func findVolume(tl *timeline.Timeline, name, pv string) *timeline.Volume {
 		return nil
 	}
 	for _, v := range tl.Volumes {
-		if name != "" && (v.Key == name || v.UniqueName == name) {
+		if name != "" && (v.Key() == name || v.UniqueName == name) {
 			return v
 		}
 	}

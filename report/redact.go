@@ -259,7 +259,7 @@ func podTokens(toks []tokenClass, pod string) []tokenClass {
 func volumeTokens(toks []tokenClass, v *timeline.Volume) []tokenClass {
 	toks = append(toks, tokenClass{"pv", v.PV}, tokenClass{"disk", v.Handle})
 	if v.Handle == "" && v.PV == "" {
-		toks = append(toks, tokenClass{"volume", v.Key})
+		toks = append(toks, tokenClass{"volume", v.Key()})
 	}
 	for _, a := range v.Attachments() {
 		toks = append(toks, tokenClass{"va", a})
@@ -332,7 +332,9 @@ func (r *redactor) intervals(iv []timeline.Interval) []timeline.Interval {
 
 func (r *redactor) volume(v *timeline.Volume) *timeline.Volume {
 	c := *v
-	c.Key, c.UniqueName, c.PV, c.Handle = r.s(v.Key), r.s(v.UniqueName), r.s(v.PV), r.s(v.Handle)
+	c.UniqueName, c.PV, c.Handle = r.s(v.UniqueName), r.s(v.PV), r.s(v.Handle)
+	c.SetKey(r.s(v.Key()))
+	c.SetDriver(v.Driver()) // not redacted, when the UniqueName it is read from is
 	c.Names, c.Nodes, c.Pods = r.list(v.Names), r.list(v.Nodes), r.list(v.Pods)
 	c.SetAttachments(r.list(v.Attachments()))
 	c.Events = r.events(v.Events)

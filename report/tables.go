@@ -204,7 +204,7 @@ func VolumesTable(w io.Writer, vols []*timeline.Volume, o Options) error {
 		for _, v := range vols {
 			f := failures(v)
 			first, last := seen(v)
-			tb.Row(dash(name(v)), dash(v.PV), dash(v.Driver), nodeList(v.Nodes, 1<<20),
+			tb.Row(dash(name(v)), dash(v.PV), dash(v.Driver()), nodeList(v.Nodes, 1<<20),
 				pods(v, 1<<20), first, last, fmt.Sprint(f.Attach), fmt.Sprint(f.Detach), fmt.Sprint(f.Mount))
 		}
 		return renderTable(w, tb, o)
@@ -214,7 +214,7 @@ func VolumesTable(w io.Writer, vols []*timeline.Volume, o Options) error {
 		for _, v := range vols {
 			f := failures(v)
 			first, last := seen(v)
-			tb.Row(dash(name(v)), dash(v.PV), shorten(dash(v.Driver), 24), nodeList(v.Nodes, 24),
+			tb.Row(dash(name(v)), dash(v.PV), shorten(dash(v.Driver()), 24), nodeList(v.Nodes, 24),
 				pods(v, 24), first, last, fmt.Sprint(f.Attach), fmt.Sprint(f.Detach), fmt.Sprint(f.Mount))
 		}
 		return renderTable(w, tb, o)
@@ -249,7 +249,7 @@ func VolumesTable(w io.Writer, vols []*timeline.Volume, o Options) error {
 	for _, v := range vols {
 		seenW = max(seenW, ansi.StringWidth(seenText(v)))
 		volN = max(volN, ansi.StringWidth(dash(name(v))))
-		drvN = max(drvN, ansi.StringWidth(dash(driverLabel(v.Driver))))
+		drvN = max(drvN, ansi.StringWidth(dash(driverLabel(v.Driver()))))
 		nodeN = max(nodeN, ansi.StringWidth(nodeList(v.Nodes, width)))
 		podN = max(podN, ansi.StringWidth(pods(v, width)))
 	}
@@ -274,7 +274,7 @@ func VolumesTable(w io.Writer, vols []*timeline.Volume, o Options) error {
 	tb := newTable(st, o, "VOLUME", "DRIVER", "NODES", "PODS", "SEEN ("+z.name()+")", "A/D/M✗")
 	for _, v := range vols {
 		f := failures(v)
-		tb.Row(dash(name(v)), shorten(dash(driverLabel(v.Driver)), driverW), nodeList(v.Nodes, nodeW), pods(v, podW),
+		tb.Row(dash(name(v)), shorten(dash(driverLabel(v.Driver())), driverW), nodeList(v.Nodes, nodeW), pods(v, podW),
 			seenText(v), fmt.Sprintf("%d/%d/%d", f.Attach, f.Detach, f.Mount))
 	}
 	return renderTable(w, tb, o)

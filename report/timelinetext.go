@@ -195,8 +195,8 @@ func writeVolumeTimeline(t *textWriter, st *styles, tl *timeline.Timeline, v *ti
 	if v.UniqueName != "" && v.UniqueName != volumeLabel(v) {
 		meta = append(meta, oneLine(v.UniqueName))
 	}
-	if v.Driver != "" && !strings.Contains(v.UniqueName, v.Driver) {
-		meta = append(meta, oneLine(v.Driver))
+	if v.Driver() != "" && !strings.Contains(v.UniqueName, v.Driver()) {
+		meta = append(meta, oneLine(v.Driver()))
 	}
 	if len(v.Pods) > 0 {
 		meta = append(meta, oneLine(strings.Join(v.Pods, ", ")))

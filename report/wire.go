@@ -355,7 +355,7 @@ func tallyVolume(v *timeline.Volume, kinds []kindCount) (wireFailures, []kindCou
 // wireVolumeName is a volume's "volume" field: its UniqueName, else its key.
 func wireVolumeName(v *timeline.Volume) string {
 	if v.UniqueName == "" {
-		return v.Key
+		return v.Key()
 	}
 	return v.UniqueName
 }
@@ -366,7 +366,7 @@ func toWireVolume(v *timeline.Volume) wireVolume {
 	var scratch [16]kindCount
 	f, kinds := tallyVolume(v, scratch[:0])
 	w := wireVolume{
-		Volume: wireVolumeName(v), PV: v.PV, Handle: v.Handle, Driver: v.Driver,
+		Volume: wireVolumeName(v), PV: v.PV, Handle: v.Handle, Driver: v.Driver(),
 		Names: strs(v.Names), Attachments: strs(v.Attachments()), Nodes: strs(v.Nodes), Pods: strs(v.Pods),
 		Multi: v.Multi, Events: len(v.Events), First: ts(v.First()), Last: ts(v.Last()),
 		Failures: f, Kinds: make(map[string]int, len(kinds)),
@@ -386,7 +386,7 @@ func toWireFinding(i int, f rules.Finding, incident map[int]int, vols map[string
 		Evidence: []wireEvidence{},
 	}
 	if v := vols[f.Volume]; v != nil {
-		w.Handle, w.Driver = v.Handle, v.Driver
+		w.Handle, w.Driver = v.Handle, v.Driver()
 	}
 	if n, ok := incident[i]; ok {
 		n := n
@@ -414,7 +414,7 @@ func volumesByName(tl *timeline.Timeline, fs []rules.Finding) map[string]*timeli
 		m[fs[i].Volume] = nil
 	}
 	for _, v := range tl.Volumes {
-		for _, n := range [2]string{v.Key, wireVolumeName(v)} {
+		for _, n := range [2]string{v.Key(), wireVolumeName(v)} {
 			if _, ok := m[n]; ok {
 				m[n] = v
 			}

@@ -11,10 +11,14 @@ import (
 // name are indexed, by key or UniqueName, and a name two volumes answer
 // to goes to the later one (as indexing every volume in order did).
 func TestVolumesByNameIndexesFindingsVolumes(t *testing.T) {
-	a := &timeline.Volume{Key: "kubernetes.io/csi/d^a", UniqueName: "kubernetes.io/csi/d^a", Handle: "a"}
-	b := &timeline.Volume{Key: "pv-b", Handle: "b"}
-	b2 := &timeline.Volume{Key: "pv-b", Handle: "b2"}
-	c := &timeline.Volume{Key: "pv-c", Handle: "c"}
+	a := &timeline.Volume{UniqueName: "kubernetes.io/csi/d^a", Handle: "a"}
+	a.SetKey("kubernetes.io/csi/d^a")
+	b := &timeline.Volume{Handle: "b"}
+	b.SetKey("pv-b")
+	b2 := &timeline.Volume{Handle: "b2"}
+	b2.SetKey("pv-b")
+	c := &timeline.Volume{Handle: "c"}
+	c.SetKey("pv-c")
 	tl := &timeline.Timeline{Volumes: []*timeline.Volume{a, b, c, b2}}
 	fs := []rules.Finding{{Volume: "kubernetes.io/csi/d^a"}, {Volume: "pv-b"}, {Volume: "gone"}}
 	m := volumesByName(tl, fs)

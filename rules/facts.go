@@ -277,7 +277,7 @@ func key(v *timeline.Volume) string {
 	if v.UniqueName != "" {
 		return v.UniqueName
 	}
-	return v.Key
+	return v.Key()
 }
 
 // nodeOr names a node, or says it is unknown (events and describe rows
@@ -584,8 +584,8 @@ func findLine(tl *timeline.Timeline, src parser.Source) *parser.Event {
 // driverOf returns the volume's driver or plugin name, reading the
 // UniqueName when the timeline did not fill Driver.
 func driverOf(v *timeline.Volume) string {
-	if v.Driver != "" {
-		return v.Driver
+	if d := v.Driver(); d != "" {
+		return d
 	}
 	u := v.UniqueName
 	if rest, ok := strings.CutPrefix(u, "kubernetes.io/csi/"); ok {

@@ -61,7 +61,8 @@ func loadFixture(t testing.TB, path string) *timeline.Timeline {
 		if v := vols[k]; v != nil {
 			return v
 		}
-		v := &timeline.Volume{Key: k, UniqueName: k}
+		v := &timeline.Volume{UniqueName: k}
+		v.SetKey(k)
 		vols[k] = v
 		order = append(order, k)
 		return v
@@ -88,7 +89,7 @@ func loadFixture(t testing.TB, path string) *timeline.Timeline {
 				case "multi":
 					v.Multi = true
 				case "driver":
-					v.Driver = val
+					v.SetDriver(val)
 				}
 			}
 			continue

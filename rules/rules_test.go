@@ -254,7 +254,7 @@ func TestPanicIsolation(t *testing.T) {
 	Register(Rule{
 		Name: "test-panics", Severity: Warning,
 		Doc:   Doc{Title: "panics", Explanation: "x", Next: "x"},
-		Check: func(c *Context) []Finding { var v *timeline.Volume; return []Finding{{Volume: v.Key}} },
+		Check: func(c *Context) []Finding { var v *timeline.Volume; return []Finding{{Volume: v.Key()}} },
 	})
 	defer func() {
 		registryMu.Lock()

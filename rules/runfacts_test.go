@@ -21,7 +21,8 @@ func TestRunFacts(t *testing.T) {
 	kinds := parser.Kinds()
 	var tl timeline.Timeline
 	for v := range 40 {
-		vol := &timeline.Volume{Key: fmt.Sprint("vol-", v)}
+		vol := &timeline.Volume{}
+		vol.SetKey(fmt.Sprint("vol-", v))
 		if v%3 == 0 {
 			vol.Nodes = []string{"node-b", "node-a", "node-b", ""}
 		}
@@ -64,10 +65,10 @@ func TestRunFacts(t *testing.T) {
 			}
 			want = uniqSorted(want)
 			if !slices.Equal(vf.nodes, want) {
-				t.Fatalf("workers %d, %s: nodes %q, want %q", workers, v.Key, vf.nodes, want)
+				t.Fatalf("workers %d, %s: nodes %q, want %q", workers, v.Key(), vf.nodes, want)
 			}
 			if len(vf.node) != len(v.Events) {
-				t.Fatalf("workers %d, %s: %d node indexes for %d events", workers, v.Key, len(vf.node), len(v.Events))
+				t.Fatalf("workers %d, %s: %d node indexes for %d events", workers, v.Key(), len(vf.node), len(v.Events))
 			}
 			for j, e := range v.Events {
 				got := ""
@@ -75,11 +76,11 @@ func TestRunFacts(t *testing.T) {
 					got = vf.nodes[n]
 				}
 				if got != e.Node {
-					t.Fatalf("workers %d, %s: event %d on %q, facts say %q", workers, v.Key, j, e.Node, got)
+					t.Fatalf("workers %d, %s: event %d on %q, facts say %q", workers, v.Key(), j, e.Node, got)
 				}
 			}
 			if vf.kinds != ks || !vf.first.Equal(first) || !vf.last.Equal(last) {
-				t.Fatalf("workers %d, %s: kinds %x span %v–%v, want %x %v–%v", workers, v.Key, vf.kinds, vf.first, vf.last, ks, first, last)
+				t.Fatalf("workers %d, %s: kinds %x span %v–%v, want %x %v–%v", workers, v.Key(), vf.kinds, vf.first, vf.last, ks, first, last)
 			}
 		}
 	}
@@ -123,7 +124,8 @@ func TestRunSurvivesMalformedTimeline(t *testing.T) {
 // first use; on one worker it is left to first use.
 func TestSharedFactsDeriveMountSide(t *testing.T) {
 	t0 := time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC)
-	vol := &timeline.Volume{Key: "vol"}
+	vol := &timeline.Volume{}
+	vol.SetKey("vol")
 	for i, k := range []parser.Kind{parser.MountDeviceFailed, parser.VerifyAttachedSucceeded, parser.SetupSucceeded, parser.MountDeviceSucceeded} {
 		vol.Events = append(vol.Events, parser.Draft{Kind: k, Node: "node-a", Time: t0.Add(time.Duration(i) * time.Second), Code: parser.CodeNotFound}.Event())
 	}

@@ -56,7 +56,7 @@ func ParseUniqueName(u string) (driver, handle string, ok bool) {
 	if !strings.HasPrefix(u, "kubernetes.io/") || !found || plugin == "" {
 		return "", "", false
 	}
-	driver = "kubernetes.io/" + plugin
+	driver = u[:len("kubernetes.io/")+len(plugin)] // "kubernetes.io/" + plugin, without a copy
 	return driver, inTreeHandle(driver, rest), true
 }
 

@@ -24,8 +24,8 @@ func (t *Timeline) Dump(w io.Writer) error {
 		fmt.Fprintf(b, "restart %s %s %s %s:%d\n", ts(r.Time), r.Component, r.Reason, r.Source.Path(), r.Source.Line)
 	}
 	for _, v := range t.Volumes {
-		fmt.Fprintf(b, "volume %s\n", v.Key)
-		fmt.Fprintf(b, "  pv=%s handle=%s driver=%s multi=%t\n", v.PV, v.Handle, v.Driver, v.Multi)
+		fmt.Fprintf(b, "volume %s\n", v.Key())
+		fmt.Fprintf(b, "  pv=%s handle=%s driver=%s multi=%t\n", v.PV, v.Handle, v.Driver(), v.Multi)
 		fmt.Fprintf(b, "  span %s → %s\n", ts(v.First()), ts(v.Last()))
 		fmt.Fprintf(b, "  names %s\n", strings.Join(v.Names, " | "))
 		fmt.Fprintf(b, "  nodes %s\n", strings.Join(v.Nodes, " "))

@@ -346,7 +346,7 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 		if c := a.First().Compare(b.First()); c != 0 {
 			return c
 		}
-		return strings.Compare(a.Key, b.Key)
+		return strings.Compare(a.Key(), b.Key())
 	}
 	if !slices.IsSortedFunc(t.Volumes, byFirst) {
 		slices.SortStableFunc(t.Volumes, byFirst)
@@ -550,11 +550,8 @@ func (sc *scratch) describe(v *Volume, ids []evIDs, sy *syms, rootName string, l
 	// every name linked into this volume (computed VA names included)
 	names = append(names, linked...)
 	if v.UniqueName != "" {
-		if d, h, ok := ParseUniqueName(v.UniqueName); ok {
-			v.Driver = d
-			if h != "" {
-				v.Handle = h
-			}
+		if _, h, ok := ParseUniqueName(v.UniqueName); ok && h != "" {
+			v.Handle = h // (its driver is the Driver)
 		}
 	}
 	// PV: prefer a dynamic pvc-… name, then the most frequent display name
@@ -585,13 +582,13 @@ func (sc *scratch) describe(v *Volume, ids []evIDs, sy *syms, rootName string, l
 	v.PV = best
 	switch {
 	case v.UniqueName != "":
-		v.Key = v.UniqueName
+		v.keyBy = keyUnique
 	case v.PV != "":
-		v.Key = v.PV
+		v.keyBy = keyPV
 	case v.Handle != "":
-		v.Key = v.Handle
+		v.keyBy = keyHandle
 	default:
-		v.Key = rootName
+		v.SetKey(rootName)
 	}
 	tmp := sortedNames(sc.tmp[:0], names, sy)
 	v.Names = sc.strs.copy(tmp)

@@ -23,11 +23,13 @@ func TestMountOutagesDescribeDedupe(t *testing.T) {
 	fail := func(sec int) parser.Event { return iev(sec, parser.MountDeviceFailed, b, "db/redis-master-0", 0) }
 	row := iev(3000, parser.MountDeviceFailed, "", "", parser.OriginDescribe)
 	row.SetRepeat(parser.Repeat{Count: 35, Span: 77 * time.Minute})
-	v := &Volume{Key: "v", Events: []parser.Event{fail(0), fail(100), fail(3000), row}}
+	v := &Volume{Events: []parser.Event{fail(0), fail(100), fail(3000), row}}
+	v.SetKey("v")
 	if got := v.MountOutages(); len(got) != 1 || got[0].Counts[parser.MountDeviceFailed] != 3 {
 		t.Errorf("with kubelet lines: %d outages %+v, want one of 3 failures", len(got), got)
 	}
-	v = &Volume{Key: "v", Events: []parser.Event{row}}
+	v = &Volume{Events: []parser.Event{row}}
+	v.SetKey("v")
 	got := v.MountOutages()
 	if len(got) != 1 || !got[0].FromDescribe || got[0].Counts[parser.MountDeviceFailed] != 35 {
 		t.Fatalf("describe only: %+v", got)
@@ -42,7 +44,7 @@ func TestMountOutagesDescribeDedupe(t *testing.T) {
 // last failure recovers it and a failure after that success is a relapse.
 func TestMountOutagesRecoverRelapse(t *testing.T) {
 	const a, b = "node-a", "node-b"
-	v := &Volume{Key: "v", Events: []parser.Event{
+	v := &Volume{Events: []parser.Event{
 		iev(0, parser.WaitForAttachFailed, a, "web-0", 0),
 		iev(10, parser.MountDeviceFailed, a, "prod/web-0", 0),
 		iev(20, parser.MountDeviceFailed, a, "web-0", 0),
@@ -52,6 +54,7 @@ func TestMountOutagesRecoverRelapse(t *testing.T) {
 		iev(50, parser.SetupSucceeded, a, "prod/web-0", 0),
 		iev(60, parser.MountStarted, b, "prod/web-1", 0),
 	}}
+	v.SetKey("v")
 	got := v.MountOutages()
 	if len(got) != 2 {
 		t.Fatalf("%d outages %+v, want 2", len(got), got)

@@ -37,8 +37,8 @@ func joinState(t *Timeline, snap *state.Snapshot) bool {
 			if v.Handle == "" {
 				v.Handle = pv.Handle()
 			}
-			if v.Driver == "" {
-				v.Driver = pv.Driver
+			if v.Driver() == "" {
+				v.SetDriver(pv.Driver)
 			}
 			p := snap.VolumePresence(pv.Name)
 			for _, ev := range p.Evidence {
@@ -77,7 +77,7 @@ func joinState(t *Timeline, snap *state.Snapshot) bool {
 
 // stateVolume is the PV of a volume in the snapshot, by any of its names.
 func stateVolume(snap *state.Snapshot, v *Volume) *state.PersistentVolume {
-	for _, n := range append([]string{v.PV, v.UniqueName, v.Handle, v.Key}, v.Attachments()...) {
+	for _, n := range append([]string{v.PV, v.UniqueName, v.Handle, v.Key()}, v.Attachments()...) {
 		if n == "" {
 			continue
 		}

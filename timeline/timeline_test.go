@@ -275,7 +275,7 @@ func TestJoinNames(t *testing.T) {
 		t.Fatalf("volumes %d, want cbs, grafana, vsphere", len(tl.Volumes))
 	}
 	cbs := tl.Volumes[0]
-	if cbs.Key != vU || cbs.Driver != "com.tencent.cloud.csi.cbs" || cbs.Handle != "disk-7x9qk2mz" || cbs.PV != vPV {
+	if cbs.Key() != vU || cbs.Driver() != "com.tencent.cloud.csi.cbs" || cbs.Handle != "disk-7x9qk2mz" || cbs.PV != vPV {
 		t.Errorf("cbs volume %+v", cbs)
 	}
 	if len(cbs.Events) != len(seedKCM().Events)+3 {
@@ -284,8 +284,8 @@ func TestJoinNames(t *testing.T) {
 	if !slices.Contains(cbs.Attachments(), "csi-47e2661afacd684dd8a1d3236d7dbbf5e16e99f6dc5b879275532fc8b059c239") {
 		t.Errorf("VA of node B not computed: %v", cbs.Attachments())
 	}
-	if tl.Volumes[1].Key != "grafana" {
-		t.Errorf("stray volume %q", tl.Volumes[1].Key)
+	if tl.Volumes[1].Key() != "grafana" {
+		t.Errorf("stray volume %q", tl.Volumes[1].Key())
 	}
 	vsv := tl.Volumes[2]
 	if vsv.Handle != "[vsanDatastore] kubevols/kubernetes-dynamic-pvc-2f53fe7e-846c-11e7-addd-0050569ccb52.vmdk" || len(vsv.Events) != 2 {
@@ -339,24 +339,24 @@ func TestFind(t *testing.T) {
 	tl := Build([]parser.Result{r}, Options{})
 	for _, q := range []string{"disk-7x9qk2mz", "7x9q", "DISK-7X9QK2MZ", "csi-9239c0a1", vPV} {
 		m, _ := tl.Find(q)
-		if len(m) != 1 || m[0].Key != vU {
+		if len(m) != 1 || m[0].Key() != vU {
 			t.Errorf("Find(%q) = %d volumes", q, len(m))
 		}
 	}
-	if m, _ := tl.Find("dk7x9"); len(m) != 1 || m[0].Key != vU { // fuzzy subsequence
+	if m, _ := tl.Find("dk7x9"); len(m) != 1 || m[0].Key() != vU { // fuzzy subsequence
 		t.Errorf("fuzzy Find: %d", len(m))
 	}
 	m, sug := tl.Find("disk-7x9qk2mx") // typo
 	if len(m) != 0 || len(sug) == 0 || sug[0] != "disk-7x9qk2mz" {
 		t.Errorf("typo: matches %d suggestions %v", len(m), sug)
 	}
-	if m, _ := tl.FilterNode("worker-7"); len(m) != 1 || m[0].Driver != "kubernetes.io/aws-ebs" {
+	if m, _ := tl.FilterNode("worker-7"); len(m) != 1 || m[0].Driver() != "kubernetes.io/aws-ebs" {
 		t.Errorf("FilterNode: %d", len(m))
 	}
 	if _, sug := tl.FilterNode("worker-8x"); !slices.Contains(sug, "worker-7") {
 		t.Errorf("FilterNode suggestions %v", sug)
 	}
-	if m, _ := tl.FilterPod("mysql-0"); len(m) != 1 || m[0].Key != vU {
+	if m, _ := tl.FilterPod("mysql-0"); len(m) != 1 || m[0].Key() != vU {
 		t.Errorf("FilterPod: %d", len(m))
 	}
 }

@@ -101,15 +101,12 @@ type Overlap struct {
 // of larger arrays; volumes seen on one node alone share one Nodes):
 // replace them, never write into them.
 type Volume struct {
-	Key        string // stable identity: UniqueName when known, else the best other name
 	UniqueName string
 	PV         string
 	Handle     string
-	Driver     string // "com.tencent.cloud.csi.cbs", "kubernetes.io/aws-ebs", …
 	Names      []string
 	Nodes      []string // sorted
 	Pods       []string // sorted
-	Multi      bool     // legitimately attached to many nodes (RWX/ROX evidence)
 	Events     []parser.Event
 	Intervals  []Interval // controller view, per node, in time order
 	// The span (First, Last): the times of Events[first-1] and
@@ -122,6 +119,81 @@ type Volume struct {
 	// never written through: the setters replace it, so a copy of a
 	// Volume can be changed on its own.
 	rare *volumeRare
+	// keyBy says which name is the Key (SetKey)
+	keyBy keyName
+	Multi bool // legitimately attached to many nodes (RWX/ROX evidence)
+}
+
+// keyName is the field a Volume's Key is: most volumes' is one of their
+// names, so that a large cluster's volumes do not each hold it twice.
+type keyName uint8
+
+const (
+	keyNone   keyName = iota // ""
+	keyUnique                // UniqueName
+	keyPV                    // PV
+	keyHandle                // Handle
+	keyOwn                   // rare.key
+)
+
+// Key is the volume's stable identity: its UniqueName when known, else
+// the best other name.
+func (v *Volume) Key() string {
+	switch v.keyBy {
+	case keyUnique:
+		return v.UniqueName
+	case keyPV:
+		return v.PV
+	case keyHandle:
+		return v.Handle
+	case keyOwn:
+		return v.rare.key
+	}
+	return ""
+}
+
+// SetKey makes k the volume's Key: the name among UniqueName, PV and
+// Handle (in that order) that equals k, which the Key then follows, or k
+// itself. Set the names first.
+func (v *Volume) SetKey(k string) {
+	by := keyOwn
+	switch k {
+	case "":
+		by = keyNone
+	case v.UniqueName:
+		by = keyUnique
+	case v.PV:
+		by = keyPV
+	case v.Handle:
+		by = keyHandle
+	}
+	v.keyBy = by
+	v.setRare(func(r *volumeRare) {
+		r.key = ""
+		if by == keyOwn {
+			r.key = k
+		}
+	})
+}
+
+// Driver is the volume's driver ("com.tencent.cloud.csi.cbs",
+// "kubernetes.io/aws-ebs", …): the one SetDriver gave, else its
+// UniqueName's.
+func (v *Volume) Driver() string {
+	if v.rare != nil && v.rare.driver != "" {
+		return v.rare.driver
+	}
+	d, _, _ := ParseUniqueName(v.UniqueName)
+	return d
+}
+
+// SetDriver gives the volume a driver other than its UniqueName's ("":
+// its UniqueName's).
+func (v *Volume) SetDriver(d string) {
+	if own, _, _ := ParseUniqueName(v.UniqueName); d == own {
+		d = ""
+	}
+	v.setRare(func(r *volumeRare) { r.driver = d })
 }
 
 // First is the time of the volume's earliest event with a time.
@@ -208,6 +280,9 @@ type volumeRare struct {
 	// attachments when given (ownAttachments; see Attachments)
 	attachments    []string
 	ownAttachments bool
+	// key when the Key is none of the volume's names (SetKey), driver
+	// when given (SetDriver)
+	key, driver string
 }
 
 // Kubelet is the kubelet view, per node, in time order.
@@ -253,7 +328,7 @@ func (v *Volume) setRare(set func(*volumeRare)) {
 		r = *v.rare
 	}
 	set(&r)
-	if r.kubelet == nil && r.overlaps == nil && r.objects == nil && r.span == nil && !r.ownAttachments {
+	if r.kubelet == nil && r.overlaps == nil && r.objects == nil && r.span == nil && !r.ownAttachments && r.key == "" && r.driver == "" {
 		v.rare = nil
 		return
 	}

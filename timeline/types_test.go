@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/kcmtrace/kcmtrace/parser"
 )
@@ -39,5 +40,75 @@ func TestIntervalTimes(t *testing.T) {
 	var zero Interval
 	if !zero.Start().IsZero() || !zero.End().IsZero() {
 		t.Error("the zero Interval has times")
+	}
+}
+
+// TestVolumeKeyAndDriver: the Key is the name SetKey found equal to it
+// (and follows that name), or a string of its own; the Driver is the
+// UniqueName's unless another was given; neither costs a volume a field
+// (TestVolumeSize).
+func TestVolumeKeyAndDriver(t *testing.T) {
+	const u = "kubernetes.io/csi/ebs.csi.aws.com^vol-1"
+	for _, tc := range []struct {
+		name       string
+		v          Volume
+		key        string
+		wantBy     keyName
+		wantKey    string // after the names change (below)
+		wantDriver string
+	}{
+		{"UniqueName", Volume{UniqueName: u, PV: "pvc-1"}, u, keyUnique, u + "-x", "ebs.csi.aws.com"},
+		{"PV", Volume{PV: "pvc-1", Handle: "vol-1"}, "pvc-1", keyPV, "pvc-1-x", ""},
+		{"handle", Volume{Handle: "vol-1"}, "vol-1", keyHandle, "vol-1-x", ""},
+		{"own", Volume{UniqueName: u}, "csi-abc", keyOwn, "csi-abc", "ebs.csi.aws.com"},
+		{"none", Volume{PV: "pvc-1"}, "", keyNone, "", ""},
+		{"in-tree", Volume{UniqueName: "kubernetes.io/aws-ebs/aws://us-east-1a/vol-2"}, "x", keyOwn, "x", "kubernetes.io/aws-ebs"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := tc.v
+			v.SetKey(tc.key)
+			if v.Key() != tc.key || v.keyBy != tc.wantBy {
+				t.Fatalf("SetKey(%q): Key %q by %d, want by %d", tc.key, v.Key(), v.keyBy, tc.wantBy)
+			}
+			if (v.rare != nil) != (tc.wantBy == keyOwn) {
+				t.Errorf("SetKey(%q): side record %v", tc.key, v.rare)
+			}
+			if v.Driver() != tc.wantDriver {
+				t.Errorf("Driver %q, want %q", v.Driver(), tc.wantDriver)
+			}
+			c := v // a copy changed on its own
+			c.UniqueName, c.PV, c.Handle = suffix(v.UniqueName), suffix(v.PV), suffix(v.Handle)
+			if c.Key() != tc.wantKey || v.Key() != tc.key {
+				t.Errorf("names changed: Key %q (original %q), want %q", c.Key(), v.Key(), tc.wantKey)
+			}
+		})
+	}
+	v := Volume{UniqueName: u}
+	v.SetDriver("other.csi")
+	if v.Driver() != "other.csi" || v.rare == nil {
+		t.Errorf("SetDriver: %q", v.Driver())
+	}
+	v.SetDriver("ebs.csi.aws.com") // the UniqueName's: nothing to keep
+	if v.Driver() != "ebs.csi.aws.com" || v.rare != nil {
+		t.Errorf("SetDriver of the UniqueName's driver: %q, side record %v", v.Driver(), v.rare)
+	}
+}
+
+func suffix(s string) string {
+	if s == "" {
+		return ""
+	}
+	return s + "-x"
+}
+
+// TestVolumeSize: a large cluster's timeline holds tens of thousands of
+// volumes; a Volume's names are three strings (Key and Driver are derived
+// from them), what few volumes have is in a side record.
+func TestVolumeSize(t *testing.T) {
+	if unsafe.Sizeof(uintptr(0)) != 8 {
+		t.Skip("sizes pinned for 64-bit platforms")
+	}
+	if got := unsafe.Sizeof(Volume{}); got != 192 {
+		t.Errorf("Volume is %d bytes, want 192", got)
 	}
 }

@@ -71,11 +71,13 @@ func TestEvents(t *testing.T) {
 	other.SetVolume("", "", nil)
 	tl := &Timeline{
 		Volumes: []*Volume{
-			{Key: "b", Events: []parser.Event{ev(2, parser.AttachStarted, k, nodeA), ev(1, parser.AttachStarted, k, nodeB)}},
-			{Key: "a", Events: []parser.Event{undated, ev(1, parser.AttachFailed, k, nodeA)}},
+			{Events: []parser.Event{ev(2, parser.AttachStarted, k, nodeA), ev(1, parser.AttachStarted, k, nodeB)}},
+			{Events: []parser.Event{undated, ev(1, parser.AttachFailed, k, nodeA)}},
 		},
 		Other: []parser.Event{other},
 	}
+	tl.Volumes[0].SetKey("b")
+	tl.Volumes[1].SetKey("a")
 	tl.Volumes[0].Events[1].Source = parser.Source{Input: 1, Line: 1}
 	tl.Volumes[1].Events[1].Source = parser.Source{Input: 0, Line: 7}
 	kinds := func(evs []parser.Event) []string {
