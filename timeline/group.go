@@ -580,16 +580,7 @@ func (sc *scratch) describe(v *Volume, ids []evIDs, sy *syms, rootName string, l
 		}
 	}
 	v.PV = best
-	switch {
-	case v.UniqueName != "":
-		v.keyBy = keyUnique
-	case v.PV != "":
-		v.keyBy = keyPV
-	case v.Handle != "":
-		v.keyBy = keyHandle
-	default:
-		v.SetKey(rootName)
-	}
+	v.SetKey(cmp.Or(v.UniqueName, v.PV, v.Handle, rootName))
 	tmp := sortedNames(sc.tmp[:0], names, sy)
 	v.Names = sc.strs.copy(tmp)
 	// the VolumeAttachment names are a window of Names (Attachments)

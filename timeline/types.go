@@ -168,12 +168,14 @@ func (v *Volume) SetKey(k string) {
 		by = keyHandle
 	}
 	v.keyBy = by
-	v.setRare(func(r *volumeRare) {
-		r.key = ""
-		if by == keyOwn {
-			r.key = k
-		}
-	})
+	if by == keyOwn || v.rare != nil && v.rare.key != "" { // most volumes: no side record to touch
+		v.setRare(func(r *volumeRare) {
+			r.key = ""
+			if by == keyOwn {
+				r.key = k
+			}
+		})
+	}
 }
 
 // Driver is the volume's driver ("com.tencent.cloud.csi.cbs",
@@ -193,7 +195,9 @@ func (v *Volume) SetDriver(d string) {
 	if own, _, _ := ParseUniqueName(v.UniqueName); d == own {
 		d = ""
 	}
-	v.setRare(func(r *volumeRare) { r.driver = d })
+	if d != "" || v.rare != nil && v.rare.driver != "" {
+		v.setRare(func(r *volumeRare) { r.driver = d })
+	}
 }
 
 // First is the time of the volume's earliest event with a time.
