@@ -115,7 +115,7 @@ func (st *inputState) convert() {
 			t = ord.next(m.w, t, st.loc)
 		}
 		if !t.IsZero() {
-			st.events[i].Time = t
+			st.events[i].Time = StampOf(t)
 		}
 	}
 	ord.note(st)
@@ -127,7 +127,7 @@ func (st *inputState) convert() {
 	}
 	for _, ev := range st.events {
 		if !ev.Time.IsZero() && !ev.Relative {
-			st.trackAbs(ev.Time)
+			st.trackAbs(ev.Time.UTC())
 		}
 	}
 	st.in.First, st.in.Last = st.minAbs, st.maxAbs
@@ -282,8 +282,8 @@ func anchorAll(states []*inputState) {
 	newest := make([]time.Time, len(states))
 	for i, st := range states {
 		for k := range st.events {
-			if !st.metas[k].hasAge && st.events[k].Time.After(newest[i]) {
-				newest[i] = st.events[k].Time
+			if !st.metas[k].hasAge && st.events[k].Time.UTC().After(newest[i]) {
+				newest[i] = st.events[k].Time.UTC()
 			}
 		}
 		if st.haveWall || st.formatVotes[fmtJSON] > 0 {
@@ -325,11 +325,11 @@ func anchorAll(states []*inputState) {
 				rep := *ev.Repeat
 				rep.Relative = true
 				ev.SetRepeat(rep)
-				ev.Time = time.Time{}
+				ev.Time = Stamp{}
 				continue
 			}
-			ev.Time = anchor.Add(-m.age)
-			st.trackAbs(ev.Time)
+			ev.Time = StampOf(anchor.Add(-m.age))
+			st.trackAbs(ev.Time.UTC())
 		}
 		if rows {
 			st.in.First, st.in.Last = st.minAbs, st.maxAbs

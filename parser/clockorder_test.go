@@ -23,7 +23,7 @@ func TestWallClockAmbiguityFollowsFileOrder(t *testing.T) {
 	edt := time.Date(2024, 11, 3, 5, 59, 30, 0, time.UTC) // 01:59:30 EDT
 	want := []time.Time{edt, edt.Add(40 * time.Second), edt.Add(20*time.Minute + 30*time.Second)}
 	for i, ev := range r.Events {
-		if !ev.Time.Equal(want[i]) {
+		if !ev.Time.UTC().Equal(want[i]) {
 			t.Errorf("event %d at %v, want %v", i, ev.Time, want[i])
 		}
 	}

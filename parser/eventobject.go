@@ -46,7 +46,7 @@ func ClassifyEventObject(o EventObject) (Event, bool) {
 		return Event{}, false
 	}
 	ev.Source, ev.Text = o.Source, TextOf(o.Text)
-	ev.Time = o.Last.UTC()
+	ev.Time = StampOf(o.Last.UTC())
 	if ev.Count == 0 && o.Count > 1 {
 		ev.Count = Int32(o.Count)
 	}

@@ -125,9 +125,9 @@ func (st *inputState) setFoldSpans() {
 	for _, fs := range st.foldSpans {
 		ev := &st.events[fs.index]
 		first := st.timeOf(fs.first)
-		if !first.IsZero() && ev.Time.After(first) {
+		if !first.IsZero() && ev.Time.UTC().After(first) {
 			rep := *ev.Repeat
-			rep.Span = ev.Time.Sub(first)
+			rep.Span = ev.Time.UTC().Sub(first)
 			ev.SetRepeat(rep)
 		}
 	}

@@ -279,7 +279,7 @@ func TestBadInput(t *testing.T) {
 		}},
 		{name: "empty", data: nil, problem: "empty input"},
 		{name: "year 0 in retry deadline", data: []byte("E0812 03:12:08.905133       1 nestedpendingoperations.go:348] Operation for \"{volumeName:v podName: nodeName:}\" failed. No retries permitted until 0000-08-12 03:14:10.905101877 +0000 UTC m=+1.9 (durationBeforeRetry 2m2s). Error: AttachVolume.Attach failed for volume \"p\" (UniqueName: \"v\") from node \"n\" : x\n"), problem: "implausible year 0", events: 1, check: func(t *testing.T, res Result) {
-			if y := res.Events[0].Time.Year(); y != 2025 || res.Input.YearFrom != FromAssumed {
+			if y := res.Events[0].Time.UTC().Year(); y != 2025 || res.Input.YearFrom != FromAssumed {
 				t.Errorf("year %d from %s", y, res.Input.YearFrom)
 			}
 		}},

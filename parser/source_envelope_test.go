@@ -56,7 +56,7 @@ func TestEnvelopeSeam(t *testing.T) {
 	if len(res.Events) != 1 || res.Events[0].Kind != AttachStarted {
 		t.Fatalf("events %+v", res.Events)
 	}
-	if got, want := res.Events[0].Time, time.Date(2021, 8, 12, 3, 10, 0, 1000, time.UTC); !got.Equal(want) {
+	if got, want := res.Events[0].Time, time.Date(2021, 8, 12, 3, 10, 0, 1000, time.UTC); !got.Equal(StampOf(want)) {
 		t.Errorf("time %v, want %v (zone %s from %s)", got, want, res.Input.Zone, res.Input.ZoneFrom)
 	}
 }

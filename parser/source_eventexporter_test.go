@@ -78,7 +78,7 @@ func TestEventExporterMatchesDescribe(t *testing.T) {
 	for _, g := range got.Events {
 		found := false
 		for _, tm := range times {
-			found = found || g.Time.Equal(tm)
+			found = found || g.Time.UTC().Equal(tm)
 		}
 		if !found {
 			t.Errorf("%s at %s: not a record's lastTimestamp", g.Kind, g.Time)

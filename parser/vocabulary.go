@@ -1,6 +1,8 @@
 package parser
 
 import (
+	"time"
+
 	"github.com/kcmtrace/kcmtrace/parser/classifier"
 	"github.com/kcmtrace/kcmtrace/parser/textstore"
 )
@@ -22,6 +24,8 @@ type (
 	Origin    = classifier.Origin
 	Retry     = classifier.Retry
 	Source    = classifier.Source
+	// Stamp is Event.Time: a UTC instant in 8 bytes, or none.
+	Stamp = classifier.Stamp
 	// PathID is Source.File: an input's path, interned (InternPath).
 	PathID = classifier.PathID
 	// Text is Event.Text: the entry text, kept compressed (package
@@ -123,3 +127,6 @@ const (
 	DetachStartFailed       = classifier.DetachStartFailed
 	Bookkeeping             = classifier.Bookkeeping
 )
+
+// StampOf is t as an Event's Time (classifier.StampOf).
+func StampOf(t time.Time) Stamp { return classifier.StampOf(t) }

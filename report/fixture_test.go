@@ -34,7 +34,7 @@ func handSeed(hostile bool) *Analysis {
 	line := 10
 	add := func(d time.Duration, kind parser.Kind, node, path string, comp parser.Component, code, text string) parser.Event {
 		line++
-		e := parser.Draft{Time: at(d), Kind: kind, Volume: uniq, PV: pv, Handle: handle, Node: node,
+		e := parser.Draft{Time: parser.StampOf(at(d)), Kind: kind, Volume: uniq, PV: pv, Handle: handle, Node: node,
 			Component: comp, Code: code, Source: parser.Source{File: parser.InternPath(path), Line: parser.Int32(line)}, Text: parser.TextOf(text), RWXKey: parser.HasRWXKey(text)}
 		if comp == parser.ComponentKubelet {
 			e.Pod = pod
@@ -88,7 +88,7 @@ func handSeed(hostile bool) *Analysis {
 			klog(at(dt), "nestedpendingoperations.go:301", `Operation for "{volumeName:`+uniq+` podName: nodeName:}" failed. No retries permitted until 2021-01-13 17:53:12 +0800 CST m=+99.1 (durationBeforeRetry 2m2s). Error: MountVolume.MountDevice failed for volume "`+pv+`" (UniqueName: "`+uniq+`") pod "redis-master-0" (UID: "5d2f3c1a-1111-2222-3333-444455556666") : rpc error: code = Internal desc = can not find diskId `+handle+` by serial`)))
 	}
 	ev := func(e parser.Event, note string) rules.Evidence {
-		return rules.Evidence{Path: e.Source.Path(), Line: int(e.Source.Line), Time: e.Time, Text: e.Text.String(), Note: note}
+		return rules.Evidence{Path: e.Source.Path(), Line: int(e.Source.Line), Time: e.Time.UTC(), Text: e.Text.String(), Note: note}
 	}
 	last := mf[len(mf)-1]
 	vol := &timeline.Volume{
@@ -96,22 +96,22 @@ func handSeed(hostile bool) *Analysis {
 		Names: []string{uniq, pv, handle}, Nodes: []string{nodeA, nodeB}, Pods: []string{pod},
 		Events: evs,
 		Intervals: []timeline.Interval{
-			timeline.NewInterval(nodeA, timeline.Attaching, at(0), fails[0].Time, 0, 1),
-			timeline.NewInterval(nodeA, timeline.Uncertain, fails[0].Time, detA.Time, 1, 9),
-			timeline.NewInterval(nodeB, timeline.Attaching, startB.Time, okB.Time, 7, 8),
-			timeline.NewInterval(nodeB, timeline.Attached, okB.Time, time.Time{}, 8, -1),
-			timeline.NewInterval(nodeA, timeline.Detaching, detA.Time, detOK.Time, 9, 12),
-			timeline.NewInterval(nodeA, timeline.Detached, detOK.Time, time.Time{}, 12, -1),
+			timeline.NewInterval(nodeA, timeline.Attaching, at(0), fails[0].Time.UTC(), 0, 1),
+			timeline.NewInterval(nodeA, timeline.Uncertain, fails[0].Time.UTC(), detA.Time.UTC(), 1, 9),
+			timeline.NewInterval(nodeB, timeline.Attaching, startB.Time.UTC(), okB.Time.UTC(), 7, 8),
+			timeline.NewInterval(nodeB, timeline.Attached, okB.Time.UTC(), time.Time{}, 8, -1),
+			timeline.NewInterval(nodeA, timeline.Detaching, detA.Time.UTC(), detOK.Time.UTC(), 9, 12),
+			timeline.NewInterval(nodeA, timeline.Detached, detOK.Time.UTC(), time.Time{}, 12, -1),
 		},
 	}
 	vol.SetKey(uniq)
 	vol.SetDriver("com.tencent.cloud.csi.cbs")
-	vol.SetSpan(evs[0].Time, last.Time)
+	vol.SetSpan(evs[0].Time.UTC(), last.Time.UTC())
 	vol.SetKubelet([]timeline.Interval{
-		timeline.NewInterval(nodeB, timeline.Mounting, at(tB+14*time.Second), mf[0].Time, 11, 13),
-		timeline.NewInterval(nodeB, timeline.MountFailing, mf[0].Time, time.Time{}, 13, -1),
+		timeline.NewInterval(nodeB, timeline.Mounting, at(tB+14*time.Second), mf[0].Time.UTC(), 11, 13),
+		timeline.NewInterval(nodeB, timeline.MountFailing, mf[0].Time.UTC(), time.Time{}, 13, -1),
 	})
-	vol.SetOverlaps([]timeline.Overlap{{Start: okB.Time, End: detOK.Time, Nodes: []string{nodeA, nodeB},
+	vol.SetOverlaps([]timeline.Overlap{{Start: okB.Time.UTC(), End: detOK.Time.UTC(), Nodes: []string{nodeA, nodeB},
 		States: map[string]timeline.State{nodeA: timeline.Uncertain, nodeB: timeline.Attached}}})
 	// A second volume: a clean move plus a transient multi-attach.
 	other := &timeline.Volume{UniqueName: "kubernetes.io/csi/com.tencent.cloud.csi.cbs^disk-8h2kq0aa",
@@ -120,7 +120,7 @@ func handSeed(hostile bool) *Analysis {
 	other.SetKey(other.UniqueName)
 	other.SetDriver("com.tencent.cloud.csi.cbs")
 	other.SetSpan(at(time.Minute), at(2*time.Minute))
-	multi := parser.Draft{Time: at(time.Minute), Kind: parser.MultiAttach, Volume: other.UniqueName, PV: other.PV, Handle: other.Handle,
+	multi := parser.Draft{Time: parser.StampOf(at(time.Minute)), Kind: parser.MultiAttach, Volume: other.UniqueName, PV: other.PV, Handle: other.Handle,
 		Node: nodeA, Pod: "web/nginx-0", Component: parser.ComponentKCM, Code: parser.CodeMultiAttach,
 		Source: parser.Source{File: parser.InternPath(kcm), Line: 5},
 		Text:   parser.TextOf(`W0113 16:28:15.000000       1 reconciler.go:370] Multi-Attach error for volume "` + other.PV + `" Volume is already exclusively attached to one node and can't be attached to another`)}.Event()
@@ -132,32 +132,32 @@ func handSeed(hostile bool) *Analysis {
 				First: at(-time.Minute), Last: at(tB + 30*time.Second), Year: 2021, YearFrom: "retry-deadline", Zone: "+08:00", ZoneFrom: "retry-deadline",
 				Skipped: map[string]int{"too-long": 1}, Problems: []parser.Problem{{Line: 4211, Message: "half-written last line"}}},
 			{Path: kubelet, Component: "kubelet", Wrapper: "journald", Format: "klog-text", Lines: 880, Relevant: 9, Events: 5,
-				First: at(tB), Last: last.Time, Year: 2021, YearFrom: "wrapper", Zone: "+08:00", ZoneFrom: "retry-deadline"},
+				First: at(tB), Last: last.Time.UTC(), Year: 2021, YearFrom: "wrapper", Zone: "+08:00", ZoneFrom: "retry-deadline"},
 		},
 		Volumes:  []*timeline.Volume{vol, other},
 		Restarts: []timeline.Restart{{Time: at(-30 * time.Second), Source: parser.Source{File: parser.InternPath(kcm), Line: 2}, Reason: "leader-elected"}},
 		Skews:    []timeline.Skew{{Path: kubelet, Offset: 1500 * time.Millisecond, Pairs: 1, From: "estimated"}},
-		Start:    at(-time.Minute), End: last.Time,
+		Start:    at(-time.Minute), End: last.Time.UTC(),
 	}
 	storm := rules.Finding{Rule: "attach-retry-storm", Severity: rules.Critical, Volume: uniq, PV: pv, Nodes: []string{nodeA}, Pods: []string{pod},
-		Start: fails[0].Time, End: fails[len(fails)-1].Time, Count: 40, Code: parser.CodeZoneNotMatch,
+		Start: fails[0].Time.UTC(), End: fails[len(fails)-1].Time.UTC(), Count: 40, Code: parser.CodeZoneNotMatch,
 		Summary:     "attach to " + nodeA + " failed 40× with ZoneNotMatch over 1h23m; backoff reached 2m2s",
 		Explanation: "ZoneNotMatch is permanent: the disk lives in another zone than the node. The controller retries with exponential backoff (0.5 s doubling to 2m2s) for as long as the pod stays on the node, and each failed attach leaves (volume, node) uncertain in the actual state of world.",
 		Next:        "Compare the PV's topology (zone) with the node's zone; check the StorageClass uses WaitForFirstConsumer.",
 		Evidence:    []rules.Evidence{ev(fails[0], "first failure"), ev(fails[len(fails)-1], "last failure")}}
 	abd := rules.Finding{Rule: "attach-before-detach", Severity: rules.Critical, Volume: uniq, PV: pv, Nodes: []string{nodeA, nodeB}, Pods: []string{pod},
-		Start: okB.Time, End: detOK.Time, Count: 1,
+		Start: okB.Time.UTC(), End: detOK.Time.UTC(), Count: 1,
 		Summary:     "attach to " + nodeB + " succeeded while " + nodeA + " was still uncertain; the detach from " + nodeA + " came 100ms later",
 		Explanation: "Uncertain entries are excluded from the multi-attach check, so the attach to the new node went ahead; the reconciler then detached the old, uncertain attachment.",
 		Evidence:    []rules.Evidence{ev(fails[len(fails)-1], "A uncertain"), ev(okB, "attach to B succeeded"), ev(detA, "detach from A started"), ev(detOK, "detach from A succeeded")}}
 	mdnf := rules.Finding{Rule: "mount-device-not-found", Severity: rules.Critical, Volume: uniq, PV: pv, Nodes: []string{nodeB}, Pods: []string{pod},
-		Start: mf[0].Time, End: last.Time, Count: 4, Code: parser.CodeSerialNotFound,
+		Start: mf[0].Time.UTC(), End: last.Time.UTC(), Count: 4, Code: parser.CodeSerialNotFound,
 		Summary:     "kubelet on " + nodeB + " cannot find disk " + handle + " by serial (×4), 6s after the detach from " + nodeA,
 		Explanation: "The device the kubelet waits for is gone: the detach meant for " + nodeA + " removed the disk from " + nodeB + ".",
 		Next:        "Check the CSI driver's ControllerUnpublishVolume: it must verify which instance the disk is attached to.",
 		Evidence:    []rules.Evidence{ev(mf[0], "first failure"), ev(detOK, "the detach that removed it")}}
 	ma := rules.Finding{Rule: "multi-attach", Severity: rules.Info, Volume: other.UniqueName, PV: other.PV, Nodes: []string{nodeA}, Pods: []string{"web/nginx-0"},
-		Start: multi.Time, End: multi.Time, Count: 1, Summary: "Multi-Attach error for web/nginx-0, resolved within 1m",
+		Start: multi.Time.UTC(), End: multi.Time.UTC(), Count: 1, Summary: "Multi-Attach error for web/nginx-0, resolved within 1m",
 		Explanation: "The controller refused to attach an RWO volume to a second node until the first detach finished.",
 		Evidence:    []rules.Evidence{ev(multi, "")}}
 	res := rules.Result{

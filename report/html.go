@@ -428,8 +428,8 @@ func htmlKeyRows(v *timeline.Volume, o Options) (keys []htmlKeyRow, note, cmd st
 	}
 	var base parser.Event
 	for _, r := range rows {
-		if !r.Time.IsZero() && (base.Time.IsZero() || r.Time.Before(base.Time)) {
-			base.Time = r.Time
+		if !r.Time.IsZero() && (base.Time.IsZero() || r.Time.Before(base.Time.UTC())) {
+			base.Time = parser.StampOf(r.Time)
 		}
 	}
 	var out []htmlKeyRow
@@ -438,7 +438,7 @@ func htmlKeyRows(v *timeline.Volume, o Options) (keys []htmlKeyRow, note, cmd st
 		if !r.Time.IsZero() {
 			tm = o.zone().clockMS(r.Time)
 		}
-		out = append(out, htmlKeyRow{Time: tm, Rel: rel(r.Time, base.Time), Node: oneLine(firstNonEmpty(r.Node, unknownTime)),
+		out = append(out, htmlKeyRow{Time: tm, Rel: rel(r.Time, base.Time.UTC()), Node: oneLine(firstNonEmpty(r.Node, unknownTime)),
 			Step: oneLine(r.step(o.zone())), Source: r.sourceLoc()})
 	}
 	return out, oneLine(fullTimelineNote(v, omitted)), oneLine(timelineCommand(v, o))

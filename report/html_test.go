@@ -445,27 +445,27 @@ func hostileAnalysis() *Analysis {
 	t0 := time.Date(2021, 1, 13, 9, 0, 0, 0, time.UTC)
 	for i, s := range htmlHostile {
 		node := htmlHostile[(i+1)%len(htmlHostile)]
-		ev := parser.Draft{Time: t0.Add(time.Duration(i) * time.Second), Kind: parser.AttachFailed, Volume: s, PV: s, Node: node,
+		ev := parser.Draft{Time: parser.StampOf(t0.Add(time.Duration(i) * time.Second)), Kind: parser.AttachFailed, Volume: s, PV: s, Node: node,
 			Component: parser.ComponentKCM, Source: parser.Source{File: parser.InternPath(s), Line: parser.Int32(i + 1)}, Text: parser.TextOf("E0113 " + s + " " + node)}.Event()
 		kev := ev
 		kev.Component, kev.Kind, kev.Source.Line = parser.ComponentKubelet, parser.MountDeviceFailed, parser.Int32(i+100)
 		v := &timeline.Volume{UniqueName: s, PV: s, Handle: node, Names: []string{s}, Nodes: []string{node, s}, Pods: []string{s},
 			Events: []parser.Event{ev, kev},
-			Intervals: []timeline.Interval{timeline.NewInterval(node, timeline.State(s), ev.Time, ev.Time.Add(time.Minute), 0, 0),
-				timeline.NewInterval(s, timeline.Uncertain, ev.Time, time.Time{}, 0, 0)},
+			Intervals: []timeline.Interval{timeline.NewInterval(node, timeline.State(s), ev.Time.UTC(), ev.Time.Add(time.Minute).UTC(), 0, 0),
+				timeline.NewInterval(s, timeline.Uncertain, ev.Time.UTC(), time.Time{}, 0, 0)},
 		}
 		v.SetKey(s)
 		v.SetDriver(s)
-		v.SetSpan(ev.Time, ev.Time.Add(time.Minute))
-		v.SetKubelet([]timeline.Interval{timeline.NewInterval(node, timeline.MountFailing, kev.Time, time.Time{}, 0, 0)})
-		v.SetOverlaps([]timeline.Overlap{{Start: ev.Time, Nodes: []string{node, s}, States: map[string]timeline.State{node: timeline.State(s)}}})
+		v.SetSpan(ev.Time.UTC(), ev.Time.Add(time.Minute).UTC())
+		v.SetKubelet([]timeline.Interval{timeline.NewInterval(node, timeline.MountFailing, kev.Time.UTC(), time.Time{}, 0, 0)})
+		v.SetOverlaps([]timeline.Overlap{{Start: ev.Time.UTC(), Nodes: []string{node, s}, States: map[string]timeline.State{node: timeline.State(s)}}})
 		a.Timeline.Volumes = append(a.Timeline.Volumes, v)
 		a.Timeline.Inputs = append(a.Timeline.Inputs, parser.Input{Path: s, Component: s, Format: s, Zone: s,
 			Problems: []parser.Problem{{Line: 1, Message: s}}})
-		ref := rules.Evidence{Path: s, Line: i + 1, Time: ev.Time, Text: ev.Text.String(), Note: s}
+		ref := rules.Evidence{Path: s, Line: i + 1, Time: ev.Time.UTC(), Text: ev.Text.String(), Note: s}
 		a.Result.Findings = append(a.Result.Findings, rules.Finding{Rule: s, Severity: rules.Warning, Volume: s, PV: s, Nodes: []string{node},
-			Pods: []string{s}, Start: ev.Time, Summary: s, Explanation: s, Next: s, Code: s,
-			Evidence: []rules.Evidence{ref, {Path: s, Line: i + 100, Time: kev.Time, Text: s}}})
+			Pods: []string{s}, Start: ev.Time.UTC(), Summary: s, Explanation: s, Next: s, Code: s,
+			Evidence: []rules.Evidence{ref, {Path: s, Line: i + 100, Time: kev.Time.UTC(), Text: s}}})
 		a.Result.Incidents = append(a.Result.Incidents, rules.Incident{Volume: s, PV: s, Severity: rules.Warning, Summary: s, RootCause: s,
 			Component: s, Story: []string{s, node}, Next: []rules.Step{{Phase: rules.Confirm, Text: s}}, Chain: []int{len(a.Result.Findings) - 1}})
 	}

@@ -88,7 +88,7 @@ func hostileVolumes() []*timeline.Volume {
 			parser.WaitForAttachFailed, parser.MountTimeout, parser.AttachStarted, kinds[i%len(kinds)], 0,
 			parser.AttachFailed, parser.Unknown, kinds[(i*7)%len(kinds)],
 		} {
-			v.Events = append(v.Events, parser.Draft{Kind: k, Count: parser.Int32((i + j) % 4), Time: t0}.Event())
+			v.Events = append(v.Events, parser.Draft{Kind: k, Count: parser.Int32((i + j) % 4), Time: parser.StampOf(t0)}.Event())
 		}
 		vols = append(vols, v)
 	}

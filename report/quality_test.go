@@ -15,7 +15,7 @@ import (
 var q0 = time.Date(2021, 1, 13, 9, 51, 0, 0, time.UTC)
 
 func qev(sec int, kind parser.Kind, node, code string, origin parser.Origin) parser.Event {
-	return parser.Draft{Time: q0.Add(time.Duration(sec) * time.Second), Kind: kind, Node: node, Code: code,
+	return parser.Draft{Time: parser.StampOf(q0.Add(time.Duration(sec) * time.Second)), Kind: kind, Node: node, Code: code,
 		Origin: origin, Component: parser.ComponentKubelet, Source: parser.Source{File: parser.InternPath("kubelet.log"), Line: parser.Int32(sec + 1)}}.Event()
 }
 

@@ -43,13 +43,13 @@ func fold(evs []parser.Event, loop bool) []row {
 		if n < 1 {
 			n = 1
 		}
-		r := row{First: e, Last: e, Time: e.Time, Until: e.Time, Count: n, Kind: e.Kind, Node: e.Node, Code: e.Code}
+		r := row{First: e, Last: e, Time: e.Time.UTC(), Until: e.Time.UTC(), Count: n, Kind: e.Kind, Node: e.Node, Code: e.Code}
 		if e.Span > 0 && !e.Time.IsZero() {
-			r.Until = e.Time.Add(e.Span)
+			r.Until = e.Time.Add(e.Span).UTC()
 			if e.Origin == parser.OriginDescribe {
 				// describe rows carry the last time; the span reaches back.
-				r.Time = e.Time.Add(-e.Span)
-				r.Until = e.Time
+				r.Time = e.Time.Add(-e.Span).UTC()
+				r.Until = e.Time.UTC()
 			}
 		}
 		if e.Pod != "" {
@@ -124,7 +124,7 @@ func keyEvents(evs []parser.Event) []parser.Event {
 		if e.Origin != 0 || e.Time.IsZero() {
 			continue
 		}
-		direct[e.Kind] = append(direct[e.Kind], e.Time)
+		direct[e.Kind] = append(direct[e.Kind], e.Time.UTC())
 		if e.Kind != parser.CSIError && (loopKind(e.Kind) || e.Code != "") {
 			failures = append(failures, e)
 		}
@@ -143,7 +143,7 @@ func keyEvents(evs []parser.Event) []parser.Event {
 			continue
 		case e.Origin == parser.OriginDescribe && !e.Time.IsZero():
 			const slack = 2 * time.Minute // describe ages are rounded to the minute
-			if near(direct[e.Kind], e.Time.Add(-e.Span-slack), e.Time.Add(slack)) {
+			if near(direct[e.Kind], e.Time.Add(-e.Span-slack).UTC(), e.Time.Add(slack).UTC()) {
 				continue
 			}
 		case e.Kind == parser.CSIError && e.Origin == 0:
@@ -162,7 +162,7 @@ func keyEvents(evs []parser.Event) []parser.Event {
 // repeatsFailure reports whether a CSI error line says the same as a direct
 // failure line close to it (same error class, or none known).
 func repeatsFailure(failures []parser.Event, e parser.Event) bool {
-	i, _ := slices.BinarySearchFunc(failures, e.Time.Add(-timeline.EchoWindow), func(f parser.Event, t time.Time) int { return f.Time.Compare(t) })
+	i, _ := slices.BinarySearchFunc(failures, e.Time.Add(-timeline.EchoWindow), func(f parser.Event, t parser.Stamp) int { return f.Time.Compare(t) })
 	for ; i < len(failures) && !failures[i].Time.After(e.Time.Add(timeline.EchoWindow)); i++ {
 		if f := failures[i]; e.Code == "" || f.Code == e.Code {
 			return true

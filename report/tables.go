@@ -53,7 +53,7 @@ func EventsText(w io.Writer, evs []parser.Event, o Options) error {
 	for _, e := range evs {
 		tm := ageText(e)
 		if !e.Time.IsZero() {
-			tm = t.in(e.Time).Format("2006-01-02T15:04:05.000Z07:00")
+			tm = t.in(e.Time.UTC()).Format("2006-01-02T15:04:05.000Z07:00")
 		}
 		if e.Relative {
 			tm += "~"

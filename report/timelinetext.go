@@ -86,7 +86,7 @@ func volumeNodes(v *timeline.Volume) []string {
 		}
 	}
 	for _, e := range v.Events {
-		see(e.Node, e.Time)
+		see(e.Node, e.Time.UTC())
 	}
 	for _, iv := range v.Intervals {
 		see(iv.Node, iv.Start())
@@ -129,7 +129,7 @@ func volumeSpan(v *timeline.Volume) (time.Time, time.Time) {
 		}
 	}
 	for _, e := range v.Events {
-		see(e.Time)
+		see(e.Time.UTC())
 	}
 	for _, iv := range v.Intervals {
 		see(iv.Start())

@@ -472,7 +472,7 @@ func toWireSkew(s timeline.Skew) wireSkew {
 
 func toWireEvent(e parser.Event) wireEvent {
 	w := wireEvent{
-		Time: ts(e.Time), Relative: e.Relative, Kind: e.Kind.String(), Volume: e.Volume, PV: e.PV,
+		Time: ts(e.Time.UTC()), Relative: e.Relative, Kind: e.Kind.String(), Volume: e.Volume, PV: e.PV,
 		Handle: e.Handle, Attachment: e.Attachment, Node: e.Node, Pod: e.Pod, Error: Sanitize(e.Error),
 		Code: e.Code, Count: int(e.Count), Component: e.Component.String(), Origin: e.Origin.String(), EchoOf: int(e.EchoOf),
 		Detail: Sanitize(e.Detail), Reason: Sanitize(e.Reason), PID: int(e.PID),

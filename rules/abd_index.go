@@ -113,7 +113,7 @@ func (x *abdIndex) candidates(out []abdCand, i int, bn int32, rs []restart) []ab
 		// no intervals (no timed controller event): stateAt reads the events
 		for a := range x.vf.nodes {
 			if det := after(x.dets[a], i); int32(a) != bn && det >= 0 {
-				if st, ok := stateAt(v, x.vf.nodes[a], t); ok && holds(st) {
+				if st, ok := stateAt(v, x.vf.nodes[a], t.UTC()); ok && holds(st) {
 					out = append(out, abdCand{node: int32(a), det: det, state: st})
 				} else if !ok && x.unseenHeld(int32(a), bn, i, det, rs) {
 					out = append(out, abdCand{node: int32(a), det: det, state: timeline.Uncertain, inferred: true})
@@ -123,7 +123,7 @@ func (x *abdIndex) candidates(out []abdCand, i int, bn int32, rs []restart) []ab
 		return out
 	}
 	// intervals that started by t
-	for ; x.next < len(v.Intervals) && !v.Intervals[x.next].Start().After(t); x.next++ {
+	for ; x.next < len(v.Intervals) && !v.Intervals[x.next].Start().After(t.UTC()); x.next++ {
 		if a := x.ivNode[x.next]; a >= 0 {
 			x.cur[a] = x.next
 			if !x.inSet[a] && holds(v.Intervals[x.next].State) {
@@ -136,7 +136,7 @@ func (x *abdIndex) candidates(out []abdCand, i int, bn int32, rs []restart) []ab
 	// until a new interval of theirs starts
 	for k := 0; k < len(x.holding); {
 		a := x.holding[k]
-		st, ok := x.stateAt(a, t)
+		st, ok := x.stateAt(a, t.UTC())
 		last := x.dets[a]
 		if !ok || !holds(st) || len(last) == 0 || last[len(last)-1] <= i {
 			x.inSet[a] = false
@@ -157,7 +157,7 @@ func (x *abdIndex) candidates(out []abdCand, i int, bn int32, rs []restart) []ab
 	}
 	for _, a := range x.unseen[lo:max(lo, hi)] {
 		det := x.first[a]
-		if _, ok := x.stateAt(int32(a), t); ok || !x.unseenHeld(int32(a), bn, i, det, rs) || int32(a) == bn {
+		if _, ok := x.stateAt(int32(a), t.UTC()); ok || !x.unseenHeld(int32(a), bn, i, det, rs) || int32(a) == bn {
 			continue
 		}
 		out = append(out, abdCand{node: int32(a), det: det, state: timeline.Uncertain, inferred: true})
@@ -192,7 +192,7 @@ func (x *abdIndex) unseenHeld(a, bn int32, i, det int, rs []restart) bool {
 	if bd := after(x.anyDet[bn], i); bd >= 0 && bd < det {
 		return false
 	}
-	return !restartBetween(rs, x.v.Events[i].Time, x.v.Events[det].Time)
+	return !restartBetween(rs, x.v.Events[i].Time.UTC(), x.v.Events[det].Time.UTC())
 }
 
 // restartBetween reports a restart at or between from and to.

@@ -21,7 +21,7 @@ const maxSeries = 5
 
 // evidence turns an event into an evidence line.
 func evidence(e parser.Event, note string) Evidence {
-	return Evidence{Path: e.Source.Path(), Line: int(e.Source.Line), Time: e.Time, Text: e.Text.String(), Note: note}
+	return Evidence{Path: e.Source.Path(), Line: int(e.Source.Line), Time: e.Time.UTC(), Text: e.Text.String(), Note: note}
 }
 
 // series quotes a repeated series: the first line, up to maxSeries-2 lines
@@ -110,9 +110,9 @@ func total(evs []parser.Event) int {
 // Span before its (last-seen) time.
 func firstSeen(e parser.Event) time.Time {
 	if e.Span > 0 && !e.Time.IsZero() {
-		return e.Time.Add(-e.Span)
+		return e.Time.Add(-e.Span).UTC()
 	}
-	return e.Time
+	return e.Time.UTC()
 }
 
 // spanOf returns the first and last time a set of events covers.
@@ -125,8 +125,8 @@ func spanOf(evs []parser.Event) (first, last time.Time) {
 		if first.IsZero() || f.Before(first) {
 			first = f
 		}
-		if e.Time.After(last) {
-			last = e.Time
+		if e.Time.UTC().After(last) {
+			last = e.Time.UTC()
 		}
 	}
 	return first, last
@@ -199,7 +199,7 @@ func stateAt(v *timeline.Volume, node string, t time.Time) (timeline.State, bool
 	found := false
 	for i := range v.Events {
 		e := &v.Events[i]
-		if e.Node != node || e.Time.After(t) || e.Origin != 0 {
+		if e.Node != node || e.Time.UTC().After(t) || e.Origin != 0 {
 			continue
 		}
 		if s, ok := controllerState(e.Kind); ok {
@@ -248,8 +248,8 @@ func end(tl *timeline.Timeline) time.Time {
 	var t time.Time
 	for _, v := range tl.Volumes {
 		for i := range v.Events {
-			if e := &v.Events[i]; e.Time.After(t) {
-				t = e.Time
+			if e := &v.Events[i]; e.Time.UTC().After(t) {
+				t = e.Time.UTC()
 			}
 		}
 		if v.Last().After(t) {
@@ -257,8 +257,8 @@ func end(tl *timeline.Timeline) time.Time {
 		}
 	}
 	for i := range tl.Other {
-		if e := &tl.Other[i]; e.Time.After(t) {
-			t = e.Time
+		if e := &tl.Other[i]; e.Time.UTC().After(t) {
+			t = e.Time.UTC()
 		}
 	}
 	return t
@@ -487,7 +487,7 @@ func (a *attachRunner) runs(v *timeline.Volume, vf *volFacts) []attachRun {
 		switch {
 		case e.Kind == parser.AttachStarted || e.Kind == parser.AttachFailed:
 			if r.Node == "" {
-				*r = attachRun{Node: vf.nodes[n], node: n, first: i, last: -1, Start: e.Time}
+				*r = attachRun{Node: vf.nodes[n], node: n, first: i, last: -1, Start: e.Time.UTC()}
 			}
 			if e.Kind == parser.AttachFailed {
 				r.Failures++
@@ -495,11 +495,11 @@ func (a *attachRunner) runs(v *timeline.Volume, vf *volFacts) []attachRun {
 		case r.Node == "":
 			// nothing open on this node: only attempts matter
 		case e.Kind == parser.AttachSucceeded:
-			r.last, r.End, r.Succeeded = i, e.Time, true
+			r.last, r.End, r.Succeeded = i, e.Time.UTC(), true
 			a.out = append(a.out, *r)
 			r.Node = ""
 		case isDetach(e.Kind) || e.Kind == parser.MarkedDetached:
-			r.last, r.End, r.Abandoned = i, e.Time, true
+			r.last, r.End, r.Abandoned = i, e.Time.UTC(), true
 			a.out = append(a.out, *r)
 			r.Node = ""
 		}
@@ -532,7 +532,7 @@ func restarts(tl *timeline.Timeline, vols []volFacts) []restart {
 	add := func(e *parser.Event) {
 		if e.Kind == parser.ControllerStarted && e.Origin == 0 {
 			c := *e // a copy of its own, as before: only the few kept events are copied
-			out = append(out, restart{Time: c.Time, Reason: "controller-started", Event: &c})
+			out = append(out, restart{Time: c.Time.UTC(), Reason: "controller-started", Event: &c})
 		}
 	}
 	for i := range tl.Other {

@@ -108,7 +108,7 @@ func loadFixture(t testing.TB, path string) *timeline.Timeline {
 			t.Fatalf("%s:%d: unknown event kind %q", path, line, fields[1])
 		}
 		e := parser.Draft{
-			Time:   parseTime(fields[0]),
+			Time:   parser.StampOf(parseTime(fields[0])),
 			Kind:   kind,
 			Source: parser.Source{File: parser.InternPath(src), Line: parser.Int32(line)},
 			Text:   parser.TextOf(text),
@@ -169,11 +169,11 @@ func loadFixture(t testing.TB, path string) *timeline.Timeline {
 			e.Volume, e.PV = v.UniqueName, v.PV
 			v.Events = append(v.Events, e.Event())
 		}
-		if e.Time.After(tl.End) {
-			tl.End = e.Time
+		if e.Time.UTC().After(tl.End) {
+			tl.End = e.Time.UTC()
 		}
-		if tl.Start.IsZero() || e.Time.Before(tl.Start) {
-			tl.Start = e.Time
+		if tl.Start.IsZero() || e.Time.UTC().Before(tl.Start) {
+			tl.Start = e.Time.UTC()
 		}
 	}
 	for _, k := range order {
@@ -209,11 +209,11 @@ func finishVolume(v *timeline.Volume) {
 	kopen := map[string]int{} // node → index of open kubelet interval
 	var first, last time.Time
 	for i, e := range v.Events {
-		if first.IsZero() || e.Time.Before(first) {
-			first = e.Time
+		if first.IsZero() || e.Time.UTC().Before(first) {
+			first = e.Time.UTC()
 		}
-		if e.Time.After(last) {
-			last = e.Time
+		if e.Time.UTC().After(last) {
+			last = e.Time.UTC()
 		}
 		v.SetSpan(first, last)
 		v.Nodes = append(v.Nodes, e.Node)
@@ -226,10 +226,10 @@ func finishVolume(v *timeline.Volume) {
 				if v.Intervals[j].State == st {
 					continue
 				}
-				v.Intervals[j].SetTimes(v.Intervals[j].Start(), e.Time)
+				v.Intervals[j].SetTimes(v.Intervals[j].Start(), e.Time.UTC())
 				v.Intervals[j].To = int32(i)
 			}
-			v.Intervals = append(v.Intervals, timeline.NewInterval(e.Node, st, e.Time, time.Time{}, int32(i), -1))
+			v.Intervals = append(v.Intervals, timeline.NewInterval(e.Node, st, e.Time.UTC(), time.Time{}, int32(i), -1))
 			open[e.Node] = len(v.Intervals) - 1
 		}
 		var ks timeline.State
@@ -250,10 +250,10 @@ func finishVolume(v *timeline.Volume) {
 			if kubelet[j].State == ks {
 				continue
 			}
-			kubelet[j].SetTimes(kubelet[j].Start(), e.Time)
+			kubelet[j].SetTimes(kubelet[j].Start(), e.Time.UTC())
 			kubelet[j].To = int32(i)
 		}
-		v.SetKubelet(append(v.Kubelet(), timeline.NewInterval(e.Node, ks, e.Time, time.Time{}, int32(i), -1)))
+		v.SetKubelet(append(v.Kubelet(), timeline.NewInterval(e.Node, ks, e.Time.UTC(), time.Time{}, int32(i), -1)))
 		kopen[e.Node] = len(v.Kubelet()) - 1
 	}
 	v.Nodes = uniqSorted(v.Nodes)

@@ -328,7 +328,7 @@ func lastEventBefore(evs []parser.Event, t time.Time, keep func(*parser.Event) b
 func healedAfter(evs []parser.Event, node string, t time.Time) *parser.Event {
 	for i := range evs {
 		e := &evs[i]
-		if kindIn(e.Kind, parser.MountDeviceSucceeded, parser.SetupSucceeded) && e.Time.After(t) &&
+		if kindIn(e.Kind, parser.MountDeviceSucceeded, parser.SetupSucceeded) && e.Time.UTC().After(t) &&
 			(node == "" || e.Node == "" || e.Node == node) {
 			return e
 		}

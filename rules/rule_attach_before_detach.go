@@ -207,18 +207,18 @@ func abdFinding(v *timeline.Volume, a, b string, st timeline.State, inferred boo
 		PV:       v.PV,
 		Nodes:    []string{a, b},
 		Pods:     podsOf(append([]parser.Event{eb, bOK}, missing...)),
-		Start:    eb.Time,
-		End:      ed.Time,
+		Start:    eb.Time.UTC(),
+		End:      ed.Time.UTC(),
 		Count:    1,
 		Code:     code,
 		Evidence: ev,
 	}
 	if done >= 0 {
-		f.End = v.Events[done].Time
+		f.End = v.Events[done].Time.UTC()
 	}
 	gap := ed.Time.Sub(bOK.Time)
 	f.Summary = fmt.Sprintf("attach to %s %s at %s while %s was %s; the detach from %s came %s later",
-		b, map[bool]string{true: "succeeded", false: "started"}[bOK.Kind == parser.AttachSucceeded], clock(bOK.Time), a, stateWord, a, dur(gap))
+		b, map[bool]string{true: "succeeded", false: "started"}[bOK.Kind == parser.AttachSucceeded], clock(bOK.Time.UTC()), a, stateWord, a, dur(gap))
 
 	var ex strings.Builder
 	switch {
@@ -239,9 +239,9 @@ func abdFinding(v *timeline.Volume, a, b string, st timeline.State, inferred boo
 	if len(missing) > 0 {
 		n := total(missing)
 		f.Summary = fmt.Sprintf("the disk was pulled off %s by a detach meant for %s: attach to %s at %s while %s was %s, detach from %s %s later, then the kubelet on %s could not find the device (×%d)",
-			b, a, b, clock(bOK.Time), a, strings.SplitN(stateWord, " (", 2)[0], a, dur(gap), b, n)
+			b, a, b, clock(bOK.Time.UTC()), a, strings.SplitN(stateWord, " (", 2)[0], a, dur(gap), b, n)
 		fmt.Fprintf(&ex, "After the detach from %s, the kubelet on %s failed to find the device %s — the detach removed the disk from %s, the node that was actually using it: the driver's ControllerUnpublishVolume for %s did not check which instance held the disk. The VolumeAttachment for %s still says attached, so the controller will not re-attach it by itself.", a, b, plural(n, "time"), b, a, b)
-		f.End = missing[len(missing)-1].Time
+		f.End = missing[len(missing)-1].Time.UTC()
 		f.SetNext(unpublishSteps(v, a, b)...)
 	} else {
 		fmt.Fprintf(&ex, "Whether this harmed %s depends on the driver: ControllerUnpublishVolume for %s must only detach the disk if %s holds it.", b, a, a)
@@ -292,8 +292,8 @@ func attachedElsewhereByBackend(v *timeline.Volume) []Finding {
 	end := last
 	if succ != nil {
 		ev = append(ev, evidence(*succ, "attach finally succeeded"))
-		ex += fmt.Sprintf(" The attach succeeded at %s, %s after the first refusal.", clock(succ.Time), dur(succ.Time.Sub(first)))
-		end = succ.Time
+		ex += fmt.Sprintf(" The attach succeeded at %s, %s after the first refusal.", clock(succ.Time.UTC()), dur(succ.Time.UTC().Sub(first)))
+		end = succ.Time.UTC()
 	}
 	return []Finding{{
 		Severity:    Warning,
@@ -315,7 +315,7 @@ func attachedElsewhereByBackend(v *timeline.Volume) []Finding {
 // firstAfterTime returns the first event after t satisfying ok.
 func firstAfterTime(v *timeline.Volume, t time.Time, ok func(*parser.Event) bool) *parser.Event {
 	for i := range v.Events {
-		if v.Events[i].Time.After(t) && ok(&v.Events[i]) {
+		if v.Events[i].Time.UTC().After(t) && ok(&v.Events[i]) {
 			return &v.Events[i]
 		}
 	}

@@ -100,8 +100,8 @@ func attachInFlight(tl *timeline.Timeline, e *parser.Event) *timeline.Volume {
 			if s.Source.Input != e.Source.Input || !kindIn(s.Kind, parser.CSIAttaching, parser.AttachStarted) {
 				continue
 			}
-			if d := e.Time.Sub(s.Time); d >= 0 && d <= limitJoin && !s.Time.Before(at) {
-				best, at = v, s.Time
+			if d := e.Time.Sub(s.Time); d >= 0 && d <= limitJoin && !s.Time.UTC().Before(at) {
+				best, at = v, s.Time.UTC()
 			}
 		}
 	}

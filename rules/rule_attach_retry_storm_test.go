@@ -18,7 +18,7 @@ func TestAttachRetryStormCopiesOnce(t *testing.T) {
 	evs := make([]parser.Event, n)
 	for i := range evs {
 		evs[i] = parser.Draft{
-			Time: t0.Add(time.Duration(i) * time.Second), Kind: parser.AttachFailed,
+			Time: parser.StampOf(t0.Add(time.Duration(i) * time.Second)), Kind: parser.AttachFailed,
 			Volume: "kubernetes.io/csi/cbs^disk-1", PV: "pvc-1", Node: "10.0.3.15", Code: parser.CodeZoneNotMatch,
 			Component: parser.ComponentKCM, Retry: &parser.Retry{Backoff: 2 * time.Minute},
 			Source: parser.Source{File: parser.InternPath("kcm.log"), Line: parser.Int32(i + 1)},

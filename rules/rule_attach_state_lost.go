@@ -92,14 +92,14 @@ func markedDetachedFinding(v *timeline.Volume, node string, evs []parser.Event) 
 	if len(later) > 0 {
 		ev = append(ev, evidence(later[0], "the node's mounts fail afterwards"))
 	}
-	ex := fmt.Sprintf("At %s VerifyVolumesAreAttached found %s no longer attached to %s and removed it from the controller's actual state of world without running a detach. The controller will attach it again if a pod on %s still wants it; until then the pod's I/O fails. Only attach-confirmed entries are verified, and for CSI the answer comes from the VolumeAttachment status.", clock(e.Time), name(v), nodeOr(node), nodeOr(node))
+	ex := fmt.Sprintf("At %s VerifyVolumesAreAttached found %s no longer attached to %s and removed it from the controller's actual state of world without running a detach. The controller will attach it again if a pod on %s still wants it; until then the pod's I/O fails. Only attach-confirmed entries are verified, and for CSI the answer comes from the VolumeAttachment status.", clock(e.Time.UTC()), name(v), nodeOr(node), nodeOr(node))
 	return Finding{
 		Volume:      key(v),
 		PV:          v.PV,
 		Nodes:       []string{node},
 		Pods:        podsOf(later),
-		Start:       e.Time,
-		End:         evs[len(evs)-1].Time,
+		Start:       e.Time.UTC(),
+		End:         evs[len(evs)-1].Time.UTC(),
 		Count:       total(evs),
 		Summary:     fmt.Sprintf("controller marked %s detached from %s without a detach (VerifyVolumesAreAttached)", name(v), nodeOr(node)),
 		Explanation: ex,
@@ -132,7 +132,7 @@ func detachBurst(c *Context, r restart, window time.Duration, minVols int) []Fin
 			if e.Origin != 0 || !slices.Contains(burstKinds, e.Kind) {
 				continue
 			}
-			if !e.Time.After(r.Time) || e.Time.Sub(r.Time) > window {
+			if !e.Time.UTC().After(r.Time) || e.Time.UTC().Sub(r.Time) > window {
 				continue
 			}
 			if unmountedBefore(v, e) || attachedSince(v, e, r.Time) {
@@ -151,12 +151,12 @@ func detachBurst(c *Context, r restart, window time.Duration, minVols int) []Fin
 	}
 	var out []Finding
 	for _, h := range hits {
-		after := h.e.Time.Sub(r.Time)
+		after := h.e.Time.UTC().Sub(r.Time)
 		ev := []Evidence{evidence(h.e, fmt.Sprintf("detach %s after the controller start", dur(after)))}
 		if r.Event != nil {
 			ev = append(ev, evidence(*r.Event, "controller (re)started: state rebuilt from node status and VolumeAttachments"))
 		}
-		if done := firstAfterTime(h.v, h.e.Time.Add(-time.Nanosecond), func(x *parser.Event) bool {
+		if done := firstAfterTime(h.v, h.e.Time.Add(-time.Nanosecond).UTC(), func(x *parser.Event) bool {
 			return x.Node == h.e.Node && x.Origin == 0 && kindIn(x.Kind, parser.DetachSucceeded, parser.DetachFailed) && x.Source != h.e.Source
 		}); done != nil {
 			ev = append(ev, evidence(*done, "detach "+strings.TrimPrefix(done.Kind.String(), "detach-")))
@@ -169,8 +169,8 @@ func detachBurst(c *Context, r restart, window time.Duration, minVols int) []Fin
 			Volume:  key(h.v),
 			PV:      h.v.PV,
 			Nodes:   []string{h.e.Node},
-			Start:   h.e.Time,
-			End:     h.e.Time,
+			Start:   h.e.Time.UTC(),
+			End:     h.e.Time.UTC(),
 			Count:   1,
 			Summary: fmt.Sprintf("%s detached from %s %s after a controller restart (%s), one of %d volumes detached in a burst with no unmount seen", name(h.v), nodeOr(h.e.Node), dur(after), reason, len(hits)),
 			Explanation: fmt.Sprintf("The attach/detach controller (re)started at %s (%s) and rebuilt its state; within %s it detached %s (%s), including %s from %s. No kubelet unmount of these volumes precedes the detaches in the input, so nothing shows their pods were gone: the rebuilt desired state of world likely missed pods that were still running (informers not synced, pods not yet visible), and the detach loop removed their volumes.",
@@ -192,7 +192,7 @@ func attachedSince(v *timeline.Volume, e *parser.Event, since time.Time) bool {
 		if x.Time.After(e.Time) {
 			break
 		}
-		if x.Time.After(since) && x.Node == e.Node && x.Origin == 0 && kindIn(x.Kind, parser.AttachStarted, parser.AttachSucceeded) {
+		if x.Time.UTC().After(since) && x.Node == e.Node && x.Origin == 0 && kindIn(x.Kind, parser.AttachStarted, parser.AttachSucceeded) {
 			return true
 		}
 	}
@@ -211,7 +211,7 @@ func unmountedBefore(v *timeline.Volume, e *parser.Event) bool {
 		}
 	}
 	for _, iv := range v.Kubelet() {
-		if iv.Node == e.Node && iv.State == timeline.Unmounted && !iv.Start().After(e.Time) {
+		if iv.Node == e.Node && iv.State == timeline.Unmounted && !iv.Start().After(e.Time.UTC()) {
 			return true
 		}
 	}

@@ -162,7 +162,7 @@ func volumelessBusy(tl *timeline.Timeline) []parser.Event {
 // detach success after the last poll.
 func busyFinding(v *timeline.Volume, busy []parser.Event) (Finding, bool) {
 	last := busy[len(busy)-1]
-	if firstAfterTime(v, last.Time, func(e *parser.Event) bool {
+	if firstAfterTime(v, last.Time.UTC(), func(e *parser.Event) bool {
 		return kindIn(e.Kind, parser.DetachSucceeded, parser.CSIDetached, parser.MarkedDetached)
 	}) != nil {
 		return Finding{}, false
@@ -171,8 +171,8 @@ func busyFinding(v *timeline.Volume, busy []parser.Event) (Finding, bool) {
 	f := Finding{
 		Volume:      key(v),
 		PV:          v.PV,
-		Start:       first,
-		End:         last.Time,
+		Start:       first.UTC(),
+		End:         last.Time.UTC(),
 		Count:       len(busy),
 		Code:        parser.CodeVolumeBusy,
 		Summary:     fmt.Sprintf("detach of %s does not finish: the cloud reports the disk busy (%d polls over %s)", name(v), len(busy), dur(last.Time.Sub(first))),
@@ -260,10 +260,10 @@ func detachFailedFinding(v *timeline.Volume, node, code string, evs []parser.Eve
 	ev := series(evs, "detach failed")
 	endT := last
 	if ok != nil {
-		fmt.Fprintf(&ex, "It finally succeeded at %s.", clock(ok.Time))
-		sum += fmt.Sprintf("; succeeded at %s", clock(ok.Time))
+		fmt.Fprintf(&ex, "It finally succeeded at %s.", clock(ok.Time.UTC()))
+		sum += fmt.Sprintf("; succeeded at %s", clock(ok.Time.UTC()))
 		ev = append(ev, evidence(*ok, "detach finally succeeded"))
-		endT = ok.Time
+		endT = ok.Time.UTC()
 	} else {
 		ex.WriteString("No successful detach follows in these logs.")
 	}
@@ -348,8 +348,8 @@ func (d *detachStarts) retriedOrStuck(tl *timeline.Timeline, v *timeline.Volume,
 			Volume:  key(v),
 			PV:      v.PV,
 			Nodes:   []string{node},
-			Start:   first,
-			End:     last,
+			Start:   first.UTC(),
+			End:     last.UTC(),
 			Count:   len(best),
 			Summary: fmt.Sprintf("detach of %s from %s started %d× in %s with no success in between", name(v), nodeOr(node), len(best), dur(last.Sub(first))),
 			Explanation: fmt.Sprintf("The attach/detach controller started DetachVolume for %s on %s %s without a DetachVolume.Detach succeeded in between, so each attempt before the last failed (the failure lines — nestedpendingoperations \"DetachVolume.Detach failed\" — are not in this input; was it filtered, e.g. grep reconciler.go?). While the detach keeps failing the volume stays in the controller's actual state of world for %s, and a pod that wants it on another node (or a re-created pod on the same node) waits.",
@@ -361,7 +361,7 @@ func (d *detachStarts) retriedOrStuck(tl *timeline.Timeline, v *timeline.Volume,
 	restartedSince := false
 	if len(run) == 1 {
 		for _, r := range tl.Restarts {
-			if r.Time.After(v.Events[run[0]].Time) {
+			if r.Time.After(v.Events[run[0]].Time.UTC()) {
 				restartedSince = true // the controller was replaced: its detach's fate is unknowable
 			}
 		}
@@ -375,20 +375,20 @@ func (d *detachStarts) retriedOrStuck(tl *timeline.Timeline, v *timeline.Volume,
 			}
 		}
 	}
-	if len(run) == 1 && !restartedSince && (logEnd.Sub(v.Events[run[0]].Time) >= stuckAfter || busyAfter != nil) {
+	if len(run) == 1 && !restartedSince && (logEnd.Sub(v.Events[run[0]].Time.UTC()) >= stuckAfter || busyAfter != nil) {
 		s := v.Events[run[0]]
 		if busyAfter != nil {
 			f := Finding{
 				Volume:  key(v),
 				PV:      v.PV,
 				Nodes:   []string{node},
-				Start:   s.Time,
+				Start:   s.Time.UTC(),
 				End:     logEnd,
 				Count:   1,
 				Code:    parser.CodeVolumeBusy,
-				Summary: fmt.Sprintf("detach of %s from %s started at %s and never finished: the cloud reports the disk busy", name(v), nodeOr(node), clock(s.Time)),
+				Summary: fmt.Sprintf("detach of %s from %s started at %s and never finished: the cloud reports the disk busy", name(v), nodeOr(node), clock(s.Time.UTC())),
 				Explanation: fmt.Sprintf("The attach/detach controller started DetachVolume for %s on %s; the cloud's state poll then went to busy (%s) and no result follows before the logs end. Busy means the instance still uses the device — usually the kubelet left the global mount (UnmountDevice did not run or failed) — and it does not clear by itself: the detach times out and is retried while the volume stays in the controller's actual state of world for %s.",
-					name(v), nodeOr(node), clock(busyAfter.Time), nodeOr(node)),
+					name(v), nodeOr(node), clock(busyAfter.Time.UTC()), nodeOr(node)),
 				Evidence: []Evidence{evidence(s, "detach started; no result follows"), evidence(*busyAfter, "cloud reports the disk busy")},
 			}
 			f.SetNext(busySteps()...)
@@ -398,12 +398,12 @@ func (d *detachStarts) retriedOrStuck(tl *timeline.Timeline, v *timeline.Volume,
 			Volume:  key(v),
 			PV:      v.PV,
 			Nodes:   []string{node},
-			Start:   s.Time,
+			Start:   s.Time.UTC(),
 			End:     logEnd,
 			Count:   1,
-			Summary: fmt.Sprintf("detach of %s from %s started at %s and never finished (%s until the logs end)", name(v), nodeOr(node), clock(s.Time), dur(logEnd.Sub(s.Time))),
+			Summary: fmt.Sprintf("detach of %s from %s started at %s and never finished (%s until the logs end)", name(v), nodeOr(node), clock(s.Time.UTC()), dur(logEnd.Sub(s.Time.UTC()))),
 			Explanation: fmt.Sprintf("DetachVolume for %s on %s started, but no success, failure or verification follows in the %s of logs after it. A detach that hangs is usually waiting in the CSI driver's ControllerUnpublishVolume (csi_attacher waits 2m for the VolumeAttachment to go; the external-attacher retries) or in the cloud; meanwhile the volume cannot be attached elsewhere.",
-				name(v), nodeOr(node), dur(logEnd.Sub(s.Time))),
+				name(v), nodeOr(node), dur(logEnd.Sub(s.Time.UTC()))),
 			Next:     "Check the VolumeAttachment for this node (deletionTimestamp, status.detachError), the external-attacher and CSI controller plugin logs, and the disk's state in the cloud.",
 			Evidence: []Evidence{evidence(s, "detach started; no result follows")},
 		}, true

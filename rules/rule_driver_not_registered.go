@@ -98,13 +98,13 @@ func driverFinding(v *timeline.Volume, node string, evs, all []parser.Event) Fin
 	fmt.Fprintf(&ex, "MountDevice/SetUp of %s on %s failed %s because %s is not in the kubelet's list of registered CSI drivers: its node plugin never registered there (node-driver-registrar). ", what, nodeOr(node), plural(n, "time"), drv)
 	f.Evidence = series(evs, "driver not registered")
 	if a := lastEventBefore(all, first, isAttachConfirmed); a != nil {
-		fmt.Fprintf(&ex, "The attach had been confirmed (%s), so the controller side is done: only the node plugin is missing. ", clockOr(a.Time))
+		fmt.Fprintf(&ex, "The attach had been confirmed (%s), so the controller side is done: only the node plugin is missing. ", clockOr(a.Time.UTC()))
 		f.Evidence = append(f.Evidence, evidence(*a, "attach confirmed before"))
 	}
 	if ok := healedAfter(all, node, last); ok != nil {
 		f.Severity = Warning
-		f.End = ok.Time
-		fmt.Fprintf(&ex, "A mount succeeded %s: the plugin registered by then.", clockOr(ok.Time))
+		f.End = ok.Time.UTC()
+		fmt.Fprintf(&ex, "A mount succeeded %s: the plugin registered by then.", clockOr(ok.Time.UTC()))
 		f.Evidence = append(f.Evidence, evidence(*ok, "mount succeeded once the driver registered"))
 	} else {
 		ex.WriteString("No mount success follows: the pods using it stay ContainerCreating, and their mount timeouts are this failure's consequence.")

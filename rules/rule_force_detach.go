@@ -80,7 +80,7 @@ func forceFinding(v *timeline.Volume, node string, evs []parser.Event) Finding {
 	if req != nil {
 		ev = append(ev, evidence(*req, "detach requested: the 6-minute wait for the unmount starts"))
 	}
-	res := firstAfterTime(v, fe.Time, func(e *parser.Event) bool {
+	res := firstAfterTime(v, fe.Time.UTC(), func(e *parser.Event) bool {
 		return e.Node == node && e.Origin == 0 && kindIn(e.Kind, parser.DetachSucceeded, parser.DetachFailed)
 	})
 	if res != nil {
@@ -105,14 +105,14 @@ func forceFinding(v *timeline.Volume, node string, evs []parser.Event) Finding {
 		fmt.Fprintf(&sum, "%s force-detached from %s after maxWaitForUnmountDuration (6m) expired", name(v), nodeOr(node))
 		fmt.Fprintf(&ex, "%s no longer wanted %s, but its kubelet kept reporting it in node.status.volumesInUse (or never reported at all), so the attach/detach controller skipped the detach for maxWaitForUnmountDuration (6m) and then detached it without the safe-to-detach check. ", nodeOr(node), name(v))
 		if req != nil {
-			fmt.Fprintf(&ex, "The wait started at %s; the forced detach came %s later. ", clock(req.Time), dur(fe.Time.Sub(req.Time)))
+			fmt.Fprintf(&ex, "The wait started at %s; the forced detach came %s later. ", clock(req.Time.UTC()), dur(fe.Time.Sub(req.Time)))
 		}
 		ex.WriteString("On ≥1.25 this path is only taken when the node is not Ready, so the node was most likely down. ")
 	}
 	if blocked != nil {
-		fmt.Fprintf(&ex, "Meanwhile the attach to %s was refused with Multi-Attach since %s", nodeOr(blocked.Node), clock(blocked.Time))
+		fmt.Fprintf(&ex, "Meanwhile the attach to %s was refused with Multi-Attach since %s", nodeOr(blocked.Node), clock(blocked.Time.UTC()))
 		if attached != nil {
-			fmt.Fprintf(&ex, "; it went through at %s, %s after the first refusal", clock(attached.Time), dur(attached.Time.Sub(blocked.Time)))
+			fmt.Fprintf(&ex, "; it went through at %s, %s after the first refusal", clock(attached.Time.UTC()), dur(attached.Time.Sub(blocked.Time)))
 		}
 		ex.WriteString(". ")
 		ev = append(ev, evidence(*blocked, "attach elsewhere blocked until this detach"))
@@ -120,7 +120,7 @@ func forceFinding(v *timeline.Volume, node string, evs []parser.Event) Finding {
 	if attached != nil {
 		ev = append(ev, evidence(*attached, "attach to the new node after the forced detach"))
 		if blocked == nil {
-			fmt.Fprintf(&ex, "The volume was attached to %s at %s. ", attached.Node, clock(attached.Time))
+			fmt.Fprintf(&ex, "The volume was attached to %s at %s. ", attached.Node, clock(attached.Time.UTC()))
 		}
 	}
 	ex.WriteString("If the node was in fact still running and writing, the filesystem may be damaged.")
@@ -137,7 +137,7 @@ func forceFinding(v *timeline.Volume, node string, evs []parser.Event) Finding {
 		endT = res.Time
 	}
 	next := []Step{
-		{Confirm, fmt.Sprintf("Check %s around %s: NotReady / shut down / kubelet stopped? Were the kubelet's UnmountDevice or TearDown failing?", nodeOr(node), clock(fe.Time))},
+		{Confirm, fmt.Sprintf("Check %s around %s: NotReady / shut down / kubelet stopped? Were the kubelet's UnmountDevice or TearDown failing?", nodeOr(node), clock(fe.Time.UTC()))},
 		{Fix, fmt.Sprintf("If %s was alive when the volume was force-detached, fsck the volume before trusting its data.", nodeOr(node))},
 	}
 	if !taint {
@@ -148,8 +148,8 @@ func forceFinding(v *timeline.Volume, node string, evs []parser.Event) Finding {
 		PV:          v.PV,
 		Nodes:       nodes,
 		Pods:        podsOf(evs),
-		Start:       start,
-		End:         endT,
+		Start:       start.UTC(),
+		End:         endT.UTC(),
 		Count:       total(evs),
 		Summary:     sum.String(),
 		Explanation: ex.String(),

@@ -83,7 +83,7 @@ func deviceFinding(v *timeline.Volume, node string, evs []parser.Event) Finding 
 	var det *parser.Event
 	for i := range v.Events {
 		e := &v.Events[i]
-		if e.Origin == 0 && kindIn(e.Kind, parser.DetachSucceeded, parser.DetachStarted, parser.ForceDetach, parser.CSIDetached) && !e.Time.After(first) {
+		if e.Origin == 0 && kindIn(e.Kind, parser.DetachSucceeded, parser.DetachStarted, parser.ForceDetach, parser.CSIDetached) && !e.Time.UTC().After(first) {
 			if det == nil || e.Time.After(det.Time) || (e.Time.Equal(det.Time) && e.Kind == parser.DetachSucceeded) {
 				det = &v.Events[i]
 			}
@@ -93,7 +93,7 @@ func deviceFinding(v *timeline.Volume, node string, evs []parser.Event) Finding 
 	var mounted *parser.Event
 	for i := range v.Events {
 		e := &v.Events[i]
-		if (e.Node == node || node == "") && e.Kind == parser.MountDeviceSucceeded && e.Time.Before(first) {
+		if (e.Node == node || node == "") && e.Kind == parser.MountDeviceSucceeded && e.Time.UTC().Before(first) {
 			mounted = &v.Events[i]
 		}
 	}
@@ -105,14 +105,14 @@ func deviceFinding(v *timeline.Volume, node string, evs []parser.Event) Finding 
 	var ex strings.Builder
 	fmt.Fprintf(&ex, "MountDevice (NodeStageVolume) for %s on %s failed %s because the device is not on the node, while the controller considers the volume attached there. ", name(v), nodeOr(node), plural(n, "time"))
 	if mounted != nil {
-		fmt.Fprintf(&ex, "The device was there at %s (MountDevice succeeded), so it disappeared afterwards. ", clock(mounted.Time))
+		fmt.Fprintf(&ex, "The device was there at %s (MountDevice succeeded), so it disappeared afterwards. ", clock(mounted.Time.UTC()))
 	}
 	if det != nil {
 		if det.Node != node && det.Node != "" {
-			fmt.Fprintf(&ex, "A detach of the same volume from %s (%s, %s) precedes the first failure: a detach meant for %s that the driver executed against the disk wherever it was — on %s. ", det.Node, strings.TrimPrefix(det.Kind.String(), "detach-"), clock(det.Time), det.Node, nodeOr(node))
-			sum += fmt.Sprintf(", after the detach from %s at %s", det.Node, clock(det.Time))
+			fmt.Fprintf(&ex, "A detach of the same volume from %s (%s, %s) precedes the first failure: a detach meant for %s that the driver executed against the disk wherever it was — on %s. ", det.Node, strings.TrimPrefix(det.Kind.String(), "detach-"), clock(det.Time.UTC()), det.Node, nodeOr(node))
+			sum += fmt.Sprintf(", after the detach from %s at %s", det.Node, clock(det.Time.UTC()))
 		} else {
-			fmt.Fprintf(&ex, "A detach of the volume (%s, %s) precedes the first failure. ", strings.TrimPrefix(det.Kind.String(), "detach-"), clock(det.Time))
+			fmt.Fprintf(&ex, "A detach of the volume (%s, %s) precedes the first failure. ", strings.TrimPrefix(det.Kind.String(), "detach-"), clock(det.Time.UTC()))
 		}
 		ev = append(ev[:1], append([]Evidence{evidence(*det, "detach that likely removed the device")}, ev[1:]...)...)
 	}

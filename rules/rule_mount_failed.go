@@ -139,14 +139,14 @@ func mountFailedFinding(v *timeline.Volume, node string, evs, all []parser.Event
 	fmt.Fprintf(&ex, "%s of %s on %s failed %s with the device present: %s. ", step, what, nodeOr(node), plural(n, "time"), reason.what)
 	f.Evidence = series(evs, "mount failed ("+code+")")
 	if a := lastEventBefore(all, first, isAttachConfirmed); a != nil {
-		fmt.Fprintf(&ex, "The attach that preceded it was confirmed %s, so the controller's part is done and the problem is on the node. ", clockOr(a.Time))
+		fmt.Fprintf(&ex, "The attach that preceded it was confirmed %s, so the controller's part is done and the problem is on the node. ", clockOr(a.Time.UTC()))
 		f.Evidence = append(f.Evidence, evidence(*a, "attach that preceded the failure"))
 	}
 	ok := healedAfter(all, node, last)
 	switch {
 	case ok != nil:
-		fmt.Fprintf(&ex, "A mount succeeded %s afterwards.", clockOr(ok.Time))
-		f.End = ok.Time
+		fmt.Fprintf(&ex, "A mount succeeded %s afterwards.", clockOr(ok.Time.UTC()))
+		f.End = ok.Time.UTC()
 		f.Evidence = append(f.Evidence, evidence(*ok, "mount succeeded afterwards"))
 	case last.Sub(first) >= persistent || apiSpanAtLeast(evs, persistent):
 		f.Severity = Critical

@@ -109,11 +109,11 @@ func multiAttachFinding(v *timeline.Volume, vf *volFacts, b string, evs []parser
 	ev := series(evs, "Multi-Attach error")
 	switch {
 	case succ != nil:
-		wait := succ.Time.Sub(first)
+		wait := succ.Time.UTC().Sub(first)
 		fmt.Fprintf(&sum, "; attached %s later", dur(wait))
-		fmt.Fprintf(&ex, "The attach went through at %s, %s after the first error", clock(succ.Time), dur(wait))
+		fmt.Fprintf(&ex, "The attach went through at %s, %s after the first error", clock(succ.Time.UTC()), dur(wait))
 		if det != nil {
-			fmt.Fprintf(&ex, ", once the detach from %s (%s) had run", det.Node, clock(det.Time))
+			fmt.Fprintf(&ex, ", once the detach from %s (%s) had run", det.Node, clock(det.Time.UTC()))
 		}
 		ex.WriteString(". ")
 		if wait <= grace {
@@ -128,8 +128,8 @@ func multiAttachFinding(v *timeline.Volume, vf *volFacts, b string, evs []parser
 	default:
 		open := logEnd.Sub(first)
 		if det != nil {
-			fmt.Fprintf(&sum, "; detach from %s started %s later, no attach seen yet", det.Node, dur(det.Time.Sub(first)))
-			fmt.Fprintf(&ex, "The detach from %s started at %s (%s after the error); the logs end before the attach to %s. ", det.Node, clock(det.Time), dur(det.Time.Sub(first)), nodeOr(b))
+			fmt.Fprintf(&sum, "; detach from %s started %s later, no attach seen yet", det.Node, dur(det.Time.UTC().Sub(first)))
+			fmt.Fprintf(&ex, "The detach from %s started at %s (%s after the error); the logs end before the attach to %s. ", det.Node, clock(det.Time.UTC()), dur(det.Time.UTC().Sub(first)), nodeOr(b))
 			if open <= grace {
 				sev = Info
 				ex.WriteString("The detach-then-attach ordering is working as designed; this looks transient. ")
@@ -174,9 +174,9 @@ func multiAttachFinding(v *timeline.Volume, vf *volFacts, b string, evs []parser
 		Evidence:    ev,
 	}
 	if succ != nil {
-		f.End = succ.Time
+		f.End = succ.Time.UTC()
 	} else if det != nil {
-		f.End = det.Time
+		f.End = det.Time.UTC()
 	}
 	if sev == Info {
 		f.SetNext(Step{Confirm, "Nothing to fix if this matches a pod move; if it recurs, check how long the old node takes to unmount (kubelet logs on the old node)."})
@@ -214,7 +214,7 @@ func blockersOf(v *timeline.Volume, vf *volFacts, evs []parser.Event, b string) 
 			if n == b {
 				continue
 			}
-			if st, ok := stateAt(v, n, evs[0].Time); ok && holds(st) {
+			if st, ok := stateAt(v, n, evs[0].Time.UTC()); ok && holds(st) {
 				out = append(out, n)
 			}
 		}

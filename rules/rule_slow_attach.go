@@ -152,7 +152,7 @@ func kubeletWaitFinding(v *timeline.Volume, vf *volFacts, th time.Duration) (Fin
 	})
 	waited := last.Sub(first)
 	if ok != nil {
-		waited = ok.Time.Sub(first)
+		waited = ok.Time.UTC().Sub(first)
 	}
 	if waited <= th && implied <= th {
 		return Finding{}, false
@@ -180,8 +180,8 @@ func kubeletWaitFinding(v *timeline.Volume, vf *volFacts, th time.Duration) (Fin
 	}
 	f.Evidence = series(waits, "kubelet: not attached yet")
 	if ok != nil {
-		f.End = ok.Time
-		fmt.Fprintf(&ex, "The controller's attach was confirmed at %s.", clock(ok.Time))
+		f.End = ok.Time.UTC()
+		fmt.Fprintf(&ex, "The controller's attach was confirmed at %s.", clock(ok.Time.UTC()))
 		f.Evidence = append(f.Evidence, evidence(*ok, "controller attach confirmed"))
 	} else {
 		ex.WriteString("No confirmation of the attach follows in these logs.")

@@ -114,7 +114,7 @@ func slowMountFinding(ms *mountSide, v *timeline.Volume, tos []parser.Event) Fin
 	var ex strings.Builder
 	f.Evidence = series(tos, "kubelet: timed out mounting")
 	if att != nil {
-		fmt.Fprintf(&ex, "The attach of %s was confirmed %s, before the first timeout; no MountDevice or SetUp error follows, so the kubelet is waiting on the mount itself. ", what, clockOr(att.e.Time))
+		fmt.Fprintf(&ex, "The attach of %s was confirmed %s, before the first timeout; no MountDevice or SetUp error follows, so the kubelet is waiting on the mount itself. ", what, clockOr(att.e.Time.UTC()))
 		f.Evidence = append(f.Evidence, evidence(*att.e, "attach confirmed before the timeouts"))
 	} else {
 		ex.WriteString("The timeouts name no volume still waiting for the attach (token and other never-attached volumes aside): the volumes are attached and the mount is what is slow. ")
@@ -126,7 +126,7 @@ func slowMountFinding(ms *mountSide, v *timeline.Volume, tos []parser.Event) Fin
 	if n == 1 {
 		if ok := ms.mountedAfter(&tos[0], v); ok != nil {
 			f.Severity = Info
-			fmt.Fprintf(&ex, "The mount went through %s: one transient timeout.", clockOr(ok.e.Time))
+			fmt.Fprintf(&ex, "The mount went through %s: one transient timeout.", clockOr(ok.e.Time.UTC()))
 			f.Evidence = append(f.Evidence, evidence(*ok.e, "mounted after the timeout"))
 		}
 	}
@@ -147,7 +147,7 @@ func slowMountSteps(ms *mountSide, t *parser.Event, v *timeline.Volume, ex *stri
 		}
 	}
 	if own != nil {
-		fmt.Fprintf(ex, "The kubelet's recursive fsGroup ownership change of the volume is running long (%s %s): with fsGroupChangePolicy Always every file is chowned on every mount. ", own.Detail, clockOr(own.Time))
+		fmt.Fprintf(ex, "The kubelet's recursive fsGroup ownership change of the volume is running long (%s %s): with fsGroupChangePolicy Always every file is chowned on every mount. ", own.Detail, clockOr(own.Time.UTC()))
 		f.Evidence = append(f.Evidence, evidence(*own, "fsGroup ownership change running long"))
 		f.Code = "FSGroupOwnershipChange"
 		f.Summary += "; the kubelet's fsGroup ownership change is still running"
@@ -183,10 +183,10 @@ func slowSetupFinding(ms *mountSide, v *timeline.Volume, th time.Duration) (Find
 		case e.Kind == parser.SetupSucceeded && start != nil && (e.Node == "" || start.Node == "" || e.Node == start.Node):
 			if took := e.Time.Sub(start.Time); took > th {
 				f := Finding{Volume: key(v), PV: v.PV, Nodes: []string{firstNonEmpty(e.Node, start.Node)}, Pods: podsOf([]parser.Event{*start, *e}),
-					Start: start.Time, End: e.Time, Count: 1}
+					Start: start.Time.UTC(), End: e.Time.UTC(), Count: 1}
 				f.Summary = fmt.Sprintf("mounting %s on %s took %s (threshold %s)", name(v), nodeOr(f.Nodes[0]), dur(took), dur(th))
 				var ex strings.Builder
-				fmt.Fprintf(&ex, "The kubelet started mounting %s %s and SetUp succeeded %s, %s later. ", name(v), clockOr(start.Time), clockOr(e.Time), dur(took))
+				fmt.Fprintf(&ex, "The kubelet started mounting %s %s and SetUp succeeded %s, %s later. ", name(v), clockOr(start.Time.UTC()), clockOr(e.Time.UTC()), dur(took))
 				f.Evidence = []Evidence{evidence(*e, "mount finally succeeded"), evidence(*start, "mount started")}
 				steps := slowMountSteps(ms, nil, v, &ex, &f)
 				f.Explanation = strings.TrimSpace(ex.String())
@@ -198,7 +198,7 @@ func slowSetupFinding(ms *mountSide, v *timeline.Volume, th time.Duration) (Find
 	}
 	for i := range ms.slowOwn {
 		if o := ms.slowOwn[i]; o.v == v {
-			f := Finding{Volume: key(v), PV: v.PV, Nodes: []string{o.e.Node}, Pods: podsOf([]parser.Event{*o.e}), Start: o.e.Time, End: o.e.Time, Count: 1}
+			f := Finding{Volume: key(v), PV: v.PV, Nodes: []string{o.e.Node}, Pods: podsOf([]parser.Event{*o.e}), Start: o.e.Time.UTC(), End: o.e.Time.UTC(), Count: 1}
 			f.Summary = fmt.Sprintf("the kubelet's fsGroup ownership change of %s is taking long (%s)", name(v), o.e.Detail)
 			var ex strings.Builder
 			steps := slowMountSteps(ms, nil, v, &ex, &f)

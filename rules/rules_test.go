@@ -277,7 +277,7 @@ func TestPanicIsolation(t *testing.T) {
 func TestSeries(t *testing.T) {
 	var evs []parser.Event
 	for i := range 40 {
-		evs = append(evs, parser.Draft{Time: fixtureDay.Add(time.Duration(i) * time.Minute), Source: parser.Source{File: parser.InternPath("kcm.log"), Line: parser.Int32(i + 1)}}.Event())
+		evs = append(evs, parser.Draft{Time: parser.StampOf(fixtureDay.Add(time.Duration(i) * time.Minute)), Source: parser.Source{File: parser.InternPath("kcm.log"), Line: parser.Int32(i + 1)}}.Event())
 	}
 	ev := series(evs, "attach failed")
 	if len(ev) != maxSeries {

@@ -236,11 +236,11 @@ func (b *factsBuilder) volume(v *timeline.Volume, ids []int32) volFacts {
 	for i := range v.Events {
 		e := &v.Events[i]
 		kinds |= kindBit(e.Kind)
-		if i == 0 || e.Time.Before(first) {
-			first = e.Time
+		if i == 0 || e.Time.UTC().Before(first) {
+			first = e.Time.UTC()
 		}
-		if i == 0 || e.Time.After(latest) {
-			latest = e.Time
+		if i == 0 || e.Time.UTC().After(latest) {
+			latest = e.Time.UTC()
 		}
 	}
 	last, lastID := "", int32(-1) // a volume's events mostly repeat the previous node

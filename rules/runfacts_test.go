@@ -38,7 +38,7 @@ func TestRunFacts(t *testing.T) {
 			if i%17 == 3 {
 				tm = time.Time{}
 			}
-			vol.Events = append(vol.Events, parser.Draft{Node: node, Kind: kinds[(i+v)%len(kinds)], Time: tm}.Event())
+			vol.Events = append(vol.Events, parser.Draft{Node: node, Kind: kinds[(i+v)%len(kinds)], Time: parser.StampOf(tm)}.Event())
 		}
 		tl.Volumes = append(tl.Volumes, vol)
 	}
@@ -56,11 +56,11 @@ func TestRunFacts(t *testing.T) {
 			for j, e := range v.Events {
 				want = append(want, e.Node)
 				ks |= kindBit(e.Kind)
-				if j == 0 || e.Time.Before(first) {
-					first = e.Time
+				if j == 0 || e.Time.UTC().Before(first) {
+					first = e.Time.UTC()
 				}
-				if j == 0 || e.Time.After(last) {
-					last = e.Time
+				if j == 0 || e.Time.UTC().After(last) {
+					last = e.Time.UTC()
 				}
 			}
 			want = uniqSorted(want)
@@ -127,7 +127,7 @@ func TestSharedFactsDeriveMountSide(t *testing.T) {
 	vol := &timeline.Volume{}
 	vol.SetKey("vol")
 	for i, k := range []parser.Kind{parser.MountDeviceFailed, parser.VerifyAttachedSucceeded, parser.SetupSucceeded, parser.MountDeviceSucceeded} {
-		vol.Events = append(vol.Events, parser.Draft{Kind: k, Node: "node-a", Time: t0.Add(time.Duration(i) * time.Second), Code: parser.CodeNotFound}.Event())
+		vol.Events = append(vol.Events, parser.Draft{Kind: k, Node: "node-a", Time: parser.StampOf(t0.Add(time.Duration(i) * time.Second)), Code: parser.CodeNotFound}.Event())
 	}
 	tl := &timeline.Timeline{Volumes: []*timeline.Volume{vol}}
 	want := newMountSide(tl)

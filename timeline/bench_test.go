@@ -16,7 +16,7 @@ func BenchmarkBuild(b *testing.B) {
 		for j, kind := range []parser.Kind{parser.AttachStarted, parser.AttachFailed, parser.AttachStarted, parser.AttachSucceeded,
 			parser.DetachStarted, parser.DetachSucceeded, parser.AttachStarted, parser.AttachSucceeded, parser.DetachStarted, parser.DetachSucceeded} {
 			node := fmt.Sprintf("node-%d", (i+j/4)%50)
-			e := parser.Draft{Time: at(float64(j*60) + float64(i)/1000), Kind: kind, Volume: u, Node: node, Component: k}.Event()
+			e := parser.Draft{Time: parser.StampOf(at(float64(j*60) + float64(i)/1000)), Kind: kind, Volume: u, Node: node, Component: k}.Event()
 			e.Text = parser.TextOf(fmt.Sprint(kind, u, node, j))
 			evs = append(evs, e)
 		}

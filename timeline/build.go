@@ -138,7 +138,7 @@ func Build(results []parser.Result, opt Options) *Timeline {
 	// earliest time, and the first of its latest ones the latest, which is
 	// what seeing them all in order would keep.
 	if len(ord) > 0 {
-		see(evs[ord[0]].Time)
+		see(evs[ord[0]].Time.UTC())
 		last := len(ord) - 1
 		for last > 0 && evs[ord[last]].Time.IsZero() {
 			last--
@@ -146,7 +146,7 @@ func Build(results []parser.Result, opt Options) *Timeline {
 		for last > 0 && evs[ord[last-1]].Time.Equal(evs[ord[last]].Time) {
 			last--
 		}
-		see(evs[ord[last]].Time)
+		see(evs[ord[last]].Time.UTC())
 	}
 	for i, in := range t.Inputs {
 		d := offsets[i]
@@ -766,7 +766,7 @@ func fillKubeletNodes(evs []parser.Event, bounds []int, comps []parser.Component
 			for _, r := range voteRefs(ev, k, rawVol, &buf) {
 				a := attaches[r]
 				// latest controller attach before the kubelet fact (+2 min of clock slack)
-				j, _ := slices.BinarySearchFunc(a, ev.Time.Add(2*time.Minute), func(s stamp, t time.Time) int { return s.t.Compare(t) })
+				j, _ := slices.BinarySearchFunc(a, ev.Time.Add(2*time.Minute), func(s stamp, t parser.Stamp) int { return s.t.Compare(t) })
 				if j > 0 {
 					votes[a[j-1].node]++
 					break
@@ -838,7 +838,7 @@ func kubeletNodeIDs(evs []parser.Event, bounds []int, nodes []string, sy *syms, 
 }
 
 type stamp struct {
-	t    time.Time
+	t    parser.Stamp
 	node string
 }
 

@@ -32,7 +32,7 @@ func detectRestarts(evs []parser.Event, in []int32, ord []int32, comps []parser.
 			if strings.Contains(d, "leader") || strings.Contains(d, "lease") {
 				reason = "leader-elected"
 			}
-			out = append(out, Restart{Time: ev.Time, Source: ev.Source, Reason: reason, Component: parser.ComponentKCM.String()})
+			out = append(out, Restart{Time: ev.Time.UTC(), Source: ev.Source, Reason: reason, Component: parser.ComponentKCM.String()})
 		}
 		if ev.Origin != 0 {
 			continue
@@ -43,21 +43,21 @@ func detectRestarts(evs []parser.Event, in []int32, ord []int32, comps []parser.
 				key += "/" + ev.Node
 			}
 			start := ev.Time.Add(ev.Retry.Backoff).Add(-time.Duration(ev.Retry.Mono * float64(time.Second)))
-			if prev, ok := starts[key]; ok && start.Sub(prev) > restartTolerance {
-				r := Restart{Time: ev.Time, Source: ev.Source, Reason: "monotonic-clock-reset", Component: ev.Component.String()}
+			if prev, ok := starts[key]; ok && start.Sub(parser.StampOf(prev)) > restartTolerance {
+				r := Restart{Time: ev.Time.UTC(), Source: ev.Source, Reason: "monotonic-clock-reset", Component: ev.Component.String()}
 				if ev.Component == parser.ComponentKubelet {
 					r.Node = ev.Node
 				}
 				out = append(out, r)
 			}
-			if prev, ok := starts[key]; !ok || start.After(prev) {
-				starts[key] = start
+			if prev, ok := starts[key]; !ok || start.After(parser.StampOf(prev)) {
+				starts[key] = start.UTC()
 			}
 		}
 		if comps[in[k]] == parser.ComponentKCM && ev.PID > 0 {
 			in := in[k]
 			if p, ok := lastPID[in]; ok && p != int(ev.PID) {
-				out = append(out, Restart{Time: ev.Time, Source: ev.Source, Reason: "pid-changed", Component: parser.ComponentKCM.String()})
+				out = append(out, Restart{Time: ev.Time.UTC(), Source: ev.Source, Reason: "pid-changed", Component: parser.ComponentKCM.String()})
 			}
 			lastPID[in] = int(ev.PID)
 		}
@@ -125,7 +125,7 @@ const skewWindow = 10 * time.Minute
 // (see skewAttach), in event order.
 func estimateSkews(evs []parser.Event, attaches []int32, bounds []int, inputs []parser.Input, comps []parser.Component, flags map[string]time.Duration) []Skew {
 	type pairKey struct{ ref, node string }
-	paired := map[pairKey][]time.Time{}
+	paired := map[pairKey][]parser.Stamp{}
 	hasKCM := false
 	var buf [4]string
 	// Only the nodes named by the kubelet facts read below are looked up:
@@ -155,7 +155,7 @@ func estimateSkews(evs []parser.Event, attaches []int32, bounds []int, inputs []
 		}
 	}
 	for _, a := range paired {
-		slices.SortFunc(a, func(x, y time.Time) int { return x.Compare(y) })
+		slices.SortFunc(a, func(x, y parser.Stamp) int { return x.Compare(y) })
 	}
 	var out []Skew
 	for i := range inputs {
@@ -185,7 +185,7 @@ func estimateSkews(evs []parser.Event, attaches []int32, bounds []int, inputs []
 				if len(a) == 0 {
 					continue
 				}
-				j, found := slices.BinarySearchFunc(a, ev.Time, func(x, t time.Time) int { return x.Compare(t) })
+				j, found := slices.BinarySearchFunc(a, ev.Time, func(x, t parser.Stamp) int { return x.Compare(t) })
 				if found {
 					j++
 				}
@@ -277,8 +277,8 @@ func anchorDescribes(evs []parser.Event, in []int32, bounds []int, inputs []pars
 		}
 		for _, r := range refs(ev, &buf) {
 			key := ref{ev.Kind, r}
-			if ev.Time.After(last[key]) {
-				last[key] = ev.Time
+			if ev.Time.UTC().After(last[key]) {
+				last[key] = ev.Time.UTC()
 			}
 		}
 	}
@@ -302,7 +302,7 @@ func anchorDescribes(evs []parser.Event, in []int32, bounds []int, inputs []pars
 			if best.IsZero() {
 				continue
 			}
-			if d := best.Sub(ev.Time); d > -describeMaxOffset && d < describeMaxOffset {
+			if d := best.Sub(ev.Time.UTC()); d > -describeMaxOffset && d < describeMaxOffset {
 				gaps = append(gaps, d)
 			}
 		}

@@ -29,7 +29,7 @@ func linkEchoes(evs []parser.Event) {
 			continue
 		}
 		from, to := e.Time.Add(-EchoWindow), e.Time.Add(EchoWindow)
-		j, _ := slices.BinarySearchFunc(evs, from, func(d parser.Event, t time.Time) int {
+		j, _ := slices.BinarySearchFunc(evs, from, func(d parser.Event, t parser.Stamp) int {
 			if d.Time.IsZero() {
 				return 1 // zero times sort last
 			}

@@ -539,11 +539,11 @@ func (sc *scratch) describe(v *Volume, ids []evIDs, sy *syms, rootName string, l
 	for i := range v.Events {
 		ev := &v.Events[i]
 		if !ev.Time.IsZero() {
-			if first.IsZero() || ev.Time.Before(first) {
-				first, v.first = ev.Time, int32(i+1)
+			if first.IsZero() || ev.Time.UTC().Before(first) {
+				first, v.first = ev.Time.UTC(), int32(i+1)
 			}
-			if ev.Time.After(last) {
-				last, v.last = ev.Time, int32(i+1)
+			if ev.Time.UTC().After(last) {
+				last, v.last = ev.Time.UTC(), int32(i+1)
 			}
 		}
 	}

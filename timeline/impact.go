@@ -74,7 +74,7 @@ func (v *Volume) MountOutages() []*MountOutage {
 			if strings.Contains(e.Pod, "/") {
 				s.Pod = e.Pod
 			}
-			if !s.Recovered.IsZero() && e.Time.After(s.Recovered) && s.Relapsed.IsZero() {
+			if !s.Recovered.IsZero() && e.Time.UTC().After(s.Recovered) && s.Relapsed.IsZero() {
 				s.Relapsed = s.Recovered
 				s.Recovered = time.Time{}
 			}
@@ -86,17 +86,17 @@ func (v *Volume) MountOutages() []*MountOutage {
 			if e.Span > 0 && e.Origin == parser.OriginDescribe {
 				t0 = e.Time.Add(-e.Span)
 			}
-			if !t0.IsZero() && (s.First.IsZero() || t0.Before(s.First)) {
-				s.First = t0
+			if !t0.IsZero() && (s.First.IsZero() || t0.Before(parser.StampOf(s.First))) {
+				s.First = t0.UTC()
 			}
-			if t1.After(s.Last) {
-				s.Last = t1
+			if t1.After(parser.StampOf(s.Last)) {
+				s.Last = t1.UTC()
 			}
 		}
 		if isMountSuccess(e.Kind) {
 			for _, s := range list {
-				if s.Node == e.Node && s.Recovered.IsZero() && e.Time.After(s.Last) {
-					s.Recovered = e.Time
+				if s.Node == e.Node && s.Recovered.IsZero() && e.Time.UTC().After(s.Last) {
+					s.Recovered = e.Time.UTC()
 				}
 			}
 		}

@@ -11,7 +11,7 @@ var i0 = time.Date(2021, 1, 13, 9, 51, 0, 0, time.UTC)
 
 // iev is a kubelet event sec seconds after i0.
 func iev(sec int, kind parser.Kind, node, pod string, origin parser.Origin) parser.Event {
-	return parser.Draft{Time: i0.Add(time.Duration(sec) * time.Second), Kind: kind, Node: node, Pod: pod,
+	return parser.Draft{Time: parser.StampOf(i0.Add(time.Duration(sec) * time.Second)), Kind: kind, Node: node, Pod: pod,
 		Origin: origin, Component: parser.ComponentKubelet, Source: parser.Source{File: parser.InternPath("kubelet.log"), Line: parser.Int32(sec + 1)}}.Event()
 }
 
@@ -34,7 +34,7 @@ func TestMountOutagesDescribeDedupe(t *testing.T) {
 	if len(got) != 1 || !got[0].FromDescribe || got[0].Counts[parser.MountDeviceFailed] != 35 {
 		t.Fatalf("describe only: %+v", got)
 	}
-	if want := row.Time.Add(-77 * time.Minute); !got[0].First.Equal(want) || !got[0].Last.Equal(row.Time) {
+	if want := row.Time.Add(-77 * time.Minute); !got[0].First.Equal(want.UTC()) || !got[0].Last.Equal(row.Time.UTC()) {
 		t.Errorf("describe only: %v → %v, want the row's span %v → %v", got[0].First, got[0].Last, want, row.Time)
 	}
 }

@@ -28,7 +28,7 @@ func TestManyInputsLinear(t *testing.T) {
 		}
 	}
 	for _, v := range tl.Volumes {
-		if len(v.Events) != 2 || v.Events[0].Kind != parser.AttachSucceeded || !v.Events[1].Time.Equal(shapes.Start.Add(skewEpsilon)) {
+		if len(v.Events) != 2 || v.Events[0].Kind != parser.AttachSucceeded || !v.Events[1].Time.UTC().Equal(shapes.Start.Add(skewEpsilon)) {
 			t.Fatalf("volume %s: %d events, last at %s", v.Key(), len(v.Events), v.Events[len(v.Events)-1].Time)
 		}
 	}

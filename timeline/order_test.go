@@ -29,7 +29,7 @@ func TestSortOrderMatchesFullSort(t *testing.T) {
 					if sorted {
 						sec = j / 3
 					}
-					e.Time = at(float64(sec) + float64(r.IntN(2))*1e-6)
+					e.Time = parser.StampOf(at(float64(sec) + float64(r.IntN(2))*1e-6))
 				}
 				e.Source.Line = parser.Int32(j + 1)
 				if r.IntN(4) == 0 {

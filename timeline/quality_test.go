@@ -63,7 +63,7 @@ func TestDescribeReanchor(t *testing.T) {
 	newest := at(600)
 	row := func(kind parser.Kind, lastSeen time.Time, n int, span time.Duration) parser.Event {
 		age := capture.Sub(lastSeen).Truncate(time.Minute) // kubectl rounds ages down
-		return parser.Draft{Time: newest.Add(-age), Age: age, Kind: kind, PV: vPV, Component: parser.ComponentEvents,
+		return parser.Draft{Time: parser.StampOf(newest.Add(-age)), Age: age, Kind: kind, PV: vPV, Component: parser.ComponentEvents,
 			Origin: parser.OriginDescribe, Count: parser.Int32(n), Span: span, Text: parser.TextOf(kind.String())}.Event()
 	}
 	desc := result("describe.txt", parser.ComponentEvents.String(),
@@ -90,7 +90,7 @@ func TestDescribeReanchor(t *testing.T) {
 		if e.Kind == parser.MountDeviceFailed {
 			want = at(300)
 		}
-		if d := e.Time.Sub(want); d < -time.Minute || d > time.Minute {
+		if d := e.Time.UTC().Sub(want); d < -time.Minute || d > time.Minute {
 			t.Errorf("%s row at %v, want ≈ %v", e.Kind, e.Time, want)
 		}
 	}

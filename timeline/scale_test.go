@@ -33,7 +33,7 @@ func TestManyNodesOverlapsBounded(t *testing.T) {
 	// the stretches tile the time more than one node held the volume: from
 	// the second node's attach to the detach of the last but one
 	first := v.Overlaps()[0]
-	if !first.Start.Equal(shapes.Start.Add(2e9)) || !last.End.Equal(v.Events[len(v.Events)-3].Time) {
+	if !first.Start.Equal(shapes.Start.Add(2e9)) || !last.End.Equal(v.Events[len(v.Events)-3].Time.UTC()) {
 		t.Errorf("overlaps cover %s..%s", first.Start, last.End)
 	}
 	for i := 1; i < len(v.Overlaps()); i++ {

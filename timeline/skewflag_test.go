@@ -17,9 +17,9 @@ func TestSkewBeyondWindowIsFlagged(t *testing.T) {
 	kubelet := parser.Result{Input: parser.Input{Path: "kubelet.log", Component: parser.ComponentKubelet.String()}}
 	for i := range 3 {
 		at := t0.Add(time.Duration(i) * time.Hour)
-		kcm.Events = append(kcm.Events, parser.Draft{Time: at, Kind: parser.AttachSucceeded, Volume: vol, Node: "n1", Component: parser.ComponentKCM, Source: parser.Source{File: parser.InternPath("kcm.log"), Line: parser.Int32(i + 1)}}.Event())
+		kcm.Events = append(kcm.Events, parser.Draft{Time: parser.StampOf(at), Kind: parser.AttachSucceeded, Volume: vol, Node: "n1", Component: parser.ComponentKCM, Source: parser.Source{File: parser.InternPath("kcm.log"), Line: parser.Int32(i + 1)}}.Event())
 		// the kubelet confirms 25 minutes before the controller attached: its clock is behind
-		kubelet.Events = append(kubelet.Events, parser.Draft{Time: at.Add(-25 * time.Minute), Kind: parser.VerifyAttachedSucceeded, Volume: vol, Node: "n1", Component: parser.ComponentKubelet, Source: parser.Source{File: parser.InternPath("kubelet.log"), Line: parser.Int32(i + 1), Input: 1}}.Event())
+		kubelet.Events = append(kubelet.Events, parser.Draft{Time: parser.StampOf(at.Add(-25 * time.Minute)), Kind: parser.VerifyAttachedSucceeded, Volume: vol, Node: "n1", Component: parser.ComponentKubelet, Source: parser.Source{File: parser.InternPath("kubelet.log"), Line: parser.Int32(i + 1), Input: 1}}.Event())
 	}
 	tl := Build([]parser.Result{kcm, kubelet}, Options{})
 	var found bool

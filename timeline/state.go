@@ -156,7 +156,7 @@ func (sc *scratch) reconstruct(v *Volume, ids []evIDs, sy *syms) {
 				continue
 			}
 			if s, ok := controllerNext(ctl.state(node), ev); ok {
-				set(&ctlIv, ctl, node, s, ev.Time, int32(i))
+				set(&ctlIv, ctl, node, s, ev.Time.UTC(), int32(i))
 			}
 		case kubeletKind(ev.Kind):
 			node := ids[i].node
@@ -167,7 +167,7 @@ func (sc *scratch) reconstruct(v *Volume, ids []evIDs, sy *syms) {
 				continue
 			}
 			if s, ok := kubeletNext(kl.state(node), ev.Kind); ok {
-				set(&klIv, kl, node, s, ev.Time, int32(i))
+				set(&klIv, kl, node, s, ev.Time.UTC(), int32(i))
 			}
 		}
 	}

@@ -24,7 +24,7 @@ func at(sec float64) time.Time { return t0.Add(time.Duration(sec * float64(time.
 // ev builds an event; the text is unique per (kind, node, time) so that
 // duplicate detection sees real lines.
 func ev(sec float64, kind parser.Kind, comp parser.Component, node string) parser.Event {
-	e := parser.Draft{Time: at(sec), Kind: kind, Volume: vU, PV: vPV, Node: node, Component: comp}.Event()
+	e := parser.Draft{Time: parser.StampOf(at(sec)), Kind: kind, Volume: vU, PV: vPV, Node: node, Component: comp}.Event()
 	e.Text = parser.TextOf(kind.String() + " " + node + " " + e.Time.Format(time.RFC3339Nano))
 	return e
 }
@@ -255,18 +255,18 @@ func TestSkewEstimate(t *testing.T) {
 
 func TestJoinNames(t *testing.T) {
 	k := parser.ComponentKCM
-	vaOnly := parser.Draft{Time: at(300), Kind: parser.CSIDetaching, Component: parser.ComponentCSI,
+	vaOnly := parser.Draft{Time: parser.StampOf(at(300)), Kind: parser.CSIDetaching, Component: parser.ComponentCSI,
 		Attachment: "csi-9239c0a1144a95d8ff66f89edfb9703662060c0039e7a66100b722c89c3e693a", Text: parser.TextOf("Detaching")}.Event()
-	pvOnly := parser.Draft{Time: at(301), Kind: parser.AttachFailed, Component: parser.ComponentEvents, Origin: parser.OriginDescribe,
+	pvOnly := parser.Draft{Time: parser.StampOf(at(301)), Kind: parser.AttachFailed, Component: parser.ComponentEvents, Origin: parser.OriginDescribe,
 		PV: vPV, Pod: "default/mysql-0", Text: parser.TextOf("describe row")}.Event()
-	handleOnly := parser.Draft{Time: at(302), Kind: parser.CSIError, Component: parser.ComponentCSI, Handle: "disk-7x9qk2mz", Text: parser.TextOf("GRPC error")}.Event()
-	stray := parser.Draft{Time: at(303), Kind: parser.AttachFailed, PV: "grafana", Node: "n9", Component: k, Text: parser.TextOf("old")}.Event()
+	handleOnly := parser.Draft{Time: parser.StampOf(at(302)), Kind: parser.CSIError, Component: parser.ComponentCSI, Handle: "disk-7x9qk2mz", Text: parser.TextOf("GRPC error")}.Event()
+	stray := parser.Draft{Time: parser.StampOf(at(303)), Kind: parser.AttachFailed, PV: "grafana", Node: "n9", Component: k, Text: parser.TextOf("old")}.Event()
 	secret := ev(304, parser.SetupSucceeded, parser.ComponentKubelet, nodeB)
 	secret.SetVolume("kubernetes.io/secret/8e1d2c3b-4a5f-4b6c-9d7e-0f1a2b3c4d5e-default-token", "default-token", nil)
-	vs := parser.Draft{Time: at(305), Kind: parser.MultiAttach, Component: k, Node: "node3",
+	vs := parser.Draft{Time: parser.StampOf(at(305)), Kind: parser.MultiAttach, Component: k, Node: "node3",
 		Volume: "kubernetes.io/vsphere-volume/[vsanDatastore] kubevols/kubernetes-dynamic-pvc-2f53fe7e-846c-11e7-addd-0050569ccb52.vmdk",
 		PV:     "pvc-2f53fe7e-846c-11e7-addd-0050569ccb52", Text: parser.TextOf("vsphere")}.Event()
-	vsEcho := parser.Draft{Time: at(306), Kind: parser.MultiAttach, Component: parser.ComponentEvents, Origin: parser.OriginEvent,
+	vsEcho := parser.Draft{Time: parser.StampOf(at(306)), Kind: parser.MultiAttach, Component: parser.ComponentEvents, Origin: parser.OriginEvent,
 		PV: "pvc-2f53fe7e-846c-11e7-addd-0050569ccb52", Text: parser.TextOf("vsphere echo")}.Event()
 	r := seedKCM()
 	r.Events = append(r.Events, vaOnly, pvOnly, handleOnly, stray, secret, vs, vsEcho)
@@ -331,7 +331,7 @@ func TestMulti(t *testing.T) {
 
 func TestFind(t *testing.T) {
 	k := parser.ComponentKCM
-	other := parser.Draft{Time: at(5), Kind: parser.AttachStarted, Component: k, Node: "worker-7", Pod: "web/nginx-0",
+	other := parser.Draft{Time: parser.StampOf(at(5)), Kind: parser.AttachStarted, Component: k, Node: "worker-7", Pod: "web/nginx-0",
 		Volume: "kubernetes.io/aws-ebs/aws://eu-west-1a/vol-0abc", PV: "pvc-11111111-2222-3333-4444-555555555555", Text: parser.TextOf("x")}.Event()
 	r := seedKCM()
 	r.Events[4].SetPod("default/mysql-0", nil)

@@ -53,7 +53,7 @@ const ownInput = -2
 // ownTimes is the evs of an interval of its own times (see Interval).
 func ownTimes(start, end time.Time) *[]parser.Event {
 	own := make([]parser.Event, 2)
-	own[0].Time, own[1].Time = start, end
+	own[0].Time, own[1].Time = parser.StampOf(start), parser.StampOf(end)
 	own[0].Source.Input, own[1].Source.Input = ownInput, ownInput
 	return &own
 }
@@ -77,9 +77,9 @@ func (iv Interval) at(k int, ev int32) time.Time {
 	}
 	switch evs := *iv.evs; {
 	case len(evs) == 2 && evs[0].Source.Input == ownInput:
-		return evs[k].Time
+		return evs[k].Time.UTC()
 	case ev >= 0:
-		return evs[ev].Time
+		return evs[ev].Time.UTC()
 	}
 	return time.Time{}
 }
@@ -213,7 +213,7 @@ func (v *Volume) spanAt(k int, ev int32) time.Time {
 	case v.rare != nil && v.rare.span != nil:
 		return v.rare.span[k]
 	case ev > 0:
-		return v.Events[ev-1].Time
+		return v.Events[ev-1].Time.UTC()
 	}
 	return time.Time{}
 }

@@ -29,7 +29,7 @@ func TestIntervalTimes(t *testing.T) {
 	if !reflect.DeepEqual(iv, NewInterval(nodeA, Attached, at(1), at(2), 0, 1)) {
 		t.Error("DeepEqual tells intervals of the same times apart")
 	}
-	v := &Volume{Events: []parser.Event{{Time: at(7)}, {Time: at(8)}}}
+	v := &Volume{Events: []parser.Event{{Time: parser.StampOf(at(7))}, {Time: parser.StampOf(at(8))}}}
 	built := Interval{Node: nodeA, State: Attached, From: 0, To: 1, evs: &v.Events}
 	if !built.Start().Equal(at(7)) || !built.End().Equal(at(8)) {
 		t.Errorf("built on two events: %v → %v, want %v → %v", built.Start(), built.End(), at(7), at(8))

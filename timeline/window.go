@@ -29,7 +29,7 @@ func (w Window) Filter(results []parser.Result) {
 		return
 	}
 	for i := range results {
-		results[i].Events = slices.DeleteFunc(results[i].Events, func(ev parser.Event) bool { return !w.Contains(ev.Time) })
+		results[i].Events = slices.DeleteFunc(results[i].Events, func(ev parser.Event) bool { return !w.Contains(ev.Time.UTC()) })
 	}
 }
 

@@ -3,7 +3,6 @@ package timeline
 import (
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/kcmtrace/kcmtrace/parser"
 )
@@ -13,7 +12,7 @@ import (
 func TestWindowFilter(t *testing.T) {
 	k := parser.ComponentKCM
 	undated := ev(0, parser.AttachStarted, k, nodeB)
-	undated.Time = time.Time{}
+	undated.Time = parser.Stamp{}
 	mk := func() []parser.Result {
 		return []parser.Result{result("kcm.log", k.String(),
 			ev(0, parser.AttachStarted, k, nodeA),
@@ -66,7 +65,7 @@ func TestNewest(t *testing.T) {
 func TestEvents(t *testing.T) {
 	k := parser.ComponentKCM
 	undated := ev(0, parser.AttachStarted, k, nodeB)
-	undated.Time = time.Time{}
+	undated.Time = parser.Stamp{}
 	other := ev(1.5, parser.ControllerStarted, k, "")
 	other.SetVolume("", "", nil)
 	tl := &Timeline{

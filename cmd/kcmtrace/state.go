@@ -175,13 +175,13 @@ func eventResults(snap *state.Snapshot, first int) []parser.Result {
 			in.Unknown++
 		}
 		if !ev.Time.IsZero() {
-			if in.First.IsZero() || ev.Time.Before(in.First) {
-				in.First = ev.Time
+			if in.First.IsZero() || ev.Time.UTC().Before(in.First) {
+				in.First = ev.Time.UTC()
 			}
-			if ev.Time.After(in.Last) {
-				in.Last = ev.Time
+			if ev.Time.UTC().After(in.Last) {
+				in.Last = ev.Time.UTC()
 			}
-			in.Year, in.YearFrom, in.Zone, in.ZoneFrom = ev.Time.Year(), "event", "+00:00", "event"
+			in.Year, in.YearFrom, in.Zone, in.ZoneFrom = ev.Time.UTC().Year(), "event", "+00:00", "event"
 		}
 		r.Events = append(r.Events, ev)
 	}

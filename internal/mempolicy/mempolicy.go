@@ -15,7 +15,7 @@
 //     which grow with the input — by how much depends on the traffic's
 //     shape: ~30 MiB per GiB of KCM log with the generator's default shape,
 //     ~65 MiB with a large cluster's churn (35k volumes per GiB, two events
-//     each) once the timeline is built (96-byte events, their names in
+//     each) once the timeline is built (80-byte events, their names in
 //     shared tuples, their texts in compressed blocks). memPerGiB is 24 MiB:
 //     measured at 1 GiB (default, json and many-nodes shapes) 32 → 24 took
 //     peak RSS from 63–69 to 59–61 MiB with the collector at 3–4% of the

@@ -19,11 +19,11 @@ func ManyInputs(n int) []parser.Result {
 		kcm, kubelet := node+"/kcm.log", node+"/kubelet.log"
 		out = append(out,
 			parser.Result{Input: parser.Input{Path: kcm, Component: parser.ComponentKCM.String(), Events: 1}, Events: []parser.Event{parser.Draft{
-				Time: Start, Kind: parser.AttachSucceeded, Volume: vol, Node: node, Component: parser.ComponentKCM,
+				Time: parser.StampOf(Start), Kind: parser.AttachSucceeded, Volume: vol, Node: node, Component: parser.ComponentKCM,
 				Text: parser.TextOf("AttachVolume.Attach succeeded " + vol + " " + node), Source: parser.Source{File: parser.InternPath(kcm), Line: 1},
 			}.Event()}},
 			parser.Result{Input: parser.Input{Path: kubelet, Component: parser.ComponentKubelet.String(), Events: 1}, Events: []parser.Event{parser.Draft{
-				Time: Start.Add(-time.Second), Kind: parser.VerifyAttachedSucceeded, Volume: vol, Node: node, Component: parser.ComponentKubelet,
+				Time: parser.StampOf(Start.Add(-time.Second)), Kind: parser.VerifyAttachedSucceeded, Volume: vol, Node: node, Component: parser.ComponentKubelet,
 				Text: parser.TextOf("Controller attach succeeded " + vol + " " + node), Source: parser.Source{File: parser.InternPath(kubelet), Line: 1},
 			}.Event()}})
 	}

@@ -27,7 +27,7 @@ func ManyNodes(n int, overlap bool) parser.Result {
 	add := func(k parser.Kind, node int) {
 		name := fmt.Sprintf("node-%05d", node)
 		evs = append(evs, parser.Draft{
-			Time: t, Kind: k, Volume: Volume, PV: "pvc-x", Node: name, Component: parser.ComponentKCM,
+			Time: parser.StampOf(t), Kind: k, Volume: Volume, PV: "pvc-x", Node: name, Component: parser.ComponentKCM,
 			Text:   parser.TextOf(fmt.Sprintf("%s %s %s", k, name, t.Format(time.RFC3339Nano))),
 			Source: parser.Source{File: parser.InternPath("kcm.log"), Line: parser.Int32(len(evs) + 1)},
 		}.Event())

@@ -54,7 +54,7 @@ func TestDraftCarriesEveryField(t *testing.T) {
 			f.SetBool(true)
 		}
 	}
-	d.Time = time.Date(2024, 8, 12, 4, 48, 0, 612388000, time.UTC)
+	d.Time = StampOf(time.Date(2024, 8, 12, 4, 48, 0, 612388000, time.UTC))
 	d.Retry = &Retry{Backoff: time.Second}
 	d.Source = Source{File: InternPath("kcm.log"), Line: 7, Input: 2}
 	d.Text = textstore.TextOf("W0812 reconciler.go:1] text")

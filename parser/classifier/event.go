@@ -184,8 +184,9 @@ type Retry struct {
 // Event is one typed fact read from one log entry.
 //
 // Memory: a 1 GiB log yields ~100k events, all kept until the report is
-// written, so an Event is small (96 bytes on 64-bit platforms, pinned by
-// TestEventSize) and its strings share memory. Its names are three
+// written, so an Event is small (80 bytes on 64-bit platforms, pinned by
+// TestEventSize; its time a Stamp, 8 bytes without a pointer) and its
+// strings share memory. Its names are three
 // immutable tuples referenced by pointer and embedded (Ident: the volume;
 // Place: node and pod; Cause: error, code, detail, reason, a row's age), so that
 // ev.Volume, ev.Node, ev.Error read as fields; the parser interns each
@@ -208,7 +209,7 @@ type Retry struct {
 // the names it cuts from the entry (textstore.Names), so a name that many
 // events carry is one string. Neither is ever a window of a read block.
 type Event struct {
-	Time time.Time // UTC; zero when unknown
+	Time Stamp // zero when unknown
 	*Ident
 	*Place
 	*Cause
@@ -289,7 +290,7 @@ var (
 // own, which the classifier writes, and which becomes an Event once its
 // names are known (Event, or the parser's interning).
 type Draft struct {
-	Time       time.Time
+	Time       Stamp
 	Volume     string
 	PV         string
 	Handle     string
