@@ -93,7 +93,7 @@ func handSeed(hostile bool) *Analysis {
 	last := mf[len(mf)-1]
 	vol := &timeline.Volume{
 		UniqueName: uniq, PV: pv, Handle: handle,
-		Names: []string{uniq, pv, handle}, Nodes: []string{nodeA, nodeB}, Pods: []string{pod},
+		Nodes: []string{nodeA, nodeB}, Pods: []string{pod},
 		Events: evs,
 		Intervals: []timeline.Interval{
 			timeline.NewInterval(nodeA, timeline.Attaching, at(0), fails[0].Time.UTC(), 0, 1),
@@ -104,6 +104,7 @@ func handSeed(hostile bool) *Analysis {
 			timeline.NewInterval(nodeA, timeline.Detached, detOK.Time.UTC(), time.Time{}, 12, -1),
 		},
 	}
+	vol.SetNames([]string{uniq, pv, handle})
 	vol.SetKey(uniq)
 	vol.SetDriver("com.tencent.cloud.csi.cbs")
 	vol.SetSpan(evs[0].Time.UTC(), last.Time.UTC())

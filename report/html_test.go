@@ -449,11 +449,12 @@ func hostileAnalysis() *Analysis {
 			Component: parser.ComponentKCM, Source: parser.Source{File: parser.InternPath(s), Line: parser.Int32(i + 1)}, Text: parser.TextOf("E0113 " + s + " " + node)}.Event()
 		kev := ev
 		kev.Component, kev.Kind, kev.Source.Line = parser.ComponentKubelet, parser.MountDeviceFailed, parser.Int32(i+100)
-		v := &timeline.Volume{UniqueName: s, PV: s, Handle: node, Names: []string{s}, Nodes: []string{node, s}, Pods: []string{s},
+		v := &timeline.Volume{UniqueName: s, PV: s, Handle: node, Nodes: []string{node, s}, Pods: []string{s},
 			Events: []parser.Event{ev, kev},
 			Intervals: []timeline.Interval{timeline.NewInterval(node, timeline.State(s), ev.Time.UTC(), ev.Time.Add(time.Minute).UTC(), 0, 0),
 				timeline.NewInterval(s, timeline.Uncertain, ev.Time.UTC(), time.Time{}, 0, 0)},
 		}
+		v.SetNames([]string{s})
 		v.SetKey(s)
 		v.SetDriver(s)
 		v.SetSpan(ev.Time.UTC(), ev.Time.Add(time.Minute).UTC())

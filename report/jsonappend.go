@@ -158,7 +158,7 @@ func appendVolume(b []byte, v *timeline.Volume, depth int) []byte {
 	b = o.str(b, "pv", v.PV)
 	b = o.str(b, "handle", v.Handle)
 	b = o.str(b, "driver", v.Driver())
-	b = o.strings(b, "names", v.Names)
+	b = o.strings(b, "names", v.Names())
 	b = o.strings(b, "attachments", v.Attachments())
 	b = o.strings(b, "nodes", v.Nodes)
 	b = o.strings(b, "pods", v.Pods)

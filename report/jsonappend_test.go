@@ -61,9 +61,10 @@ func hostileVolumes() []*timeline.Volume {
 	t0 := time.Date(2021, 1, 13, 8, 27, 15, 120000000, time.FixedZone("CST", 8*3600))
 	vols := []*timeline.Volume{
 		{}, // every list nil, no events, zero times
-		{Names: []string{}, Nodes: []string{}, Events: []parser.Event{parser.Draft{Kind: parser.AttachFailed, Count: -3}.Event()}},
+		{Nodes: []string{}, Events: []parser.Event{parser.Draft{Kind: parser.AttachFailed, Count: -3}.Event()}},
 		{UniqueName: "u", Multi: true},
 	}
+	vols[1].SetNames([]string{})
 	vols[1].SetKey("key-only")
 	vols[2].SetKey("k")
 	vols[1].SetSpan(t0, time.Time{})
@@ -73,7 +74,7 @@ func hostileVolumes() []*timeline.Volume {
 		other := hostileStrings[(i+3)%len(hostileStrings)]
 		v := &timeline.Volume{
 			UniqueName: other, PV: s, Handle: other,
-			Names: []string{s, other}, Nodes: []string{s}, Pods: []string{other, s, "p"},
+			Nodes: []string{s}, Pods: []string{other, s, "p"},
 			Multi: i%2 == 0,
 		}
 		v.SetKey(s)
@@ -83,6 +84,7 @@ func hostileVolumes() []*timeline.Volume {
 		if i%3 == 0 {
 			v.UniqueName = ""
 		}
+		v.SetNames([]string{s, other})
 		for j, k := range []parser.Kind{
 			parser.AttachFailed, parser.DetachFailed, parser.MountDeviceFailed, parser.SetupFailed,
 			parser.WaitForAttachFailed, parser.MountTimeout, parser.AttachStarted, kinds[i%len(kinds)], 0,

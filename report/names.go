@@ -35,7 +35,7 @@ func findVolume(tl *timeline.Timeline, name, pv string) *timeline.Volume {
 		}
 	}
 	for _, v := range tl.Volumes {
-		for _, n := range v.Names {
+		for _, n := range v.Names() {
 			if n == name && name != "" || n == pv && pv != "" {
 				return v
 			}

@@ -334,8 +334,9 @@ func (r *redactor) volume(v *timeline.Volume) *timeline.Volume {
 	c := *v
 	c.UniqueName, c.PV, c.Handle = r.s(v.UniqueName), r.s(v.PV), r.s(v.Handle)
 	c.SetKey(r.s(v.Key()))
-	c.SetDriver(v.Driver()) // not redacted, when the UniqueName it is read from is
-	c.Names, c.Nodes, c.Pods = r.list(v.Names), r.list(v.Nodes), r.list(v.Pods)
+	c.SetDriver(v.Driver())       // not redacted, when the UniqueName it is read from is
+	c.SetNames(r.list(v.Names())) // after the UniqueName, PV and Handle
+	c.Nodes, c.Pods = r.list(v.Nodes), r.list(v.Pods)
 	c.SetAttachments(r.list(v.Attachments()))
 	c.Events = r.events(v.Events)
 	c.Intervals = r.intervals(v.Intervals)

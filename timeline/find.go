@@ -21,7 +21,7 @@ func (t *Timeline) Find(query string) (matches []*Volume, suggestions []string) 
 	var names []string
 	var owner []*Volume
 	for _, v := range t.Volumes {
-		for _, n := range v.Names {
+		for _, n := range v.Names() {
 			names = append(names, n)
 			owner = append(owner, v)
 		}

@@ -582,10 +582,15 @@ func (sc *scratch) describe(v *Volume, ids []evIDs, sy *syms, rootName string, l
 	v.PV = best
 	v.SetKey(cmp.Or(v.UniqueName, v.PV, v.Handle, rootName))
 	tmp := sortedNames(sc.tmp[:0], names, sy)
-	v.Names = sc.strs.copy(tmp)
-	// the VolumeAttachment names are a window of Names (Attachments)
+	// the names but for UniqueName, PV and Handle (SetNames)
+	if pos := namePositions(tmp, v.UniqueName, v.PV, v.Handle); pos != (namePos{}) {
+		v.names, v.namePos = sc.strs.copy(dropPositions(sc.tmp2[:0], tmp, pos)), pos
+	} else {
+		v.names = sc.strs.copy(tmp)
+	}
+	// the VolumeAttachment names are a window of names (Attachments)
 	// unless they are not consecutive there
-	if a, window := attachmentsOf(v.Names, sc.tmp2[:0]); a != nil && !window {
+	if a, window := attachmentsOf(v.names, sc.tmp2[:0]); a != nil && !window {
 		v.SetAttachments(sc.strs.copy(a))
 	}
 	tmp = sortedNames(tmp[:0], nodes, sy)

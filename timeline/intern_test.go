@@ -145,7 +145,8 @@ func TestAttachmentsOf(t *testing.T) {
 			t.Errorf("attachmentsOf(%q) = %q, %v; want %q, %v", tc.names, got, window, tc.want, tc.window)
 			continue
 		}
-		v := &Volume{Names: tc.names}
+		v := &Volume{}
+		v.SetNames(tc.names)
 		if a := v.Attachments(); !slices.Equal(a, tc.want) {
 			t.Errorf("Attachments of names %q = %q, want %q", tc.names, a, tc.want)
 		}

@@ -85,7 +85,7 @@ func stateVolume(snap *state.Snapshot, v *Volume) *state.PersistentVolume {
 			return pv
 		}
 	}
-	for _, n := range v.Names {
+	for _, n := range v.Names() {
 		if pv := snap.PV(n); pv != nil {
 			return pv
 		}

@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -104,11 +105,15 @@ type Volume struct {
 	UniqueName string
 	PV         string
 	Handle     string
-	Names      []string
-	Nodes      []string // sorted
-	Pods       []string // sorted
-	Events     []parser.Event
-	Intervals  []Interval // controller view, per node, in time order
+	// names are the volume's Names but for UniqueName, PV and Handle
+	// where they are among them (namePos says where): most volumes' names
+	// are those three and a VolumeAttachment name, so that a large
+	// cluster's volumes do not hold three of their four names twice.
+	names     []string
+	Nodes     []string // sorted
+	Pods      []string // sorted
+	Events    []parser.Event
+	Intervals []Interval // controller view, per node, in time order
 	// The span (First, Last): the times of Events[first-1] and
 	// Events[last-1] (0: zero) as Build finds them, or rare.span when
 	// given (SetSpan).
@@ -120,8 +125,90 @@ type Volume struct {
 	// Volume can be changed on its own.
 	rare *volumeRare
 	// keyBy says which name is the Key (SetKey)
-	keyBy keyName
-	Multi bool // legitimately attached to many nodes (RWX/ROX evidence)
+	keyBy   keyName
+	namePos namePos
+	Multi   bool // legitimately attached to many nodes (RWX/ROX evidence)
+}
+
+// namePos is where in a Volume's Names its UniqueName, PV and Handle
+// are, position+1 (0: not there, or past maxNamePos).
+type namePos [3]uint8
+
+const maxNamePos = 254
+
+// Names are the names linked into the volume (UniqueName, PV, handle,
+// VolumeAttachment names, pod volume names), sorted by Build: those
+// SetNames gave, in their order, the volume's UniqueName, PV and Handle
+// where SetNames found them (changing one of those later changes Names
+// with it, as it does the Key). A volume whose names are none of the three
+// returns its own slice; others a new one.
+func (v *Volume) Names() []string {
+	if v.namePos == (namePos{}) {
+		return v.names
+	}
+	fields := [...]string{v.UniqueName, v.PV, v.Handle}
+	total := len(v.names) + v.namePos.count()
+	out := make([]string, 0, total)
+	j := 0
+	for p := 1; p <= total; p++ {
+		if i := slices.Index(v.namePos[:], uint8(p)); p <= maxNamePos+1 && i >= 0 {
+			out = append(out, fields[i])
+		} else {
+			out = append(out, v.names[j])
+			j++
+		}
+	}
+	return out
+}
+
+func (n namePos) count() int {
+	c := 0
+	for _, p := range n {
+		if p > 0 {
+			c++
+		}
+	}
+	return c
+}
+
+// SetNames gives the volume its names (Names): set UniqueName, PV and
+// Handle first. It keeps names (never written) unless one of the three
+// is among them.
+func (v *Volume) SetNames(names []string) {
+	var pos namePos
+	if pos = namePositions(names, v.UniqueName, v.PV, v.Handle); pos != (namePos{}) {
+		names = dropPositions(make([]string, 0, len(names)-pos.count()), names, pos)
+	}
+	v.names, v.namePos = names, pos
+}
+
+// namePositions finds fields (UniqueName, PV, Handle) among names: each
+// at the first position the ones before it did not take, within
+// maxNamePos.
+func namePositions(names []string, fields ...string) namePos {
+	var pos namePos
+	for i, f := range fields {
+		if f == "" {
+			continue
+		}
+		for j, n := range names[:min(len(names), maxNamePos+1)] {
+			if n == f && !slices.Contains(pos[:], uint8(j+1)) {
+				pos[i] = uint8(j + 1)
+				break
+			}
+		}
+	}
+	return pos
+}
+
+// dropPositions appends to dst the names not at pos.
+func dropPositions(dst, names []string, pos namePos) []string {
+	for j, n := range names {
+		if !slices.Contains(pos[:], uint8(j+1)) || j > maxNamePos {
+			dst = append(dst, n)
+		}
+	}
+	return dst
 }
 
 // keyName is the field a Volume's Key is: most volumes' is one of their
@@ -232,7 +319,14 @@ func (v *Volume) Attachments() []string {
 	if v.rare != nil && v.rare.ownAttachments {
 		return v.rare.attachments
 	}
-	a, _ := attachmentsOf(v.Names, nil)
+	names := v.names // UniqueName, PV and Handle are not VolumeAttachment names…
+	for i, f := range [...]string{v.UniqueName, v.PV, v.Handle} {
+		if v.namePos[i] > 0 && isAttachmentName(f) { // …but for one of that form
+			names = v.Names()
+			break
+		}
+	}
+	a, _ := attachmentsOf(names, nil)
 	return a
 }
 

@@ -1,7 +1,10 @@
 package timeline
 
 import (
+	"fmt"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 	"unsafe"
@@ -110,5 +113,70 @@ func TestVolumeSize(t *testing.T) {
 	}
 	if got := unsafe.Sizeof(Volume{}); got != 192 {
 		t.Errorf("Volume is %d bytes, want 192", got)
+	}
+}
+
+// TestVolumeNames: Names gives back what SetNames was given, in its
+// order, whichever of UniqueName, PV and Handle are among the names (none,
+// some, the same string twice, names past maxNamePos), without keeping
+// those three twice; Attachments reads the rest.
+func TestVolumeNames(t *testing.T) {
+	const u, pv, h = "kubernetes.io/csi/pd.csi.storage.gke.io^projects/p/disks/d", "pvc-1", "projects/p/disks/d"
+	va := "csi-" + strings.Repeat("ab", 32)
+	long := make([]string, 300)
+	for i := range long {
+		long[i] = fmt.Sprintf("name-%03d", i)
+	}
+	long[299] = pv // past maxNamePos: kept among the names
+	for name, tc := range map[string]struct {
+		uniq, pv, handle string
+		names            []string
+		kept             int // how many names the volume holds itself
+	}{
+		"all three and a VolumeAttachment": {u, pv, h, []string{va, u, pv, h}, 1},
+		"unsorted":                         {u, pv, h, []string{h, va, pv, u}, 1},
+		"none of them":                     {u, pv, h, []string{va, "other"}, 2},
+		"no fields":                        {"", "", "", []string{va, u}, 2},
+		"PV equal to the UniqueName":       {u, u, h, []string{u, h}, 0},
+		"a name twice":                     {u, pv, h, []string{u, u, pv}, 1},
+		"empty":                            {u, pv, h, []string{}, 0},
+		"nil":                              {u, pv, h, nil, 0},
+		"past the positions":               {"", pv, "", long, 300},
+	} {
+		t.Run(name, func(t *testing.T) {
+			v := &Volume{UniqueName: tc.uniq, PV: tc.pv, Handle: tc.handle}
+			v.SetNames(tc.names)
+			if got := v.Names(); !slices.Equal(got, tc.names) {
+				t.Errorf("Names() = %q, want %q", got, tc.names)
+			}
+			if len(v.names) != tc.kept {
+				t.Errorf("holds %d names itself, want %d", len(v.names), tc.kept)
+			}
+			want := []string(nil)
+			if slices.Contains(tc.names, va) {
+				want = []string{va}
+			}
+			if got := v.Attachments(); !slices.Equal(got, want) {
+				t.Errorf("Attachments() = %q, want %q", got, want)
+			}
+		})
+	}
+	// a field changed after SetNames changes Names with it (as the
+	// redactor relies on: it sets the fields, then the names)
+	v := &Volume{UniqueName: u, PV: pv}
+	v.SetNames([]string{u, pv})
+	c := *v
+	c.PV = "pvc-2"
+	if got := c.Names(); !slices.Equal(got, []string{u, "pvc-2"}) {
+		t.Errorf("copy with a new PV: Names() = %q", got)
+	}
+	if got := v.Names(); !slices.Equal(got, []string{u, pv}) {
+		t.Errorf("original after the copy changed: Names() = %q", got)
+	}
+	// a handle of a VolumeAttachment name's form is found by Attachments
+	w := &Volume{Handle: va}
+	w.SetNames([]string{va, pv})
+	if got := w.Attachments(); !slices.Equal(got, []string{va}) {
+		t.Errorf("Attachments() with such a handle = %q", got)
 	}
 }
