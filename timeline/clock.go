@@ -19,8 +19,8 @@ const restartTolerance = 2 * time.Second
 // KCM input.
 func detectRestarts(evs []parser.Event, in []int32, ord []int32, comps []parser.Component) []Restart {
 	var out []Restart
-	starts := map[string]time.Time{} // component (+node for kubelets) → estimated process start
-	lastPID := map[int32]int{}       // KCM input → pid
+	starts := map[string]parser.Stamp{} // component (+node for kubelets) → estimated process start
+	lastPID := map[int32]int{}          // KCM input → pid
 	for _, k := range ord {
 		ev := &evs[k]
 		if ev.Time.IsZero() {
@@ -43,15 +43,15 @@ func detectRestarts(evs []parser.Event, in []int32, ord []int32, comps []parser.
 				key += "/" + ev.Node
 			}
 			start := ev.Time.Add(ev.Retry.Backoff).Add(-time.Duration(ev.Retry.Mono * float64(time.Second)))
-			if prev, ok := starts[key]; ok && start.Sub(parser.StampOf(prev)) > restartTolerance {
+			if prev, ok := starts[key]; ok && start.Sub(prev) > restartTolerance {
 				r := Restart{Time: ev.Time.UTC(), Source: ev.Source, Reason: "monotonic-clock-reset", Component: ev.Component.String()}
 				if ev.Component == parser.ComponentKubelet {
 					r.Node = ev.Node
 				}
 				out = append(out, r)
 			}
-			if prev, ok := starts[key]; !ok || start.After(parser.StampOf(prev)) {
-				starts[key] = start.UTC()
+			if prev, ok := starts[key]; !ok || start.After(prev) {
+				starts[key] = start
 			}
 		}
 		if comps[in[k]] == parser.ComponentKCM && ev.PID > 0 {

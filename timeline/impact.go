@@ -82,15 +82,15 @@ func (v *Volume) MountOutages() []*MountOutage {
 				s.Kinds = append(s.Kinds, e.Kind)
 			}
 			s.Counts[e.Kind] += max(int(e.Count), 1)
-			t0, t1 := e.Time, e.Time
+			t0, t1 := e.Time.UTC(), e.Time.UTC()
 			if e.Span > 0 && e.Origin == parser.OriginDescribe {
-				t0 = e.Time.Add(-e.Span)
+				t0 = e.Time.Add(-e.Span).UTC()
 			}
-			if !t0.IsZero() && (s.First.IsZero() || t0.Before(parser.StampOf(s.First))) {
-				s.First = t0.UTC()
+			if !t0.IsZero() && (s.First.IsZero() || t0.Before(s.First)) {
+				s.First = t0
 			}
-			if t1.After(parser.StampOf(s.Last)) {
-				s.Last = t1.UTC()
+			if t1.After(s.Last) {
+				s.Last = t1
 			}
 		}
 		if isMountSuccess(e.Kind) {
