@@ -112,7 +112,7 @@ func (st *inputState) convert() {
 		m := st.metas[i]
 		t := st.timeOf(m)
 		if m.hasWall {
-			t = ord.next(m.w, t, st.loc)
+			t = ord.next(m.w.wall(), t, st.loc)
 		}
 		if !t.IsZero() {
 			st.events[i].Time = StampOf(t)
@@ -196,9 +196,9 @@ func (o *fileOrder) note(st *inputState) {
 func (st *inputState) timeOf(m evMeta) time.Time {
 	switch {
 	case m.hasWall:
-		return wallTime(m.w, st.year+m.yoff, st.loc, st.off)
-	case m.abs.set:
-		return m.abs.time()
+		return wallTime(m.w.wall(), st.year+int(m.yoff), st.loc, st.off)
+	case m.hasAbs:
+		return m.abs().time()
 	}
 	return time.Time{}
 }

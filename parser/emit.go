@@ -167,16 +167,16 @@ func (sc *scanner) emit(e *entry, kind entryKind) bool {
 		if bytes.HasPrefix(e.buf, []byte(`time="`)) {
 			rec.Level, rec.Msg = logrusFields(e.buf)
 		}
-		m.abs = instantOf(e.abs)
-		if !m.abs.set && e.hasWall {
+		m.setAbs(e.abs)
+		if !m.hasAbs && e.hasWall {
 			// an envelope's time of unknown zone (source_envelope.go)
-			m.w, m.yoff, m.hasWall = e.w, e.yoff, true
-		} else if !m.abs.set {
+			m.setWall(e.w, e.yoff)
+		} else if !m.hasAbs {
 			if wt, ok := parseWrapTime(e.wk, e.wts); ok {
 				if !wt.abs.IsZero() {
-					m.abs = instantOf(wt.abs)
+					m.setAbs(wt.abs)
 				} else {
-					m.w, m.yoff, m.hasWall = wt.w, e.yoff, true
+					m.setWall(wt.w, e.yoff)
 				}
 			}
 		}

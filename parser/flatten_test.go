@@ -22,7 +22,7 @@ func TestFlattenAllKeepsOrder(t *testing.T) {
 				st := &inputState{}
 				for k := range n {
 					ev := Draft{Node: fmt.Sprintf("n%d-%d", i, k), Source: Source{Line: Int32(k)}}
-					m := evMeta{yoff: i*1000000 + k}
+					m := evMeta{yoff: int32(i*1000000 + k)}
 					if k < 2 { // some already flat
 						st.events, st.metas = append(st.events, ev.Event()), append(st.metas, m)
 						continue
@@ -41,7 +41,7 @@ func TestFlattenAllKeepsOrder(t *testing.T) {
 					t.Fatalf("input %d: %d events, %d metas, pages %v; want %d", i, len(st.events), len(st.metas), st.pages != nil, sizes[i])
 				}
 				for k := range st.events {
-					if want := fmt.Sprintf("n%d-%d", i, k); st.events[k].Node != want || int(st.events[k].Source.Line) != k || st.metas[k].yoff != i*1000000+k {
+					if want := fmt.Sprintf("n%d-%d", i, k); st.events[k].Node != want || int(st.events[k].Source.Line) != k || int(st.metas[k].yoff) != i*1000000+k {
 						t.Fatalf("input %d event %d: %s line %d meta %d", i, k, st.events[k].Node, st.events[k].Source.Line, st.metas[k].yoff)
 					}
 				}

@@ -507,7 +507,7 @@ func (sc *scanner) emitRow(e *entry, r *tableRowParse) bool {
 	m := evMeta{}
 	if !e.abs.IsZero() {
 		// a Kubernetes Event record's own time (event-exporter)
-		m.abs = instantOf(e.abs)
+		m.setAbs(e.abs)
 	}
 	if r.ageOK {
 		m.age, m.hasAge = r.age, true

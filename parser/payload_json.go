@@ -667,6 +667,6 @@ func (sc *scanner) emitJSON(e *entry) bool {
 	st := sc.st
 	ev := r.ev
 	sc.finishEvent(&ev, e)
-	st.addPrepared(&ev, evMeta{abs: instantOf(e.abs)}, r.text, r.prepFor(&ev))
+	st.addPrepared(&ev, absMeta(e.abs), r.text, r.prepFor(&ev))
 	return true
 }

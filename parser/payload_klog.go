@@ -384,7 +384,7 @@ func (sc *scanner) emitKlog(e *entry) bool {
 	node := ev.Node
 	var m evMeta
 	if e.hasWall {
-		m.w, m.yoff, m.hasWall = e.w, e.yoff, true
+		m.setWall(e.w, e.yoff)
 	}
 	sc.finishEvent(ev, e)
 	// in-band year/zone evidence

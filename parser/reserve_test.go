@@ -50,7 +50,7 @@ func TestReserveKeepsEveryEvent(t *testing.T) {
 			for k := range c.events {
 				st.seen = c.density(k)
 				ev := Draft{Node: fmt.Sprint("a", k)}
-				st.addEvent(&ev, evMeta{yoff: k}, "")
+				st.addEvent(&ev, evMeta{yoff: int32(k)}, "")
 			}
 			if st.direct != c.direct || st.reserved != c.reserved {
 				t.Fatalf("direct %v reserved %v, want %v %v", st.direct, st.reserved, c.direct, c.reserved)
@@ -62,7 +62,7 @@ func TestReserveKeepsEveryEvent(t *testing.T) {
 			other := &inputState{}
 			for k := range c.otherSize {
 				ev := Draft{Node: fmt.Sprint("b", k)}
-				other.addEvent(&ev, evMeta{yoff: k}, "")
+				other.addEvent(&ev, evMeta{yoff: int32(k)}, "")
 			}
 			flattenAll([]*inputState{st, other})
 			if inPlace := first != nil && &st.events[0] == first; inPlace != c.inPlace {
@@ -77,7 +77,7 @@ func TestReserveKeepsEveryEvent(t *testing.T) {
 					t.Fatalf("input %d: %d events %d metas, want %d", i, len(in.st.events), len(in.st.metas), in.n)
 				}
 				for k := range in.st.events {
-					if in.st.events[k].Node != fmt.Sprint(in.prefix, k) || in.st.metas[k].yoff != k {
+					if in.st.events[k].Node != fmt.Sprint(in.prefix, k) || int(in.st.metas[k].yoff) != k {
 						t.Fatalf("input %d event %d: %s meta %d", i, k, in.st.events[k].Node, in.st.metas[k].yoff)
 					}
 				}

@@ -21,14 +21,57 @@ import (
 // out in input order, so that what is kept does not depend on which input
 // finished first.
 
-// evMeta keeps what is needed to date an event once the year and zone are known.
+// evMeta keeps what is needed to date an event once the year and zone
+// are known. An input keeps one per event while it is read, so it is kept
+// small: 40 bytes (with a wall and an instant of their own it took 96, more
+// than the event: 1 GiB of a large cluster's churn, 11 MB at the parse's
+// end), and pointer-free (see instant).
 type evMeta struct {
-	w       wall
-	yoff    int
+	absSec  int64         // the absolute instant (hasAbs): Unix seconds
+	age     time.Duration // a describe row's age (hasAge)
+	absNsec int32         // and nanoseconds
+	yoff    int32         // the wall clock's year offset (hasWall)
+	w       clockReading  // the wall clock (hasWall)
 	hasWall bool
-	abs     instant
-	age     time.Duration
+	hasAbs  bool
 	hasAge  bool
+}
+
+// clockReading is a wall in 12 bytes. The fields of a wall clock are two
+// digits (their times' fields for wrappers' clocks), kept as they are; one
+// past a byte (none is) would be kept as 255, which is no valid field.
+type clockReading struct {
+	nsec                     uint32
+	mon, day, hour, min, sec uint8
+}
+
+func readingOf(w wall) clockReading {
+	b := func(v int) uint8 { return uint8(min(max(v, 0), 255)) }
+	return clockReading{uint32(min(max(w.nsec, 0), 1<<32-1)), b(w.mon), b(w.day), b(w.hour), b(w.min), b(w.sec)}
+}
+
+func (c clockReading) wall() wall {
+	return wall{mon: int(c.mon), day: int(c.day), hour: int(c.hour), min: int(c.min), sec: int(c.sec), nsec: int(c.nsec)}
+}
+
+// setWall gives m the wall clock w, of year offset yoff.
+func (m *evMeta) setWall(w wall, yoff int) {
+	m.w, m.yoff, m.hasWall = readingOf(w), int32(yoff), true
+}
+
+// setAbs gives m the absolute instant t (none when t is zero).
+func (m *evMeta) setAbs(t time.Time) {
+	i := instantOf(t)
+	m.absSec, m.absNsec, m.hasAbs = i.sec, i.nsec, i.set
+}
+
+// abs is m's absolute instant.
+func (m *evMeta) abs() instant { return instant{sec: m.absSec, nsec: m.absNsec, set: m.hasAbs} }
+
+// absMeta is the metadata of an event of absolute time t.
+func absMeta(t time.Time) (m evMeta) {
+	m.setAbs(t)
+	return m
 }
 
 // instant is an absolute time without a *time.Location, so that evMeta
