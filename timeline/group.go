@@ -165,14 +165,6 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 	var ln linkedNames
 	var linking sync.WaitGroup
 	linking.Go(func() { ln = listNames(n, byRoot, volRoot) })
-	var vols []*Volume // nil when there is none
-	if len(volRoot) > 0 {
-		vols = make([]*Volume, len(volRoot))
-		slab := make([]Volume, len(volRoot))
-		for i := range vols {
-			vols[i] = &slab[i]
-		}
-	}
 	// pod (ns/name and name) → volumes, in order of first event; only
 	// the pods of mount timeouts to place are kept.
 	var podVols map[int32][]int32
@@ -227,17 +219,17 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 	// Lay evs out: each volume's events, then Other (its own events, then
 	// the unplaced mount timeouts), then the placed mount timeouts (copied
 	// onto their volumes below), then the duplicates dropped by dedupe.
-	start := make([]int, len(vols)+1)
+	start := make([]int, len(volRoot)+1)
 	for i, c := range count {
 		start[i+1] = start[i] + int(c)
 	}
 	count = nil
-	otherStart := start[len(vols)]
+	otherStart := start[len(volRoot)]
 	dest := make([]int32, len(evs))
 	for i := range dest {
 		dest[i] = -1
 	}
-	next := slices.Clone(start[:len(vols)])
+	next := slices.Clone(start[:len(volRoot)])
 	o := otherStart
 	for p, k := range ord {
 		switch vi := vol[p]; vi {
@@ -270,8 +262,22 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 	permute(evs, byEvent, dest)
 	clear(evs[kept:]) // duplicates: drop their strings
 
-	for i, v := range vols {
-		v.Events = evs[start[i]:start[i+1]:start[i+1]]
+	// The volumes are made now, volumeSlab at a time, rather than with
+	// the layout as one array: by now the collector has mostly freed what
+	// grouping and the parse left behind (the tables, buffers), and small
+	// slabs fit in the holes it left where one array of them all takes new
+	// memory (1 GiB of churn, 35k volumes: peak RSS median 68 → 64 MiB).
+	var vols []*Volume // nil when there is none
+	if len(volRoot) > 0 {
+		vols = make([]*Volume, len(volRoot))
+	}
+	var slab []Volume
+	for i := range vols {
+		if len(slab) == 0 {
+			slab = make([]Volume, min(volumeSlab, len(vols)-i))
+		}
+		vols[i], slab = &slab[0], slab[1:]
+		vols[i].Events = evs[start[i]:start[i+1]:start[i+1]]
 	}
 	// each volume's events' names, as its Events: their window of
 	// byEvent, or for the volumes given mount timeouts, moved[vi]
@@ -352,6 +358,9 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 		slices.SortStableFunc(t.Volumes, byFirst)
 	}
 }
+
+// volumeSlab is how many Volumes group makes at a time.
+const volumeSlab = 512
 
 // linkedNames are the names linked into each volume, as sym ids, in one
 // array (members[start[i]:start[i+1]] for volume i), and the sym of each
