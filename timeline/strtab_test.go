@@ -37,6 +37,50 @@ func TestStrTab(t *testing.T) {
 	}
 }
 
+// Tables of any size (not only powers of two: see strTab) and reserved
+// ones find every string under its id, and a table reserved for n strings
+// takes no more than twice n slots.
+func TestStrTabSizes(t *testing.T) {
+	for name, c := range map[string]struct{ made, reserved, n int }{
+		"smallest":              {0, 0, 1},
+		"full at sixteen":       {1, 0, 12},
+		"grown from one":        {1, 0, 1000},
+		"odd size":              {17, 0, 300},
+		"reserved exactly":      {16, 3000, 3000},
+		"reserved, then beyond": {16, 1000, 5000},
+		"prime size":            {997, 0, 1400},
+	} {
+		tab := makeStrTab(c.made)
+		if c.reserved > 0 {
+			tab.reserve(c.reserved)
+			if got := len(tab.slots); got > 2*c.reserved || got*3 < c.reserved*4 {
+				t.Errorf("%s: %d slots reserved for %d strings", name, got, c.reserved)
+			}
+		}
+		var str []string
+		for i := range c.n {
+			s := fmt.Sprintf("kubernetes.io/csi/ebs.csi.aws.com^vol-%d", i)
+			id, slot := tab.find(str, s, strHash(s))
+			if id >= 0 {
+				t.Fatalf("%s: find(%q) = %d before it went in", name, s, id)
+			}
+			str = append(str, s)
+			tab.insert(slot, strHash(s), int32(i))
+		}
+		if tab.used*4 > len(tab.slots)*3 {
+			t.Errorf("%s: %d strings in %d slots: more than 3/4 full", name, tab.used, len(tab.slots))
+		}
+		for i, s := range str {
+			if id, _ := tab.find(str, s, strHash(s)); id != int32(i) {
+				t.Fatalf("%s: find(%q) = %d, want %d", name, s, id, i)
+			}
+		}
+		if id, _ := tab.find(str, "absent", strHash("absent")); id >= 0 {
+			t.Errorf("%s: found a string never given (%d)", name, id)
+		}
+	}
+}
+
 // A syms sized for one string keeps one id per string while its arrays
 // and tables grow, whichever table the strings go in, and after absorbing
 // a part that shares some of them.
