@@ -343,7 +343,9 @@ func (st *inputState) reserve() bool {
 	if st.maxEvents > 0 {
 		c = max(min(c, st.maxEvents), n)
 	}
-	evs, metas := prefault.Make[Event](0, c), prefault.Slice(make([]evMeta, 0, c))
+	// the margin past the estimate is left unmapped (MakeFor, Prefix):
+	// unused, it costs address space only
+	evs, metas := prefault.MakeFor[Event](c, est), prefault.Prefix(make([]evMeta, 0, c), est)
 	for k := range st.pages {
 		evs, metas = append(evs, st.pages[k]...), append(metas, st.mpages[k]...)
 	}

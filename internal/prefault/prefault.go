@@ -41,12 +41,18 @@ const pageSize = 4096
 // Slice writes a zero byte into every page of the backing array of s (up
 // to its capacity) and returns s. The array must be zero (as make returns
 // it): the writes change no value, so the collector sees nothing.
-func Slice[T any](s []T) []T {
-	if cap(s) == 0 {
+func Slice[T any](s []T) []T { return Prefix(s, cap(s)) }
+
+// Prefix is Slice for the pages of the first n elements of the backing
+// array of s only (at most its capacity): the rest, a margin that may
+// never be used, stays unmapped until it is written.
+func Prefix[T any](s []T, n int) []T {
+	n = min(max(n, 0), cap(s))
+	if n == 0 {
 		return s
 	}
 	var zero T
-	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), uintptr(cap(s))*unsafe.Sizeof(zero))
+	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), uintptr(n)*unsafe.Sizeof(zero))
 	for i := 0; i < len(b); i += pageSize {
 		b[i] = 0
 	}
@@ -59,6 +65,15 @@ func Make[T any](n, c int) []T {
 	release := HoldCollector()
 	defer release()
 	return Slice(make([]T, n, c))
+}
+
+// MakeFor is Make(0, c) for an array that likely holds about likely
+// elements: only their pages are written (Prefix), with the collector held
+// off until then. The margin past them stays unmapped unless it is used.
+func MakeFor[T any](c, likely int) []T {
+	release := HoldCollector()
+	defer release()
+	return Prefix(make([]T, 0, c), likely)
 }
 
 // holdPercent is the GOGC value while the collector is held off: the heap

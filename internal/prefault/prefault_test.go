@@ -71,3 +71,38 @@ func TestMakeIsMake(t *testing.T) {
 		t.Fatalf("GOGC after Make = %d, want 91", got)
 	}
 }
+
+// TestPrefixKeepsZeroAndLength: Prefix, for any n (none, part of a page,
+// more than the capacity, negative), returns s unchanged, and MakeFor is
+// make(0, c) that lets the collector go.
+func TestPrefixKeepsZeroAndLength(t *testing.T) {
+	for name, c := range map[string]struct{ cap, n int }{
+		"empty":            {0, 5},
+		"none":             {5000, 0},
+		"within a page":    {5000, 3},
+		"half":             {5000, 2500},
+		"all":              {5000, 5000},
+		"past the end":     {5000, 9000},
+		"negative":         {5000, -1},
+		"smaller than one": {7, 1},
+	} {
+		s := Prefix(make([]event, 0, c.cap), c.n)
+		if len(s) != 0 || cap(s) != c.cap {
+			t.Fatalf("%s: len %d cap %d", name, len(s), cap(s))
+		}
+		for i, v := range s[:c.cap] {
+			if v.s != "" || v.p != nil || v.n != 0 || v.pad != [200]byte{} {
+				t.Fatalf("%s: element %d changed: %+v", name, i, v)
+			}
+		}
+	}
+	before := debug.SetGCPercent(91)
+	defer debug.SetGCPercent(before)
+	s := MakeFor[event](5000, 100)
+	if len(s) != 0 || cap(s) != 5000 {
+		t.Fatalf("MakeFor(5000, 100): len %d cap %d", len(s), cap(s))
+	}
+	if got := debug.SetGCPercent(91); got != 91 {
+		t.Fatalf("GOGC after MakeFor = %d, want 91", got)
+	}
+}
