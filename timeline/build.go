@@ -35,6 +35,14 @@ type Options struct {
 	// its Event lists keep their exact times (no describe anchoring), and
 	// the rules read it from Timeline.State.
 	State *state.Snapshot
+
+	// Collect, when set, is called once during the build, where much of
+	// what it allocated has just become garbage (grouping has linked every
+	// name and dropped its tables of names, before the volumes are made):
+	// a program's memory policy may collect there, so that the volumes
+	// take the memory freed rather than more (internal/mempolicy). Build
+	// itself never starts a collection.
+	Collect func()
 }
 
 // Build merges parsed inputs into one Timeline: skew-corrected, sorted,
@@ -162,7 +170,7 @@ func Build(results []parser.Result, opt Options) *Timeline {
 
 	interned.Wait()
 	kubeletNodeIDs(evs, bounds, nodes, sy, ids)
-	group(t, evs, ord, sy, ids, func() { t.Restarts = detectRestarts(evs, in, ord, comps) })
+	group(t, evs, ord, sy, ids, func() { t.Restarts = detectRestarts(evs, in, ord, comps) }, opt.Collect)
 	if opt.State != nil {
 		t.StateRead = opt.State
 		if joinState(t, opt.State) {

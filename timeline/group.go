@@ -20,7 +20,9 @@ import (
 //
 // alongside runs on a goroutine of its own while the events are linked
 // (which only reads them); group waits for it before it moves them.
-func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evIDs, alongside func()) {
+// collect (Options.Collect), when not nil, is called once the names are
+// linked and the tables of names dropped.
+func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evIDs, alongside, collect func()) {
 	var wg sync.WaitGroup
 	wg.Go(alongside)
 	// (every name is a sym of table symName: sized for them all, the
@@ -101,6 +103,9 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 	}
 	seen = symSlots[seenVol]{}
 	sy.seal() // every name is interned: from here on ids only
+	if collect != nil {
+		collect()
+	}
 	// resolveAlias returns the root of an alias that names one volume only.
 	resolveAlias := func(a int32) (int, bool) {
 		us := alias[a]

@@ -124,7 +124,7 @@ func (f *inputFlags) load(e env) (*loaded, error) {
 	for _, r := range results {
 		l.events += len(r.Events)
 	}
-	l.timeline = timeline.Build(results, timeline.Options{Skew: skews, Consume: true, State: snap})
+	l.timeline = timeline.Build(results, timeline.Options{Skew: skews, Consume: true, State: snap, Collect: heap.Collect})
 	heap.Built()
 	reportStateProblems(e, snap)
 	return l, nil

@@ -206,3 +206,43 @@ func sparseLog(t *testing.T, dir string, size int64) string {
 	}
 	return path
 }
+
+// TestCollect: Collect forces a collection for a large input's run, and
+// none for a small input's, nor after End.
+func TestCollect(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+	dir := t.TempDir()
+	big := sparseLog(t, dir, 512<<20)
+	small := filepath.Join(dir, "small.log")
+	if err := os.WriteFile(small, []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	forced := func() uint64 {
+		v, ok := readBytes("/gc/cycles/forced:gc-cycles")
+		if !ok {
+			t.Skip("no forced-cycles metric in this runtime")
+		}
+		return v[0]
+	}
+	for _, tc := range []struct {
+		name  string
+		path  string
+		ended bool
+		want  uint64
+	}{
+		{"large", big, false, 1},
+		{"small", small, false, 0},
+		{"large, ended", big, true, 0},
+	} {
+		run := Start([]string{tc.path}, func(string) string { return "" })
+		if tc.ended {
+			run.End()
+		}
+		before := forced()
+		run.Collect()
+		if got := forced() - before; got != tc.want {
+			t.Errorf("%s: %d collections forced, want %d", tc.name, got, tc.want)
+		}
+		run.End()
+	}
+}
