@@ -38,7 +38,8 @@ type Options struct {
 
 	// Collect, when set, is called once during the build, where much of
 	// what it allocated has just become garbage (grouping has linked every
-	// name and dropped its tables of names, before the volumes are made):
+	// name, dropped its tables of names and laid the events out volume by
+	// volume; the volumes are made next):
 	// a program's memory policy may collect there, so that the volumes
 	// take the memory freed rather than more (internal/mempolicy). Build
 	// itself never starts a collection.

@@ -21,7 +21,8 @@ import (
 // alongside runs on a goroutine of its own while the events are linked
 // (which only reads them); group waits for it before it moves them.
 // collect (Options.Collect), when not nil, is called once the names are
-// linked and the tables of names dropped.
+// linked (their tables dropped) and the events laid out, before the
+// volumes are made.
 func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evIDs, alongside, collect func()) {
 	var wg sync.WaitGroup
 	wg.Go(alongside)
@@ -103,9 +104,6 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 	}
 	seen = symSlots[seenVol]{}
 	sy.seal() // every name is interned: from here on ids only
-	if collect != nil {
-		collect()
-	}
 	// resolveAlias returns the root of an alias that names one volume only.
 	resolveAlias := func(a int32) (int, bool) {
 		us := alias[a]
@@ -266,6 +264,9 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 	wg.Wait()
 	permute(evs, byEvent, dest)
 	clear(evs[kept:]) // duplicates: drop their strings
+	if collect != nil {
+		collect()
+	}
 
 	// The volumes are made now, volumeSlab at a time, rather than with
 	// the layout as one array: by now the collector has mostly freed what
