@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -47,7 +48,7 @@ type clockReading struct {
 
 func readingOf(w wall) clockReading {
 	b := func(v int) uint8 { return uint8(min(max(v, 0), 255)) }
-	return clockReading{uint32(min(max(w.nsec, 0), 1<<32-1)), b(w.mon), b(w.day), b(w.hour), b(w.min), b(w.sec)}
+	return clockReading{uint32(min(max(w.nsec, 0), math.MaxInt32)), b(w.mon), b(w.day), b(w.hour), b(w.min), b(w.sec)}
 }
 
 func (c clockReading) wall() wall {

@@ -29,12 +29,11 @@ func TestMakeForLeavesTheMarginUnmapped(t *testing.T) {
 	const size, likely = 256 << 20, 16 << 20
 	s := MakeFor[byte](size, likely)
 	b := unsafe.Slice(unsafe.SliceData(s), size)
-	page := pageSize
-	if got, want := resident(t, b[:likely]), likely/page; got != want {
+	if got, want := resident(t, b[:likely]), likely/pageSize; got != want {
 		t.Errorf("%d of the %d pages written are resident", got, want)
 	}
 	margin := b[likely+4<<20:]
-	if got := resident(t, margin); got > len(margin)/page/100 {
-		t.Errorf("%d of the margin's %d pages are resident", got, len(margin)/page)
+	if got := resident(t, margin); got > len(margin)/pageSize/100 {
+		t.Errorf("%d of the margin's %d pages are resident", got, len(margin)/pageSize)
 	}
 }
