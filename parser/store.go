@@ -182,21 +182,24 @@ func (st *inputState) own(d *Draft, text string) Event {
 // (ownPrepared) hashes no name.
 type ownPrep struct {
 	ident, place, cause uint64    // the tuples' hashes (textstore.HashNames)
-	idn                 [4]uint64 // Volume, PV, Handle, Attachment (textstore.Hash)
+	idn                 [3]uint64 // Volume, PV, Handle (textstore.Hash)
 	pln                 [3]uint64 // Node, Pod, PodUID
-	can                 [4]uint64 // Error, Code, Detail, Reason
+	can                 [5]uint64 // Error, Code, Detail, Reason, Attachment
 	until               uint64    // Retry.Until
 	rwx                 bool      // HasRWXKey(text)
 }
 
 func prepareOwn(d *Draft, text string) (p ownPrep) {
 	h := textstore.Hash
-	p.idn = [4]uint64{h(d.Volume), h(d.PV), h(d.Handle), h(d.Attachment)}
-	p.ident = textstore.HashNames(d.Volume, d.PV, d.Handle, d.Attachment, p.idn)
+	p.idn = [3]uint64{h(d.Volume), h(d.PV), h(d.Handle)}
+	p.ident = textstore.HashNames(d.Volume, d.PV, d.Handle, "", [4]uint64{p.idn[0], p.idn[1], p.idn[2]})
 	p.pln = [3]uint64{h(d.Node), h(d.Pod), h(d.PodUID)}
 	p.place = textstore.HashNames(d.Node, d.Pod, d.PodUID, "", [4]uint64{p.pln[0], p.pln[1], p.pln[2]})
-	p.can = [4]uint64{h(d.Error), h(d.Code), h(d.Detail), h(d.Reason)}
-	p.cause = textstore.HashNames(d.Error, d.Code, d.Detail, d.Reason, p.can)
+	p.can = [5]uint64{h(d.Error), h(d.Code), h(d.Detail), h(d.Reason), h(d.Attachment)}
+	p.cause = textstore.HashNames(d.Error, d.Code, d.Detail, d.Reason, [4]uint64(p.can[:4]))
+	if d.Attachment != "" {
+		p.cause ^= textstore.HashNames(d.Attachment, "", "", "", [4]uint64{p.can[4]})
+	}
 	if d.Retry != nil {
 		p.until = h(d.Retry.Until)
 	}
@@ -215,7 +218,6 @@ func (st *inputState) ownPrepared(d *Draft, text string, p *ownPrep) Event {
 			t.Volume = n.InternHash(t.Volume, p.idn[0])
 			t.PV = n.InternHash(t.PV, p.idn[1])
 			t.Handle = n.InternHash(t.Handle, p.idn[2])
-			t.Attachment = n.InternHash(t.Attachment, p.idn[3])
 		})
 	}
 	pl := d.Place()
@@ -234,6 +236,7 @@ func (st *inputState) ownPrepared(d *Draft, text string, p *ownPrep) Event {
 			t.Error = n.InternHash(t.Error, p.can[0])
 			t.Detail = n.InternHash(t.Detail, p.can[2])
 			t.Reason = n.InternHash(t.Reason, p.can[3])
+			t.Attachment = n.InternHash(t.Attachment, p.can[4])
 			if windowOf(t.Code, text) {
 				t.Code = n.InternHash(t.Code, p.can[1])
 			}

@@ -188,7 +188,7 @@ type Retry struct {
 // TestEventSize; its time a Stamp, 8 bytes without a pointer) and its
 // strings share memory. Its names are three
 // immutable tuples referenced by pointer and embedded (Ident: the volume;
-// Place: node and pod; Cause: error, code, detail, reason, a row's age), so that
+// Place: node and pod; Cause: error, code, detail, reason, VolumeAttachment, a row's age), so that
 // ev.Volume, ev.Node, ev.Error read as fields; the parser interns each
 // tuple per input (many events share one), and none is ever nil (an
 // event without names points to a shared empty tuple). A fourth tuple,
@@ -232,11 +232,13 @@ type Event struct {
 }
 
 // Ident names the volume an event is about (an Event's first tuple).
+// Its three names are the volume's own, so that every event of a volume
+// named the same way shares one; the VolumeAttachment an event names is
+// in its Cause (see there).
 type Ident struct {
-	Volume     string // UniqueName when known
-	PV         string // PV / volume display name ("pvc-…"); never "nil"
-	Handle     string // CSI volume handle or in-tree backend id (disk-…, vol-…)
-	Attachment string // VolumeAttachment name (csi-<sha256>)
+	Volume string // UniqueName when known
+	PV     string // PV / volume display name ("pvc-…"); never "nil"
+	Handle string // CSI volume handle or in-tree backend id (disk-…, vol-…)
 }
 
 // Place says where an event happened (an Event's second tuple).
@@ -246,13 +248,21 @@ type Place struct {
 	PodUID string
 }
 
-// Cause says why (an Event's third tuple), and for a describe row how long
-// ago.
+// Cause says why (an Event's third tuple), through which VolumeAttachment
+// object, and for a describe row how long ago.
+//
+// Attachment is here rather than in Ident: few lines name the
+// VolumeAttachment (the external-attacher's, the CSI attacher's errors),
+// and those repeat an error with it, while every event has the names of
+// its volume. In Ident it took 16 bytes of each volume tuple, which a
+// large cluster has two or three of per volume (1 GiB of churn: 118k
+// tuples, 1.9 MB).
 type Cause struct {
-	Error  string // error text, unquoted
-	Code   string // classified error (Code* constants) or ""
-	Detail string // kind-specific extra: multi-attach blockers, force-detach cause, device path…
-	Reason string // for Unknown: why it was not understood; for events: the event reason
+	Error      string // error text, unquoted
+	Code       string // classified error (Code* constants) or ""
+	Detail     string // kind-specific extra: multi-attach blockers, force-detach cause, device path…
+	Reason     string // for Unknown: why it was not understood; for events: the event reason
+	Attachment string // VolumeAttachment name (csi-<sha256>)
 	// Age is, for describe / get-events rows, how long before the snapshot the
 	// event was last seen; Time = anchor - Age once anchored. (0 for a log
 	// line: here it costs events nothing.)
@@ -294,7 +304,6 @@ type Draft struct {
 	Volume     string
 	PV         string
 	Handle     string
-	Attachment string
 	Node       string
 	Pod        string
 	PodUID     string
@@ -302,6 +311,7 @@ type Draft struct {
 	Code       string
 	Detail     string
 	Reason     string
+	Attachment string
 	Span       time.Duration
 	Age        time.Duration
 	Retry      *Retry
@@ -319,9 +329,9 @@ type Draft struct {
 }
 
 // Ident, Place, Cause and Repeat are the draft's tuples.
-func (d *Draft) Ident() Ident   { return Ident{d.Volume, d.PV, d.Handle, d.Attachment} }
+func (d *Draft) Ident() Ident   { return Ident{d.Volume, d.PV, d.Handle} }
 func (d *Draft) Place() Place   { return Place{d.Node, d.Pod, d.PodUID} }
-func (d *Draft) Cause() Cause   { return Cause{d.Error, d.Code, d.Detail, d.Reason, d.Age} }
+func (d *Draft) Cause() Cause   { return Cause{d.Error, d.Code, d.Detail, d.Reason, d.Attachment, d.Age} }
 func (d *Draft) Repeat() Repeat { return Repeat{d.Span, d.Retry, d.Count, d.Relative, d.RWXKey} }
 
 // Event is the draft as an Event whose tuples are its own (or the shared

@@ -17,8 +17,19 @@ func TestEventSize(t *testing.T) {
 	if unsafe.Sizeof(uintptr(0)) != 8 {
 		t.Skip("sizes pinned for 64-bit platforms")
 	}
-	if got := unsafe.Sizeof(Event{}); got != 80 {
-		t.Errorf("Event is %d bytes, want 80", got)
+	for _, c := range []struct {
+		name      string
+		got, want uintptr
+	}{
+		{"Event", unsafe.Sizeof(Event{}), 80},
+		// a volume's names: two or three of these a volume on a large
+		// cluster's churn, none shared with another volume
+		{"Ident", unsafe.Sizeof(Ident{}), 48},
+		{"Place", unsafe.Sizeof(Place{}), 48},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s is %d bytes, want %d", c.name, c.got, c.want)
+		}
 	}
 }
 
