@@ -84,6 +84,42 @@ func TestOwnInternsNames(t *testing.T) {
 	}
 }
 
+// TestOwnHandleInVolume: a handle the volume's name ends with is the end
+// of that name's own bytes (no copy of its own); any other handle is
+// interned as every name is. Either way the value is the handle.
+func TestOwnHandleInVolume(t *testing.T) {
+	for _, c := range []struct {
+		name, volume, handle string
+		shared               bool
+	}{
+		{"csi", "kubernetes.io/csi/pd.csi.storage.gke.io^projects/p/zones/z/disks/pvc-1", "projects/p/zones/z/disks/pvc-1", true},
+		{"in-tree", "kubernetes.io/aws-ebs/aws://us-east-1a/vol-0abc", "vol-0abc", true},
+		{"whole", "vol-1", "vol-1", true},
+		{"not its end", "kubernetes.io/csi/d^vol-1", "vol-2", false},
+		{"no volume", "", "vol-1", false},
+		{"no handle", "kubernetes.io/csi/d^vol-1", "", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var st inputState
+			// the names as windows of one entry, as the classifier cuts them
+			text := c.volume + " " + c.handle
+			d := Draft{Volume: text[:len(c.volume)], Handle: text[len(c.volume)+1:]}
+			ev := st.own(&d, text)
+			if ev.Volume != c.volume || ev.Handle != c.handle {
+				t.Fatalf("Volume %q Handle %q, want %q %q", ev.Volume, ev.Handle, c.volume, c.handle)
+			}
+			if windowOf(ev.Volume, text) || windowOf(ev.Handle, text) {
+				t.Error("a name still points into the entry")
+			}
+			end := len(ev.Volume) - len(ev.Handle)
+			shared := ev.Handle != "" && end >= 0 && unsafe.StringData(ev.Handle) == unsafe.StringData(ev.Volume[end:])
+			if shared != c.shared {
+				t.Errorf("handle in the volume's bytes: %v, want %v", shared, c.shared)
+			}
+		})
+	}
+}
+
 // TestOwnRWXKey: own answers HasRWXKey of the text.
 func TestOwnRWXKey(t *testing.T) {
 	var st inputState

@@ -2,6 +2,7 @@ package parser
 
 import (
 	"math"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -217,7 +218,7 @@ func (st *inputState) ownPrepared(d *Draft, text string, p *ownPrep) Event {
 		ip = st.idents.Intern(id, p.ident, func(t *Ident) {
 			t.Volume = n.InternHash(t.Volume, p.idn[0])
 			t.PV = n.InternHash(t.PV, p.idn[1])
-			t.Handle = n.InternHash(t.Handle, p.idn[2])
+			t.Handle = handleOf(t.Volume, t.Handle, n, p.idn[2])
 		})
 	}
 	pl := d.Place()
@@ -247,6 +248,18 @@ func (st *inputState) ownPrepared(d *Draft, text string, p *ownPrep) Event {
 	}
 	d.RWXKey = p.rwx
 	return d.With(ip, pp, cp)
+}
+
+// handleOf is handle interned: the end of volume (interned) when volume
+// ends with it, as a CSI UniqueName (kubernetes.io/csi/<driver>^<handle>)
+// ends with the handle the classifier cut from it, so that a volume's
+// handle costs no bytes of its own (a GCE disk's is ~80); else a name of
+// n (h its hash).
+func handleOf(volume, handle string, n *textstore.Names, h uint64) string {
+	if handle != "" && strings.HasSuffix(volume, handle) {
+		return volume[len(volume)-len(handle):]
+	}
+	return n.InternHash(handle, h)
 }
 
 // windowOf reports whether s lies within the bytes of text.
