@@ -41,8 +41,10 @@ type volFacts struct {
 	// kinds the volume does not have skips it without reading its events.
 	kinds kindSet
 	// first and last are the earliest and the latest of the events' times
-	// (a zero time counts as the earliest).
-	first, last time.Time
+	// (a zero time counts as the earliest): Stamps, 8 bytes and no
+	// pointer each where a time.Time is 24 bytes and one (1 GiB of a large
+	// cluster's churn: 35k volumes, 1.1 MB).
+	first, last parser.Stamp
 }
 
 // has reports whether any of the volume's events is of a kind in ks.
@@ -51,7 +53,7 @@ func (vf *volFacts) has(ks kindSet) bool { return vf.kinds&ks != 0 }
 // mayHaveAfter reports whether an event of the volume may be after from
 // by at most d: false means none is.
 func (vf *volFacts) mayHaveAfter(from time.Time, d time.Duration) bool {
-	return vf.last.After(from) && vf.first.Sub(from) <= d
+	return vf.last.UTC().After(from) && vf.first.UTC().Sub(from) <= d
 }
 
 // kindSet is a set of event kinds, one bit each.
@@ -232,15 +234,15 @@ func (b *factsBuilder) volume(v *timeline.Volume, ids []int32) volFacts {
 	// Two tight loops rather than one: the events are read from memory
 	// in the first, and its loads overlap better.
 	var kinds kindSet
-	var first, latest time.Time
+	var first, latest parser.Stamp
 	for i := range v.Events {
 		e := &v.Events[i]
 		kinds |= kindBit(e.Kind)
-		if i == 0 || e.Time.UTC().Before(first) {
-			first = e.Time.UTC()
+		if i == 0 || e.Time.Before(first) {
+			first = e.Time
 		}
-		if i == 0 || e.Time.UTC().After(latest) {
-			latest = e.Time.UTC()
+		if i == 0 || e.Time.After(latest) {
+			latest = e.Time
 		}
 	}
 	last, lastID := "", int32(-1) // a volume's events mostly repeat the previous node
