@@ -237,7 +237,7 @@ func buildChart(id string, v *timeline.Volume, marks []chartMark, zones []zoneNa
 				}
 				c.Bars = append(c.Bars, htmlBar{
 					X: x(a), W: max(x(b)-x(a), minBarW), Y: l.Mid - h/2, H: h, A: a, B: b,
-					State: string(iv.State),
+					State: iv.State.String(),
 					Title: fmt.Sprintf("%s on %s (%s view): %s → %s", iv.State, oneLine(n), view, clockMS(iv.Start()), until),
 				})
 			}
@@ -257,7 +257,7 @@ func buildChart(id string, v *timeline.Volume, marks []chartMark, zones []zoneNa
 		}
 		var ns []string
 		for _, n := range ov.Nodes {
-			ns = append(ns, oneLine(n)+" "+string(ov.States[n]))
+			ns = append(ns, oneLine(n)+" "+ov.States[n].String())
 		}
 		part := fmt.Sprintf("%s → %s: %s", clockMS(ov.Start), clockMS(time.UnixMilli(b).UTC()), strings.Join(ns, ", "))
 		if k := len(c.Bands) - 1; k >= 0 && a <= c.Bands[k].B {

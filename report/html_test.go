@@ -451,7 +451,7 @@ func hostileAnalysis() *Analysis {
 		kev.Component, kev.Kind, kev.Source.Line = parser.ComponentKubelet, parser.MountDeviceFailed, parser.Int32(i+100)
 		v := &timeline.Volume{UniqueName: s, PV: s, Handle: node, Nodes: []string{node, s}, Pods: []string{s},
 			Events: []parser.Event{ev, kev},
-			Intervals: []timeline.Interval{timeline.NewInterval(node, timeline.State(s), ev.Time.UTC(), ev.Time.Add(time.Minute).UTC(), 0, 0),
+			Intervals: []timeline.Interval{timeline.NewInterval(node, timeline.Attached, ev.Time.UTC(), ev.Time.Add(time.Minute).UTC(), 0, 0),
 				timeline.NewInterval(s, timeline.Uncertain, ev.Time.UTC(), time.Time{}, 0, 0)},
 		}
 		v.SetNames([]string{s})
@@ -459,7 +459,7 @@ func hostileAnalysis() *Analysis {
 		v.SetDriver(s)
 		v.SetSpan(ev.Time.UTC(), ev.Time.Add(time.Minute).UTC())
 		v.SetKubelet([]timeline.Interval{timeline.NewInterval(node, timeline.MountFailing, kev.Time.UTC(), time.Time{}, 0, 0)})
-		v.SetOverlaps([]timeline.Overlap{{Start: ev.Time.UTC(), Nodes: []string{node, s}, States: map[string]timeline.State{node: timeline.State(s)}}})
+		v.SetOverlaps([]timeline.Overlap{{Start: ev.Time.UTC(), Nodes: []string{node, s}, States: map[string]timeline.State{node: timeline.Attached}}})
 		a.Timeline.Volumes = append(a.Timeline.Volumes, v)
 		a.Timeline.Inputs = append(a.Timeline.Inputs, parser.Input{Path: s, Component: s, Format: s, Zone: s,
 			Problems: []parser.Problem{{Line: 1, Message: s}}})

@@ -717,7 +717,7 @@ func TimelineMarkdown(w io.Writer, tl *timeline.Timeline, vols []*timeline.Volum
 		for _, ov := range v.Overlaps() {
 			var ns []string
 			for _, n := range ov.Nodes {
-				ns = append(ns, mdCode(n)+" "+string(ov.States[n]))
+				ns = append(ns, mdCode(n)+" "+ov.States[n].String())
 			}
 			end := "the end of the logs"
 			if !ov.End.IsZero() {
@@ -771,7 +771,7 @@ func gantt(v *timeline.Volume, z displayZone) string {
 				if e.Before(iv.Start()) {
 					e = iv.Start()
 				}
-				lines = append(lines, fmt.Sprintf("    %s :%s%s, %s", mermaidText(string(iv.State), 30), tag[iv.State],
+				lines = append(lines, fmt.Sprintf("    %s :%s%s, %s", mermaidText(iv.State.String(), 30), tag[iv.State],
 					z.in(iv.Start()).Format(layout), z.in(e).Format(layout)))
 			}
 			if len(lines) == 0 {

@@ -57,12 +57,12 @@ func TimelineText(w io.Writer, tl *timeline.Timeline, vols []*timeline.Volume, o
 func writeLegend(t *textWriter, st *styles, width int) {
 	var parts []string
 	for _, s := range controllerStates {
-		parts = append(parts, st.state(s, string(laneChar[s]))+" "+string(s))
+		parts = append(parts, st.state(s, string(laneChar[s]))+" "+s.String())
 	}
 	ctl := "ctl: " + strings.Join(parts, "  ")
 	parts = nil
 	for _, s := range kubeletStates {
-		parts = append(parts, st.state(s, string(laneChar[s]))+" "+string(s))
+		parts = append(parts, st.state(s, string(laneChar[s]))+" "+s.String())
 	}
 	kub := "kub: " + strings.Join(parts, "  ")
 	if ansi.StringWidth(ctl)+3+ansi.StringWidth(kub)+2 <= width {
@@ -180,7 +180,7 @@ func lane(st *styles, ivs []timeline.Interval, node string, start, end time.Time
 			j++
 		}
 		ch := ' '
-		if r, ok := laneChar[states[i]]; ok && states[i] != "" {
+		if r, ok := laneChar[states[i]]; ok && states[i] != 0 {
 			ch = r
 		}
 		b.WriteString(st.state(states[i], strings.Repeat(string(ch), j-i)))
@@ -288,7 +288,7 @@ func mergeOverlaps(ovs []timeline.Overlap) []overlapRun {
 			r := &out[n-1]
 			r.end = ov.End
 			for _, nd := range ov.Nodes {
-				if st := string(ov.States[nd]); r.states[nd][len(r.states[nd])-1] != st {
+				if st := ov.States[nd].String(); r.states[nd][len(r.states[nd])-1] != st {
 					r.states[nd] = append(r.states[nd], st)
 				}
 			}
@@ -296,7 +296,7 @@ func mergeOverlaps(ovs []timeline.Overlap) []overlapRun {
 		}
 		r := overlapRun{start: ov.Start, end: ov.End, nodes: ov.Nodes, states: map[string][]string{}}
 		for _, nd := range ov.Nodes {
-			r.states[nd] = []string{string(ov.States[nd])}
+			r.states[nd] = []string{ov.States[nd].String()}
 		}
 		out = append(out, r)
 	}

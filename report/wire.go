@@ -493,7 +493,7 @@ func toWireEvent(e parser.Event) wireEvent {
 func toWireIntervals(iv []timeline.Interval) []wireInterval {
 	out := []wireInterval{}
 	for _, i := range iv {
-		out = append(out, wireInterval{Node: i.Node, State: string(i.State), Start: ts(i.Start()), End: ts(i.End())})
+		out = append(out, wireInterval{Node: i.Node, State: i.State.String(), Start: ts(i.Start()), End: ts(i.End())})
 	}
 	return out
 }
@@ -509,7 +509,7 @@ func toWireTimelineVol(v *timeline.Volume) wireTimelineVol {
 	for _, o := range v.Overlaps() {
 		wo := wireOverlap{Start: ts(o.Start), End: ts(o.End), Nodes: strs(o.Nodes), States: map[string]string{}}
 		for k, s := range o.States {
-			wo.States[k] = string(s)
+			wo.States[k] = s.String()
 		}
 		w.Overlaps = append(w.Overlaps, wo)
 	}

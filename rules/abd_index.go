@@ -172,11 +172,11 @@ func (x *abdIndex) candidates(out []abdCand, i int, bn int32, rs []restart) []ab
 func (x *abdIndex) stateAt(a int32, t time.Time) (timeline.State, bool) {
 	k := x.cur[a]
 	if k < 0 {
-		return "", false
+		return 0, false
 	}
 	iv := &x.v.Intervals[k]
 	if iv.Start().After(t) || !iv.End().IsZero() && !t.Before(iv.End()) {
-		return "", false
+		return 0, false
 	}
 	return iv.State, true
 }

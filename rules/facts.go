@@ -223,7 +223,7 @@ func controllerState(k parser.Kind) (timeline.State, bool) {
 	case parser.DetachSucceeded, parser.MarkedDetached:
 		return timeline.Detached, true
 	}
-	return "", false
+	return 0, false
 }
 
 // holds reports whether a controller state means the volume may be on the node.

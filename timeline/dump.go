@@ -56,7 +56,7 @@ func (t *Timeline) Dump(w io.Writer) error {
 		for _, o := range v.Overlaps() {
 			var ns []string
 			for _, n := range o.Nodes {
-				ns = append(ns, n+"="+string(o.States[n]))
+				ns = append(ns, n+"="+o.States[n].String())
 			}
 			fmt.Fprintf(b, "  overlap %s → %s %s\n", ts(o.Start), ts(o.End), strings.Join(ns, " "))
 		}

@@ -118,12 +118,12 @@ func (sc *scratch) reconstruct(v *Volume, ids []evIDs, sy *syms) {
 	kl.reset()
 	ctlIv, klIv := sc.ctlIv[:0], sc.klIv[:0] // the intervals, copied out at the end
 	closeLane := func(out *[]Interval, node int32, l *lane, at time.Time, to int32) {
-		if l.state != "" {
+		if l.state != 0 {
 			// its times are those of its events From and To (at is the
 			// time of To: see set)
 			*out = append(*out, Interval{Node: sy.str[node], State: l.state, From: l.from, To: to, evs: &v.Events})
 		}
-		l.state = ""
+		l.state = 0
 	}
 	set := func(out *[]Interval, lanes *lanes, node int32, s State, at time.Time, idx int32) {
 		l := lanes.get(node)
@@ -251,12 +251,12 @@ func (ls *lanes) get(node int32) *lane {
 	return &ls.list[len(ls.list)-1].lane
 }
 
-// state is the node's current state, "" when it has no lane.
+// state is the node's current state, none (0) when it has no lane.
 func (ls *lanes) state(node int32) State {
 	if i := ls.find(node); i >= 0 {
 		return ls.list[i].state
 	}
-	return ""
+	return 0
 }
 
 func sortIntervals(iv []Interval) {
@@ -306,7 +306,7 @@ func controllerNext(cur State, ev *parser.Event) (State, bool) {
 func kubeletNext(cur State, k parser.Kind) (State, bool) {
 	switch k {
 	case parser.VerifyAttachedStarted, parser.MountStarted, parser.VerifyAttachedSucceeded, parser.WaitForAttachSucceeded:
-		if cur == "" || cur == Unmounted {
+		if cur == 0 || cur == Unmounted {
 			return Mounting, true
 		}
 	case parser.MountDeviceSucceeded, parser.SetupSucceeded:

@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -10,33 +11,53 @@ import (
 )
 
 // State is the attach/detach controller's belief about one (volume, node) pair,
-// or a kubelet-side fact about it.
-type State string
+// or a kubelet-side fact about it: a closed set, one byte (an Interval
+// holds one; a large cluster has two intervals a volume), named by String
+// ("attached", "mount-failing", …), which is also its text form (JSON,
+// reports). The zero State is none ("").
+type State uint8
 
 // Controller-side states (the attach/detach controller's actual state of world).
 const (
-	Attaching State = "attaching" // AttachVolume started, no result yet
-	Attached  State = "attached"  // attach confirmed
-	Uncertain State = "uncertain" // last attach (or, ≥1.28, detach) failed: still in ASW, skipped by the multi-attach check, detached later
-	Detaching State = "detaching" // DetachVolume started, no result yet
-	Detached  State = "detached"  // detach succeeded, or marked detached by verification
+	Attaching State = iota + 1 // AttachVolume started, no result yet
+	Attached                   // attach confirmed
+	Uncertain                  // last attach (or, ≥1.28, detach) failed: still in ASW, skipped by the multi-attach check, detached later
+	Detaching                  // DetachVolume started, no result yet
+	Detached                   // detach succeeded, or marked detached by verification
 )
 
 // Kubelet-side states, kept in Volume.Kubelet.
 const (
-	Mounting     State = "mounting"      // VerifyControllerAttached / MountVolume started
-	Mounted      State = "mounted"       // MountDevice / SetUp succeeded
-	MountFailing State = "mount-failing" // MountDevice / SetUp / WaitForAttach failing
-	Unmounted    State = "unmounted"
+	Mounting     State = iota + Detached + 1 // VerifyControllerAttached / MountVolume started
+	Mounted                                  // MountDevice / SetUp succeeded
+	MountFailing                             // MountDevice / SetUp / WaitForAttach failing
+	Unmounted
 )
+
+// stateNames are the States' names, by State.
+var stateNames = [...]string{
+	Attaching: "attaching", Attached: "attached", Uncertain: "uncertain", Detaching: "detaching", Detached: "detached",
+	Mounting: "mounting", Mounted: "mounted", MountFailing: "mount-failing", Unmounted: "unmounted",
+}
+
+// String is the state's name ("" for none, "state(N)" for a byte no
+// State is).
+func (s State) String() string {
+	if int(s) < len(stateNames) {
+		return stateNames[s]
+	}
+	return fmt.Sprintf("state(%d)", uint8(s))
+}
+
+// MarshalText is the state's name, so that a State is a string in JSON.
+func (s State) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
 // Interval is one stretch of one state on one node, from Start to End
 // (zero: still open when the logs end).
 type Interval struct {
-	Node  string
-	State State
-	From  int32 // index into Volume.Events of the event that opened it; -1 if none
-	To    int32 // index of the event that closed it; -1 if none
+	Node string
+	From int32 // index into Volume.Events of the event that opened it; -1 if none
+	To   int32 // index of the event that closed it; -1 if none
 	// The times: those of the events From and To of *evs (To < 0: open)
 	// for the intervals Build reconstructs, which need not hold them
 	// (a large cluster's volumes have hundreds of thousands). Given times
@@ -44,7 +65,8 @@ type Interval struct {
 	// events of those times from input ownInput (ownTimes), which no
 	// volume's events are, so that the interval needs no second pointer
 	// (and reflect.DeepEqual still compares the times).
-	evs *[]parser.Event
+	evs   *[]parser.Event
+	State State
 }
 
 // ownInput is the input of the events that hold an interval's own times:

@@ -114,6 +114,32 @@ func TestVolumeSize(t *testing.T) {
 	if got := unsafe.Sizeof(Volume{}); got != 192 {
 		t.Errorf("Volume is %d bytes, want 192", got)
 	}
+	// two a volume there; the state a byte, not a string
+	if got := unsafe.Sizeof(Interval{}); got != 40 {
+		t.Errorf("Interval is %d bytes, want 40", got)
+	}
+}
+
+// TestStateNames: every State has its own name, as JSON and the reports
+// write it (the v1 strings); none is "" but the zero State, and a byte no
+// State is says so rather than passing for one.
+func TestStateNames(t *testing.T) {
+	want := map[State]string{
+		0: "", Attaching: "attaching", Attached: "attached", Uncertain: "uncertain", Detaching: "detaching",
+		Detached: "detached", Mounting: "mounting", Mounted: "mounted", MountFailing: "mount-failing",
+		Unmounted: "unmounted", Unmounted + 1: "state(10)", 255: "state(255)",
+	}
+	for s, name := range want {
+		if got := s.String(); got != name {
+			t.Errorf("State(%d).String() = %q, want %q", uint8(s), got, name)
+		}
+		if b, err := s.MarshalText(); err != nil || string(b) != name {
+			t.Errorf("State(%d).MarshalText() = %q, %v", uint8(s), b, err)
+		}
+	}
+	if got := fmt.Sprintf("%s|%v", Attached, MountFailing); got != "attached|mount-failing" {
+		t.Errorf("formatted: %q", got)
+	}
 }
 
 // TestVolumeNames: Names gives back what SetNames was given, in its
