@@ -93,7 +93,6 @@ func handSeed(hostile bool) *Analysis {
 	last := mf[len(mf)-1]
 	vol := &timeline.Volume{
 		UniqueName: uniq, PV: pv, Handle: handle,
-		Nodes: []string{nodeA, nodeB}, Pods: []string{pod},
 		Events: evs,
 		Intervals: []timeline.Interval{
 			timeline.NewInterval(nodeA, timeline.Attaching, at(0), fails[0].Time.UTC(), 0, 1),
@@ -105,6 +104,8 @@ func handSeed(hostile bool) *Analysis {
 		},
 	}
 	vol.SetNames([]string{uniq, pv, handle})
+	vol.SetNodes([]string{nodeA, nodeB})
+	vol.SetPods([]string{pod})
 	vol.SetKey(uniq)
 	vol.SetDriver("com.tencent.cloud.csi.cbs")
 	vol.SetSpan(evs[0].Time.UTC(), last.Time.UTC())
@@ -116,8 +117,9 @@ func handSeed(hostile bool) *Analysis {
 		States: map[string]timeline.State{nodeA: timeline.Uncertain, nodeB: timeline.Attached}}})
 	// A second volume: a clean move plus a transient multi-attach.
 	other := &timeline.Volume{UniqueName: "kubernetes.io/csi/com.tencent.cloud.csi.cbs^disk-8h2kq0aa",
-		PV: "pvc-11111111-2222-3333-4444-555555555555", Handle: "disk-8h2kq0aa",
-		Nodes: []string{nodeA}, Pods: []string{"web/nginx-0"}}
+		PV: "pvc-11111111-2222-3333-4444-555555555555", Handle: "disk-8h2kq0aa"}
+	other.SetNodes([]string{nodeA})
+	other.SetPods([]string{"web/nginx-0"})
 	other.SetKey(other.UniqueName)
 	other.SetDriver("com.tencent.cloud.csi.cbs")
 	other.SetSpan(at(time.Minute), at(2*time.Minute))

@@ -219,7 +219,7 @@ func TimelineHTML(w io.Writer, tl *timeline.Timeline, vols []*timeline.Volume, o
 	for i, v := range vols {
 		id := fmt.Sprintf("volume-%d", i+1)
 		hv := htmlVolume{ID: id, Label: oneLine(volumeLabel(v)), UniqueName: oneLine(v.UniqueName), Handle: oneLine(v.Handle),
-			Driver: oneLine(v.Driver()), Nodes: oneLines(v.Nodes), Pods: oneLines(v.Pods), Events: len(v.Events), Zone: p.Zone}
+			Driver: oneLine(v.Driver()), Nodes: oneLines(v.Nodes()), Pods: oneLines(v.Pods()), Events: len(v.Events), Zone: p.Zone}
 		hv.Charts = volumeCharts(fmt.Sprintf("v%d", i+1), v, nil, p.Data.Zones, o.zone())
 		for _, c := range hv.Charts {
 			p.Data.Labels[c.ID] = hv.Label
@@ -453,7 +453,7 @@ func htmlVolumeTable(tl *timeline.Timeline, findings map[*timeline.Volume]int, l
 	for _, v := range tl.Volumes {
 		start, end := volumeSpan(v)
 		out = append(out, htmlVolumeRow{Label: oneLine(volumeLabel(v)), Handle: oneLine(v.Handle), Driver: oneLine(driverLabel(v.Driver())),
-			Nodes: strings.Join(oneLines(v.Nodes), ", "), Pods: strings.Join(oneLines(v.Pods), ", "), Span: z.spanText(start, end),
+			Nodes: strings.Join(oneLines(v.Nodes()), ", "), Pods: strings.Join(oneLines(v.Pods()), ", "), Span: z.spanText(start, end),
 			Events: len(v.Events), Overlaps: len(v.Overlaps()), Findings: findings[v], Link: link[v]})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Findings > out[j].Findings })

@@ -423,7 +423,7 @@ func TestHTMLGoldens(t *testing.T) {
 	golden.Check(t, filepath.Join("testdata", "seed-legacy", "timeline.html"), withoutAssets(t, out))
 	out = render(t, func(b *bytes.Buffer) error { return HTML(b, a, Options{Redact: true}) })
 	for _, v := range a.Timeline.Volumes {
-		for _, s := range append([]string{v.Handle, v.PV}, v.Nodes...) {
+		for _, s := range append([]string{v.Handle, v.PV}, v.Nodes()...) {
 			if s != "" && bytes.Contains(out, []byte(s)) {
 				t.Errorf("redacted HTML still contains %q", s)
 			}
@@ -449,12 +449,14 @@ func hostileAnalysis() *Analysis {
 			Component: parser.ComponentKCM, Source: parser.Source{File: parser.InternPath(s), Line: parser.Int32(i + 1)}, Text: parser.TextOf("E0113 " + s + " " + node)}.Event()
 		kev := ev
 		kev.Component, kev.Kind, kev.Source.Line = parser.ComponentKubelet, parser.MountDeviceFailed, parser.Int32(i+100)
-		v := &timeline.Volume{UniqueName: s, PV: s, Handle: node, Nodes: []string{node, s}, Pods: []string{s},
+		v := &timeline.Volume{UniqueName: s, PV: s, Handle: node,
 			Events: []parser.Event{ev, kev},
 			Intervals: []timeline.Interval{timeline.NewInterval(node, timeline.Attached, ev.Time.UTC(), ev.Time.Add(time.Minute).UTC(), 0, 0),
 				timeline.NewInterval(s, timeline.Uncertain, ev.Time.UTC(), time.Time{}, 0, 0)},
 		}
 		v.SetNames([]string{s})
+		v.SetNodes([]string{node, s})
+		v.SetPods([]string{s})
 		v.SetKey(s)
 		v.SetDriver(s)
 		v.SetSpan(ev.Time.UTC(), ev.Time.Add(time.Minute).UTC())

@@ -61,10 +61,11 @@ func hostileVolumes() []*timeline.Volume {
 	t0 := time.Date(2021, 1, 13, 8, 27, 15, 120000000, time.FixedZone("CST", 8*3600))
 	vols := []*timeline.Volume{
 		{}, // every list nil, no events, zero times
-		{Nodes: []string{}, Events: []parser.Event{parser.Draft{Kind: parser.AttachFailed, Count: -3}.Event()}},
+		{Events: []parser.Event{parser.Draft{Kind: parser.AttachFailed, Count: -3}.Event()}},
 		{UniqueName: "u", Multi: true},
 	}
 	vols[1].SetNames([]string{})
+	vols[1].SetNodes([]string{})
 	vols[1].SetKey("key-only")
 	vols[2].SetKey("k")
 	vols[1].SetSpan(t0, time.Time{})
@@ -74,9 +75,10 @@ func hostileVolumes() []*timeline.Volume {
 		other := hostileStrings[(i+3)%len(hostileStrings)]
 		v := &timeline.Volume{
 			UniqueName: other, PV: s, Handle: other,
-			Nodes: []string{s}, Pods: []string{other, s, "p"},
 			Multi: i%2 == 0,
 		}
+		v.SetNodes([]string{s})
+		v.SetPods([]string{other, s, "p"})
 		v.SetKey(s)
 		v.SetDriver(s)
 		v.SetAttachments([]string{other})

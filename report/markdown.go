@@ -707,11 +707,11 @@ func TimelineMarkdown(w io.Writer, tl *timeline.Timeline, vols []*timeline.Volum
 		if v.Driver() != "" {
 			m.p("- **Driver:** %s\n", mdCode(v.Driver()))
 		}
-		if len(v.Nodes) > 0 {
-			m.p("- **Nodes:** %s\n", codeList(v.Nodes))
+		if len(v.Nodes()) > 0 {
+			m.p("- **Nodes:** %s\n", codeList(v.Nodes()))
 		}
-		if len(v.Pods) > 0 {
-			m.p("- **Pods:** %s\n", codeList(v.Pods))
+		if len(v.Pods()) > 0 {
+			m.p("- **Pods:** %s\n", codeList(v.Pods()))
 		}
 		m.p("- **Events:** %d\n\n", len(v.Events))
 		for _, ov := range v.Overlaps() {

@@ -98,9 +98,9 @@ func TestRedactRemovesIdentifiers(t *testing.T) {
 	a, evs := analyzeFiles(t, filepath.Join(here, "../testdata/incidents/seed-legacy"), 0, "kcm.log", "kubelet.log")
 	var secrets []string
 	for _, v := range a.Timeline.Volumes {
-		secrets = append(secrets, v.Nodes...)
+		secrets = append(secrets, v.Nodes()...)
 		secrets = append(secrets, v.Handle, v.PV)
-		for _, p := range v.Pods {
+		for _, p := range v.Pods() {
 			_, name, _ := strings.Cut(p, "/")
 			secrets = append(secrets, name)
 		}

@@ -264,10 +264,10 @@ func volumeTokens(toks []tokenClass, v *timeline.Volume) []tokenClass {
 	for _, a := range v.Attachments() {
 		toks = append(toks, tokenClass{"va", a})
 	}
-	for _, n := range v.Nodes {
+	for _, n := range v.Nodes() {
 		toks = append(toks, tokenClass{"node", n})
 	}
-	for _, p := range v.Pods {
+	for _, p := range v.Pods() {
 		toks = podTokens(toks, p)
 	}
 	for i := range v.Events {
@@ -336,7 +336,8 @@ func (r *redactor) volume(v *timeline.Volume) *timeline.Volume {
 	c.SetKey(r.s(v.Key()))
 	c.SetDriver(v.Driver())       // not redacted, when the UniqueName it is read from is
 	c.SetNames(r.list(v.Names())) // after the UniqueName, PV and Handle
-	c.Nodes, c.Pods = r.list(v.Nodes), r.list(v.Pods)
+	c.SetNodes(r.list(v.Nodes()))
+	c.SetPods(r.list(v.Pods()))
 	c.SetAttachments(r.list(v.Attachments()))
 	c.Events = r.events(v.Events)
 	c.Intervals = r.intervals(v.Intervals)

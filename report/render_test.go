@@ -33,7 +33,8 @@ func TestFormatsDefault(t *testing.T) {
 func TestFormatsDispatch(t *testing.T) {
 	ev := parser.Draft{Kind: parser.AttachStarted, Volume: "kubernetes.io/csi/d^h", Node: "n1",
 		Source: parser.Source{File: parser.InternPath("kcm.log"), Line: 1}, Text: parser.TextOf("I0812 03:10:00.000000 1 f.go:1] attach")}.Event()
-	v := &timeline.Volume{UniqueName: ev.Volume, Nodes: []string{"n1"}, Events: []parser.Event{ev}}
+	v := &timeline.Volume{UniqueName: ev.Volume, Events: []parser.Event{ev}}
+	v.SetNodes([]string{"n1"})
 	v.SetKey(ev.Volume)
 	tl := &timeline.Timeline{Volumes: []*timeline.Volume{v}}
 	a := &Analysis{Timeline: tl, Events: 1}

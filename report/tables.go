@@ -173,14 +173,14 @@ func VolumesTable(w io.Writer, vols []*timeline.Volume, o Options) error {
 		return z.clock(v.First(), withDate), z.clock(v.Last(), withDate)
 	}
 	pods := func(v *timeline.Volume, w int) string {
-		if len(v.Pods) == 0 {
+		if len(v.Pods()) == 0 {
 			return "-"
 		}
-		if len(v.Pods) == 1 {
-			return podShort(v.Pods[0], w)
+		if len(v.Pods()) == 1 {
+			return podShort(v.Pods()[0], w)
 		}
-		more := fmt.Sprintf(" +%d", len(v.Pods)-1)
-		return podShort(v.Pods[0], w-len(more)) + more
+		more := fmt.Sprintf(" +%d", len(v.Pods())-1)
+		return podShort(v.Pods()[0], w-len(more)) + more
 	}
 	name := func(v *timeline.Volume) string {
 		if v.Handle != "" {
@@ -204,7 +204,7 @@ func VolumesTable(w io.Writer, vols []*timeline.Volume, o Options) error {
 		for _, v := range vols {
 			f := failures(v)
 			first, last := seen(v)
-			tb.Row(dash(name(v)), dash(v.PV), dash(v.Driver()), nodeList(v.Nodes, 1<<20),
+			tb.Row(dash(name(v)), dash(v.PV), dash(v.Driver()), nodeList(v.Nodes(), 1<<20),
 				pods(v, 1<<20), first, last, fmt.Sprint(f.Attach), fmt.Sprint(f.Detach), fmt.Sprint(f.Mount))
 		}
 		return renderTable(w, tb, o)
@@ -214,7 +214,7 @@ func VolumesTable(w io.Writer, vols []*timeline.Volume, o Options) error {
 		for _, v := range vols {
 			f := failures(v)
 			first, last := seen(v)
-			tb.Row(dash(name(v)), dash(v.PV), shorten(dash(v.Driver()), 24), nodeList(v.Nodes, 24),
+			tb.Row(dash(name(v)), dash(v.PV), shorten(dash(v.Driver()), 24), nodeList(v.Nodes(), 24),
 				pods(v, 24), first, last, fmt.Sprint(f.Attach), fmt.Sprint(f.Detach), fmt.Sprint(f.Mount))
 		}
 		return renderTable(w, tb, o)
@@ -250,7 +250,7 @@ func VolumesTable(w io.Writer, vols []*timeline.Volume, o Options) error {
 		seenW = max(seenW, ansi.StringWidth(seenText(v)))
 		volN = max(volN, ansi.StringWidth(dash(name(v))))
 		drvN = max(drvN, ansi.StringWidth(dash(driverLabel(v.Driver()))))
-		nodeN = max(nodeN, ansi.StringWidth(nodeList(v.Nodes, width)))
+		nodeN = max(nodeN, ansi.StringWidth(nodeList(v.Nodes(), width)))
 		podN = max(podN, ansi.StringWidth(pods(v, width)))
 	}
 	const countsW, gaps = 6, 5 * 2 // "A/D/M✗", two cells between columns
@@ -266,7 +266,7 @@ func VolumesTable(w io.Writer, vols []*timeline.Volume, o Options) error {
 		nodeW = min(nodeN, max(12, (avail-volW-driverW)/2))
 		real := 0
 		for _, v := range vols {
-			real = max(real, ansi.StringWidth(nodeList(v.Nodes, nodeW)))
+			real = max(real, ansi.StringWidth(nodeList(v.Nodes(), nodeW)))
 		}
 		nodeW = real
 		podW = min(podN, max(avail-volW-driverW-nodeW, 6))
@@ -274,7 +274,7 @@ func VolumesTable(w io.Writer, vols []*timeline.Volume, o Options) error {
 	tb := newTable(st, o, "VOLUME", "DRIVER", "NODES", "PODS", "SEEN ("+z.name()+")", "A/D/M✗")
 	for _, v := range vols {
 		f := failures(v)
-		tb.Row(dash(name(v)), shorten(dash(driverLabel(v.Driver())), driverW), nodeList(v.Nodes, nodeW), pods(v, podW),
+		tb.Row(dash(name(v)), shorten(dash(driverLabel(v.Driver())), driverW), nodeList(v.Nodes(), nodeW), pods(v, podW),
 			seenText(v), fmt.Sprintf("%d/%d/%d", f.Attach, f.Detach, f.Mount))
 	}
 	return renderTable(w, tb, o)

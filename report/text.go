@@ -459,7 +459,7 @@ func volumeHeader(a *Analysis, volume, pv string, pods []string, width int) stri
 			parts = append(parts, v.Handle)
 		}
 		if len(pods) == 0 {
-			pods = v.Pods
+			pods = v.Pods()
 		}
 	case pv != "":
 		parts = append(parts, pv)

@@ -94,7 +94,7 @@ func volumeNodes(v *timeline.Volume) []string {
 	for _, iv := range v.Kubelet() {
 		see(iv.Node, iv.Start())
 	}
-	for _, n := range v.Nodes {
+	for _, n := range v.Nodes() {
 		see(n, time.Time{})
 	}
 	var out []string
@@ -198,8 +198,8 @@ func writeVolumeTimeline(t *textWriter, st *styles, tl *timeline.Timeline, v *ti
 	if v.Driver() != "" && !strings.Contains(v.UniqueName, v.Driver()) {
 		meta = append(meta, oneLine(v.Driver()))
 	}
-	if len(v.Pods) > 0 {
-		meta = append(meta, oneLine(strings.Join(v.Pods, ", ")))
+	if len(v.Pods()) > 0 {
+		meta = append(meta, oneLine(strings.Join(v.Pods(), ", ")))
 	}
 	if v.Multi {
 		meta = append(meta, "multi-node (RWX/ROX)")
@@ -267,7 +267,7 @@ func writeVolumeTimeline(t *textWriter, st *styles, tl *timeline.Timeline, v *ti
 		}
 		t.hanging("  ", label, st.Warning, t.clock(ov.start, false)+" → "+end+": "+strings.Join(ns, ", "), width)
 	}
-	writeEventRows(t, st, v.Events, len(v.Pods) > 1, width)
+	writeEventRows(t, st, v.Events, len(v.Pods()) > 1, width)
 	_ = tl
 }
 

@@ -367,7 +367,7 @@ func toWireVolume(v *timeline.Volume) wireVolume {
 	f, kinds := tallyVolume(v, scratch[:0])
 	w := wireVolume{
 		Volume: wireVolumeName(v), PV: v.PV, Handle: v.Handle, Driver: v.Driver(),
-		Names: strs(v.Names()), Attachments: strs(v.Attachments()), Nodes: strs(v.Nodes), Pods: strs(v.Pods),
+		Names: strs(v.Names()), Attachments: strs(v.Attachments()), Nodes: strs(v.Nodes()), Pods: strs(v.Pods()),
 		Multi: v.Multi, Events: len(v.Events), First: ts(v.First()), Last: ts(v.Last()),
 		Failures: f, Kinds: make(map[string]int, len(kinds)),
 	}

@@ -216,8 +216,8 @@ func finishVolume(v *timeline.Volume) {
 			last = e.Time.UTC()
 		}
 		v.SetSpan(first, last)
-		v.Nodes = append(v.Nodes, e.Node)
-		v.Pods = append(v.Pods, e.Pod)
+		v.SetNodes(append(v.Nodes(), e.Node))
+		v.SetPods(append(v.Pods(), e.Pod))
 		if e.Origin != 0 || e.Node == "" {
 			continue
 		}
@@ -256,8 +256,8 @@ func finishVolume(v *timeline.Volume) {
 		v.SetKubelet(append(v.Kubelet(), timeline.NewInterval(e.Node, ks, e.Time.UTC(), time.Time{}, int32(i), -1)))
 		kopen[e.Node] = len(v.Kubelet()) - 1
 	}
-	v.Nodes = uniqSorted(v.Nodes)
-	v.Pods = uniqSorted(v.Pods)
+	v.SetNodes(uniqSorted(v.Nodes()))
+	v.SetPods(uniqSorted(v.Pods()))
 	v.LinkEchoes()
 }
 

@@ -221,7 +221,7 @@ func (b *factsBuilder) volume(v *timeline.Volume, ids []int32) volFacts {
 		}
 		return i
 	}
-	for _, n := range v.Nodes {
+	for _, n := range v.Nodes() {
 		if n != "" {
 			add(n)
 		}

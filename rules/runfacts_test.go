@@ -25,7 +25,7 @@ func TestRunFacts(t *testing.T) {
 		vol := &timeline.Volume{}
 		vol.SetKey(fmt.Sprint("vol-", v))
 		if v%3 == 0 {
-			vol.Nodes = []string{"node-b", "node-a", "node-b", ""}
+			vol.SetNodes([]string{"node-b", "node-a", "node-b", ""})
 		}
 		if v%4 == 0 {
 			vol.Intervals = []timeline.Interval{{Node: "node-z"}, {Node: ""}, {Node: "node-a"}}
@@ -48,7 +48,7 @@ func TestRunFacts(t *testing.T) {
 		for i, v := range tl.Volumes {
 			vf := &f.vols[i]
 			var want []string
-			want = append(want, v.Nodes...)
+			want = append(want, v.Nodes()...)
 			for _, iv := range v.Intervals {
 				want = append(want, iv.Node)
 			}

@@ -28,8 +28,8 @@ func (t *Timeline) Dump(w io.Writer) error {
 		fmt.Fprintf(b, "  pv=%s handle=%s driver=%s multi=%t\n", v.PV, v.Handle, v.Driver(), v.Multi)
 		fmt.Fprintf(b, "  span %s → %s\n", ts(v.First()), ts(v.Last()))
 		fmt.Fprintf(b, "  names %s\n", strings.Join(v.Names(), " | "))
-		fmt.Fprintf(b, "  nodes %s\n", strings.Join(v.Nodes, " "))
-		fmt.Fprintf(b, "  pods %s\n", strings.Join(v.Pods, " "))
+		fmt.Fprintf(b, "  nodes %s\n", strings.Join(v.Nodes(), " "))
+		fmt.Fprintf(b, "  pods %s\n", strings.Join(v.Pods(), " "))
 		kinds := map[string]int{}
 		for i := range v.Events {
 			k := v.Events[i].Kind.String()

@@ -43,13 +43,13 @@ func (t *Timeline) Find(query string) (matches []*Volume, suggestions []string) 
 // FilterNode returns the volumes that touch a node matching q (same matching
 // as Find), in timeline order, or suggestions when no node matches.
 func (t *Timeline) FilterNode(q string) ([]*Volume, []string) {
-	return t.filter(q, func(v *Volume) []string { return v.Nodes })
+	return t.filter(q, func(v *Volume) []string { return v.Nodes() })
 }
 
 // FilterPod returns the volumes used by a pod matching q ("ns/name" or
 // "name"), or suggestions when no pod matches.
 func (t *Timeline) FilterPod(q string) ([]*Volume, []string) {
-	return t.filter(q, func(v *Volume) []string { return v.Pods })
+	return t.filter(q, func(v *Volume) []string { return v.Pods() })
 }
 
 func (t *Timeline) filter(q string, keys func(*Volume) []string) ([]*Volume, []string) {

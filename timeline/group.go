@@ -471,7 +471,7 @@ type scratch struct {
 	strs      slab[string]
 	rares     slab[volumeRare]
 	tmp, tmp2 []string
-	single    map[int32][]string // node sym → the Nodes of the volumes seen on it alone (oneNode)
+	lists     []string // a volume's lists, before they are cut from strs
 }
 
 // slab hands out exact-size copies cut from larger allocations, so that
@@ -596,24 +596,18 @@ func (sc *scratch) describe(v *Volume, ids []evIDs, sy *syms, rootName string, l
 	}
 	v.PV = best
 	v.SetKey(cmp.Or(v.UniqueName, v.PV, v.Handle, rootName))
+	// the lists are made in sc.lists, then cut from the slab at once
+	lists := sc.lists[:0]
 	tmp := sortedNames(sc.tmp[:0], names, sy)
 	// the names but for UniqueName, PV and Handle (SetNames)
 	if pos := namePositions(tmp, v.UniqueName, v.PV, v.Handle); pos != (namePos{}) {
-		v.names, v.namePos = sc.strs.copy(dropPositions(sc.tmp2[:0], tmp, pos)), pos
+		lists, v.namePos = dropPositions(lists, tmp, pos), pos
 	} else {
-		v.names = sc.strs.copy(tmp)
+		lists = append(lists, tmp...)
 	}
-	// the VolumeAttachment names are a window of names (Attachments)
-	// unless they are not consecutive there
-	if a, window := attachmentsOf(v.names, sc.tmp2[:0]); a != nil && !window {
-		v.SetAttachments(sc.strs.copy(a))
-	}
-	tmp = sortedNames(tmp[:0], nodes, sy)
-	if len(tmp) == 1 {
-		v.Nodes = sc.oneNode(nodes[0], tmp[0])
-	} else {
-		v.Nodes = sc.strs.copy(tmp)
-	}
+	nodesAt := len(lists)
+	lists = sortedNames(lists, nodes, sy)
+	podsAt := len(lists)
 	// drop a bare pod name when its namespaced form is present
 	tmp = sortedNames(tmp[:0], pods, sy)
 	namespaced := sc.tmp2[:0]
@@ -632,37 +626,28 @@ func (sc *scratch) describe(v *Volume, ids []evIDs, sy *syms, rootName string, l
 		}
 		kept = append(kept, p)
 	}
-	v.Pods = sc.strs.copy(kept)
-	sc.tmp, sc.tmp2 = tmp[:0], namespaced[:0]
+	lists = append(lists, kept...)
+	v.lists, v.nodesAt, v.podsAt = sc.strs.copy(lists), int32(nodesAt), int32(podsAt)
+	// the VolumeAttachment names are a window of names (Attachments)
+	// unless they are not consecutive there
+	if a, window := attachmentsOf(v.names(), sc.tmp2[:0]); a != nil && !window {
+		v.SetAttachments(sc.strs.copy(a))
+	}
+	sc.tmp, sc.tmp2, sc.lists = tmp[:0], namespaced[:0], lists[:0]
 	sc.names, sc.nodes, sc.pods, sc.pvs = names[:0], nodes[:0], pods[:0], pvs[:0]
 }
 
-// oneNode is the Nodes of a volume seen on node (sym id; name its
-// string) alone: one slice for all such volumes (capped: an append
-// copies), as a large cluster's many volumes share few nodes. Nothing
-// writes into a Volume's lists.
-func (sc *scratch) oneNode(node int32, name string) []string {
-	l, ok := sc.single[node]
-	if !ok {
-		if sc.single == nil {
-			sc.single = map[int32][]string{}
-		}
-		l = sc.strs.copy([]string{name})
-		sc.single[node] = l
-	}
-	return l
-}
-
-// sortedNames returns the distinct strings of syms, sorted, in dst's array
-// (dst is empty). It reorders syms.
+// sortedNames appends to dst the distinct strings of syms, sorted (among
+// themselves: what dst holds stays first). It reorders syms.
 func sortedNames(dst []string, syms []int32, sy *syms) []string {
+	start := len(dst)
 	slices.Sort(syms)
 	for i, s := range syms {
 		if i == 0 || s != syms[i-1] {
 			dst = append(dst, sy.str[s])
 		}
 	}
-	slices.Sort(dst)
+	slices.Sort(dst[start:])
 	return dst
 }
 

@@ -21,8 +21,8 @@ func TestMergeBarePodName(t *testing.T) {
 		t.Fatalf("%d volumes", len(tl.Volumes))
 	}
 	v := tl.Volumes[0]
-	if !slices.Equal(v.Pods, []string{"db/redis-master-0"}) {
-		t.Errorf("pods %v", v.Pods)
+	if !slices.Equal(v.Pods(), []string{"db/redis-master-0"}) {
+		t.Errorf("pods %v", v.Pods())
 	}
 	for _, e := range v.Events {
 		if e.Pod != "db/redis-master-0" {

@@ -86,7 +86,7 @@ func (sc *scratch) reconstruct(v *Volume, ids []evIDs, sy *syms) {
 	}
 	// the volume's one node, when it has exactly one
 	single := int32(-1)
-	if len(v.Nodes) == 1 {
+	if len(v.Nodes()) == 1 {
 		for i := range ids {
 			if ids[i].node >= 0 {
 				single = ids[i].node

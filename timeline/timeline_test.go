@@ -94,8 +94,8 @@ func TestParseUniqueName(t *testing.T) {
 // The seed incident: one volume, both nodes, A uncertain while B attached.
 func TestSeedOverlap(t *testing.T) {
 	v := one(t, Build([]parser.Result{seedKCM()}, Options{}))
-	if !slices.Equal(v.Nodes, []string{nodeA, nodeB}) || v.Multi {
-		t.Fatalf("nodes %v multi %v", v.Nodes, v.Multi)
+	if !slices.Equal(v.Nodes(), []string{nodeA, nodeB}) || v.Multi {
+		t.Fatalf("nodes %v multi %v", v.Nodes(), v.Multi)
 	}
 	var unc, att *Interval
 	for i := range v.Intervals {
@@ -239,8 +239,8 @@ func TestSkewEstimate(t *testing.T) {
 		t.Errorf("skew %+v, want about %v", s, behind)
 	}
 	v := one(t, tl)
-	if !slices.Contains(v.Nodes, nodeB) {
-		t.Errorf("kubelet node not inferred: %v", v.Nodes)
+	if !slices.Contains(v.Nodes(), nodeB) {
+		t.Errorf("kubelet node not inferred: %v", v.Nodes())
 	}
 	for _, in := range v.Kubelet() {
 		if in.Node == nodeB && in.State == Mounted && in.Start().Before(at(255)) {

@@ -127,19 +127,24 @@ type Volume struct {
 	UniqueName string
 	PV         string
 	Handle     string
-	// names are the volume's Names but for UniqueName, PV and Handle
-	// where they are among them (namePos says where): most volumes' names
-	// are those three and a VolumeAttachment name, so that a large
-	// cluster's volumes do not hold three of their four names twice.
-	names     []string
-	Nodes     []string // sorted
-	Pods      []string // sorted
+	// lists are three lists in one window (one slice header, not three,
+	// and one cut from the slabs the volumes' strings are cut from):
+	//   - lists[:nodesAt], the volume's Names but for UniqueName, PV and
+	//     Handle where they are among them (namePos says where): most
+	//     volumes' names are those three and a VolumeAttachment name, so
+	//     that a large cluster's volumes do not hold three of their four
+	//     names twice;
+	//   - lists[nodesAt:podsAt], the Nodes;
+	//   - lists[podsAt:], the Pods.
+	lists     []string
 	Events    []parser.Event
 	Intervals []Interval // controller view, per node, in time order
 	// The span (First, Last): the times of Events[first-1] and
 	// Events[last-1] (0: zero) as Build finds them, or rare.span when
 	// given (SetSpan).
 	first, last int32
+	// where the nodes and the pods start in lists
+	nodesAt, podsAt int32
 	// rare holds what few volumes have (Kubelet, Overlaps, Objects, a
 	// given span): nil for most, so that a large cluster's many plain
 	// volumes do not each carry three empty slices and a pointer. It is
@@ -158,6 +163,44 @@ type namePos [3]uint8
 
 const maxNamePos = 254
 
+// Nodes are the nodes the volume was seen on, sorted (a window of the
+// volume's lists: capped, so that an append copies; never write into it).
+func (v *Volume) Nodes() []string { return v.lists[v.nodesAt:v.podsAt:v.podsAt] }
+
+// Pods are the pods that used the volume, sorted ("ns/name", or "name"
+// when no namespaced form of it is known), a window as Nodes is.
+func (v *Volume) Pods() []string { return v.lists[v.podsAt:len(v.lists):len(v.lists)] }
+
+// names is the first of the volume's lists (see lists).
+func (v *Volume) names() []string { return v.lists[:v.nodesAt:v.nodesAt] }
+
+// SetNodes gives the volume its nodes (Nodes): sorted, as Build gives
+// them. The lists are copied.
+func (v *Volume) SetNodes(nodes []string) { v.setLists(v.names(), nodes, v.Pods()) }
+
+// SetPods gives the volume its pods (Pods), as SetNodes its nodes.
+func (v *Volume) SetPods(pods []string) { v.setLists(v.names(), v.Nodes(), pods) }
+
+// setLists makes the volume's lists of names (see lists), nodes and pods
+// one new window.
+func (v *Volume) setLists(names, nodes, pods []string) {
+	v.lists, v.nodesAt, v.podsAt = joinLists(nil, names, nodes, pods)
+}
+
+// joinLists appends names, nodes and pods to dst (empty) and returns it
+// with where the nodes and the pods start.
+func joinLists(dst, names, nodes, pods []string) (lists []string, nodesAt, podsAt int32) {
+	if len(names)+len(nodes)+len(pods) == 0 {
+		return nil, 0, 0
+	}
+	dst = slices.Grow(dst, len(names)+len(nodes)+len(pods))
+	dst = append(dst, names...)
+	nodesAt = int32(len(dst))
+	dst = append(dst, nodes...)
+	podsAt = int32(len(dst))
+	return append(dst, pods...), nodesAt, podsAt
+}
+
 // Names are the names linked into the volume (UniqueName, PV, handle,
 // VolumeAttachment names, pod volume names), sorted by Build: those
 // SetNames gave, in their order, the volume's UniqueName, PV and Handle
@@ -165,18 +208,19 @@ const maxNamePos = 254
 // with it, as it does the Key). A volume whose names are none of the three
 // returns its own slice; others a new one.
 func (v *Volume) Names() []string {
+	names := v.names()
 	if v.namePos == (namePos{}) {
-		return v.names
+		return names
 	}
 	fields := [...]string{v.UniqueName, v.PV, v.Handle}
-	total := len(v.names) + v.namePos.count()
+	total := len(names) + v.namePos.count()
 	out := make([]string, 0, total)
 	j := 0
 	for p := 1; p <= total; p++ {
 		if i := slices.Index(v.namePos[:], uint8(p)); p <= maxNamePos+1 && i >= 0 {
 			out = append(out, fields[i])
 		} else {
-			out = append(out, v.names[j])
+			out = append(out, names[j])
 			j++
 		}
 	}
@@ -194,14 +238,15 @@ func (n namePos) count() int {
 }
 
 // SetNames gives the volume its names (Names): set UniqueName, PV and
-// Handle first. It keeps names (never written) unless one of the three
-// is among them.
+// Handle first. The names are copied (into the volume's lists, with its
+// nodes and pods).
 func (v *Volume) SetNames(names []string) {
 	var pos namePos
 	if pos = namePositions(names, v.UniqueName, v.PV, v.Handle); pos != (namePos{}) {
 		names = dropPositions(make([]string, 0, len(names)-pos.count()), names, pos)
 	}
-	v.names, v.namePos = names, pos
+	v.setLists(names, v.Nodes(), v.Pods())
+	v.namePos = pos
 }
 
 // namePositions finds fields (UniqueName, PV, Handle) among names: each
@@ -341,7 +386,7 @@ func (v *Volume) Attachments() []string {
 	if v.rare != nil && v.rare.ownAttachments {
 		return v.rare.attachments
 	}
-	names := v.names // UniqueName, PV and Handle are not VolumeAttachment names…
+	names := v.names() // UniqueName, PV and Handle are not VolumeAttachment names…
 	for i, f := range [...]string{v.UniqueName, v.PV, v.Handle} {
 		if v.namePos[i] > 0 && isAttachmentName(f) { // …but for one of that form
 			names = v.Names()

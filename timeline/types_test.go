@@ -106,17 +106,65 @@ func suffix(s string) string {
 
 // TestVolumeSize: a large cluster's timeline holds tens of thousands of
 // volumes; a Volume's names are three strings (Key and Driver are derived
-// from them), what few volumes have is in a side record.
+// from them), its other names, nodes and pods one window, what few volumes
+// have is in a side record.
 func TestVolumeSize(t *testing.T) {
 	if unsafe.Sizeof(uintptr(0)) != 8 {
 		t.Skip("sizes pinned for 64-bit platforms")
 	}
-	if got := unsafe.Sizeof(Volume{}); got != 192 {
-		t.Errorf("Volume is %d bytes, want 192", got)
+	if got := unsafe.Sizeof(Volume{}); got != 152 {
+		t.Errorf("Volume is %d bytes, want 152", got)
 	}
 	// two a volume there; the state a byte, not a string
 	if got := unsafe.Sizeof(Interval{}); got != 40 {
 		t.Errorf("Interval is %d bytes, want 40", got)
+	}
+}
+
+// TestVolumeLists: names, nodes and pods share one window, and setting
+// one in any order keeps the others; each is capped (an append copies,
+// never writing into the next list), and a zero Volume has none.
+func TestVolumeLists(t *testing.T) {
+	var zero Volume
+	if zero.Nodes() != nil || zero.Pods() != nil || zero.Names() != nil {
+		t.Errorf("zero Volume: nodes %q pods %q names %q", zero.Nodes(), zero.Pods(), zero.Names())
+	}
+	names, nodes, pods := []string{"csi-1", "pvc-1"}, []string{"node-a", "node-b"}, []string{"ns/web-0"}
+	for _, order := range []string{"names nodes pods", "pods nodes names", "nodes names pods", "pods names nodes"} {
+		t.Run(order, func(t *testing.T) {
+			v := &Volume{PV: "pvc-1"}
+			for _, which := range strings.Fields(order) {
+				switch which {
+				case "names":
+					v.SetNames(names)
+				case "nodes":
+					v.SetNodes(nodes)
+				case "pods":
+					v.SetPods(pods)
+				}
+			}
+			if !slices.Equal(v.Names(), names) || !slices.Equal(v.Nodes(), nodes) || !slices.Equal(v.Pods(), pods) {
+				t.Fatalf("names %q nodes %q pods %q", v.Names(), v.Nodes(), v.Pods())
+			}
+			if len(v.lists) != 4 { // the PV is held once, as the field
+				t.Errorf("lists %q, want the three lists but the PV", v.lists)
+			}
+			for _, l := range [][]string{v.names(), v.Nodes(), v.Pods()} {
+				if cap(l) != len(l) {
+					t.Errorf("list %q: cap %d, want %d (an append must copy)", l, cap(l), len(l))
+				}
+			}
+			_ = append(v.Nodes(), "node-c")
+			if !slices.Equal(v.Pods(), pods) {
+				t.Errorf("an append to Nodes wrote into Pods: %q", v.Pods())
+			}
+		})
+	}
+	v := &Volume{}
+	v.SetNodes(nodes)
+	v.SetNodes(nil)
+	if v.Nodes() != nil && len(v.Nodes()) != 0 || len(v.lists) != 0 {
+		t.Errorf("nodes cleared: %q, lists %q", v.Nodes(), v.lists)
 	}
 }
 
@@ -175,8 +223,8 @@ func TestVolumeNames(t *testing.T) {
 			if got := v.Names(); !slices.Equal(got, tc.names) {
 				t.Errorf("Names() = %q, want %q", got, tc.names)
 			}
-			if len(v.names) != tc.kept {
-				t.Errorf("holds %d names itself, want %d", len(v.names), tc.kept)
+			if len(v.names()) != tc.kept {
+				t.Errorf("holds %d names itself, want %d", len(v.names()), tc.kept)
 			}
 			want := []string(nil)
 			if slices.Contains(tc.names, va) {
