@@ -45,14 +45,15 @@
 // without any is an error), or "-" for stdin. [ParseReader] parses one
 // stream; ParseAll parses its inputs concurrently (up to GOMAXPROCS at a
 // time) and returns them in command-line order. Input is cut into 1 MiB
-// blocks of whole lines. A regular uncompressed file is mapped in 4 MiB
-// windows with MAP_POPULATE on Linux and its blocks are read in place
-// (the read(2) copy was ~0.25 CPU-s per GiB, the mapping costs ~0.05;
-// mapping without MAP_POPULATE cost a fault per page, more than the copy);
-// a window is unmapped as soon as every block of it is given back. Stdin,
-// pipes, compressed inputs, archive members, log-store exports, files
-// empty when opened (/proc) and files that cannot be mapped are read with
-// read(2) into a few reused 1 MiB buffers. A file is read to where its
+// blocks of whole lines, read with read(2) into a few reused 1 MiB
+// buffers. The blocks of a regular uncompressed file keep their file
+// offsets, so that an event's text that is a run of the file's bytes is
+// kept as that offset and read back when a report needs it. With
+// KCMTRACE_MMAP=1 on Linux such a file is mapped in 4 MiB windows with
+// MAP_POPULATE instead, and its blocks are read in place. That saves the
+// copy, but it costs more wherever touching a mapped page is dear: on the
+// virtual machines this project is measured on, a GiB took 1.1 CPU-s
+// mapped and 0.6 read (source_mmap.go: useMap). A file is read to where its
 // end is when the reader gets there (a growing file on); a regular file
 // that ends short of the size it had when opened was cut while read
 // (copytruncate) and ends with a problem, also when the cut takes mapped

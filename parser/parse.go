@@ -308,12 +308,13 @@ type inputState struct {
 	// texts keeps the events' texts, names their names (store.go: own)
 	texts textstore.Builder
 	names textstore.Names
-	// origin, for a file read from mappings of it, refers to the texts
-	// that are runs of its bytes instead of keeping them (store.go:
-	// keepText); mapped are the blocks of it the scanner holds (the one
-	// held back and the current one), where such texts lie
-	origin *textstore.Origin
-	mapped [2]mappedBlock
+	// origin, for a regular file read in order (source_mmap.go: blocks),
+	// refers to the texts that are runs of its bytes instead of keeping
+	// them (store.go: keepText); fileBlocks are the blocks of it the
+	// scanner holds (the one held back and the current one), where such
+	// texts lie
+	origin     *textstore.Origin
+	fileBlocks [2]fileBlock
 	// idents, places and causes are the events' tuples of names
 	idents textstore.Tuples[Ident]
 	places textstore.Tuples[Place]

@@ -123,7 +123,7 @@ func (sc *scanner) run(r io.Reader) {
 			release(held)
 			held = nil
 		}
-		st.mapped = [2]mappedBlock{}
+		st.fileBlocks = [2]fileBlock{}
 	}
 	defer stop() // a panic below: let the reader go before the input is closed
 	cut := false // the file was cut under its mapping (source_mmap.go)
@@ -138,7 +138,7 @@ func (sc *scanner) run(r io.Reader) {
 			sc.specs = c.ahead.specs
 		}
 		if st.origin != nil {
-			st.mapped = [2]mappedBlock{st.mapped[1], mappedOf(c)}
+			st.fileBlocks = [2]fileBlock{st.fileBlocks[1], fileBlockOf(c)}
 		}
 		cut = !br.apply(c, func() { sc.block(c.data, c.segs) })
 		st.seen += int64(len(c.data))

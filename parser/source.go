@@ -34,10 +34,15 @@ const pipeDepth = 4
 // "\n" except for the input's last, half-written line) or, when long is set,
 // one physical line longer than blockSize (without its "\n" / "\r\n").
 type chunk struct {
-	data    []byte
-	buf     []byte  // backing buffer, returned to the pool when done
-	win     *window // the mapping data lies in (mapReader), given back when done
-	end     int64   // from a mapReader: a file offset at or past data's end
+	data []byte
+	buf  []byte  // backing buffer, returned to the pool when done
+	win  *window // the mapping data lies in (mapReader), given back when done
+	end  int64   // from a mapReader: a file offset at or past data's end
+	// inFile: data is the bytes of a regular file from offset off, as
+	// they lie there (a block read in place or with read(2); never a long
+	// line, which is cut)
+	inFile  bool
+	off     int64
 	long    bool
 	tooLong bool // long: the line exceeds MaxLineBytes (data is cut)
 	segs    []seg
@@ -72,6 +77,7 @@ type blockSource interface {
 type blockReader struct {
 	r         io.Reader
 	max       int
+	at        int64  // the file offset of r's first byte when r reads a regular file in order; -1 otherwise
 	cur       []byte // buffer being filled; cur[:n] is read, not yet returned
 	n         int
 	done      bool  // EOF or read error seen
@@ -119,7 +125,13 @@ func (p *bufPool) put(b []byte) {
 }
 
 func newBlockReader(r io.Reader, max int, pool *bufPool) *blockReader {
-	return &blockReader{r: r, max: max, pool: pool}
+	return &blockReader{r: r, max: max, pool: pool, at: -1}
+}
+
+// block is the chunk of cur's first k bytes (the file's bytes from its
+// offset, when br reads a file).
+func (br *blockReader) block(k int) *chunk {
+	return &chunk{data: br.cur[:k], buf: br.cur, inFile: br.at >= 0, off: br.at + br.bytes - int64(br.n)}
 }
 
 // fill reads until the buffer is full or the input ends.
@@ -164,7 +176,7 @@ func (br *blockReader) next() (c *chunk, ok bool) {
 		return nil, false
 	}
 	if k := bytes.LastIndexByte(br.cur[:br.n], '\n'); k >= 0 {
-		c = &chunk{data: br.cur[:k+1], buf: br.cur}
+		c = br.block(k + 1)
 		rest := br.cur[k+1 : br.n]
 		if br.done && len(rest) == 0 {
 			br.cur, br.n = nil, 0
@@ -177,7 +189,7 @@ func (br *blockReader) next() (c *chunk, ok bool) {
 	if br.done {
 		// the last line, without newline
 		br.noNewline = true
-		c = &chunk{data: br.cur[:br.n], buf: br.cur}
+		c = br.block(br.n)
 		br.cur, br.n = nil, 0
 		return c, true
 	}

@@ -13,19 +13,22 @@ import (
 	"github.com/kcmtrace/kcmtrace/parser/textstore"
 )
 
-// This file owns reading a regular file from mappings of it (mapReader):
-// its blocks are the same blocks of whole lines blockReader cuts, handed
-// to the scanner without a copy. Stdin, pipes, compressed inputs, archive
-// members and envelope exports keep read(2); so does a file that cannot
-// be mapped (mapFile fails: other systems, some file systems), from
-// wherever mapping it failed, or is empty when opened (/proc files say
-// size 0) or small (minMapSize).
+// This file owns reading a regular file as blocks at known offsets
+// (blocks, fileStart, fileBlock): with read(2) by default, or from
+// mappings of it where mapping is on (mapReader, useMap). A mapReader's
+// blocks are the same blocks of whole lines blockReader cuts, handed to
+// the scanner without a copy. Stdin, pipes, compressed inputs, archive
+// members and envelope exports are read with read(2), and their texts
+// kept; so is a file that is empty when opened (/proc files say size 0)
+// or small (minMapSize). A file that cannot be mapped (mapFile fails:
+// other systems, some file systems) is read with read(2) from wherever
+// mapping it failed.
 //
 // Lifetime: a block is the scanner's until it gives it back (release, one
 // block late: its last entry's spec points into it); nothing the scanner
 // keeps points into a block (entries, partial records and the events'
 // names are copies; their texts are copies or the offsets of their bytes
-// in the file: textstore.Origin, mappedBlock). A window is unmapped when every block
+// in the file: textstore.Origin, fileBlock). A window is unmapped when every block
 // handed out of it has been given back and the reader has moved past it.
 //
 // A file cut while mapped (copytruncate) takes the pages past its new end
@@ -46,10 +49,18 @@ var mapWindow = 4 << 20
 // (a must-gather holds tens of thousands of small logs).
 var minMapSize = int64(sniffBufSize) + 1
 
-// useMap turns mapping on (tests read files both ways); mapWin maps a
-// window (tests make it fail).
+// useMap turns mapping on, where the system can: KCMTRACE_MMAP=1 in the
+// environment (tests read files both ways). It is off by default because
+// what it saves depends on the machine. Mapping saves read(2)'s copy
+// (~0.1 CPU-s a GiB), but every 4 KiB page of a mapping costs a TLB miss
+// when first touched; on a virtual machine with nested paging that miss
+// walks two page tables. On the 2-core VMs this project is measured on,
+// touching one byte of each page of a mapped 1 GiB file took 0.35 s, and
+// read(2) into a reused buffer took 0.05 s. The whole analysis went from
+// 1.1 to 0.6 CPU-s a GiB when mapping was turned off.
+// mapWin maps a window (tests make it fail).
 var (
-	useMap = canMap
+	useMap = canMap && os.Getenv("KCMTRACE_MMAP") == "1"
 	mapWin = mapFile
 )
 
@@ -100,28 +111,55 @@ var (
 	readHook func(start, end int64, searched bool)
 )
 
-// blocks returns the source of r's blocks: a mapReader when r is st's
-// regular, uncompressed file, read from where r's buffer stands; a
-// blockReader otherwise.
+// blocks returns the source of r's blocks. When r reads st's regular,
+// uncompressed file (past minMapSize), its blocks are the file's bytes at
+// known offsets, so that the events' texts can refer to them
+// (textstore.Origin): read with read(2) (blockReader), or from mappings of
+// the file where mapping is on (mapReader). Any other input is read with
+// read(2) and its texts kept.
 func (st *inputState) blocks(r io.Reader, max int, comp string, progress func(int64)) blockSource {
-	if b, ok := r.(*bufio.Reader); ok && st.file != nil && comp == "" && useMap {
-		// decompress's buffer has read ahead but consumed nothing
-		if off, err := st.file.Seek(0, io.SeekCurrent); err == nil {
-			if m := newMapReader(st.file, off-int64(b.Buffered()), max, progress, off); m != nil {
-				st.origin = textstore.NewOrigin(st.file, st.in.Path)
+	pool := newBufPool(2*pipeDepth+4, st.sizeHint)
+	if from, off, ok := st.fileStart(r, comp); ok {
+		st.origin = textstore.NewOrigin(st.file, st.in.Path)
+		if useMap {
+			if m := newMapReader(st.file, from, max, progress, off); m != nil {
 				return m
 			}
 		}
+		br := newBlockReader(r, max, pool)
+		br.at = from
+		return br
 	}
-	return newBlockReader(r, max, newBufPool(2*pipeDepth+4, st.sizeHint))
+	return newBlockReader(r, max, pool)
 }
 
-// newMapReader maps f from offset from; progress has been told of counted
-// bytes. It is nil when f is not a regular file, holds nothing past from
-// or cannot be mapped.
+// fileStart is the offset in st's file of the first byte r gives, and the
+// file's position (where r's buffer has read to), when r reads a regular,
+// uncompressed file of at least minMapSize bytes with something left.
+func (st *inputState) fileStart(r io.Reader, comp string) (from, off int64, ok bool) {
+	b, isBuf := r.(*bufio.Reader)
+	if !isBuf || st.file == nil || comp != "" {
+		return 0, 0, false
+	}
+	// decompress's buffer has read ahead but consumed nothing
+	off, err := st.file.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return 0, 0, false
+	}
+	from = off - int64(b.Buffered())
+	fi, err := st.file.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() <= from || fi.Size() < minMapSize {
+		return 0, 0, false
+	}
+	return from, off, true
+}
+
+// newMapReader maps f (a regular file: fileStart) from offset from;
+// progress has been told of counted bytes. It is nil when f cannot be
+// mapped.
 func newMapReader(f *os.File, from int64, max int, progress func(int64), counted int64) *mapReader {
 	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() <= from || fi.Size() < minMapSize {
+	if err != nil {
 		return nil
 	}
 	m := &mapReader{f: f, max: max, pos: from, size: fi.Size(), cut: -1, progress: progress, counted: counted}
@@ -213,29 +251,29 @@ func (m *mapReader) next() (c *chunk, ok bool) {
 	if readHook != nil {
 		readHook(start, m.pos, true)
 	}
-	return &chunk{data: b[: k+1 : k+1], win: w, end: m.pos}, true
+	return &chunk{data: b[: k+1 : k+1], win: w, end: m.pos, inFile: true, off: start}, true
 }
 
-// mappedBlock is a block of a mapped file as the scanner holds it: its
+// fileBlock is a block of a regular file as the scanner holds it: its
 // bytes and the file offset of the first.
-type mappedBlock struct {
+type fileBlock struct {
 	data []byte
 	off  int64
 }
 
-// mappedOf is c's mappedBlock; zero when c is not a window of a mapping
-// (a long line, a block read with read(2)).
-func mappedOf(c *chunk) mappedBlock {
-	if c.win == nil {
-		return mappedBlock{}
+// fileBlockOf is c's fileBlock; zero when c is not the bytes of a file as
+// they lie there (a long line, a block of another input).
+func fileBlockOf(c *chunk) fileBlock {
+	if !c.inFile {
+		return fileBlock{}
 	}
-	return mappedBlock{data: c.data, off: c.end - int64(len(c.data))}
+	return fileBlock{data: c.data, off: c.off}
 }
 
 // fileOffset is the offset in the file of text when it is a run of bytes
-// of one of the mapped blocks the scanner holds.
+// of one of the file's blocks the scanner holds.
 func (st *inputState) fileOffset(text string) (int64, bool) {
-	for _, m := range st.mapped {
+	for _, m := range st.fileBlocks {
 		if d, ok := offsetIn(text, unsafe.SliceData(m.data), len(m.data)); ok {
 			return m.off + int64(d), true
 		}
@@ -312,6 +350,7 @@ func (m *mapReader) readRest() {
 	pool := newBufPool(2*pipeDepth+4, 0)
 	m.restPool.Store(pool)
 	m.rest = newBlockReader(r, m.max, pool)
+	m.rest.at = m.pos
 }
 
 // restNext is rest's next block; its end is where rest has read to (at

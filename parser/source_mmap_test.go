@@ -288,14 +288,24 @@ func TestMappedFileGrows(t *testing.T) {
 	})
 }
 
-// TestMappedTextsReadBack: the texts of a mapped file's one-line entries
-// are read back from the file (textstore.Origin), and say so when it was
-// cut since; texts that are not the file's bytes as they stand (a CRI
-// wrapper removed) are kept, and read the same after the cut.
-func TestMappedTextsReadBack(t *testing.T) {
-	if !canMap {
-		t.Skip("files are not mapped on this system")
+// TestFileTextsReadBack: the texts of a regular file's one-line entries
+// are read back from the file (textstore.Origin), whether it was read with
+// read(2) or from mappings of it, and say so when it was cut since; texts
+// that are not the file's bytes as they stand (a CRI wrapper removed) are
+// kept, and read the same after the cut.
+func TestFileTextsReadBack(t *testing.T) {
+	ways := []bool{false}
+	if canMap {
+		ways = append(ways, true)
 	}
+	for _, mapped := range ways {
+		t.Run(map[bool]string{false: "read", true: "mapped"}[mapped], func(t *testing.T) {
+			testFileTextsReadBack(t, mapped)
+		})
+	}
+}
+
+func testFileTextsReadBack(t *testing.T, mapped bool) {
 	plain := cutLog(t, 400, true)
 	raw, err := os.ReadFile(plain)
 	if err != nil {
@@ -312,13 +322,17 @@ func TestMappedTextsReadBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	var rs []Result
-	withMapping(true, 3*4096, nil, func() {
+	blocks := 0
+	withMapping(mapped, 3*4096, func(*chunk) { blocks++ }, func() {
 		var errs []error
 		rs, errs = ParseAll([]string{plain, wrapped}, Options{Year: 2024})
 		if len(errs) > 0 {
 			t.Fatal(errs)
 		}
 	})
+	if mapped != (blocks > 0) {
+		t.Fatalf("mapping on: %v, but %d blocks mapped", mapped, blocks)
+	}
 	lines := strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")
 	for _, r := range rs {
 		if len(r.Events) != len(lines) {
