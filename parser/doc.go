@@ -44,8 +44,8 @@
 // previous.log, sosreport journal dumps; manifests are left out; a directory
 // without any is an error), or "-" for stdin. [ParseReader] parses one
 // stream; ParseAll parses its inputs concurrently (up to GOMAXPROCS at a
-// time) and returns them in command-line order. Input is cut into 1 MiB
-// blocks of whole lines, read with read(2) into a few reused 1 MiB
+// time) and returns them in command-line order. Input is cut into 512 KiB
+// blocks of whole lines, read with read(2) into a few reused 512 KiB
 // buffers. The blocks of a regular uncompressed file keep their file
 // offsets, so that an event's text that is a run of the file's bytes is
 // kept as that offset and read back when a report needs it. With
