@@ -118,19 +118,20 @@ var (
 // the file where mapping is on (mapReader). Any other input is read with
 // read(2) and its texts kept.
 func (st *inputState) blocks(r io.Reader, max int, comp string, progress func(int64)) blockSource {
-	pool := newBufPool(2*pipeDepth+4, st.sizeHint)
-	if from, off, ok := st.fileStart(r, comp); ok {
+	from, off, inFile := st.fileStart(r, comp)
+	if inFile {
 		st.origin = textstore.NewOrigin(st.file, st.in.Path)
 		if useMap {
 			if m := newMapReader(st.file, from, max, progress, off); m != nil {
 				return m
 			}
 		}
-		br := newBlockReader(r, max, pool)
-		br.at = from
-		return br
 	}
-	return newBlockReader(r, max, pool)
+	br := newBlockReader(r, max, newBufPool(2*pipeDepth+4, st.sizeHint))
+	if inFile {
+		br.at = from
+	}
+	return br
 }
 
 // fileStart is the offset in st's file of the first byte r gives, and the
