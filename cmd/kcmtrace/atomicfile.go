@@ -107,9 +107,7 @@ func createTemp(path string, old os.FileInfo) (string, *os.File, error) {
 				os.Remove(tmp)
 				return "", nil, err
 			}
-			if st, ok := old.Sys().(*syscall.Stat_t); ok && os.Geteuid() == 0 {
-				f.Chown(int(st.Uid), int(st.Gid)) // best effort: keep the owner too
-			}
+			keepOwner(f, old)
 		}
 		return tmp, f, nil
 	}
@@ -189,7 +187,7 @@ var (
 var signalExit = func(sig os.Signal) {
 	signal.Reset(sig)
 	if s, ok := sig.(syscall.Signal); ok {
-		syscall.Kill(os.Getpid(), s)
+		raise(s)
 		os.Exit(128 + int(s)) // if it did not kill us
 	}
 	os.Exit(1)
