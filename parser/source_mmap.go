@@ -44,9 +44,11 @@ import (
 // more munmaps, 16 MiB 18 MiB more peak RSS).
 var mapWindow = 4 << 20
 
-// minMapSize is the smallest file mapped: a smaller one is all in
-// decompress's buffer already, and mapping it would only add syscalls
-// (a must-gather holds tens of thousands of small logs).
+// minMapSize is the smallest file mapped, or whose texts are referred to
+// (fileStart): a smaller one is all in decompress's buffer already;
+// mapping it would only add syscalls, and keeping it open for its texts
+// would hold a descriptor for a few KiB (a must-gather holds tens of
+// thousands of small logs).
 var minMapSize = int64(sniffBufSize) + 1
 
 // useMap turns mapping on, where the system can: KCMTRACE_MMAP=1 in the
