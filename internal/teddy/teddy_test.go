@@ -66,3 +66,47 @@ func testRandomSets(t *testing.T) {
 		}
 	}
 }
+
+// TestCandidates: Candidates finds exactly the positions where a literal
+// starts at its fingerprint's offset (counted naively), on random sets
+// and haystacks, with each kernel, and proposes no fewer.
+func TestCandidates(t *testing.T) {
+	kernels := []bool{false}
+	if use512 {
+		kernels = append(kernels, true)
+	}
+	defer func(v bool) { use512 = v }(use512)
+	rng := rand.New(rand.NewPCG(3, 4))
+	alphabet := []byte("abcdeXYZ \n")
+	for _, k := range kernels {
+		use512 = k
+		for set := 0; set < 100; set++ {
+			lits := make([]Literal, 1+rng.IntN(12))
+			for i := range lits {
+				l := make([]byte, 1+rng.IntN(5))
+				for j := range l {
+					l[j] = alphabet[rng.IntN(len(alphabet))]
+				}
+				lits[i] = Literal{Lit: l, FP: rng.IntN(len(l))}
+			}
+			s := New(lits)
+			hay := make([]byte, rng.IntN(400))
+			for i := range hay {
+				hay[i] = alphabet[rng.IntN(len(alphabet))]
+			}
+			want := 0
+			for p := range hay {
+				for _, l := range lits {
+					if st := p - l.FP; st >= 0 && bytes.HasPrefix(hay[st:], l.Lit) {
+						want++
+						break
+					}
+				}
+			}
+			proposed, found := s.Candidates(hay)
+			if found != want || proposed < found {
+				t.Fatalf("avx512 %v, %v in %q: proposed %d, found %d; want found %d", k, lits, hay, proposed, found, want)
+			}
+		}
+	}
+}
