@@ -677,6 +677,9 @@ const zstdMaxWindow = 1 << 31
 // of its size, not sniffBufSize (a must-gather's tens of thousands of
 // one-line logs would each allocate 64 KiB).
 func decompress(r io.Reader, size int64) (io.Reader, string, func(), error) {
+	if l, ok := r.(interface{ Len() int }); ok && size <= 0 {
+		size = int64(l.Len()) // bytes.Reader, strings.Reader: what is left
+	}
 	buf := sniffBufSize
 	if size > 0 && size < sniffBufSize {
 		buf = int(size) + 1 // its end seen in one read
@@ -692,8 +695,8 @@ func decompress(r io.Reader, size int64) (io.Reader, string, func(), error) {
 		return zr, "gzip", func() { zr.Close() }, nil
 	case zstdMagic(head):
 		// zstd --long=31 declares windows up to 2 GiB (the default limit is
-		// 512 MiB); the history is only as large as the data needs
-		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(zstdMaxWindow))
+		// 512 MiB); zstdWindow lowers them to what each frame can use
+		zr, err := zstd.NewReader(newZstdWindow(br, size), zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(zstdMaxWindow))
 		if err != nil {
 			return nil, "", nil, fmt.Errorf("corrupt zstd data: %v", err)
 		}
