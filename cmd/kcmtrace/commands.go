@@ -52,7 +52,9 @@ func (c *analyzeCmd) run(e env) error {
 		return err
 	}
 	tl := withVolumes(l.timeline, vols)
+	region := phase("rules")
 	res, err := rules.Run(tl, cfg)
+	region.End()
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -64,6 +66,7 @@ func (c *analyzeCmd) run(e env) error {
 		o.Rerun = c.rerunArgs()
 		o.Filters = c.filters(l)
 		o.Filters.Enable, o.Filters.Disable, o.Filters.Set = cfg.Enable, cfg.Disable, c.Set
+		defer phase("render").End()
 		return report.AnalysisFormats.For(out.format).Render(w, a, o)
 	})
 	if err != nil {

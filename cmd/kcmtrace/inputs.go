@@ -88,7 +88,9 @@ func (f *inputFlags) load(e env) (*loaded, error) {
 		opt.Progress = bar.add
 	}
 	paths, snap := routeState(in.paths, opt.Format != "")
+	region := phase("parse")
 	results, errs := parser.ParseAll(paths, opt)
+	region.End()
 	errs = append(in.errs, errs...)
 	bar.finish()
 
@@ -124,7 +126,9 @@ func (f *inputFlags) load(e env) (*loaded, error) {
 	for _, r := range results {
 		l.events += len(r.Events)
 	}
+	region = phase("timeline")
 	l.timeline = timeline.Build(results, timeline.Options{Skew: skews, Consume: true, State: snap, Collect: heap.Collect})
+	region.End()
 	heap.Built()
 	reportStateProblems(e, snap)
 	return l, nil
