@@ -63,54 +63,70 @@ type Set struct {
 // merged nibble tables accept the fewest extra 3-byte strings, each
 // string weighted by how often text holds it (textFreq).
 func New(lits []Literal) *Set {
-	type group struct{ fps [][]byte }
+	type group struct {
+		fps [][]byte
+		acc accepted
+	}
 	groups := make([]group, 0, len(lits))
 	for _, l := range lits {
 		if len(l.Lit) == 0 || l.FP < 0 || l.FP >= len(l.Lit) {
 			panic("teddy: empty literal or fingerprint outside it")
 		}
-		groups = append(groups, group{fps: [][]byte{l.fingerprint()}})
+		f := l.fingerprint()
+		groups = append(groups, group{fps: [][]byte{f}, acc: acceptedOf(f)})
 	}
-	// cost: how often the group's nibble tables accept a 3-byte string
-	// of text: the sum, over the strings they accept, of the product of
-	// their bytes' frequencies (textFreq)
-	cost := func(ls [][]byte) float64 {
-		c := 1.0
-		for k := 0; k < 3; k++ {
-			var lo, hi [16]bool
-			for _, l := range ls {
-				if k >= len(l) {
-					lo, hi = allNibbles, allNibbles
-					break
-				}
-				lo[l[k]&15], hi[l[k]>>4] = true, true
-			}
-			w := 0.0
-			for h := range hi {
-				for n := range lo {
-					if hi[h] && lo[n] {
-						w += textFreq[h<<4|n]
-					}
-				}
-			}
-			c *= w
+	// Merge the pair whose merge adds the least cost, until eight are
+	// left (the first such pair in order on a tie). A pair's added cost
+	// depends on the pair alone: it is computed once (extra), and again
+	// only for the pairs of a group just merged.
+	n := len(groups)
+	alive := make([]bool, n)
+	costs := make([]float64, n)
+	for i := range groups {
+		alive[i], costs[i] = true, groups[i].acc.cost()
+	}
+	extra := make([]float64, n*n)
+	pair := func(i, j int) float64 {
+		return groups[i].acc.or(groups[j].acc).cost() - costs[i] - costs[j]
+	}
+	for i := range n {
+		for j := i + 1; j < n; j++ {
+			extra[i*n+j] = pair(i, j)
 		}
-		return c
 	}
-	for len(groups) > 8 {
-		bi, bj, best := 0, 1, -1.0
-		for i := range groups {
-			for j := i + 1; j < len(groups); j++ {
-				merged := append(append([][]byte{}, groups[i].fps...), groups[j].fps...)
-				extra := cost(merged) - cost(groups[i].fps) - cost(groups[j].fps)
-				if best < 0 || extra < best {
-					bi, bj, best = i, j, extra
+	for left := n; left > 8; left-- {
+		bi, bj, best := -1, -1, 0.0
+		for i := range n {
+			if !alive[i] {
+				continue
+			}
+			for j := i + 1; j < n; j++ {
+				if alive[j] && (bi < 0 || extra[i*n+j] < best) {
+					bi, bj, best = i, j, extra[i*n+j]
 				}
 			}
 		}
-		groups[bi].fps = append(groups[bi].fps, groups[bj].fps...)
-		groups = append(groups[:bj], groups[bj+1:]...)
+		g := &groups[bi]
+		g.fps = append(g.fps, groups[bj].fps...)
+		g.acc = g.acc.or(groups[bj].acc)
+		costs[bi], alive[bj] = g.acc.cost(), false
+		for k := range n {
+			switch {
+			case !alive[k] || k == bi:
+			case k < bi:
+				extra[k*n+bi] = pair(k, bi)
+			default:
+				extra[bi*n+k] = pair(bi, k)
+			}
+		}
 	}
+	kept := groups[:0]
+	for i, g := range groups {
+		if alive[i] {
+			kept = append(kept, g)
+		}
+	}
+	groups = kept
 	s := &Set{}
 	for bucket, g := range groups {
 		bit := byte(1) << bucket
@@ -237,9 +253,54 @@ func (s *Set) Index(b []byte) int {
 	return best
 }
 
-// allNibbles accepts every nibble: a fingerprint shorter than 3 bytes
-// accepts any byte where it has none.
-var allNibbles = [16]bool{true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true}
+// accepted is what a bucket's nibble tables accept: for each of the 3
+// bytes of a fingerprint, the set of low nibbles and of high nibbles (bit
+// n: nibble n). A fingerprint shorter than 3 bytes accepts any byte where
+// it has none.
+type accepted struct{ lo, hi [3]uint16 }
+
+// acceptedOf is what the tables of fingerprint f alone accept.
+func acceptedOf(f []byte) (a accepted) {
+	for k := range 3 {
+		if k >= len(f) {
+			a.lo[k], a.hi[k] = 0xffff, 0xffff
+			continue
+		}
+		a.lo[k], a.hi[k] = 1<<(f[k]&15), 1<<(f[k]>>4)
+	}
+	return a
+}
+
+// or is what the tables of a and b merged in one bucket accept.
+func (a accepted) or(b accepted) accepted {
+	for k := range 3 {
+		a.lo[k] |= b.lo[k]
+		a.hi[k] |= b.hi[k]
+	}
+	return a
+}
+
+// cost is how often the tables accept a 3-byte string of text: the sum,
+// over the strings they accept, of the product of their bytes'
+// frequencies (textFreq).
+func (a accepted) cost() float64 {
+	c := 1.0
+	for k := range 3 {
+		w := 0.0
+		for h := range 16 {
+			if a.hi[k]&(1<<h) == 0 {
+				continue
+			}
+			for n := range 16 {
+				if a.lo[k]&(1<<n) != 0 {
+					w += textFreq[h<<4|n]
+				}
+			}
+		}
+		c *= w
+	}
+	return c
+}
 
 // textFreq is how often each byte occurs in text, roughly (per 1000 bytes
 // of English words, spaces, digits and punctuation): New merges buckets

@@ -110,3 +110,97 @@ func TestCandidates(t *testing.T) {
 		}
 	}
 }
+
+// bucketsNaive is the reference of New's merging: from one bucket per
+// fingerprint, merge the pair whose merged tables cost the most over the
+// two apart the least (the first such pair on a tie), recomputing every
+// pair's cost each round, until eight buckets are left.
+func bucketsNaive(lits []Literal) [][][]byte {
+	var groups [][][]byte
+	for _, l := range lits {
+		groups = append(groups, [][]byte{l.fingerprint()})
+	}
+	cost := func(fps [][]byte) float64 {
+		var a accepted
+		for i, f := range fps {
+			if i == 0 {
+				a = acceptedOf(f)
+			} else {
+				a = a.or(acceptedOf(f))
+			}
+		}
+		return a.cost()
+	}
+	for len(groups) > 8 {
+		bi, bj, best := -1, -1, 0.0
+		for i := range groups {
+			for j := i + 1; j < len(groups); j++ {
+				merged := append(append([][]byte{}, groups[i]...), groups[j]...)
+				if extra := cost(merged) - cost(groups[i]) - cost(groups[j]); bi < 0 || extra < best {
+					bi, bj, best = i, j, extra
+				}
+			}
+		}
+		groups[bi] = append(groups[bi], groups[bj]...)
+		groups = append(groups[:bj], groups[bj+1:]...)
+	}
+	return groups
+}
+
+// TestNewBuckets: New's nibble tables are those of the naive merge
+// (bucketsNaive) on random sets of up to 60 literals, and on sets where
+// literals share fingerprints, so merges that add nothing (a negative
+// cost over the two apart) happen.
+func TestNewBuckets(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	alphabet := []byte("etaoinXYZ0123 :/\"")
+	for set := range 300 {
+		lits := make([]Literal, 1+rng.IntN(60))
+		for i := range lits {
+			if i > 0 && set%3 == 0 && rng.IntN(3) == 0 {
+				lits[i] = lits[rng.IntN(i)] // the same fingerprint again
+				continue
+			}
+			b := make([]byte, 1+rng.IntN(6))
+			for k := range b {
+				b[k] = alphabet[rng.IntN(len(alphabet))]
+			}
+			lits[i] = Literal{Lit: b, FP: rng.IntN(len(b))}
+		}
+		var want Set
+		for bucket, g := range bucketsNaive(lits) {
+			for _, f := range g {
+				for k := range 3 {
+					if k >= len(f) {
+						for n := range 16 {
+							want.setNibbles(k, n, n, 1<<bucket)
+						}
+						continue
+					}
+					want.setNibbles(k, int(f[k]&15), int(f[k]>>4), 1<<bucket)
+				}
+			}
+		}
+		got := New(lits).masks
+		if [6][32]byte(got[:6]) != [6][32]byte(want.masks[:6]) {
+			t.Fatalf("set %d (%d literals): tables differ from the naive merge's", set, len(lits))
+		}
+	}
+}
+
+// BenchmarkNew: building a set of 50 literals (the parser's sets are built
+// when the program starts).
+func BenchmarkNew(b *testing.B) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	lits := make([]Literal, 50)
+	for i := range lits {
+		l := make([]byte, 4+rng.IntN(10))
+		for k := range l {
+			l[k] = 'a' + byte(rng.IntN(26))
+		}
+		lits[i] = Literal{Lit: l}
+	}
+	for b.Loop() {
+		New(lits)
+	}
+}
