@@ -677,8 +677,8 @@ const zstdMaxWindow = 1 << 31
 // of its size, not sniffBufSize (a must-gather's tens of thousands of
 // one-line logs would each allocate 64 KiB).
 func decompress(r io.Reader, size int64) (io.Reader, string, func(), error) {
-	if l, ok := r.(interface{ Len() int }); ok && size <= 0 {
-		size = int64(l.Len()) // bytes.Reader, strings.Reader: what is left
+	if size <= 0 {
+		size = unreadSize(r)
 	}
 	buf := sniffBufSize
 	if size > 0 && size < sniffBufSize {
@@ -702,13 +702,33 @@ func decompress(r io.Reader, size int64) (io.Reader, string, func(), error) {
 		}
 		return zr, "zstd", zr.Close, nil
 	case xzMagic(head):
-		xr, err := xz.NewReader(br)
+		// a block declares its dictionary (xz -9: 64 MiB, up to 4 GiB);
+		// xzDict lowers it to what the block can use
+		xr, err := xz.NewReader(newXZDict(br, size))
 		if err != nil {
 			return nil, "", nil, fmt.Errorf("truncated or corrupt xz header: %v", err)
 		}
 		return xr, "xz", nil, nil
 	}
 	return br, "", nil, nil
+}
+
+// unreadSize is what is left to read of r when r knows it (a bytes or
+// strings reader, a regular file), or 0.
+func unreadSize(r io.Reader) int64 {
+	switch r := r.(type) {
+	case interface{ Len() int }:
+		return int64(r.Len())
+	case *os.File:
+		fi, err := r.Stat()
+		if err != nil || !fi.Mode().IsRegular() {
+			return 0
+		}
+		if at, err := r.Seek(0, io.SeekCurrent); err == nil && at <= fi.Size() {
+			return fi.Size() - at
+		}
+	}
+	return 0
 }
 
 // InputFiles lists the files ParseAll reads for path: path itself, or the

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/binary"
 	"io"
+	"math"
 	"math/bits"
 )
 
@@ -28,16 +29,7 @@ import (
 // header) is passed through untouched from there on, for the decoder to
 // report.
 type zstdWindow struct {
-	r *bufio.Reader
-	// size is the compressed data's size when known (0 otherwise), used
-	// counts the bytes taken from r.
-	size, used int64
-	// hdr holds a frame or block header read from r; out is what of it is
-	// still to be given out.
-	hdr [zstdMaxHeader]byte
-	out []byte
-	// pass is how many bytes to copy before the next header (-1: all).
-	pass int64
+	headerRewriter
 	// next is the header expected after pass.
 	next zstdPart
 	// checksum: the frame being read ends in a 4-byte checksum.
@@ -70,38 +62,14 @@ const (
 
 // newZstdWindow reads zstd data from r, of size bytes when size > 0.
 func newZstdWindow(r *bufio.Reader, size int64) *zstdWindow {
-	return &zstdWindow{r: r, size: size}
+	z := &zstdWindow{headerRewriter: headerRewriter{r: r, size: size, hdr: make([]byte, 0, zstdMaxHeader)}}
+	z.header = z.nextHeader
+	return z
 }
 
-// Read gives out the data with frame headers rewritten.
-func (z *zstdWindow) Read(p []byte) (int, error) {
-	for {
-		if len(z.out) > 0 {
-			n := copy(p, z.out)
-			z.out = z.out[n:]
-			return n, nil
-		}
-		if z.pass != 0 {
-			q := p
-			if z.pass > 0 && int64(len(q)) > z.pass {
-				q = q[:z.pass]
-			}
-			n, err := z.r.Read(q)
-			z.used += int64(n)
-			if z.pass > 0 {
-				z.pass -= int64(n)
-			}
-			return n, err
-		}
-		if err := z.header(); err != nil {
-			return 0, err
-		}
-	}
-}
-
-// header reads the header expected next into out and sets pass to the
-// bytes that follow it; io.EOF at the clean end of the data.
-func (z *zstdWindow) header() error {
+// nextHeader takes the header expected next and sets pass to the bytes
+// that follow it; io.EOF at the clean end of the data.
+func (z *zstdWindow) nextHeader() error {
 	switch z.next {
 	case zstdChecksum:
 		z.pass, z.next = 4, zstdFrame
@@ -109,8 +77,7 @@ func (z *zstdWindow) header() error {
 	case zstdBlock:
 		h, _ := z.r.Peek(3)
 		if len(h) < 3 {
-			z.pass = -1
-			return nil
+			return z.passAll()
 		}
 		bh := uint32(h[0]) | uint32(h[1])<<8 | uint32(h[2])<<16
 		size := int64(bh >> 3)
@@ -119,8 +86,7 @@ func (z *zstdWindow) header() error {
 		case 1: // RLE: one byte, repeated size times
 			size = 1
 		default: // reserved
-			z.pass = -1
-			return nil
+			return z.passAll()
 		}
 		z.take(h, 3)
 		z.pass = size
@@ -137,14 +103,12 @@ func (z *zstdWindow) header() error {
 		return io.EOF
 	}
 	if len(h) < 5 {
-		z.pass = -1
-		return nil
+		return z.passAll()
 	}
 	magic := binary.LittleEndian.Uint32(h)
 	if magic&zstdSkippableMask == zstdSkippableMagic {
 		if len(h) < 8 {
-			z.pass = -1
-			return nil
+			return z.passAll()
 		}
 		z.take(h, 8)
 		z.pass = int64(binary.LittleEndian.Uint32(h[4:8]))
@@ -152,8 +116,7 @@ func (z *zstdWindow) header() error {
 	}
 	fhd := h[4]
 	if magic != zstdFrameMagic || fhd&0x08 != 0 { // legacy, unknown, reserved bit
-		z.pass = -1
-		return nil
+		return z.passAll()
 	}
 	single := fhd&0x20 != 0
 	n := 5
@@ -184,14 +147,16 @@ func (z *zstdWindow) header() error {
 	}
 	n += fcsLen
 	if len(h) < n {
-		z.pass = -1
-		return nil
+		return z.passAll()
 	}
 	hdr := z.take(h, n)
 	if wd >= 0 {
+		// the lesser of the bounds known (a header's size may lie)
 		bound := fcs
-		if bound < 0 && z.size > 0 && z.used < z.size {
-			bound = ((z.size-z.used)/4 + 1) * zstdMaxBlock
+		if left := z.left(); left < math.MaxInt64 {
+			if b := (left/4 + 1) * zstdMaxBlock; bound < 0 || b < bound {
+				bound = b
+			}
 		}
 		if bound >= 0 {
 			hdr[wd] = lowerWindow(hdr[wd], bound)
@@ -200,16 +165,6 @@ func (z *zstdWindow) header() error {
 	z.checksum = fhd&0x04 != 0
 	z.next = zstdBlock
 	return nil
-}
-
-// take moves the first n bytes of h, peeked from r, into out and returns
-// them.
-func (z *zstdWindow) take(h []byte, n int) []byte {
-	copy(z.hdr[:n], h)
-	z.r.Discard(n)
-	z.used += int64(n)
-	z.out = z.hdr[:n]
-	return z.out
 }
 
 // lowerWindow returns the window descriptor of the smallest power-of-two
