@@ -10,7 +10,9 @@
 // inputState, the per-input Result), event.go (Input, Result, Problem),
 // vocabulary.go (Event, Kind and the constants, re-exported from
 // classifier). Source stage: source.go (paths, directories, read blocks,
-// decompression by magic number), source_envelope.go (the seam for document
+// decompression by magic number; zstdwindow.go and xzdict.go lower the
+// windows compressed data declares to what it can use, through
+// rewrite.go), source_envelope.go (the seam for document
 // and JSON-lines envelopes). Line path: scanner.go (run, physical lines, skip
 // rules, payload dispatch), entry.go (open, continue, close an entry),
 // emit.go (entry → event), record.go (the seam type to the classifier).
@@ -38,7 +40,7 @@
 //
 // # Inputs
 //
-// [ParseAll] takes paths: a file (plain, gzip or zstd, detected by magic
+// [ParseAll] takes paths: a file (plain, gzip, zstd or xz, detected by magic
 // number, not by name), a directory (walked in lexical order; hidden entries
 // skipped; *.log, *.log.N, *.gz, *.txt, *.out, must-gather current.log /
 // previous.log, sosreport journal dumps; manifests are left out; a directory
