@@ -135,8 +135,8 @@ func (x *xzDict) nextPart() error {
 func (x *xzDict) blockDict(hdr []byte) (dict int, compressed int64, ok bool) {
 	body := hdr[:len(hdr)-4]
 	flags := body[1]
-	if flags&0x3c != 0 { // reserved bits
-		return 0, 0, false
+	if flags&0x3c != 0 || crc32.ChecksumIEEE(body) != binary.LittleEndian.Uint32(hdr[len(body):]) {
+		return 0, 0, false // reserved bits, or a corrupt header (its CRC32 is not made right)
 	}
 	i := 2
 	compressed, uncompressed := int64(-1), int64(-1)

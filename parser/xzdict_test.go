@@ -264,6 +264,7 @@ func TestXZDictPassesBrokenData(t *testing.T) {
 		"cut in a chunk":           good[:hdr+20],
 		"cut in the index":         good[:len(good)-14],
 		"reserved block flag":      append(append(bytes.Clone(good[:hdr+1]), 0x04), good[hdr+2:]...),
+		"block header's CRC32":     append(append(bytes.Clone(good[:hdr+8]), good[hdr+8]^1), good[hdr+9:]...),
 		"trailing junk":            append(bytes.Clone(good), "junk"...),
 		"magic alone":              good[:6],
 	} {
