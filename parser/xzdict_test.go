@@ -166,50 +166,18 @@ func TestXZDictLowered(t *testing.T) {
 	oneBlock := xzDeclare(t, xzEncode(t, log, 0, xz.CRC64), fourGiB)
 	// random text past the reader's buffer (4096 bytes in xzThrough)
 	farText := longDistance(6 << 10)
-	cases := []struct {
-		name string
-		data []byte
-		size bool // the compressed size is known
-		text []byte
-		want []int64
-	}{
+	blocks := make([]int64, (len(log)+4095)/4096) // each holds 4 KiB of text at most
+	for i := range blocks {
+		blocks[i] = xzMinDict
+	}
+	testRewrites(t, []rewriteCase{
 		{"4 GiB, its chunks read ahead", oneBlock, true, log, []int64{small(int64(len(log)))}},
 		{"4 GiB, its chunks read ahead, size not known", oneBlock, false, log, []int64{small(int64(len(log)))}},
 		{"beyond the read buffer, nothing known", xzDeclare(t, xzEncode(t, farText, 0, xz.CRC32), big), false, farText, []int64{16 << 20}},
 		{"uncompressed size in the header", xzWithUncompressedSize(t, xzDeclare(t, xzEncode(t, log, 0, xz.CRC64), oneGiB), []int64{int64(len(log))}), false, log, []int64{small(int64(len(log)))}},
 		{"matches 300 KiB back, size in the header", xzWithUncompressedSize(t, xzDeclare(t, xzEncode(t, far, 0, xz.SHA256), oneGiB), []int64{int64(len(far))}), false, far, []int64{small(int64(len(far)))}},
-		{"several blocks, no check", xzDeclare(t, xzEncode(t, log, 4096, xz.None), fourGiB), true, log, nil},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			size := int64(0)
-			if c.size {
-				size = int64(len(c.data))
-			}
-			got, dicts, err := xzThrough(t, c.data, size)
-			if err != nil {
-				t.Fatalf("decoding: %v", err)
-			}
-			if !bytes.Equal(got, c.text) {
-				t.Errorf("text differs: %d bytes, want %d", len(got), len(c.text))
-			}
-			if c.want == nil { // every block lowered below 64 MiB
-				if len(dicts) < 2 {
-					t.Fatalf("%d blocks, want several", len(dicts))
-				}
-				for _, d := range dicts {
-					if d >= 64<<20 {
-						t.Errorf("dictionaries %v, want each under 64 MiB", dicts)
-						break
-					}
-				}
-				return
-			}
-			if !slices.Equal(dicts, c.want) {
-				t.Errorf("dictionaries %v, want %v", dicts, c.want)
-			}
-		})
-	}
+		{"several blocks, no check", xzDeclare(t, xzEncode(t, log, 4096, xz.None), fourGiB), true, log, blocks},
+	}, xzThrough)
 }
 
 // lzma2Yield sums the chunks it sees and bounds those it does not by the

@@ -7,7 +7,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"runtime"
-	"slices"
 	"strings"
 	"testing"
 
@@ -142,13 +141,7 @@ func TestZstdWindowLowered(t *testing.T) {
 	// windows of 2 GiB where zstdWindow lowers them, 64 MiB where it
 	// cannot (the decoder allocates what is declared)
 	const twoGiB, big = 21 << 3, 16 << 3
-	cases := []struct {
-		name string
-		data []byte
-		size bool // the compressed size is known
-		text []byte
-		want []int64
-	}{
+	testRewrites(t, []rewriteCase{
 		{"content size known", declareWindow(t, zstdWhole(t, log), twoGiB), false, log, []int64{zstdMinWindow}},
 		{"stream, size of the file known", declareWindow(t, zstdStream(t, log), twoGiB), true, log, []int64{zstdMinWindow}},
 		{"stream, nothing known", declareWindow(t, zstdStream(t, logLong), big), false, logLong, []int64{64 << 20}},
@@ -159,25 +152,7 @@ func TestZstdWindowLowered(t *testing.T) {
 			bytes.Join([][]byte{declareWindow(t, zstdStream(t, logLong, zstd.WithEncoderCRC(true)), big), skippable, declareWindow(t, zstdWhole(t, log, zstd.WithEncoderCRC(false)), twoGiB)}, nil),
 			false, append(bytes.Clone(logLong), log...), []int64{64 << 20, zstdMinWindow}},
 		{"runs of one byte (RLE blocks)", declareWindow(t, zstdStream(t, bytes.Repeat([]byte{'x'}, 1<<20)), twoGiB), true, bytes.Repeat([]byte{'x'}, 1<<20), []int64{4 << 20}}, // 115 bytes: at most 29 blocks
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			size := int64(0)
-			if c.size {
-				size = int64(len(c.data))
-			}
-			got, ws, err := zstdThrough(t, c.data, size)
-			if err != nil {
-				t.Fatalf("decoding: %v", err)
-			}
-			if !bytes.Equal(got, c.text) {
-				t.Errorf("text differs: %d bytes, want %d", len(got), len(c.text))
-			}
-			if !slices.Equal(ws, c.want) {
-				t.Errorf("windows %v, want %v", ws, c.want)
-			}
-		})
-	}
+	}, zstdThrough)
 }
 
 // A 2 GiB window declared by a frame of a few hundred bytes costs the
