@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -15,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/ulikunitz/xz"
 
 	"github.com/kcmtrace/kcmtrace/parser"
 	"github.com/kcmtrace/kcmtrace/report"
@@ -293,11 +296,13 @@ func hostileSeeds(tb testing.TB) [][]byte {
 		// issue 21: a storm past the fold threshold, broken by another node's
 		// failure and resumed; the repeated hour of a fall-back and a leap
 		// second (times stepping back, 23:59:60); zero-width characters in
-		// a node name; a zstd frame declaring a 2 GiB window
+		// a node name; a zstd frame declaring a 2 GiB window, an xz block
+		// a 4 GiB dictionary
 		[]byte(strings.Repeat(failed, 110) + strings.Replace(failed, "10.0.3.15", "10.0.3.16", 1) + strings.Repeat(failed, 5)),
 		[]byte(strings.Replace(attach, attach[5:13], "01:59:30", 1) + strings.Replace(attach, attach[5:13], "01:00:10", 1) + strings.Replace(attach, attach[5:13], "23:59:60", 1) + strings.Replace(attach, attach[5:13], "00:00:00", 1)),
 		[]byte(strings.Replace(attach, "from node", "from\u200b\u2060\ufeff\u00ad node", 1)),
 		zstdLongWindow(tb, attach+failed),
+		xzLongDict(tb, attach+failed),
 		// one volume attached to many nodes in turn; a node name far wider
 		// than any terminal; many volumes of two lines each; a CloudWatch
 		// export cut off inside a record
@@ -306,6 +311,29 @@ func hostileSeeds(tb testing.TB) [][]byte {
 		flatVolumes(attach, 200),
 		[]byte(`{"events":[{"timestamp":1723431974519,"message":` + strconvQuote(attach) + `},{"timestamp":1723431975519,"mess`),
 	}
+}
+
+// xzLongDict is data as xz whose one block declares a 4 GiB dictionary
+// (LZMA2's largest; xz -9 declares 64 MiB).
+func xzLongDict(tb testing.TB, data string) []byte {
+	tb.Helper()
+	var buf bytes.Buffer
+	w, err := xz.WriterConfig{DictCap: 64 << 10}.NewWriter(&buf)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	w.Write([]byte(data))
+	w.Close()
+	out := buf.Bytes()
+	// the block header after the 12-byte stream header: size, flags (no
+	// sizes), filter ID 0x21, properties size 1, the dictionary's code
+	hdr := out[12 : 12+(int(out[12])+1)*4]
+	if hdr[1] != 0 || hdr[2] != 0x21 || hdr[3] != 1 {
+		tb.Fatalf("unexpected block header %x", hdr)
+	}
+	hdr[4] = 40
+	binary.LittleEndian.PutUint32(hdr[len(hdr)-4:], crc32.ChecksumIEEE(hdr[:len(hdr)-4]))
+	return out
 }
 
 // manyNodes is attach repeated for n nodes.
