@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -224,5 +225,52 @@ func TestGzipProgressCountsText(t *testing.T) {
 	}
 	if est, _ := TextSize([]string{p}); est != lo {
 		t.Errorf("TextSize %d, want %d", est, lo)
+	}
+}
+
+// unreadSize knows what is left of byte and string readers and of regular
+// files (from their offset), and nothing of a pipe or, as a stream is
+// tested, of a file whose size is ignored.
+func TestUnreadSize(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f.log")
+	if err := os.WriteFile(path, []byte("0123456789"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file := func(at int64) *os.File {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		f.Seek(at, 0)
+		return f
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	defer pw.Close()
+	br := bytes.NewReader([]byte("abcdef"))
+	br.ReadByte()
+	for _, c := range []struct {
+		name  string
+		r     io.Reader
+		known bool
+		want  int64
+	}{
+		{"bytes reader, one byte read", br, true, 5},
+		{"strings reader", strings.NewReader("abc"), true, 3},
+		{"file from its start", file(0), true, 10},
+		{"file from offset 4", file(4), true, 6},
+		{"file, size ignored", file(0), false, 0},
+		{"pipe", pr, true, 0},
+		{"other reader", io.MultiReader(strings.NewReader("abc")), true, 0},
+	} {
+		withKnownSize(c.known, func() {
+			if got := unreadSize(c.r); got != c.want {
+				t.Errorf("%s: %d, want %d", c.name, got, c.want)
+			}
+		})
 	}
 }

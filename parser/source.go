@@ -721,7 +721,7 @@ func unreadSize(r io.Reader) int64 {
 		return int64(r.Len())
 	case *os.File:
 		fi, err := r.Stat()
-		if err != nil || !fi.Mode().IsRegular() {
+		if err != nil || !fi.Mode().IsRegular() || !knownSize {
 			return 0
 		}
 		if at, err := r.Seek(0, io.SeekCurrent); err == nil && at <= fi.Size() {
