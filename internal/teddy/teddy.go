@@ -63,17 +63,12 @@ type Set struct {
 // merged nibble tables accept the fewest extra 3-byte strings, each
 // string weighted by how often text holds it (textFreq).
 func New(lits []Literal) *Set {
-	type group struct {
-		fps [][]byte
-		acc accepted
-	}
-	groups := make([]group, 0, len(lits))
+	groups := make([]accepted, 0, len(lits)) // a bucket: what its tables accept
 	for _, l := range lits {
 		if len(l.Lit) == 0 || l.FP < 0 || l.FP >= len(l.Lit) {
 			panic("teddy: empty literal or fingerprint outside it")
 		}
-		f := l.fingerprint()
-		groups = append(groups, group{fps: [][]byte{f}, acc: acceptedOf(f)})
+		groups = append(groups, acceptedOf(l.fingerprint()))
 	}
 	// Merge the pair whose merge adds the least cost, until eight are
 	// left (the first such pair in order on a tie). A pair's added cost
@@ -83,11 +78,11 @@ func New(lits []Literal) *Set {
 	alive := make([]bool, n)
 	costs := make([]float64, n)
 	for i := range groups {
-		alive[i], costs[i] = true, groups[i].acc.cost()
+		alive[i], costs[i] = true, groups[i].cost()
 	}
 	extra := make([]float64, n*n)
 	pair := func(i, j int) float64 {
-		return groups[i].acc.or(groups[j].acc).cost() - costs[i] - costs[j]
+		return groups[i].or(groups[j]).cost() - costs[i] - costs[j]
 	}
 	for i := range n {
 		for j := i + 1; j < n; j++ {
@@ -106,10 +101,8 @@ func New(lits []Literal) *Set {
 				}
 			}
 		}
-		g := &groups[bi]
-		g.fps = append(g.fps, groups[bj].fps...)
-		g.acc = g.acc.or(groups[bj].acc)
-		costs[bi], alive[bj] = g.acc.cost(), false
+		groups[bi] = groups[bi].or(groups[bj])
+		costs[bi], alive[bj] = groups[bi].cost(), false
 		for k := range n {
 			switch {
 			case !alive[k] || k == bi:
@@ -120,26 +113,12 @@ func New(lits []Literal) *Set {
 			}
 		}
 	}
-	kept := groups[:0]
-	for i, g := range groups {
-		if alive[i] {
-			kept = append(kept, g)
-		}
-	}
-	groups = kept
 	s := &Set{}
-	for bucket, g := range groups {
-		bit := byte(1) << bucket
-		for _, f := range g.fps {
-			for k := 0; k < 3; k++ {
-				if k >= len(f) {
-					for n := 0; n < 16; n++ {
-						s.setNibbles(k, n, n, bit)
-					}
-					continue
-				}
-				s.setNibbles(k, int(f[k]&15), int(f[k]>>4), bit)
-			}
+	bucket := 0
+	for i, a := range groups {
+		if alive[i] {
+			s.accept(a, byte(1)<<bucket)
+			bucket++
 		}
 	}
 	for i := range s.masks[6] {
@@ -154,14 +133,22 @@ func New(lits []Literal) *Set {
 	return s
 }
 
-// setNibbles lets bucket bit accept low nibble lo and high nibble hi as
-// byte k of a literal. A bucket accepts every (lo, hi) pair of its literals,
-// which is where false candidates come from.
-func (s *Set) setNibbles(k, lo, hi int, bit byte) {
-	s.masks[2*k][lo] |= bit
-	s.masks[2*k][16+lo] |= bit
-	s.masks[2*k+1][hi] |= bit
-	s.masks[2*k+1][16+hi] |= bit
+// accept lets bucket bit accept what a accepts. A bucket accepts every
+// (low, high) nibble pair of its literals' bytes, which is where false
+// candidates come from.
+func (s *Set) accept(a accepted, bit byte) {
+	for k := range 3 {
+		for n := range 16 {
+			if a.lo[k]&(1<<n) != 0 {
+				s.masks[2*k][n] |= bit
+				s.masks[2*k][16+n] |= bit
+			}
+			if a.hi[k]&(1<<n) != 0 {
+				s.masks[2*k+1][n] |= bit
+				s.masks[2*k+1][16+n] |= bit
+			}
+		}
+	}
 }
 
 // startAt returns the smallest start of a literal of s whose fingerprint

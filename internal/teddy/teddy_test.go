@@ -188,6 +188,15 @@ func TestNewBuckets(t *testing.T) {
 	}
 }
 
+// setNibbles is the reference of Set.accept: bucket bit accepts low nibble
+// lo and high nibble hi as byte k of a literal.
+func (s *Set) setNibbles(k, lo, hi int, bit byte) {
+	s.masks[2*k][lo] |= bit
+	s.masks[2*k][16+lo] |= bit
+	s.masks[2*k+1][hi] |= bit
+	s.masks[2*k+1][16+hi] |= bit
+}
+
 // BenchmarkNew: building a set of 50 literals (the parser's sets are built
 // when the program starts).
 func BenchmarkNew(b *testing.B) {
