@@ -40,3 +40,33 @@ func testRewrites(t *testing.T, cases []rewriteCase, through func(testing.TB, []
 		})
 	}
 }
+
+// testBrokenPassThrough decodes each broken input through a rewriter
+// (through) and without it (direct): the decoder must fail with the
+// rewriter where it fails without, and not hang.
+func testBrokenPassThrough(t *testing.T, cases map[string][]byte, through func(testing.TB, []byte, int64) ([]byte, []int64, error), direct func([]byte) error) {
+	t.Helper()
+	for name, data := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, _, err := through(t, data, int64(len(data)))
+			if want := direct(data); (err == nil) != (want == nil) {
+				t.Errorf("through the rewriter: %v; directly: %v", err, want)
+			}
+		})
+	}
+}
+
+// checkRewrite is the fuzz targets' check: data (text compressed, of size
+// bytes when size > 0) decodes to text through the rewriter, and junk goes
+// through it without a panic or a hang.
+func checkRewrite(t *testing.T, through func(testing.TB, []byte, int64) ([]byte, []int64, error), data []byte, size int64, text, junk []byte) {
+	t.Helper()
+	got, _, err := through(t, data, size)
+	if err != nil {
+		t.Fatalf("decoding: %v", err)
+	}
+	if !bytes.Equal(got, text) {
+		t.Fatalf("text differs: %d bytes, want %d", len(got), len(text))
+	}
+	through(t, junk, int64(len(junk)))
+}

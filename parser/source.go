@@ -673,9 +673,10 @@ const sniffBufSize = 64 << 10
 const zstdMaxWindow = 1 << 31
 
 // decompress sniffs gzip, zstd and xz magic numbers (whatever the file name).
-// size is r's size when known (0 otherwise): a smaller file gets a buffer
-// of its size, not sniffBufSize (a must-gather's tens of thousands of
-// one-line logs would each allocate 64 KiB).
+// size is r's size when known (0 otherwise: unreadSize asks r): a smaller
+// file gets a buffer of its size, not sniffBufSize (a must-gather's tens
+// of thousands of one-line logs would each allocate 64 KiB), and the zstd
+// and xz rewriters bound the windows by it.
 func decompress(r io.Reader, size int64) (io.Reader, string, func(), error) {
 	if size <= 0 {
 		size = unreadSize(r)
