@@ -81,6 +81,17 @@ func TestHandSeedGoldens(t *testing.T) {
 		"analyze-redacted.txt":  func(b *bytes.Buffer) error { return Text(b, a, Options{Width: 100, Redact: true}) },
 		"analyze-redacted.json": func(b *bytes.Buffer) error { return JSON(b, a, Options{Redact: true}) },
 		"analyze-redacted.md":   func(b *bytes.Buffer) error { return Markdown(b, a, Options{Redact: true}) },
+		// YAML is the JSON model rewritten (yaml.go): one golden per
+		// shape of document it streams
+		"analyze.yaml": func(b *bytes.Buffer) error { return AnalysisFormats.For("yaml").Render(b, a, o) },
+		"timeline.yaml": func(b *bytes.Buffer) error {
+			return TimelineFormats.For("yaml").Render(b, TimelineView{Timeline: a.Timeline}, o)
+		},
+		"volumes.yaml": func(b *bytes.Buffer) error { return VolumeFormats.For("yaml").Render(b, a.Timeline.Volumes, o) },
+		"events.yaml": func(b *bytes.Buffer) error {
+			return EventFormats.For("yaml").Render(b, a.Timeline.Volumes[0].Events, o)
+		},
+		"rules.yaml": func(b *bytes.Buffer) error { return RuleFormats.For("yaml").Render(b, a.Rules, o) },
 	}
 	for name, f := range cases {
 		out := render(t, f)
