@@ -30,10 +30,14 @@ func yamlOf[V any](r RenderFunc[V]) Renderer[V] {
 		}()
 		err := jsonToYAML(w, pr)
 		pr.CloseWithError(errYAMLStopped) // the renderer stops at its next write
-		if rerr := <-done; rerr != nil && rerr != errYAMLStopped {
+		rerr := <-done
+		switch {
+		case err != nil:
+			return err // the conversion's (or the renderer's, which ended it)
+		case rerr != nil && !errors.Is(rerr, errYAMLStopped):
 			return rerr
 		}
-		return err
+		return nil
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"runtime"
 	"strings"
@@ -217,3 +218,27 @@ func FuzzYAMLStreamed(f *testing.F) {
 		checkYAMLStreamed(t, "fuzz lines", append(append(js, '\n'), line...))
 	})
 }
+
+// TestYAMLErrors: a failing writer's error is what the conversion returns
+// (the renderer is stopped, not left blocked on the pipe), and so is the
+// renderer's own.
+func TestYAMLErrors(t *testing.T) {
+	a := handSeed(false)
+	y := AnalysisFormats.For("yaml")
+	if err := y.Render(failWriter{}, a, Options{}); !errors.Is(err, errFailWriter) {
+		t.Errorf("a failing writer: %v, want %v", err, errFailWriter)
+	}
+	bad := yamlOf(RenderFunc[int](func(w io.Writer, _ int, _ Options) error {
+		io.WriteString(w, `{"a": [1, `)
+		return errFailWriter
+	}))
+	if err := bad.Render(io.Discard, 0, Options{}); !errors.Is(err, errFailWriter) {
+		t.Errorf("a failing renderer: %v, want %v", err, errFailWriter)
+	}
+}
+
+var errFailWriter = errors.New("disk full")
+
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errFailWriter }
