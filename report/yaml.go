@@ -6,13 +6,12 @@ package report
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
+	"github.com/go-json-experiment/json/jsontext"
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -54,18 +53,25 @@ var errYAMLStopped = errors.New("yaml: conversion stopped")
 // document that is an object is converted a field at a time, and a field
 // that is an array an element at a time, each written as the encoder
 // writes it inside the whole: the output is byte for byte what the
-// encoder makes of the whole document (TestYAMLStreamedAsWhole). The
-// trees are built from encoding/json's tokens, not by the YAML parser
-// reading the JSON: that parser refuses characters YAML does not allow
-// in a stream (C1 controls), which JSON strings may hold and the encoder
-// escapes.
+// encoder makes of the whole document (TestYAMLStreamedAsWhole). A piece
+// is written by the fast emitter (yamlfast.go), which asks the encoder
+// only for the strings it must quote; where it cannot, the encoder writes
+// the piece from its tree. Trees are built from the JSON's tokens, not by
+// the YAML parser reading the JSON: that parser refuses characters YAML
+// does not allow in a stream (C1 controls), which JSON strings may hold
+// and the encoder escapes.
 func jsonToYAML(w io.Writer, r io.Reader) error {
+	return eachDocument(w, r, (*yamlWriter).document)
+}
+
+// eachDocument reads the JSON values r holds and writes a YAML document
+// for each with doc (given the value's first token), "---" between them.
+func eachDocument(w io.Writer, r io.Reader, doc func(y *yamlWriter, first jsontext.Token) error) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
-	dec := json.NewDecoder(r)
-	dec.UseNumber()
-	y := &yamlWriter{w: bw, dec: dec, scalars: map[string]yaml.Node{}}
+	dec := newJSONDecoder(r)
+	y := newYAMLWriter(bw, dec)
 	for n := 0; ; n++ {
-		tok, err := dec.Token()
+		tok, err := dec.ReadToken()
 		if err == io.EOF {
 			break
 		} else if err != nil {
@@ -74,57 +80,142 @@ func jsonToYAML(w io.Writer, r io.Reader) error {
 		if n > 0 {
 			bw.WriteString("---\n")
 		}
-		if tok == json.Delim('{') {
-			err = y.object()
-		} else {
-			var v *yaml.Node
-			if v, err = y.value(tok); err == nil {
-				err = y.write(v, "")
-			}
-		}
-		if err != nil {
+		if err := doc(y, tok); err != nil {
 			return err
 		}
 	}
 	return bw.Flush()
 }
 
+// document converts the JSON value whose first token is tok: an object a
+// field at a time, anything else as one piece.
+func (y *yamlWriter) document(tok jsontext.Token) error {
+	if tok.Kind() == '{' {
+		return y.object()
+	}
+	if err := y.read(tok); err != nil {
+		return err
+	}
+	return y.piece(nil, asDocument)
+}
+
 // yamlWriter writes YAML converted from the JSON dec reads, a piece at a
-// time.
+// time: a JSON value is read into toks, then written by the fast emitter
+// (yamlfast.go), or when it cannot, by the encoder from a tree of it.
 type yamlWriter struct {
 	w       *bufio.Writer
-	dec     *json.Decoder
-	buf     bytes.Buffer         // one piece, as the encoder wrote it
-	scalars map[string]yaml.Node // numbers, booleans and null as the YAML parser reads them
+	dec     *jsontext.Decoder
+	toks    []jsonTok            // the piece being converted
+	out     bytes.Buffer         // the fast emitter's YAML of the piece
+	buf     bytes.Buffer         // the encoder's YAML of a piece or a scalar
+	scalars map[string]yamlText  // strings the encoder was asked for (yamlfast.go)
+	nodes   map[string]yaml.Node // numbers, booleans and null as the YAML parser reads them
+}
+
+func newYAMLWriter(w *bufio.Writer, dec *jsontext.Decoder) *yamlWriter {
+	return &yamlWriter{w: w, dec: dec, scalars: map[string]yamlText{}, nodes: map[string]yaml.Node{}}
+}
+
+// A jsonTok is one token of a JSON value: a delimiter ('{', '}', '[',
+// ']'), a string ('s') or a literal ('l': a number, true, false or null,
+// as written).
+type jsonTok struct {
+	kind byte
+	s    string
+}
+
+// newJSONDecoder reads JSON values from r, one after another. The
+// tokenizer is the prototype of Go's encoding/json/v2 (jsontext):
+// encoding/json's Token allocated for every token and an error for every
+// value of JSON Lines, which made it most of a conversion's time. Names are
+// not checked for duplicates: the JSON is the renderers', whose objects
+// come from structs and maps.
+func newJSONDecoder(r io.Reader) *jsontext.Decoder {
+	return jsontext.NewDecoder(r, jsontext.AllowDuplicateNames(true))
+}
+
+// read reads the JSON value whose first token is tok into y.toks.
+func (y *yamlWriter) read(tok jsontext.Token) error {
+	y.toks = y.toks[:0]
+	depth := 0
+	for {
+		switch k := tok.Kind(); k {
+		case '{', '[':
+			y.toks = append(y.toks, jsonTok{kind: byte(k)})
+			depth++
+		case '}', ']':
+			y.toks = append(y.toks, jsonTok{kind: byte(k)})
+			depth--
+		case '"':
+			y.toks = append(y.toks, jsonTok{kind: 's', s: tok.String()})
+		case '0', 't', 'f', 'n':
+			y.toks = append(y.toks, jsonTok{kind: 'l', s: tok.String()}) // as written
+		default:
+			return fmt.Errorf("yaml: unexpected %v in JSON", tok)
+		}
+		if depth == 0 {
+			return nil
+		}
+		var err error
+		if tok, err = y.dec.ReadToken(); err != nil {
+			return err
+		}
+	}
+}
+
+// How a piece is placed (piece).
+const (
+	asDocument = iota // a document of its own
+	asField           // a field of the top-level object (key)
+	asElement         // an element of the sequence of a top-level field
+)
+
+// piece writes the value in y.toks placed as at says (the field key for
+// asField): by the fast emitter, or, where it gives up, by the encoder
+// from a tree of the value.
+func (y *yamlWriter) piece(key *string, at int) error {
+	y.out.Reset()
+	if y.fast(key, at) {
+		y.w.Write(y.out.Bytes())
+		return nil
+	}
+	v, _, err := y.tree(0)
+	if err != nil {
+		return err
+	}
+	switch at {
+	case asField:
+		return y.write(keyed(*key, v), "")
+	case asElement:
+		return y.write(seq(v), "  ")
+	}
+	return y.write(v, "")
 }
 
 // object converts the rest of the top-level JSON object whose "{" was
 // read, a field at a time, an array's elements one by one.
 func (y *yamlWriter) object() error {
 	empty := true
-	for y.dec.More() {
+	for y.dec.PeekKind() != '}' {
 		empty = false
 		key, err := y.key()
 		if err != nil {
 			return err
 		}
-		tok, err := y.dec.Token()
+		tok, err := y.dec.ReadToken()
 		if err != nil {
 			return err
 		}
-		if tok == json.Delim('[') {
+		if tok.Kind() == '[' {
 			err = y.array(key)
-		} else {
-			var v *yaml.Node
-			if v, err = y.value(tok); err == nil {
-				err = y.write(keyed(key, v), "")
-			}
+		} else if err = y.read(tok); err == nil {
+			err = y.piece(&key, asField)
 		}
 		if err != nil {
 			return err
 		}
 	}
-	if _, err := y.dec.Token(); err != nil { // }
+	if _, err := y.dec.ReadToken(); err != nil { // }
 		return err
 	}
 	if empty {
@@ -137,38 +228,32 @@ func (y *yamlWriter) object() error {
 // read, an element at a time: the encoder writes a map's sequence two
 // columns in, "- " before each element.
 func (y *yamlWriter) array(key string) error {
-	if !y.dec.More() {
-		if _, err := y.dec.Token(); err != nil { // ]
+	if y.dec.PeekKind() == ']' {
+		if _, err := y.dec.ReadToken(); err != nil {
 			return err
 		}
-		return y.write(keyed(key, seq()), "")
+		y.toks = append(y.toks[:0], jsonTok{kind: '['}, jsonTok{kind: ']'})
+		return y.piece(&key, asField)
 	}
-	// the key as the encoder writes it: as it does before an empty
-	// sequence
-	y.buf.Reset()
-	if err := y.encode(keyed(key, seq())); err != nil {
-		return err
-	}
-	line, ok := strings.CutSuffix(y.buf.String(), ": []\n")
-	if !ok || strings.Contains(line, "\n") {
+	k, ok := y.keyText(key)
+	if !ok {
 		return fmt.Errorf("yaml: cannot stream the field %q", key)
 	}
-	y.w.WriteString(line)
+	y.w.WriteString(k)
 	y.w.WriteString(":\n")
-	for y.dec.More() {
-		tok, err := y.dec.Token()
+	for y.dec.PeekKind() != ']' {
+		tok, err := y.dec.ReadToken()
 		if err != nil {
 			return err
 		}
-		v, err := y.value(tok)
-		if err != nil {
+		if err := y.read(tok); err != nil {
 			return err
 		}
-		if err := y.write(seq(v), "  "); err != nil {
+		if err := y.piece(nil, asElement); err != nil {
 			return err
 		}
 	}
-	_, err := y.dec.Token() // ]
+	_, err := y.dec.ReadToken() // ]
 	return err
 }
 
@@ -195,76 +280,55 @@ func (y *yamlWriter) encode(v *yaml.Node) error {
 
 // key reads an object's key.
 func (y *yamlWriter) key() (string, error) {
-	tok, err := y.dec.Token()
+	tok, err := y.dec.ReadToken()
 	if err != nil {
 		return "", err
 	}
-	k, ok := tok.(string)
-	if !ok {
+	if tok.Kind() != '"' {
 		return "", fmt.Errorf("yaml: a JSON object's key is %v", tok)
 	}
-	return k, nil
+	return tok.String(), nil
 }
 
-// value reads the rest of the JSON value whose first token is tok, as the
-// YAML parser would read it, in block style: a string with a line break
-// as a literal block.
-func (y *yamlWriter) value(tok json.Token) (*yaml.Node, error) {
-	switch t := tok.(type) {
-	case json.Delim:
-		switch t {
-		case '[':
-			n := seq()
-			for y.dec.More() {
-				tok, err := y.dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				v, err := y.value(tok)
-				if err != nil {
-					return nil, err
-				}
-				n.Content = append(n.Content, v)
+// tree is the value at y.toks[i:] as the YAML parser would read it, in
+// block style (str), and the index after it.
+func (y *yamlWriter) tree(i int) (*yaml.Node, int, error) {
+	t := y.toks[i]
+	switch t.kind {
+	case '[':
+		n := seq()
+		for i++; y.toks[i].kind != ']'; {
+			v, next, err := y.tree(i)
+			if err != nil {
+				return nil, 0, err
 			}
-			_, err := y.dec.Token() // ]
-			return n, err
-		case '{':
-			n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-			for y.dec.More() {
-				k, err := y.key()
-				if err != nil {
-					return nil, err
-				}
-				tok, err := y.dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				v, err := y.value(tok)
-				if err != nil {
-					return nil, err
-				}
-				n.Content = append(n.Content, str(k), v)
-			}
-			_, err := y.dec.Token() // }
-			return n, err
+			n.Content, i = append(n.Content, v), next
 		}
-		return nil, fmt.Errorf("yaml: unexpected %v in JSON", t)
-	case string:
-		return str(t), nil
-	case json.Number:
-		return y.scalar(string(t))
-	case bool:
-		return y.scalar(strconv.FormatBool(t))
-	case nil:
-		return y.scalar("null")
+		return n, i + 1, nil
+	case '{':
+		n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+		for i++; y.toks[i].kind != '}'; {
+			k := y.toks[i].s
+			v, next, err := y.tree(i + 1)
+			if err != nil {
+				return nil, 0, err
+			}
+			n.Content, i = append(n.Content, str(k), v), next
+		}
+		return n, i + 1, nil
+	case 's':
+		return str(t.s), i + 1, nil
+	case 'l':
+		n, err := y.literal(t.s)
+		return n, i + 1, err
 	}
-	return nil, fmt.Errorf("yaml: unexpected %v in JSON", tok)
+	return nil, 0, fmt.Errorf("yaml: unexpected %q in JSON", t.kind)
 }
 
-// scalar is the node the YAML parser reads from lit, a JSON number,
+// literal is the node the YAML parser reads from lit, a JSON number,
 // boolean or null (it resolves the tag); a few thousand are remembered.
-func (y *yamlWriter) scalar(lit string) (*yaml.Node, error) {
-	if n, ok := y.scalars[lit]; ok {
+func (y *yamlWriter) literal(lit string) (*yaml.Node, error) {
+	if n, ok := y.nodes[lit]; ok {
 		return &n, nil
 	}
 	var doc yaml.Node
@@ -276,8 +340,8 @@ func (y *yamlWriter) scalar(lit string) (*yaml.Node, error) {
 	}
 	n := *doc.Content[0]
 	n.Style, n.Line, n.Column = 0, 0, 0
-	if len(y.scalars) < 4096 {
-		y.scalars[lit] = n
+	if len(y.nodes) < 4096 {
+		y.nodes[lit] = n
 	}
 	return &n, nil
 }
