@@ -104,3 +104,39 @@ func TestFormatsDispatch(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryFormatRendersTheSeed: every format of every view renders the
+// hand seed, hostile or not, without an error and not empty (a format
+// that failed only past one event, as `events -o yaml` did, shows here).
+func TestEveryFormatRendersTheSeed(t *testing.T) {
+	for _, hostile := range []bool{false, true} {
+		a := handSeed(hostile)
+		o := Options{Width: 100}
+		check := func(view, name string, err error, out *bytes.Buffer) {
+			t.Helper()
+			if err != nil || out.Len() == 0 {
+				t.Errorf("hostile=%v %s -o %s: %v, %d bytes", hostile, view, name, err, out.Len())
+			}
+		}
+		for name, r := range AnalysisFormats.ByName {
+			var out bytes.Buffer
+			check("analyze", name, r.Render(&out, a, o), &out)
+		}
+		for name, r := range TimelineFormats.ByName {
+			var out bytes.Buffer
+			check("timeline", name, r.Render(&out, TimelineView{Timeline: a.Timeline, Volumes: a.Timeline.Volumes}, o), &out)
+		}
+		for name, r := range EventFormats.ByName {
+			var out bytes.Buffer
+			check("events", name, r.Render(&out, a.Timeline.Volumes[0].Events, o), &out)
+		}
+		for name, r := range VolumeFormats.ByName {
+			var out bytes.Buffer
+			check("volumes", name, r.Render(&out, a.Timeline.Volumes, o), &out)
+		}
+		for name, r := range RuleFormats.ByName {
+			var out bytes.Buffer
+			check("rules", name, r.Render(&out, a.Rules, o), &out)
+		}
+	}
+}
