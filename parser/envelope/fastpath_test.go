@@ -123,6 +123,7 @@ func TestFastPathMatchesFull(t *testing.T) {
 	compareFast(t, "cloudwatch", bad)
 	compareFast(t, "cloudwatch", bytes.Replace(in, []byte("\n    ]"), []byte(",\n    ]"), 1))
 	compareFast(t, "cloudwatch", append(bytes.Clone(in), in...))
+	compareFast(t, "cloudwatch", mixedSizeExport())
 	compareFast(t, "cloudwatch", []byte(`{"events":[{"timestamp":1,"message":"a\u0020attacher.Attach","eventId":"x"},{"timestamp":1,"message":"Started \"x","eventId":"x"},{"timestamp":1,"message":"b","eventId":"x"}, 7, {"message":"c", "message":"d\/reconciler.go"}, {"m\u0065ssage":"e"}]}`))
 	// bytes right after a record that would carry a number on ("e", "E",
 	// "."): the decoder taking over there must fail where encoding/json
@@ -131,6 +132,35 @@ func TestFastPathMatchesFull(t *testing.T) {
 		compareFast(t, "cloudwatch", []byte(`{"events":[{"timestamp":1,"message":"x"}`+after+`]}`))
 		compareFast(t, "gcp", []byte(`[{"timestamp":"2024-01-01T00:00:00Z","textPayload":"x"}`+after+`]`))
 	}
+}
+
+// mixedSizeExport is a CloudWatch export whose records are of every size
+// around the read buffer's: mostly small, some of hundreds of KiB, one
+// just under the largest a record the raw reading holds (fastMaxRecord)
+// and one over it, so that the buffer moves its bytes to the front
+// (makeRoom) and grows many times, and hands an array back to
+// encoding/json.
+func mixedSizeExport() []byte {
+	var b bytes.Buffer
+	b.WriteString("{\n    \"events\": [\n")
+	for i := range 1200 {
+		n := 40 + i*7919%1800
+		switch {
+		case i == 700:
+			n = fastMaxRecord - 1000
+		case i == 1100:
+			n = fastMaxRecord + 1000
+		case i%97 == 0:
+			n = 100<<10 + i*131
+		}
+		if i > 0 {
+			b.WriteString(",\n")
+		}
+		msg := strings.Repeat("x", n%61) + " reconciler.go:1] " + strings.Repeat("y", n)
+		fmt.Fprintf(&b, `        {"logStreamName": "kcm", "timestamp": %d, "message": %q, "eventId": "%d"}`, 1723420800000+i, msg, i)
+	}
+	b.WriteString("\n    ]\n}\n")
+	return b.Bytes()
 }
 
 // FuzzFastPathMatchesFull: the raw-bytes reading equals the full decoding

@@ -271,9 +271,10 @@ func kindOf(v any) string {
 type tracker struct {
 	r    io.Reader
 	buf  []byte
-	base int64 // input offset of buf[0]
-	line int   // line number at base
-	err  error // a read error other than io.EOF
+	arr  []byte // the array buf is a window of when fill made it (makeRoom)
+	base int64  // input offset of buf[0]
+	line int    // line number at base
+	err  error  // a read error other than io.EOF
 
 	first int  // number of the input's first line
 	nl    int  // newlines read
