@@ -135,6 +135,42 @@ func TestLimitFollowsLiveHeap(t *testing.T) {
 	}
 }
 
+// TestFollowLiveCountsOutside: the floor after a collection is the
+// headroom above the live heap plus the runtime's memory outside the heap,
+// which the limit counts too: without it a heap of small live size and
+// much garbage (a log export: per record strings, a few MiB live) met
+// its goal at once, and the collector ran back to back (a 336 MB
+// CloudWatch export: 194 collections instead of 28).
+func TestFollowLiveCountsOutside(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+	const mib = 1 << 20
+	for _, c := range []struct {
+		name          string
+		limit         int64
+		live, outside uint64
+		headroom      uint64
+		want          int64
+	}{
+		{"below the limit", 40 * mib, 10 * mib, 8 * mib, liveHeadroom, 40 * mib},
+		{"raised by the live heap", 20 * mib, 20 * mib, 0, liveHeadroom, 30 * mib},
+		{"raised by the live heap and what is outside it", 20 * mib, 10 * mib, 8 * mib, liveHeadroom, 23 * mib},
+		{"settled headroom", 20 * mib, 16 * mib, 4 * mib, settleHeadroom, 24 * mib},
+		{"never lowered", 100 * mib, 16 * mib, 4 * mib, settleHeadroom, 100 * mib},
+	} {
+		r := &Run{base: c.limit, limit: c.limit, headroom: c.headroom}
+		if !r.followLive(c.live, c.outside) {
+			t.Fatalf("%s: the policy is not in force", c.name)
+		}
+		if got := r.Limit(); got != c.want {
+			t.Errorf("%s: limit %d MiB, want %d MiB", c.name, got/mib, c.want/mib)
+		}
+	}
+	r := &Run{ended: true, limit: 10 * mib}
+	if r.followLive(100*mib, 0) || r.limit != 10*mib {
+		t.Error("an ended policy moved the limit or stayed in force")
+	}
+}
+
 // TestBuilt: once built, the limit is set from the heap a collection
 // leaves live — settleHeadroom above it (at least settleMinRoom) plus the
 // runtime's memory outside the heap —, lower than before when the live

@@ -3,6 +3,7 @@ package envelope
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -219,6 +220,28 @@ func TestBadInput(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestKeySets: the sets by window keep every key once in its window,
+// whatever order the windows come in (a key is found in the window it was
+// added in, a window again after others), and the same key in another
+// window is another record's.
+func TestKeySets(t *testing.T) {
+	var ks keySets
+	wins := []int64{5, 5, 6, 5, 9, 6, -3, 0, 5}
+	for round := range 2 {
+		for i, w := range wins {
+			for k := uint64(0); k < 300; k++ {
+				new := ks.add(k*7919+uint64(w)<<40, w)
+				if want := round == 0 && !slices.Contains(wins[:i], w); new != want {
+					t.Fatalf("round %d, window %d (#%d): add(%d) = %v", round, w, i, k, new)
+				}
+			}
+		}
+	}
+	if !ks.add(7919, 7) || ks.add(7919, 7) {
+		t.Error("a key seen in another window is new in this one, once")
 	}
 }
 
