@@ -26,14 +26,14 @@
 //     none is set). But the size of the input is only a guess at the live
 //     heap: after every collection the limit is raised to at least
 //     liveHeadroom percent above the live heap the collector just measured
-//     (runtime/metrics /gc/heap/live:bytes), plus the runtime's memory
-//     outside the heap, which the limit counts too, so it never sits below
-//     what was parsed (without that floor it sat below the churn shape's
-//     live heap and the collector ran back to back: 1 GiB churn, 52
-//     cycles, 22% of the CPU; without the memory outside the heap, a log
-//     export's heap — a few MiB live, much garbage — met its goal at once:
-//     a 336 MB CloudWatch export, 194 collections without it, 28 with
-//     it). Once the timeline is built (Run.Built), much of the heap has
+//     (runtime/metrics /gc/heap/live:bytes), and at least settleMinRoom
+//     above the live heap and the runtime's memory outside it, which the
+//     limit counts too, so it never sits below what was parsed (without
+//     that floor it sat below the churn shape's live heap and the
+//     collector ran back to back: 1 GiB churn, 52 cycles, 22% of the CPU;
+//     without the memory outside the heap, a log export's heap — a few
+//     MiB live, much garbage — met its goal at once: a 336 MB CloudWatch
+//     export, 194 collections without it, 28 with it). Once the timeline is built (Run.Built), much of the heap has
 //     just become garbage (the parse's last buffers, the grouping
 //     tables): the run collects once and sets the limit from what is left,
 //     lower than before if need be — settleHeadroom above the live heap (at
@@ -213,16 +213,17 @@ func (r *Run) watch() {
 }
 
 // followLive raises the limit to the headroom in force (liveHeadroom,
-// then settleHeadroom once built) above live, plus outside (the runtime's
-// memory outside the heap: nonHeap), when it is below that, and reports
-// whether the policy is still in force.
+// then settleHeadroom once built) above live, and to at least
+// settleMinRoom above live and outside (the runtime's memory outside the
+// heap, nonHeap, which the limit counts) together, when it is below that,
+// and reports whether the policy is still in force.
 func (r *Run) followLive(live, outside uint64) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.ended {
 		return false
 	}
-	if floor := int64(live + live*r.headroom/100 + outside); floor > r.limit {
+	if floor := int64(max(live+live*r.headroom/100, live+outside+settleMinRoom)); floor > r.limit {
 		r.setLocked(floor)
 	}
 	return true

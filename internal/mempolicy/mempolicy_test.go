@@ -136,8 +136,9 @@ func TestLimitFollowsLiveHeap(t *testing.T) {
 }
 
 // TestFollowLiveCountsOutside: the floor after a collection is the
-// headroom above the live heap plus the runtime's memory outside the heap,
-// which the limit counts too: without it a heap of small live size and
+// headroom above the live heap, and at least settleMinRoom above the live
+// heap and the runtime's memory outside it, which the limit counts too:
+// without that a heap of small live size and
 // much garbage (a log export: per record strings, a few MiB live) met
 // its goal at once, and the collector ran back to back (a 336 MB
 // CloudWatch export: 194 collections instead of 28).
@@ -152,9 +153,10 @@ func TestFollowLiveCountsOutside(t *testing.T) {
 		want          int64
 	}{
 		{"below the limit", 40 * mib, 10 * mib, 8 * mib, liveHeadroom, 40 * mib},
-		{"raised by the live heap", 20 * mib, 20 * mib, 0, liveHeadroom, 30 * mib},
-		{"raised by the live heap and what is outside it", 20 * mib, 10 * mib, 8 * mib, liveHeadroom, 23 * mib},
-		{"settled headroom", 20 * mib, 16 * mib, 4 * mib, settleHeadroom, 24 * mib},
+		{"raised by the headroom above the live heap", 20 * mib, 40 * mib, 4 * mib, liveHeadroom, 60 * mib},
+		{"raised by the room above the live heap and what is outside it", 20 * mib, 10 * mib, 8 * mib, liveHeadroom, 26 * mib},
+		{"settled headroom", 20 * mib, 40 * mib, 4 * mib, settleHeadroom, 52 * mib},
+		{"settled, room above what is outside", 20 * mib, 16 * mib, 4 * mib, settleHeadroom, 28 * mib},
 		{"never lowered", 100 * mib, 16 * mib, 4 * mib, settleHeadroom, 100 * mib},
 	} {
 		r := &Run{base: c.limit, limit: c.limit, headroom: c.headroom}
