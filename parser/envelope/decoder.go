@@ -30,6 +30,15 @@ type decoder struct {
 	plans   planCache  // rawItem's field plans
 	fixRec  Record     // the record a fieldMap's fix works on
 	elems   [][2]int   // rawLokiValue's element spans, reused
+
+	// sink, when not nil, keeps what the decoder would emit — records
+	// and problems, in order — instead of emitting it: a worker's decoder
+	// (lines_parallel.go). skimHead is then the head the worker's Skim was
+	// last asked about, which a skimmed record keeps in heads for the
+	// replay.
+	sink     *[]lineItem
+	heads    *[]byte
+	skimHead []byte
 }
 
 // rawRecords turns the raw-bytes reading of record objects on (tests turn
@@ -38,6 +47,10 @@ var rawRecords = true
 
 // problem records a problem at line (0 for none).
 func (d *decoder) problem(line int, format string, args ...any) {
+	if d.sink != nil {
+		*d.sink = append(*d.sink, lineItem{kind: itemProblem, pos: line, msg: fmt.Sprintf(format, args...)})
+		return
+	}
 	d.st.ProblemCount++
 	if len(d.st.Problems) < MaxProblems {
 		d.st.Problems = append(d.st.Problems, Problem{Line: line, Msg: fmt.Sprintf(format, args...)})
@@ -61,6 +74,16 @@ func (d *decoder) finish() {
 // emit checks, de-duplicates and yields one record. It returns errStop
 // when yield failed.
 func (d *decoder) emit(r Record) error {
+	if d.sink != nil {
+		it := lineItem{kind: itemRecord, pos: r.Pos, rec: r}
+		if r.Skimmed {
+			it.head = int32(len(*d.heads))
+			*d.heads = append(*d.heads, d.skimHead...)
+			it.headEnd = int32(len(*d.heads))
+		}
+		*d.sink = append(*d.sink, it)
+		return nil
+	}
 	if r.Skimmed {
 		r.Msg = ""
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -60,6 +61,7 @@ func compareFast(t *testing.T, name string, in []byte) {
 		{"typed", nil, false},
 		{"skim", func([]byte) bool { return true }, false},
 		{"skim-klog", func(h []byte) bool { return len(h) > 5 && h[5] == ' ' }, false},
+		{"skim-some", func(h []byte) bool { return len(h) > 12 && h[5] == ' ' && h[12]%3 != 0 }, false},
 		{"skim-onebyte", func([]byte) bool { return true }, true},
 	} {
 		if mode.oneByte && len(in) > 64<<10 {
@@ -124,6 +126,28 @@ func TestFastPathMatchesFull(t *testing.T) {
 	compareFast(t, "cloudwatch", bytes.Replace(in, []byte("\n    ]"), []byte(",\n    ]"), 1))
 	compareFast(t, "cloudwatch", append(bytes.Clone(in), in...))
 	compareFast(t, "cloudwatch", mixedSizeExport())
+	// JSON Lines over many batches of the parallel reading
+	// (lines_parallel.go), whole and with lines it cannot take mixed in:
+	// text, invalid JSON, a record twice, a blank line, a document
+	for _, ex := range jsonLinesExports(t, 1<<20) {
+		compareFast(t, ex.envelope, ex.in)
+		lines := bytes.SplitAfter(ex.in, []byte("\n"))
+		var mixed []byte
+		for i, l := range lines {
+			mixed = append(mixed, l...)
+			switch i % 997 {
+			case 3:
+				mixed = append(mixed, "plain text line\n"...)
+			case 5:
+				mixed = append(mixed, "{\"_msg\": \"cut\n"...)
+			case 7:
+				mixed = append(mixed, l...)
+			case 11:
+				mixed = append(mixed, "\n  \n[{\"a\":1}]\n"...)
+			}
+		}
+		compareFast(t, ex.envelope, mixed)
+	}
 	compareFast(t, "cloudwatch", []byte(`{"events":[{"timestamp":1,"message":"a\u0020attacher.Attach","eventId":"x"},{"timestamp":1,"message":"Started \"x","eventId":"x"},{"timestamp":1,"message":"b","eventId":"x"}, 7, {"message":"c", "message":"d\/reconciler.go"}, {"m\u0065ssage":"e"}]}`))
 	// bytes right after a record that would carry a number on ("e", "E",
 	// "."): the decoder taking over there must fail where encoding/json
@@ -163,12 +187,53 @@ func mixedSizeExport() []byte {
 	return b.Bytes()
 }
 
+// TestParallelLinesMatchSequential: JSON Lines read on workers give what
+// reading them on one goroutine gives — records, statistics, problems —
+// with a Skim that, like the parser's, refuses the first records it is
+// asked about (it asks in input order either way).
+func TestParallelLinesMatchSequential(t *testing.T) {
+	defer func(f func() int) { lineWorkers = f }(lineWorkers)
+	for _, ex := range jsonLinesExports(t, 1<<20) {
+		in := append(bytes.Clone(ex.in), "not json\n{\"broken\": \n"...)
+		var heads [2][]string
+		var got [2]decoded
+		for k, workers := range []int{1, 4} {
+			lineWorkers = func() int { return workers }
+			asked := 0
+			got[k] = decodeMode(ex.envelope, in, true, func(h []byte) bool {
+				heads[k] = append(heads[k], string(h))
+				asked++
+				return asked > 16 && len(h) > 5 && h[5] == ' '
+			}, false)
+		}
+		if len(got[0].recs) != len(got[1].recs) {
+			t.Fatalf("%s: %d records on workers, %d on one goroutine", ex.name, len(got[1].recs), len(got[0].recs))
+		}
+		for i := range got[0].recs {
+			if !reflect.DeepEqual(got[0].recs[i], got[1].recs[i]) {
+				t.Fatalf("%s: record %d on workers\n%+v\non one goroutine\n%+v", ex.name, i, got[1].recs[i], got[0].recs[i])
+			}
+		}
+		if !reflect.DeepEqual(got[0], got[1]) {
+			t.Fatalf("%s: on workers\n%+v\non one goroutine\n%+v", ex.name, got[1].st, got[0].st)
+		}
+		if !slices.Equal(heads[0], heads[1]) {
+			t.Fatalf("%s: Skim asked %d times on workers, %d on one goroutine", ex.name, len(heads[1]), len(heads[0]))
+		}
+		if len(got[0].st.Problems) == 0 {
+			t.Fatalf("%s: no problem: the test compares none", ex.name)
+		}
+	}
+}
+
 // FuzzFastPathMatchesFull: the raw-bytes reading equals the full decoding
 // on any input, for every JSON envelope.
 func FuzzFastPathMatchesFull(f *testing.F) {
 	fuzzSeeds(f, "")
 	f.Add([]byte(`{"events":[{"timestamp":1,"message":"a\u0020attacher.Attach","eventId":"x"},{"timestamp":1,"message":"b","eventId":"x"},]}`))
 	f.Add([]byte("{\"_msg\":\"x\",\"_time\":\"2024-08-12T03:10:00Z\"}\n{\"_msg\":\"y\\\"\",\"_time\":1}\n"))
+	defer func(n int) { parallelMinBytes = n }(parallelMinBytes)
+	parallelMinBytes = 0 // JSON Lines on workers too, however small
 	f.Fuzz(func(t *testing.T, in []byte) {
 		var want string
 		if json.Unmarshal(append(append([]byte{'"'}, in...), '"'), &want) == nil {

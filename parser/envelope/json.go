@@ -72,6 +72,9 @@ func jsonLines(s *sample) bool {
 func (spec *docSpec) decodeJSON(d *decoder, br *bufio.Reader) error {
 	head, _ := br.Peek(SampleSize)
 	if jsonLines(newSample(head)) {
+		if w := lineWorkers(); w > 1 && rawRecords && len(head) >= parallelMinBytes {
+			return spec.decodeLinesParallel(d, br, w)
+		}
 		return spec.decodeLines(d, br)
 	}
 	return spec.decodeDocuments(d, br, 1)
