@@ -85,17 +85,9 @@ func (spec *docSpec) decodeJSON(d *decoder, br *bufio.Reader) error {
 func (spec *docSpec) decodeLines(d *decoder, br *bufio.Reader) error {
 	lr := newLineReader(d, br, 1)
 	for {
-		line, ok := lr.next()
+		line, ok := lr.nextObject()
 		if !ok {
 			return lr.err
-		}
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
-			continue
-		}
-		if line[0] != '{' {
-			d.problem(lr.n, "not a JSON object line (another format mixed in?): %q", clip(string(line)))
-			continue
 		}
 		if ok, err := spec.rawLine(d, line, lr.n); ok {
 			if err != nil {
@@ -103,17 +95,7 @@ func (spec *docSpec) decodeLines(d *decoder, br *bufio.Reader) error {
 			}
 			continue
 		}
-		var v any
-		dec := json.NewDecoder(bytes.NewReader(line))
-		dec.UseNumber()
-		if err := dec.Decode(&v); err != nil {
-			d.problem(lr.n, "invalid JSON line: %v", err)
-			continue
-		}
-		if dec.More() {
-			d.problem(lr.n, "text after the JSON object ignored")
-		}
-		if err := spec.walkValue(d, v, lr.n); err != nil {
+		if err := spec.decodeLine(d, line, lr.n); err != nil {
 			return err
 		}
 	}

@@ -25,6 +25,26 @@ func newLineReader(d *decoder, br *bufio.Reader, firstLine int) *lineReader {
 	return &lineReader{br: br, d: d, n: firstLine - 1}
 }
 
+// nextObject returns the next line that is not blank, trimmed, when it
+// starts a JSON object; a line that does not is a problem (of lr's
+// decoder) and skipped.
+func (lr *lineReader) nextObject() (line []byte, ok bool) {
+	for {
+		if line, ok = lr.next(); !ok {
+			return nil, false
+		}
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		if line[0] != '{' {
+			lr.d.problem(lr.n, "not a JSON object line (another format mixed in?): %q", clip(string(line)))
+			continue
+		}
+		return line, true
+	}
+}
+
 // next returns the next line without its "\n" (and "\r"); ok is false at
 // the end of the input. The line is valid until the next call.
 func (lr *lineReader) next() (line []byte, ok bool) {

@@ -114,21 +114,13 @@ func (spec *docSpec) decodeLinesParallel(d *decoder, br *bufio.Reader, workers i
 			return true
 		}
 		for {
-			line, ok := lr.next()
+			line, ok := lr.nextObject()
 			for _, p := range problems { // the reader's, before the line
 				b.lines = append(b.lines, lineRef{pos: p.pos, from: -1, msg: p.msg})
 			}
 			problems = problems[:0]
 			if !ok {
 				break
-			}
-			line = bytes.TrimSpace(line)
-			if len(line) == 0 {
-				continue
-			}
-			if line[0] != '{' {
-				ld.problem(lr.n, "not a JSON object line (another format mixed in?): %q", clip(string(line)))
-				continue
 			}
 			off := len(b.arena)
 			b.arena = append(b.arena, line...)
