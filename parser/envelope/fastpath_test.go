@@ -303,3 +303,30 @@ func TestUnquote(t *testing.T) {
 		}
 	}
 }
+
+// TestParallelLinesPanic: a panic while a worker reads a batch (a bug)
+// is kept with the batch, for the replay to raise again in the caller's
+// goroutine, where the parser recovers it (on the worker's it would end
+// the process); and a panic in the replay (the caller's Skim here) is the
+// caller's.
+func TestParallelLinesPanic(t *testing.T) {
+	defer func(n int) { parallelMinBytes = n }(parallelMinBytes)
+	parallelMinBytes = 0
+	in := []byte("{\"_msg\":\"a\",\"_time\":\"2024-08-12T03:10:00Z\"}\n{\"_msg\":\"b\",\"_time\":\"2024-08-12T03:10:01Z\"}\n")
+	spec := victorialogsDoc
+	b := &lineBatch{arena: in, done: make(chan struct{})}
+	b.lines = []lineRef{{pos: 1, from: 0, to: int32(bytes.IndexByte(in, '\n'))}}
+	wd := &decoder{opt: Options{Prefilter: testPrefilter, Skim: func([]byte) bool { panic("worker bug") }}}
+	spec.readBatch(wd, b)
+	if b.panicked != "worker bug" {
+		t.Fatalf("batch kept %v, want the worker's panic", b.panicked)
+	}
+	opt := Options{Prefilter: testPrefilter, Skim: func([]byte) bool { panic("skim bug") }}
+	defer func() {
+		if p := recover(); p != "skim bug" {
+			t.Fatalf("recovered %v, want the caller's Skim's panic", p)
+		}
+	}()
+	DecodeWith("victorialogs", bytes.NewReader(in), opt, func(Record) error { return nil })
+	t.Fatal("no panic")
+}

@@ -50,11 +50,12 @@ type lineRef struct {
 // lineBatch is consecutive lines of the input; done is closed once a
 // worker has read them.
 type lineBatch struct {
-	lines []lineRef
-	arena []byte
-	outs  []lineItem
-	heads []byte
-	done  chan struct{}
+	lines    []lineRef
+	arena    []byte
+	outs     []lineItem
+	heads    []byte
+	done     chan struct{}
+	panicked any // a worker's panic reading it, raised again by the replay
 }
 
 // Sizes of the batches: lines, and bytes of them.
@@ -86,6 +87,15 @@ func (spec *docSpec) decodeLinesParallel(d *decoder, br *bufio.Reader, workers i
 			}
 		})
 	}
+	// a panic (a bug) is raised again in the caller's goroutine, where the
+	// parser turns it into a problem of the input, as for the reading on
+	// one goroutine
+	var readerPanic any
+	defer func() {
+		if readerPanic != nil {
+			panic(readerPanic)
+		}
+	}()
 	type readEnd struct {
 		lines int
 		err   error
@@ -95,6 +105,12 @@ func (spec *docSpec) decodeLinesParallel(d *decoder, br *bufio.Reader, workers i
 	go func() {
 		defer close(order)
 		defer close(jobs)
+		defer func() {
+			if p := recover(); p != nil {
+				readerPanic = p // read once order is closed
+				readErr <- readEnd{}
+			}
+		}()
 		var problems []lineItem
 		ld := &decoder{sink: &problems}
 		lr := newLineReader(ld, br, 1)
@@ -144,6 +160,9 @@ func (spec *docSpec) decodeLinesParallel(d *decoder, br *bufio.Reader, workers i
 	}()
 	for b := range order {
 		<-b.done
+		if b.panicked != nil {
+			panic(b.panicked)
+		}
 		err := spec.replay(d, b)
 		b.reset()
 		select {
@@ -180,6 +199,11 @@ func (b *lineBatch) reset() {
 // readBatch reads the records of b's lines with the worker's decoder wd,
 // keeping what it emits in b.outs.
 func (spec *docSpec) readBatch(wd *decoder, b *lineBatch) {
+	defer func() {
+		if p := recover(); p != nil {
+			b.panicked = p
+		}
+	}()
 	wd.sink, wd.heads = &b.outs, &b.heads
 	for i := range b.lines {
 		l := &b.lines[i]
