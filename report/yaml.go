@@ -109,11 +109,12 @@ type yamlWriter struct {
 	out     bytes.Buffer         // the fast emitter's YAML of the piece
 	buf     bytes.Buffer         // the encoder's YAML of a piece or a scalar
 	scalars map[string]yamlText  // strings the encoder was asked for (yamlfast.go)
+	keys    map[string]string    // keys the encoder was asked for
 	nodes   map[string]yaml.Node // numbers, booleans and null as the YAML parser reads them
 }
 
 func newYAMLWriter(w *bufio.Writer, dec *jsontext.Decoder) *yamlWriter {
-	return &yamlWriter{w: w, dec: dec, scalars: map[string]yamlText{}, nodes: map[string]yaml.Node{}}
+	return &yamlWriter{w: w, dec: dec, scalars: map[string]yamlText{}, keys: map[string]string{}, nodes: map[string]yaml.Node{}}
 }
 
 // A jsonTok is one token of a JSON value: a delimiter ('{', '}', '[',

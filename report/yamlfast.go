@@ -210,8 +210,8 @@ func (y *yamlWriter) keyText(key string) (string, bool) {
 	if len(key) <= maxPlainKey && plainSafe(key) {
 		return key, true
 	}
-	if t, ok := y.scalars["\x00key\x00"+key]; ok {
-		return t.first, true
+	if k, ok := y.keys[key]; ok {
+		return k, true
 	}
 	y.buf.Reset()
 	if err := y.encode(keyed(key, str("-"))); err != nil {
@@ -221,8 +221,8 @@ func (y *yamlWriter) keyText(key string) (string, bool) {
 	if !ok || strings.ContainsAny(k, "\n") || strings.HasPrefix(k, "? ") {
 		return "", false
 	}
-	if len(key) <= maxRemembered && len(y.scalars) < rememberedAtMost {
-		y.scalars["\x00key\x00"+key] = yamlText{first: k}
+	if len(key) <= maxRemembered && len(y.keys) < rememberedAtMost {
+		y.keys[key] = k
 	}
 	return k, true
 }

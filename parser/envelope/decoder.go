@@ -35,7 +35,8 @@ type decoder struct {
 	// and problems, in order — instead of emitting it: a worker's decoder
 	// (lines_parallel.go). skimHead is then the head the worker's Skim was
 	// last asked about, which a skimmed record keeps in heads for the
-	// replay.
+	// replay (a sink that only ever gets problems, the line reader's, has
+	// no heads).
 	sink     *[]lineItem
 	heads    *[]byte
 	skimHead []byte
