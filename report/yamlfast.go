@@ -167,13 +167,14 @@ func (y *yamlWriter) indent(n int) {
 	}
 }
 
-// maxRemembered is the longest string whose rendering is remembered, and
-// how many are: names repeat (nodes, drivers, reasons), a log line's text
-// seldom does.
+// Limits of the fast emitter: the longest string whose rendering is
+// remembered, and how many are (names repeat — nodes, drivers, reasons —,
+// a log line's text seldom does); the longest key the encoder writes as
+// it is (a longer one as "? key"); the longest string plainSafe takes.
 const (
 	maxRemembered      = 256
 	rememberedAtMost   = 8192
-	maxPlainKey        = 128 // the encoder writes a longer key as "? key"
+	maxPlainKey        = 128
 	maxPlainSafeLength = 4096
 )
 
