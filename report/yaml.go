@@ -384,7 +384,10 @@ func keyed(key string, v *yaml.Node) *yaml.Node {
 
 // writeIndented writes b with indent before each line that is not empty:
 // the encoder leaves a literal block's empty lines empty at any depth.
-func writeIndented(w *bufio.Writer, b []byte, indent string) {
+func writeIndented(w interface {
+	io.Writer
+	io.StringWriter
+}, b []byte, indent string) {
 	if indent == "" {
 		w.Write(b)
 		return

@@ -148,14 +148,8 @@ func (y *yamlWriter) scalar(i, col int) (int, bool) {
 	}
 	y.out.WriteString(txt.first)
 	y.out.WriteByte('\n')
-	for more := txt.more; more != ""; {
-		line, rest, _ := strings.Cut(more, "\n")
-		if line != "" {
-			y.indent(col)
-		}
-		y.out.WriteString(line)
-		y.out.WriteByte('\n')
-		more = rest
+	if txt.more != "" {
+		writeIndented(&y.out, []byte(txt.more), strings.Repeat(" ", col))
 	}
 	return i + 1, true
 }

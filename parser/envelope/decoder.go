@@ -52,9 +52,18 @@ func (d *decoder) problem(line int, format string, args ...any) {
 		*d.sink = append(*d.sink, lineItem{kind: itemProblem, pos: line, msg: fmt.Sprintf(format, args...)})
 		return
 	}
+	if len(d.st.Problems) >= MaxProblems {
+		d.st.ProblemCount++ // counted only: not written
+		return
+	}
+	d.problemText(line, fmt.Sprintf(format, args...))
+}
+
+// problemText records a problem already written (a worker's, replayed).
+func (d *decoder) problemText(line int, msg string) {
 	d.st.ProblemCount++
 	if len(d.st.Problems) < MaxProblems {
-		d.st.Problems = append(d.st.Problems, Problem{Line: line, Msg: fmt.Sprintf(format, args...)})
+		d.st.Problems = append(d.st.Problems, Problem{Line: line, Msg: msg})
 	}
 }
 
@@ -76,7 +85,7 @@ func (d *decoder) finish() {
 // when yield failed.
 func (d *decoder) emit(r Record) error {
 	if d.sink != nil {
-		it := lineItem{kind: itemRecord, pos: r.Pos, rec: r}
+		it := lineItem{kind: itemRecord, rec: r}
 		if r.Skimmed {
 			it.head = int32(len(*d.heads))
 			*d.heads = append(*d.heads, d.skimHead...)

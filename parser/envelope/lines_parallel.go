@@ -22,8 +22,8 @@ import (
 // record (with the head of its message, in its batch's heads, when a
 // worker skimmed it: the caller's Skim is asked in the replay).
 type lineItem struct {
-	kind          byte // itemProblem, itemRecord
-	pos           int
+	kind          byte   // itemProblem, itemRecord
+	pos           int    // a problem's line (a record has its Pos)
 	msg           string // a problem's
 	rec           Record
 	head, headEnd int32
@@ -225,7 +225,7 @@ func (spec *docSpec) replay(d *decoder, b *lineBatch) error {
 	for i := range b.lines {
 		l := &b.lines[i]
 		if l.from < 0 {
-			d.problem(l.pos, "%s", l.msg)
+			d.problemText(l.pos, l.msg)
 			continue
 		}
 		line := b.arena[l.from:l.to:l.to]
@@ -252,7 +252,7 @@ func (spec *docSpec) replay(d *decoder, b *lineBatch) error {
 		for j := range outs {
 			o := &outs[j]
 			if o.kind == itemProblem {
-				d.problem(o.pos, "%s", o.msg)
+				d.problemText(o.pos, o.msg)
 				continue
 			}
 			if err := d.emit(o.rec); err != nil {
