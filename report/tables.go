@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/lipgloss/table"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/kcmtrace/kcmtrace/parser"
@@ -110,43 +108,6 @@ func eventVolume(e parser.Event) string {
 		return "-"
 	}
 	return oneLine(n) // never cut: grep pvc-… finds the row at any width
-}
-
-// newTable is a lipgloss table with kcmtrace's borders and cell styles:
-// a rule under the header, no other borders, two spaces between columns.
-// Options.NoHeaders drops the header line, Options.NoRule the rule under it.
-func newTable(st *styles, o Options, headers ...string) *table.Table {
-	cols := len(headers)
-	tb := table.New().Border(lipgloss.NormalBorder()).BorderStyle(st.Border).
-		BorderColumn(false).BorderTop(false).BorderBottom(false).BorderLeft(false).BorderRight(false).
-		BorderHeader(!o.NoRule && !o.NoHeaders).Headers(headers...)
-	return tb.
-		StyleFunc(func(row, col int) lipgloss.Style {
-			s := st.Cell
-			if row == table.HeaderRow {
-				s = st.Header
-			}
-			if col < cols-1 {
-				return s.PaddingRight(2)
-			}
-			return s
-		})
-}
-
-// renderTable renders tb with trailing spaces trimmed, without its header
-// line under Options.NoHeaders (newTable then draws no rule under it).
-func renderTable(w io.Writer, tb *table.Table, o Options) error {
-	var b strings.Builder
-	lines := strings.Split(tb.Render(), "\n")
-	if o.NoHeaders && len(lines) > 0 {
-		lines = lines[1:]
-	}
-	for _, l := range lines {
-		b.WriteString(strings.TrimRight(l, " "))
-		b.WriteByte('\n')
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 // VolumesTable writes a table of volumes: name, PV, driver, nodes, pods,
