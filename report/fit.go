@@ -10,10 +10,36 @@ import (
 
 // Fitting text into terminal cells: cutting, windows, wrapping, padding.
 
+// displayWidth is the display cells of s: ansi.StringWidth, without its
+// cost for printable ASCII (one cell a byte), which most names and times
+// are.
+func displayWidth(s string) int {
+	if printableASCII(s) {
+		return len(s)
+	}
+	return ansi.StringWidth(s)
+}
+
+// printableASCII reports whether s is bytes 0x20-0x7e only.
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
 // shorten cuts s to max display cells, keeping both ends: "pvc-2708…3c36".
 func shorten(s string, max int) string {
-	if max <= 1 || ansi.StringWidth(s) <= max {
+	if max <= 1 {
 		return s
+	}
+	if w := displayWidth(s); w <= max {
+		return s
+	} else if w == len(s) { // printable ASCII: bytes are runes
+		head := (max - 1) / 2
+		return s[:head] + "…" + s[len(s)-(max-1-head):]
 	}
 	r := []rune(s)
 	if len(r) <= max {
@@ -29,7 +55,7 @@ func truncate(s string, max int) string {
 	if max < 1 {
 		return ""
 	}
-	if ansi.StringWidth(s) <= max {
+	if displayWidth(s) <= max {
 		return s
 	}
 	return ansi.Truncate(s, max, "…")
@@ -126,6 +152,15 @@ func wrap(s string, width int) []string {
 	if width < 10 {
 		width = 10
 	}
+	if len(s) <= width && len(s) > 0 && s[0] != ' ' && s[len(s)-1] != ' ' &&
+		printableASCII(s) && !strings.Contains(s, "  ") {
+		return []string{s} // one line of printable ASCII, spaced as wrapWords spaces it
+	}
+	return wrapWords(s, width)
+}
+
+// wrapWords is wrap of s at width (at least 10), word by word.
+func wrapWords(s string, width int) []string {
 	var lines []string
 	var cur strings.Builder
 	curW := 0
@@ -176,7 +211,7 @@ func wrap(s string, width int) []string {
 
 // padRight pads s with spaces to width display cells.
 func padRight(s string, width int) string {
-	w := ansi.StringWidth(s)
+	w := displayWidth(s)
 	if w >= width {
 		return s
 	}

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"io"
 	"runtime"
-	"sync/atomic"
 
 	json "github.com/goccy/go-json"
 )
@@ -101,67 +100,11 @@ func appendElements(dst []byte, from, to int, elem elemAppender) ([]byte, error)
 }
 
 // elementsParallel encodes batches of elements on workers goroutines and
-// writes them in order; at most 2×workers batches are held at once. A
-// written batch's buffer goes to the next batch, and new buffers start at
-// the size of the largest batch so far, so that buffers seldom grow.
+// writes them in order (renderOrdered).
 func (o *objectWriter) elementsParallel(n int, elem elemAppender, workers int) {
-	type batch struct {
-		from, to int
-		out      []byte
-		err      error
-		done     chan struct{}
-	}
-	jobs := make(chan *batch, 2*workers)
-	order := make(chan *batch, 2*workers)
-	free := make(chan []byte, 4*workers+2) // written buffers (room for all in flight)
-	var size atomic.Int64                  // the largest batch so far, to size new buffers
-	stop := make(chan struct{})
-	go func() {
-		defer close(jobs)
-		defer close(order)
-		for from := 0; from < n; from += arrayBatch {
-			b := &batch{from: from, to: min(n, from+arrayBatch), done: make(chan struct{})}
-			select {
-			case jobs <- b:
-			case <-stop:
-				return
-			}
-			order <- b // never blocks longer than the writer takes
-		}
-	}()
-	for range workers {
-		go func() {
-			for b := range jobs {
-				var buf []byte
-				select {
-				case buf = <-free:
-				default:
-					if n := size.Load(); n > 0 {
-						buf = make([]byte, 0, n+n/4)
-					}
-				}
-				b.out, b.err = appendElements(buf[:0], b.from, b.to, elem)
-				if n := int64(len(b.out)); n > size.Load() {
-					size.Store(n) // a lost race only leaves a smaller hint
-				}
-				close(b.done)
-			}
-		}()
-	}
-	for b := range order {
-		<-b.done
-		if o.err == nil && b.err != nil {
-			o.err = b.err
-			close(stop)
-		}
-		if o.err == nil {
-			o.w.Write(b.out)
-		}
-		select {
-		case free <- b.out:
-		default:
-		}
-	}
+	o.err = renderOrdered(o.w, n, arrayBatch, workers, func(dst []byte, from, to int) ([]byte, error) {
+		return appendElements(dst, from, to, elem)
+	})
 }
 
 // write encodes v with the given line prefix, without the encoder's newline.

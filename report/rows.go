@@ -13,7 +13,7 @@ import (
 // row is one line of a volume's event list: a run of events of one kind on
 // one node with one error class, collapsed ("attach-failed ZoneNotMatch ×40").
 type row struct {
-	First, Last parser.Event
+	First, Last *parser.Event // in the events folded (never nil)
 	Time, Until time.Time
 	Count       int // events in the run, describe counts included
 	Kind        parser.Kind
@@ -22,7 +22,9 @@ type row struct {
 	Pods        []string
 }
 
-func (r row) key() string { return r.Kind.String() + "\x00" + r.Node + "\x00" + r.Code }
+// sameRun reports whether two rows are of one run: kind, node and error
+// class.
+func (r *row) sameRun(o *row) bool { return r.Kind == o.Kind && r.Node == o.Node && r.Code == o.Code }
 
 // collapse groups events into rows. An event joins one of the two most
 // recent rows on its node when kind and error class match, so a retry storm
@@ -36,9 +38,11 @@ func collapse(evs []parser.Event) []row { return fold(evs, false) }
 // (failures, timeouts): "MountDevice failed ×35" stays one row although
 // mount timeouts interleave, while a success on the node ends the run.
 func fold(evs []parser.Event, loop bool) []row {
-	var rows []row
+	// (most volumes fold into a few rows: one array of them)
+	rows := make([]row, 0, min(len(evs), 16))
 	recent := map[string][]int{} // node → indices of its rows, newest last
-	for _, e := range evs {
+	for i := range evs {
+		e := &evs[i]
 		n := int(e.Count)
 		if n < 1 {
 			n = 1
@@ -62,7 +66,7 @@ func fold(evs []parser.Event, loop bool) []row {
 			if !loop && j < len(rc)-2 {
 				break
 			}
-			if rows[i].key() != r.key() {
+			if !rows[i].sameRun(&r) {
 				if loop && !loopKind(rows[i].Kind) {
 					break
 				}
@@ -251,7 +255,7 @@ func (r row) when(z displayZone, withDate bool) string {
 	if !r.Time.IsZero() {
 		return z.clock(r.Time, withDate)
 	}
-	return ageText(r.First)
+	return ageText(*r.First)
 }
 
 // ageText is "4m before capture" for an unanchored describe row, else "—".

@@ -122,18 +122,16 @@ func (t *textTable) lines() []string {
 // escape sequence is measured as nothing), a rune that is not a letter,
 // digit, punctuation, symbol or ASCII space, or a byte that is not UTF-8.
 func cellWidth(s string) (w int, ok bool) {
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == 0x7f {
-			return 0, false
-		} else if c >= 0x80 {
-			ascii = false
-		}
-	}
-	if ascii {
+	if printableASCII(s) {
 		return len(s), true
 	}
 	for _, r := range s {
+		if r < utf8.RuneSelf {
+			if r < 0x20 || r == 0x7f {
+				return 0, false
+			}
+			continue
+		}
 		// letters, digits, punctuation and symbols; not marks, spaces but
 		// ASCII's, joiners, selectors, separators (lipgloss may break a line
 		// or add one at them) or the bytes of bad UTF-8
