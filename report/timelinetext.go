@@ -367,13 +367,15 @@ func writeEventRows(t *textWriter, st *styles, evs []parser.Event, withPod bool,
 	}
 	timeW = max(timeW, ansi.StringWidth("TIME ("+t.name()+")"))
 	relW, nodeW, locW := 4, 4, 6
-	for _, r := range rows {
+	locs := make([]string, len(rows))
+	for i, r := range rows {
 		if r.Time.IsZero() {
-			timeW = max(timeW, ansi.StringWidth(r.when(t.displayZone, false)))
+			timeW = max(timeW, displayWidth(r.when(t.displayZone, false)))
 		}
 		relW = max(relW, len(rel(r.Time, base)))
-		nodeW = max(nodeW, ansi.StringWidth(shorten(oneLine(r.Node), 16)))
-		locW = max(locW, ansi.StringWidth(r.sourceLoc()))
+		nodeW = max(nodeW, displayWidth(shorten(oneLine(r.Node), 16)))
+		locs[i] = r.sourceLoc()
+		locW = max(locW, displayWidth(locs[i]))
 	}
 	locW = min(locW, 22)
 	whatW := width - 2 - timeW - 2 - relW - 2 - nodeW - 2 - 2 - locW
@@ -390,7 +392,7 @@ func writeEventRows(t *textWriter, st *styles, evs []parser.Event, withPod bool,
 	}
 	t.line()
 	t.line("  ", st.Dim(padRight("TIME ("+t.name()+")", timeW)+"  "+relCol("REL")+padRight("NODE", nodeW)+"  "+padRight("EVENT", whatW)+"  SOURCE"))
-	for _, r := range rows {
+	for i, r := range rows {
 		tm := r.when(t.displayZone, false)
 		if !r.Time.IsZero() {
 			if withDate {
@@ -406,7 +408,7 @@ func writeEventRows(t *textWriter, st *styles, evs []parser.Event, withPod bool,
 		what := wrap(r.what(withPod), whatW)
 		t.line("  ", padRight(tm, timeW), "  ", relCol(rel(r.Time, base)),
 			padRight(shorten(oneLine(node), 16), nodeW), "  ",
-			padRight(what[0], whatW), "  ", st.Dim(shorten(r.sourceLoc(), locW)))
+			padRight(what[0], whatW), "  ", st.Dim(shorten(locs[i], locW)))
 		for _, l := range what[1:] {
 			t.line(strings.Repeat(" ", 2+timeW+2+len(relCol(""))+nodeW+2), l)
 		}
