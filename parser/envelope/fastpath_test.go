@@ -317,7 +317,7 @@ func TestParallelLinesPanic(t *testing.T) {
 	b := &lineBatch{arena: in, done: make(chan struct{})}
 	b.lines = []lineRef{{pos: 1, from: 0, to: int32(bytes.IndexByte(in, '\n'))}}
 	wd := &decoder{opt: Options{Prefilter: testPrefilter, Skim: func([]byte) bool { panic("worker bug") }}}
-	spec.readBatch(wd, b)
+	work(spec.readBatch, wd, b)
 	if b.panicked != "worker bug" {
 		t.Fatalf("batch kept %v, want the worker's panic", b.panicked)
 	}
