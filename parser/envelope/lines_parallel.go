@@ -83,4 +83,3 @@ func (spec *docSpec) decodeLine(d *decoder, line []byte, pos int) error {
 	}
 	return spec.walkValue(d, v, pos)
 }
-

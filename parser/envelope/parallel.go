@@ -280,7 +280,6 @@ func skimmedRefused(d *decoder, outs []lineItem, heads []byte) bool {
 // refuseSkim is a Skim that has already said no.
 func refuseSkim([]byte) bool { return false }
 
-
 // lineWorkers is how many workers read JSON Lines: the cores, but one
 // (reading on one goroutine) where there is one, or where tests ask.
 var lineWorkers = func() int { return runtime.GOMAXPROCS(0) }
