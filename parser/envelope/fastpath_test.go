@@ -226,6 +226,65 @@ func TestParallelLinesMatchSequential(t *testing.T) {
 	}
 }
 
+// TestParallelArrayMatchesSequential: the record arrays of documents read
+// on workers (json_parallel.go) give what reading them on one goroutine
+// gives — records, statistics, problems, Skim calls — across batches,
+// with elements the reader leaves to encoding/json (over fastMaxRecord,
+// invalid, a trailing comma), several pages and keys with escapes.
+func TestParallelArrayMatchesSequential(t *testing.T) {
+	defer func(f func() int) { lineWorkers = f }(lineWorkers)
+	cw := cloudwatchExport(t, 1<<20)
+	bad := bytes.Clone(cw)
+	bad[len(bad)/3] = '}'
+	escaped := bytes.ReplaceAll(cw, []byte(`"message"`), []byte(`"m\u0065ssage"`))
+	escaped = append(bytes.Clone(cw[:len(cw)/2]), escaped[len(escaped)/2:]...)
+	for _, ex := range []struct {
+		name string
+		in   []byte
+	}{
+		{"cloudwatch", cw},
+		{"mixed-sizes", mixedSizeExport()},
+		{"pages", append(bytes.Clone(cw), cw...)},
+		{"invalid", bad},
+		{"trailing-comma", bytes.Replace(cw, []byte("\n    ]"), []byte(",\n    ]"), 1)},
+		{"escaped-keys", escaped},
+		{"cut", cw[:len(cw)*2/3]},
+	} {
+		var heads [2][]string
+		var got [2]decoded
+		for k, workers := range []int{1, 4} {
+			lineWorkers = func() int { return workers }
+			before := parallelReadings.Load()
+			asked := 0
+			got[k] = decodeMode("cloudwatch", ex.in, true, func(h []byte) bool {
+				heads[k] = append(heads[k], string(h))
+				asked++
+				return asked > 16 && len(h) > 5 && h[5] == ' '
+			}, false)
+			if ran := parallelReadings.Load() > before; ran != (workers > 1) {
+				t.Fatalf("%s: %d workers: read in parallel %v", ex.name, workers, ran)
+			}
+		}
+		if len(got[0].recs) != len(got[1].recs) {
+			t.Fatalf("%s: %d records on workers, %d on one goroutine", ex.name, len(got[1].recs), len(got[0].recs))
+		}
+		for i := range got[0].recs {
+			if !reflect.DeepEqual(got[0].recs[i], got[1].recs[i]) {
+				t.Fatalf("%s: record %d on workers\n%+v\non one goroutine\n%+v", ex.name, i, got[1].recs[i], got[0].recs[i])
+			}
+		}
+		if !reflect.DeepEqual(got[0], got[1]) {
+			t.Fatalf("%s: on workers\n%+v\non one goroutine\n%+v", ex.name, got[1].st, got[0].st)
+		}
+		if !slices.Equal(heads[0], heads[1]) {
+			t.Fatalf("%s: Skim asked %d times on workers, %d on one goroutine", ex.name, len(heads[1]), len(heads[0]))
+		}
+		if len(got[0].recs) < 1000 {
+			t.Fatalf("%s: %d records: the test compares few", ex.name, len(got[0].recs))
+		}
+	}
+}
+
 // FuzzFastPathMatchesFull: the raw-bytes reading equals the full decoding
 // on any input, for every JSON envelope.
 func FuzzFastPathMatchesFull(f *testing.F) {

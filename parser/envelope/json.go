@@ -71,13 +71,17 @@ func jsonLines(s *sample) bool {
 // as a stream of documents.
 func (spec *docSpec) decodeJSON(d *decoder, br *bufio.Reader) error {
 	head, _ := br.Peek(SampleSize)
+	workers := 1 // on one goroutine, or on every core (parallel.go)
+	if w := lineWorkers(); w > 1 && rawRecords && len(head) >= parallelMinBytes {
+		workers = w
+	}
 	if jsonLines(newSample(head)) {
-		if w := lineWorkers(); w > 1 && rawRecords && len(head) >= parallelMinBytes {
-			return spec.decodeLinesParallel(d, br, w)
+		if workers > 1 {
+			return spec.decodeLinesParallel(d, br, workers)
 		}
 		return spec.decodeLines(d, br)
 	}
-	return spec.decodeDocuments(d, br, 1)
+	return spec.decodeDocuments(d, br, 1, workers)
 }
 
 // decodeLines reads JSON Lines: each line one object (a record, or a
@@ -317,12 +321,12 @@ func (t *tracker) lines() int {
 // decodeDocuments reads JSON values one after another (one document, or
 // pages appended to one file); a syntax error ends the value, and reading
 // resumes at the next line that starts with "{" or "[".
-func (spec *docSpec) decodeDocuments(d *decoder, r io.Reader, firstLine int) error {
+func (spec *docSpec) decodeDocuments(d *decoder, r io.Reader, firstLine, workers int) error {
 	for r != nil {
 		t := &tracker{r: r, line: firstLine, first: firstLine}
 		dec := json.NewDecoder(t)
 		dec.UseNumber()
-		w := &walker{spec: spec, d: d, dec: dec, t: t, valStart: -1}
+		w := &walker{spec: spec, d: d, dec: dec, t: t, valStart: -1, workers: workers}
 		err := w.values()
 		d.st.Lines = max(d.st.Lines, t.lines())
 		if t.err != nil {
@@ -396,6 +400,9 @@ type walker struct {
 	// valStart is the input offset where the value decode is reading
 	// starts, -1 when decode is not reading one.
 	valStart int64
+	// workers read the record objects of an array when more than one
+	// (json_parallel.go)
+	workers int
 }
 
 // decode decodes the next value into v, keeping where it starts for fail.
@@ -631,9 +638,14 @@ func (w *walker) element() (any, error) {
 // array reads the elements of an array whose "[" was read as records.
 func (w *walker) array(kind itemKind, header any) error {
 	if kind == itemObject && rawRecords {
-		err := w.fastArray('{', func(el []byte, pos int) error {
-			return w.spec.rawItem(w.d, el, w.d.fields, pos)
-		})
+		var err error
+		if w.workers > 1 {
+			err = w.fastObjectsParallel()
+		} else {
+			err = w.fastArray('{', func(el []byte, pos int) error {
+				return w.spec.rawItem(w.d, el, w.d.fields, pos)
+			})
+		}
 		if err != nil {
 			return err
 		}

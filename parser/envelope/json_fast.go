@@ -92,10 +92,22 @@ func (t *tracker) nextByte(i int) (int, bool) {
 // it takes start with open ('{' or '['); item gets each with its line
 // (and, for objects, its members in w.d.fields, relative to it).
 func (w *walker) fastArray(open byte, item func(el []byte, pos int) error) error {
+	boundary, afterElem, err := w.scanElements(open, &w.d.fields, item)
+	if err != nil {
+		return err
+	}
+	return w.handBack(boundary, afterElem)
+}
+
+// scanElements is fastArray's reading of the elements, up to the array's
+// end or the first element it leaves to the decoder: it returns the input
+// offset after the "[" or after the last element read there, and whether
+// an element was read. item gets each element, and for objects their
+// members in fields (relative to the element); an error of item ends the
+// reading and is returned.
+func (w *walker) scanElements(open byte, fields *[]rawField, item func(el []byte, pos int) error) (boundary int64, afterElem bool, err error) {
 	t := w.t
-	// boundary: the input offset after the "[" or after the last element
-	// read; afterElem: an element was read
-	boundary, afterElem := w.off(), false
+	boundary = w.off()
 	for {
 		// the separator and the next element
 		i, ok := t.nextByte(int(boundary - t.base))
@@ -118,8 +130,8 @@ func (w *walker) fastArray(open byte, item func(el []byte, pos int) error) error
 		for {
 			i = int(start - t.base)
 			if open == '{' {
-				w.d.fields = w.d.fields[:0]
-				end, res = skimObject(t.buf, i, 0, &w.d.fields)
+				*fields = (*fields)[:0]
+				end, res = skimObject(t.buf, i, 0, fields)
 			} else {
 				end, res = skimValue(t.buf, i, 0)
 			}
@@ -132,19 +144,19 @@ func (w *walker) fastArray(open byte, item func(el []byte, pos int) error) error
 		}
 		end64 := t.base + int64(end)
 		if open == '{' {
-			for k := range w.d.fields { // spans relative to the element
-				w.d.fields[k].from -= i
-				w.d.fields[k].to -= i
+			for k := range *fields { // spans relative to the element
+				(*fields)[k].from -= i
+				(*fields)[k].to -= i
 			}
 		}
 		w.start = t.lineAt(start)
 		el := t.buf[int(start-t.base):int(end64-t.base)]
 		if err := item(el, w.start); err != nil {
-			return err
+			return 0, false, err
 		}
 		boundary, afterElem = end64, true
 	}
-	return w.handBack(boundary, afterElem)
+	return boundary, afterElem, nil
 }
 
 // handBack starts a new decoder at the input offset boundary, on the

@@ -3,6 +3,7 @@ package envelope
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // This file is what JSON Lines (lines_parallel.go) and the record arrays
@@ -54,6 +55,7 @@ type lineBatch struct {
 	lines    []lineRef
 	arena    []byte
 	fields   []rawField // the elements' members, relative to each element
+	keys     [][2]int32 // where each of fields' keys is in its element
 	elements bool       // array elements (rawItem), not lines (rawLine)
 	outs     []lineItem
 	heads    []byte
@@ -79,9 +81,14 @@ type parallel struct {
 	readerPanic any
 }
 
+// parallelReadings counts the parallel readings started (tests check that
+// the one they compare with one goroutine's ran).
+var parallelReadings atomic.Int64
+
 // newParallel starts workers goroutines that read the batches with read,
 // each with a decoder of its own like d.
 func newParallel(d *decoder, workers int, read func(wd *decoder, b *lineBatch)) *parallel {
+	parallelReadings.Add(1)
 	p := &parallel{d: d, jobs: make(chan *lineBatch, 2*workers), order: make(chan *lineBatch, 2*workers),
 		free: make(chan *lineBatch, 4*workers+2), stop: make(chan struct{})}
 	for range workers {
@@ -213,7 +220,8 @@ func (p *parallel) replay(spec *docSpec) (err error) {
 func (b *lineBatch) reset() {
 	clear(b.outs)
 	clear(b.lines)
-	b.lines, b.arena, b.fields, b.outs, b.heads = b.lines[:0], b.arena[:0], b.fields[:0], b.outs[:0], b.heads[:0]
+	clear(b.fields)
+	b.lines, b.arena, b.fields, b.keys, b.outs, b.heads = b.lines[:0], b.arena[:0], b.fields[:0], b.keys[:0], b.outs[:0], b.heads[:0]
 }
 
 // replay gives, in order, what reading b's lines or elements one by one
