@@ -182,7 +182,10 @@ func (p *parallel) next() *lineBatch {
 		b.done = make(chan struct{})
 		return b
 	default:
-		return &lineBatch{done: make(chan struct{})} // grown by its first lines, then reused
+		// sized for a whole batch: grown from nothing, a batch's arrays
+		// made as much garbage again, several MiB for an input of one
+		return &lineBatch{done: make(chan struct{}), lines: make([]lineRef, 0, batchLines),
+			arena: make([]byte, 0, batchBytes+batchBytes/4), outs: make([]lineItem, 0, batchLines)}
 	}
 }
 
