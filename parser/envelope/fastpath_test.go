@@ -238,30 +238,42 @@ func TestParallelArrayMatchesSequential(t *testing.T) {
 	bad[len(bad)/3] = '}'
 	escaped := bytes.ReplaceAll(cw, []byte(`"message"`), []byte(`"m\u0065ssage"`))
 	escaped = append(bytes.Clone(cw[:len(cw)/2]), escaped[len(escaped)/2:]...)
-	for _, ex := range []struct {
-		name string
-		in   []byte
-	}{
-		{"cloudwatch", cw},
-		{"mixed-sizes", mixedSizeExport()},
-		{"pages", append(bytes.Clone(cw), cw...)},
-		{"invalid", bad},
-		{"trailing-comma", bytes.Replace(cw, []byte("\n    ]"), []byte(",\n    ]"), 1)},
-		{"escaped-keys", escaped},
-		{"cut", cw[:len(cw)*2/3]},
-	} {
+	type export struct {
+		name, envelope string
+		in             []byte
+		objects        bool // an array of record objects: read in parallel
+	}
+	exports := []export{
+		{"cloudwatch", "cloudwatch", cw, true},
+		{"mixed-sizes", "cloudwatch", mixedSizeExport(), true},
+		{"pages", "cloudwatch", append(bytes.Clone(cw), cw...), true},
+		{"invalid", "cloudwatch", bad, true},
+		{"trailing-comma", "cloudwatch", bytes.Replace(cw, []byte("\n    ]"), []byte(",\n    ]"), 1), true},
+		{"escaped-keys", "cloudwatch", escaped, true},
+		{"cut", "cloudwatch", cw[:len(cw)*2/3], true},
+	}
+	// every document shape, rendered from 1 MiB of generated log
+	_, lines := generatedLines(t, 1<<20)
+	for _, fx := range fixtures {
+		if fx.ext == "json" {
+			// (rows, Loki values and field lists are arrays of arrays)
+			objects := fx.shape != "rest" && fx.shape != "query-range" && fx.shape != "insights"
+			exports = append(exports, export{fx.envelope + "-" + fx.shape, fx.envelope, fx.render(seedFiles[0], lines), objects})
+		}
+	}
+	for _, ex := range exports {
 		var heads [2][]string
 		var got [2]decoded
 		for k, workers := range []int{1, 4} {
 			lineWorkers = func() int { return workers }
 			before := parallelReadings.Load()
 			asked := 0
-			got[k] = decodeMode("cloudwatch", ex.in, true, func(h []byte) bool {
+			got[k] = decodeMode(ex.envelope, ex.in, true, func(h []byte) bool {
 				heads[k] = append(heads[k], string(h))
 				asked++
 				return asked > 16 && len(h) > 5 && h[5] == ' '
 			}, false)
-			if ran := parallelReadings.Load() > before; ran != (workers > 1) {
+			if ran := parallelReadings.Load() > before; ran != (workers > 1 && ex.objects) {
 				t.Fatalf("%s: %d workers: read in parallel %v", ex.name, workers, ran)
 			}
 		}
