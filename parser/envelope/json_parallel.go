@@ -24,8 +24,7 @@ func (w *walker) fastObjectsParallel() error {
 		boundary  int64
 		afterElem bool
 	}
-	end := make(chan scanEnd, 1)
-	p.read(func() {
+	end, err := runParallel(p, spec, func() (scanEnd, bool) {
 		var fields []rawField
 		boundary, afterElem, err := w.scanElements('{', &fields, func(el []byte, pos int) error {
 			b := p.b
@@ -48,15 +47,12 @@ func (w *walker) fastObjectsParallel() error {
 			}
 			return nil
 		})
-		if err == nil && p.flush() {
-			end <- scanEnd{boundary, afterElem}
-		}
+		return scanEnd{boundary, afterElem}, err == nil
 	})
-	if err := p.replay(spec); err != nil {
+	if err != nil {
 		return err
 	}
-	e := <-end
-	return w.handBack(e.boundary, e.afterElem)
+	return w.handBack(end.boundary, end.afterElem)
 }
 
 // readElements reads the records of b's array elements with the worker's

@@ -17,9 +17,8 @@ func (spec *docSpec) decodeLinesParallel(d *decoder, br *bufio.Reader, workers i
 		lines int
 		err   error
 	}
-	readErr := make(chan readEnd, 1)
 	// the reader: lines in order, cut into batches
-	p.read(func() {
+	end, err := runParallel(p, spec, func() (readEnd, bool) {
 		var problems []lineItem
 		ld := &decoder{sink: &problems}
 		lr := newLineReader(ld, br, 1)
@@ -30,23 +29,19 @@ func (spec *docSpec) decodeLinesParallel(d *decoder, br *bufio.Reader, workers i
 			}
 			problems = problems[:0]
 			if !ok {
-				break
+				return readEnd{ld.st.Lines, lr.err}, true
 			}
 			off := len(p.b.arena)
 			p.b.arena = append(p.b.arena, line...)
 			p.b.lines = append(p.b.lines, lineRef{pos: lr.n, from: int32(off), to: int32(len(p.b.arena))})
 			if !p.cut() {
-				return
+				return readEnd{}, false
 			}
 		}
-		if p.flush() {
-			readErr <- readEnd{ld.st.Lines, lr.err}
-		}
 	})
-	if err := p.replay(spec); err != nil {
+	if err != nil {
 		return err
 	}
-	end := <-readErr
 	d.st.Lines = max(d.st.Lines, end.lines)
 	return end.err
 }

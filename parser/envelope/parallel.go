@@ -124,12 +124,16 @@ func work(read func(wd *decoder, b *lineBatch), wd *decoder, b *lineBatch) {
 	read(wd, b)
 }
 
-// read runs fill, the reader, on a goroutine of its own: it fills p.b,
-// calls cut after each line or element and flush at the end, and returns
-// when cut or flush says the replay has stopped. A panic (a bug) is raised
-// again in the caller's goroutine by replay, where the parser turns it into
-// a problem of the input, as for the reading on one goroutine.
-func (p *parallel) read(fill func()) {
+// runParallel runs fill, the reader, on a goroutine of its own while the
+// caller replays the batches, and returns what fill returned once it has
+// ended and every batch is replayed. fill fills p.b, calls p.cut after
+// each line or element, and returns ok false when cut says the replay has
+// stopped (runParallel then returns the replay's error). A panic (a bug)
+// is raised again in the caller's goroutine by replay, where the parser
+// turns it into a problem of the input, as for the reading on one
+// goroutine.
+func runParallel[T any](p *parallel, spec *docSpec, fill func() (v T, ok bool)) (T, error) {
+	end := make(chan T, 1)
 	p.b = p.next()
 	go func() {
 		defer close(p.order)
@@ -139,12 +143,19 @@ func (p *parallel) read(fill func()) {
 				p.readerPanic = r // read once order is closed
 			}
 		}()
-		fill()
+		if v, ok := fill(); ok && p.flush() {
+			end <- v
+		}
 	}()
+	if err := p.replay(spec); err != nil {
+		var zero T
+		return zero, err
+	}
+	return <-end, nil
 }
 
 // cut sends the batch being filled once it is full; false when the replay
-// has stopped (the reader then returns).
+// has stopped (fill then returns).
 func (p *parallel) cut() bool {
 	if len(p.b.lines) < batchLines && len(p.b.arena) < batchBytes {
 		return true
