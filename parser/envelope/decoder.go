@@ -33,7 +33,7 @@ type decoder struct {
 
 	// sink, when not nil, keeps what the decoder would emit — records
 	// and problems, in order — instead of emitting it: a worker's decoder
-	// (lines_parallel.go). skimHead is then the head the worker's Skim was
+	// (parallel.go). skimHead is then the head the worker's Skim was
 	// last asked about, which a skimmed record keeps in heads for the
 	// replay (a sink that only ever gets problems, the line reader's, has
 	// no heads).

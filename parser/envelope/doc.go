@@ -49,7 +49,11 @@
 // 1 GiB export needs no more memory than its largest record; several
 // documents appended to one file (paged CLI output) are read one after
 // another. JSON Lines (at least two column-0 "{…}" lines among the first
-// ones) are decoded line by line.
+// ones) are decoded line by line. From 64 KiB on, JSON Lines and the
+// arrays of record objects are read on every core (parallel.go): batches
+// of lines or elements cut in order, their records read by workers, the
+// batches replayed in input order, which gives what one goroutine's
+// reading gives.
 //
 // Record objects (the elements of a records array, JSON Lines objects,
 // Loki's [ns, line] values) are read from their bytes, not through
