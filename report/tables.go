@@ -168,7 +168,7 @@ func VolumesTable(w io.Writer, vols []*timeline.Volume, o Options) error {
 			tb.Row(dash(name(v)), dash(v.PV), dash(v.Driver()), nodeList(v.Nodes(), 1<<20),
 				pods(v, 1<<20), first, last, fmt.Sprint(f.Attach), fmt.Sprint(f.Detach), fmt.Sprint(f.Mount))
 		}
-		return renderTable(w, tb, o)
+		return tb.render(w)
 	}
 	if width >= 140 {
 		tb := newTable(st, o, "VOLUME", "PV", "DRIVER", "NODES", "PODS", "FIRST", "LAST", "ATTACH✗", "DETACH✗", "MOUNT✗")
@@ -178,7 +178,7 @@ func VolumesTable(w io.Writer, vols []*timeline.Volume, o Options) error {
 			tb.Row(dash(name(v)), dash(v.PV), shorten(dash(v.Driver()), 24), nodeList(v.Nodes(), 24),
 				pods(v, 24), first, last, fmt.Sprint(f.Attach), fmt.Sprint(f.Detach), fmt.Sprint(f.Mount))
 		}
-		return renderTable(w, tb, o)
+		return tb.render(w)
 	}
 	// Narrow: VOLUME DRIVER NODES PODS SEEN A/D/M✗ within width. The volume
 	// name is what people scan for, so it gets the room; SEEN is the first
@@ -238,7 +238,7 @@ func VolumesTable(w io.Writer, vols []*timeline.Volume, o Options) error {
 		tb.Row(dash(name(v)), shorten(dash(driverLabel(v.Driver())), driverW), nodeList(v.Nodes(), nodeW), pods(v, podW),
 			seenText(v), fmt.Sprintf("%d/%d/%d", f.Attach, f.Detach, f.Mount))
 	}
-	return renderTable(w, tb, o)
+	return tb.render(w)
 }
 
 // RulesTable writes the rules: name, default severity, title.
@@ -254,7 +254,7 @@ func RulesTable(w io.Writer, rs []rules.Rule, o Options) error {
 	for _, r := range rs {
 		tb.Row(r.Name, r.Severity.String(), truncate(r.Doc.Title, titleW))
 	}
-	return renderTable(w, tb, o)
+	return tb.render(w)
 }
 
 // Explain writes a rule's full documentation.

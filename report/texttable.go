@@ -65,7 +65,7 @@ func (t *textTable) cellStyle(header, padded bool) lipgloss.Style {
 // columnGap is the spaces between two columns.
 const columnGap = 2
 
-// lines returns the table's lines as renderTable writes them: trailing
+// lines returns the table's lines as render writes them: trailing
 // spaces trimmed, the header line dropped under Options.NoHeaders.
 func (t *textTable) lines() []string {
 	// The widths lipgloss gives a column: its widest cell or header, plus
@@ -158,7 +158,7 @@ func (t *textTable) headerLines() int {
 }
 
 // lipglossLines is lipgloss's rendering of the table with these rows,
-// trimmed as renderTable writes it.
+// trimmed as render writes it.
 func (t *textTable) lipglossLines(rows [][]string) []string {
 	lines := strings.Split(t.lipgloss(rows).Render(), "\n")
 	if t.o.NoHeaders && len(lines) > 0 {
@@ -170,12 +170,12 @@ func (t *textTable) lipglossLines(rows [][]string) []string {
 	return lines
 }
 
-// renderTable writes tb: every line with its trailing spaces trimmed,
+// render writes the table: every line with its trailing spaces trimmed,
 // without its header line under Options.NoHeaders (newTable then draws no
 // rule under it).
-func renderTable(w io.Writer, tb *textTable, o Options) error {
+func (t *textTable) render(w io.Writer) error {
 	var b strings.Builder
-	for _, l := range tb.lines() {
+	for _, l := range t.lines() {
 		b.WriteString(l)
 		b.WriteByte('\n')
 	}
