@@ -1,9 +1,11 @@
 package report
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"html/template"
 	"os"
 	"path/filepath"
 	"strings"
@@ -527,4 +529,51 @@ func TestHTMLSurvivesHostileText(t *testing.T) {
 			}
 		})
 	}
+}
+
+// volumeRowTemplate is the volumes table's rows as the page's template
+// wrote them before htmlVolumeRows: the oracle it is held to.
+var volumeRowTemplate = template.Must(template.New("rows").Parse(`{{- range .}}
+<tr{{if .Findings}} class="has-findings"{{end}}><td>{{if .Link}}<a href="{{.Link}}"><code>{{.Label}}</code></a>{{else}}<code>{{.Label}}</code>{{end}}</td><td><code>{{.Handle}}</code></td><td>{{.Driver}}</td><td>{{.Nodes}}</td><td>{{.Pods}}</td><td class="r">{{.Events}}</td><td class="r">{{.Overlaps}}</td><td class="r">{{.Findings}}</td><td class="t">{{.Span}}</td></tr>
+{{- end}}`))
+
+func checkVolumeRows(t *testing.T, rows []htmlVolumeRow) {
+	t.Helper()
+	var want strings.Builder
+	if err := volumeRowTemplate.Execute(&want, rows); err != nil {
+		t.Fatal(err)
+	}
+	var got bytes.Buffer
+	bw := bufio.NewWriter(&got)
+	htmlVolumeRows(bw, rows)
+	bw.Flush()
+	if got.String() != want.String() {
+		t.Errorf("rows differ from the template's\n got: %q\nwant: %q", got.String(), want.String())
+	}
+}
+
+// TestHTMLVolumeRowsAsTemplate: the volumes table's rows are what the
+// page's template wrote, hostile text and links included.
+func TestHTMLVolumeRowsAsTemplate(t *testing.T) {
+	hostile := []string{"", "pvc-1", `<script>alert("x")</script>`, "a&b 'c' +1", "\x00nul", "bad \xff utf8", "数据 \u2028 \ufdd0 \ufffe",
+		"javascript:alert(1)", "#volume-7", "#a b", "#", "http://x/?q=<1>&r=\"2\"", "#ünïcode", "%zz"}
+	var rows []htmlVolumeRow
+	for i, s := range hostile {
+		for _, link := range hostile {
+			rows = append(rows, htmlVolumeRow{Label: s, Handle: hostile[(i+1)%len(hostile)], Driver: s, Nodes: s + ", " + s, Pods: s,
+				Span: s, Link: link, Events: i, Overlaps: i % 2, Findings: i % 3})
+		}
+	}
+	checkVolumeRows(t, rows)
+	checkVolumeRows(t, nil)
+}
+
+// FuzzHTMLVolumeRows holds htmlVolumeRows to the template on any text.
+func FuzzHTMLVolumeRows(f *testing.F) {
+	f.Add("pvc-1", "#volume-1", 3, 1)
+	f.Add(`<a href="x">&'+`, "javascript:x", 0, 0)
+	f.Fuzz(func(t *testing.T, text, link string, events, findings int) {
+		checkVolumeRows(t, []htmlVolumeRow{{Label: text, Handle: text, Driver: text, Nodes: text, Pods: text, Span: text,
+			Link: link, Events: events, Overlaps: -events, Findings: findings}})
+	})
 }
