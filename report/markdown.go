@@ -2,6 +2,7 @@ package report
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"slices"
@@ -696,41 +697,55 @@ func TimelineMarkdown(w io.Writer, tl *timeline.Timeline, vols []*timeline.Volum
 	if len(vols) == 0 {
 		m.p("No volumes.\n")
 	}
-	for _, v := range vols {
-		m.p("## %s\n\n", mdText(volumeLabel(v)))
-		if v.UniqueName != "" {
-			m.p("- **UniqueName:** %s\n", mdCode(v.UniqueName))
-		}
-		if v.Handle != "" {
-			m.p("- **Handle:** %s\n", mdCode(v.Handle))
-		}
-		if v.Driver() != "" {
-			m.p("- **Driver:** %s\n", mdCode(v.Driver()))
-		}
-		if len(v.Nodes()) > 0 {
-			m.p("- **Nodes:** %s\n", codeList(v.Nodes()))
-		}
-		if len(v.Pods()) > 0 {
-			m.p("- **Pods:** %s\n", codeList(v.Pods()))
-		}
-		m.p("- **Events:** %d\n\n", len(v.Events))
-		for _, ov := range v.Overlaps() {
-			var ns []string
-			for _, n := range ov.Nodes {
-				ns = append(ns, mdCode(n)+" "+ov.States[n].String())
-			}
-			end := "the end of the logs"
-			if !ov.End.IsZero() {
-				end = m.clock(ov.End, true)
-			}
-			m.p("> **On two nodes at once** from %s to %s: %s\n\n", m.clock(ov.Start, true), end, strings.Join(ns, ", "))
-		}
-		if g := gantt(v, m.displayZone); g != "" {
-			m.p("%s\n", g)
-		}
-		writeMDRows(m, v.Events)
+	if err := m.flush(); err != nil {
+		return err
 	}
-	return m.flush()
+	return renderVolumes(w, len(vols), func(dst []byte, from, to int) ([]byte, error) {
+		buf := bytes.NewBuffer(dst)
+		bm := &mdWriter{w: bufio.NewWriter(buf), o: o, displayZone: m.displayZone}
+		for _, v := range vols[from:to] {
+			writeMDVolume(bm, v)
+		}
+		err := bm.flush()
+		return buf.Bytes(), err
+	})
+}
+
+// writeMDVolume writes one volume's part of the Markdown timeline: its
+// names, overlaps, gantt chart and events.
+func writeMDVolume(m *mdWriter, v *timeline.Volume) {
+	m.p("## %s\n\n", mdText(volumeLabel(v)))
+	if v.UniqueName != "" {
+		m.p("- **UniqueName:** %s\n", mdCode(v.UniqueName))
+	}
+	if v.Handle != "" {
+		m.p("- **Handle:** %s\n", mdCode(v.Handle))
+	}
+	if v.Driver() != "" {
+		m.p("- **Driver:** %s\n", mdCode(v.Driver()))
+	}
+	if len(v.Nodes()) > 0 {
+		m.p("- **Nodes:** %s\n", codeList(v.Nodes()))
+	}
+	if len(v.Pods()) > 0 {
+		m.p("- **Pods:** %s\n", codeList(v.Pods()))
+	}
+	m.p("- **Events:** %d\n\n", len(v.Events))
+	for _, ov := range v.Overlaps() {
+		var ns []string
+		for _, n := range ov.Nodes {
+			ns = append(ns, mdCode(n)+" "+ov.States[n].String())
+		}
+		end := "the end of the logs"
+		if !ov.End.IsZero() {
+			end = m.clock(ov.End, true)
+		}
+		m.p("> **On two nodes at once** from %s to %s: %s\n\n", m.clock(ov.Start, true), end, strings.Join(ns, ", "))
+	}
+	if g := gantt(v, m.displayZone); g != "" {
+		m.p("%s\n", g)
+	}
+	writeMDRows(m, v.Events)
 }
 
 // gantt draws the controller's and the kubelet's intervals per node, in

@@ -2,6 +2,7 @@ package report
 
 import (
 	"io"
+	"runtime"
 	"sync/atomic"
 )
 
@@ -78,3 +79,28 @@ func renderOrdered(w io.Writer, n, size, workers int, render batchRenderer) erro
 	}
 	return err
 }
+
+// renderVolumes writes n volumes' parts of a view (timeline text and
+// Markdown: a large cluster's day is 35k volumes, tens of MB, otherwise
+// one core's work) in batches of volumeBatch, on every core when there
+// are enough of them (renderOrdered).
+func renderVolumes(w io.Writer, n int, render batchRenderer) error {
+	if workers := runtime.GOMAXPROCS(0); workers > 1 && n >= 2*volumeBatch {
+		return renderOrdered(w, n, volumeBatch, workers, render)
+	}
+	var buf []byte
+	for from := 0; from < n; from += volumeBatch {
+		var err error
+		if buf, err = render(buf[:0], from, min(n, from+volumeBatch)); err != nil {
+			return err
+		}
+		if _, err := w.Write(buf); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// volumeBatch is how many volumes one goroutine renders at a time (a
+// test renders them all in one).
+var volumeBatch = 32

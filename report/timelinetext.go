@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"io"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -65,25 +64,11 @@ func TimelineText(w io.Writer, tl *timeline.Timeline, vols []*timeline.Volume, o
 		err := bt.flush()
 		return buf.Bytes(), err
 	}
-	if workers := runtime.GOMAXPROCS(0); workers > 1 && len(vols) >= 2*volumeBatch {
-		if err := t.flush(); err != nil {
-			return err
-		}
-		return renderOrdered(w, len(vols), volumeBatch, workers, render)
+	if err := t.flush(); err != nil {
+		return err
 	}
-	for from := 0; from < len(vols); from += volumeBatch {
-		out, err := render(nil, from, min(len(vols), from+volumeBatch))
-		if err != nil {
-			return err
-		}
-		t.w.Write(out)
-	}
-	return t.flush()
+	return renderVolumes(w, len(vols), render)
 }
-
-// volumeBatch is how many volumes' timelines one goroutine renders at a
-// time.
-const volumeBatch = 32
 
 // legend is the lanes' legend for this width: one line, or two when it
 // does not fit.
