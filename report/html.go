@@ -2,6 +2,7 @@ package report
 
 import (
 	"bufio"
+	"bytes"
 	_ "embed"
 	"fmt"
 	"html/template"
@@ -52,17 +53,20 @@ type htmlPage struct {
 	Summary   string
 	Incidents []htmlIncident
 	Loose     []htmlFinding
-	Volumes   []htmlVolume // the timeline view: one section per volume
-	Errors    []string
-	Table     bool            // a volumes table: rows (written by writeHTML)
-	rows      []htmlVolumeRow // its rows
-	Inputs    []htmlInput
-	States    []stateInputRow // the cluster-state dumps, with what they held
-	Notes     []string
-	Zone      string // the display zone's name, in the table heads
-	CSS       template.CSS
-	JS        template.JS
-	Data      htmlScriptData
+	// the timeline view: one section per volume, made by volume when it
+	// is written (writeHTMLVolumes)
+	vols   []*timeline.Volume
+	volume func(i int, v *timeline.Volume) htmlVolume
+	Errors []string
+	Table  bool            // a volumes table: rows (written by writeHTML)
+	rows   []htmlVolumeRow // its rows
+	Inputs []htmlInput
+	States []stateInputRow // the cluster-state dumps, with what they held
+	Notes  []string
+	Zone   string // the display zone's name, in the table heads
+	CSS    template.CSS
+	JS     template.JS
+	Data   htmlScriptData
 }
 
 // htmlScriptData is what the inline script reads (escaped for the script
@@ -221,36 +225,74 @@ func TimelineHTML(w io.Writer, tl *timeline.Timeline, vols []*timeline.Volume, o
 		p.Title = "kcmtrace: timeline of " + oneLine(volumeLabel(vols[0]))
 	}
 	p.Summary = plural(len(vols), "volume")
+	volumeID := func(i int) string { return fmt.Sprintf("volume-%d", i+1) }
+	zones, zone := p.Data.Zones, p.Zone
+	p.vols, p.volume = vols, func(i int, v *timeline.Volume) htmlVolume {
+		hv := htmlVolume{ID: volumeID(i), Label: oneLine(volumeLabel(v)), UniqueName: oneLine(v.UniqueName), Handle: oneLine(v.Handle),
+			Driver: oneLine(v.Driver()), Nodes: oneLines(v.Nodes()), Pods: oneLines(v.Pods()), Events: len(v.Events), Zone: zone}
+		hv.Charts = volumeCharts(fmt.Sprintf("v%d", i+1), v, nil, zones, o.zone())
+		hv.Keys, hv.KeysNote, hv.KeysCmd = htmlKeyRows(v, o)
+		return hv
+	}
 	linked := map[*timeline.Volume]string{}
 	for i, v := range vols {
-		id := fmt.Sprintf("volume-%d", i+1)
-		hv := htmlVolume{ID: id, Label: oneLine(volumeLabel(v)), UniqueName: oneLine(v.UniqueName), Handle: oneLine(v.Handle),
-			Driver: oneLine(v.Driver()), Nodes: oneLines(v.Nodes()), Pods: oneLines(v.Pods()), Events: len(v.Events), Zone: p.Zone}
-		hv.Charts = volumeCharts(fmt.Sprintf("v%d", i+1), v, nil, p.Data.Zones, o.zone())
-		for _, c := range hv.Charts {
-			p.Data.Labels[c.ID] = hv.Label
-		}
-		hv.Keys, hv.KeysNote, hv.KeysCmd = htmlKeyRows(v, o)
-		p.Volumes = append(p.Volumes, hv)
-		linked[v] = "#" + id
+		linked[v] = "#" + volumeID(i)
 	}
 	p.rows = htmlVolumeTable(&timeline.Timeline{Volumes: vols}, nil, linked, o.zone())
 	p.Table = len(p.rows) > 0
 	return writeHTML(w, p)
 }
 
-// writeHTML writes the page: the template's head, the volumes table's
-// rows (htmlVolumeRows), the template's tail.
+// writeHTML writes the page: the template's head, the timeline's volumes
+// (writeHTMLVolumes), its middle, the volumes table's rows
+// (htmlVolumeRows), its tail.
 func writeHTML(w io.Writer, p htmlPage) error {
+	t := htmlTemplate()
 	bw := bufio.NewWriter(w)
-	if err := htmlTemplate().ExecuteTemplate(bw, "head", p); err != nil {
+	if err := t.ExecuteTemplate(bw, "head", p); err != nil {
+		return err
+	}
+	if err := writeHTMLVolumes(bw, t, &p); err != nil {
+		return err
+	}
+	if err := t.ExecuteTemplate(bw, "middle", p); err != nil {
 		return err
 	}
 	htmlVolumeRows(bw, p.rows)
-	if err := htmlTemplate().ExecuteTemplate(bw, "tail", p); err != nil {
+	if err := t.ExecuteTemplate(bw, "tail", p); err != nil {
 		return err
 	}
 	return bw.Flush()
+}
+
+// writeHTMLVolumes writes the timeline's volumes' sections (template
+// "volume"), each made (p.volume) and rendered by a batch on every core
+// (renderVolumes), and enters their charts' labels in the page's script
+// data. A large cluster's day (35k volumes, 180 MB of page) held every
+// section's values at once and rendered them on one core.
+func writeHTMLVolumes(w io.Writer, t *template.Template, p *htmlPage) error {
+	charts := make([][]string, len(p.vols)) // each volume's charts' ids
+	labels := make([]string, len(p.vols))
+	err := renderVolumes(w, len(p.vols), func(dst []byte, from, to int) ([]byte, error) {
+		buf := bytes.NewBuffer(dst)
+		for i := from; i < to; i++ {
+			hv := p.volume(i, p.vols[i])
+			for _, c := range hv.Charts {
+				charts[i] = append(charts[i], c.ID)
+			}
+			labels[i] = hv.Label
+			if err := t.ExecuteTemplate(buf, "volume", hv); err != nil {
+				return buf.Bytes(), err
+			}
+		}
+		return buf.Bytes(), nil
+	})
+	for i, ids := range charts {
+		for _, id := range ids {
+			p.Data.Labels[id] = labels[i]
+		}
+	}
+	return err
 }
 
 func newHTMLPage(tl *timeline.Timeline, kind string, z displayZone) htmlPage {

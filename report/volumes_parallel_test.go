@@ -12,7 +12,7 @@ import (
 )
 
 // TestVolumeViewsOnEveryCore: the views that render their volumes in
-// batches on every core (renderVolumes: timeline text and Markdown) write
+// batches on every core (renderVolumes: timeline text, Markdown, HTML) write
 // what they write in one batch on one core, byte for byte, over hundreds
 // of volumes with colour and without.
 func TestVolumeViewsOnEveryCore(t *testing.T) {
@@ -30,6 +30,7 @@ func TestVolumeViewsOnEveryCore(t *testing.T) {
 	views := map[string]func(io.Writer, Options) error{
 		"text":     func(w io.Writer, o Options) error { return TimelineText(w, tl, nil, o) },
 		"markdown": func(w io.Writer, o Options) error { return TimelineMarkdown(w, tl, nil, o) },
+		"html":     func(w io.Writer, o Options) error { return TimelineHTML(w, tl, nil, o) },
 	}
 	for name, view := range views {
 		for _, o := range []Options{{}, {Color: true, Width: 100}} {
