@@ -129,3 +129,28 @@ func BenchmarkJSONLines(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDocuments decodes 16 MiB of generated log rendered in each JSON
+// document shape, reading every message: the shapes read from their bytes
+// (arrays of record objects, Loki's values) against those read through
+// encoding/json (Azure's REST rows, Logs Insights' field lists).
+//
+//	go test ./parser/envelope -run '^$' -bench Documents -benchtime 5x
+func BenchmarkDocuments(b *testing.B) {
+	_, lines := generatedLines(b, 16<<20)
+	for _, fx := range fixtures {
+		if fx.ext != "json" {
+			continue
+		}
+		in := fx.render(seedFiles[0], lines)
+		b.Run(fx.envelope+"-"+fx.shape, func(b *testing.B) {
+			b.SetBytes(int64(len(in)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Decode(fx.envelope, bytes.NewReader(in), func(Record) error { return nil }); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

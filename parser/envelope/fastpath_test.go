@@ -126,6 +126,14 @@ func TestFastPathMatchesFull(t *testing.T) {
 	compareFast(t, "cloudwatch", bytes.Replace(in, []byte("\n    ]"), []byte(",\n    ]"), 1))
 	compareFast(t, "cloudwatch", append(bytes.Clone(in), in...))
 	compareFast(t, "cloudwatch", mixedSizeExport())
+	// every document shape at 1 MiB of generated log (many records of one
+	// Loki stream: its labels worked out once, streamFields)
+	_, lines := generatedLines(t, 1<<20)
+	for _, fx := range fixtures {
+		if fx.ext == "json" {
+			compareFast(t, fx.envelope, fx.render(seedFiles[0], lines))
+		}
+	}
 	// JSON Lines over many batches of the parallel reading
 	// (lines_parallel.go), whole and with lines it cannot take mixed in:
 	// text, invalid JSON, a record twice, a blank line, a document

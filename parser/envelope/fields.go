@@ -126,15 +126,21 @@ func (fm *fieldMap) record(d *decoder, obj object, pos int) (Record, bool) {
 		}
 	}
 	r.ID = first(obj, fm.id)
-	for i, paths := range fm.label {
-		var s string
-		if raw != nil && raw.plan != nil && raw.plan.lists == fm {
-			s = raw.firstEntry(raw.plan.labels[i]) // the same, without looking paths up
-		} else {
-			s = first(obj, paths)
-		}
-		if s != "" {
-			*label(&r.Labels, i) = s
+	grouped := false // labels set from the record's group (a Loki value's: its stream's)
+	if l, ok := obj.(*lokiValue); ok {
+		r.Labels, grouped = l.groupLabels(fm)
+	}
+	if !grouped {
+		for i, paths := range fm.label {
+			var s string
+			if raw != nil && raw.plan != nil && raw.plan.lists == fm {
+				s = raw.firstEntry(raw.plan.labels[i]) // the same, without looking paths up
+			} else {
+				s = first(obj, paths)
+			}
+			if s != "" {
+				*label(&r.Labels, i) = s
+			}
 		}
 	}
 	if fm.fix != nil {

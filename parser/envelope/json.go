@@ -718,7 +718,7 @@ func (w *walker) groups(m member) error {
 				nv := w.push(string(q) + ":")
 				w.push("[")
 				if haveHeader && m.item == itemLokiValue && rawRecords {
-					stream := mapObject{"stream": header}
+					stream := newStreamFields(header)
 					err := w.fastArray('[', func(el []byte, pos int) error {
 						return w.spec.rawLokiValue(w.d, el, stream, pos)
 					})
