@@ -156,6 +156,11 @@ func TestFastPathMatchesFull(t *testing.T) {
 		}
 		compareFast(t, ex.envelope, mixed)
 	}
+	// Azure rows read from their bytes (rawRow): a short row, a value that
+	// is not a row, duplicate and unnamed columns, rows of a second table
+	compareFast(t, "azure", []byte(`{"tables":[{"name":"PrimaryResult","columns":[{"name":"TimeGenerated"},{"name":"Message"},{"name":""},{"name":"Message"},{"name":"PodName"}],"rows":[`+
+		`["2024-08-12T03:10:00Z","first","x","operation_generator.go:1] a",null],["2024-08-12T03:10:01Z","short"],7,`+
+		`["2024-08-12T03:10:02Z",1,true,"b\u0020reconciler.go",{"p":1}]]},{"columns":[{"name":"TimeGenerated"},{"name":"log_s"}],"rows":[["2024-08-12T03:10:03Z","c"]]}]}`))
 	compareFast(t, "cloudwatch", []byte(`{"events":[{"timestamp":1,"message":"a\u0020attacher.Attach","eventId":"x"},{"timestamp":1,"message":"Started \"x","eventId":"x"},{"timestamp":1,"message":"b","eventId":"x"}, 7, {"message":"c", "message":"d\/reconciler.go"}, {"m\u0065ssage":"e"}]}`))
 	// bytes right after a record that would carry a number on ("e", "E",
 	// "."): the decoder taking over there must fail where encoding/json
@@ -163,6 +168,40 @@ func TestFastPathMatchesFull(t *testing.T) {
 	for _, after := range []string{"e t", "E1", ".5", "0", "-1", " e"} {
 		compareFast(t, "cloudwatch", []byte(`{"events":[{"timestamp":1,"message":"x"}`+after+`]}`))
 		compareFast(t, "gcp", []byte(`[{"timestamp":"2024-01-01T00:00:00Z","textPayload":"x"}`+after+`]`))
+	}
+}
+
+// TestRowValueAsMap: a table row read from its bytes (rowValue) gives at
+// every path what the object toObject builds of it gives: duplicate and
+// unnamed columns, every kind of value, dotted paths into object columns.
+func TestRowValueAsMap(t *testing.T) {
+	header := decodeRaw([]byte(`[{"name":"a"},{"name":"b"},{"name":""},{"type":"x"},{"name":"a"},{"name":"o"},{"name":"o.k"},{"name":"n"}]`))
+	cols := newRowColumns(header)
+	for _, row := range []string{
+		`["x","y","z","w","last-a",{"k":"v","d":{"e":1}},"dotted-name",7]`,
+		`[null,true,false,1.5e3,"\u00e9\n",{"k":null,"l":[1,"2"]},null,"s"]`,
+		`[[1,2],["a"],{},[],{"x":1},"not an object",{"k":"v"},-0]`,
+	} {
+		el := []byte(row)
+		var d decoder
+		var elems [][2]int
+		for j := skipSpace(el, 1); j < len(el) && el[j] != ']'; {
+			end, _ := skimValue(el, j, 0)
+			elems = append(elems, [2]int{j, end})
+			j, _, _ = skimNext(el, end, ']')
+		}
+		rv := &rowValue{o: &rawObject{b: el, c: &d.cache}, elems: elems, cols: cols}
+		m, problem := toObject(itemRow, decodeRaw(el), header)
+		if problem != "" {
+			t.Fatalf("%s: %s", row, problem)
+		}
+		for _, path := range []string{"a", "b", "", "n", "o", "o.k", "o.d.e", "o.l", "o.x", "o.missing", "missing", "a.b", "o.k.z"} {
+			gs, gk := rv.field(path)
+			ws, wk := mapObject(m).field(path)
+			if gs != ws || gk != wk {
+				t.Errorf("%s at %q: %q %v, the map gives %q %v", row, path, gs, gk, ws, wk)
+			}
+		}
 	}
 }
 

@@ -726,6 +726,15 @@ func (w *walker) groups(m member) error {
 						return err
 					}
 				}
+				if haveHeader && m.item == itemRow && rawRecords {
+					cols := newRowColumns(header)
+					err := w.fastArray('[', func(el []byte, pos int) error {
+						return w.spec.rawRow(w.d, el, cols, header, pos)
+					})
+					if err != nil {
+						return err
+					}
+				}
 				for w.dec.More() {
 					v, err := w.element()
 					if err != nil {

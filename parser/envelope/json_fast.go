@@ -400,3 +400,73 @@ func (spec *docSpec) rawLokiValue(d *decoder, el []byte, stream *streamFields, p
 	r.Skimmed = l.skim
 	return d.emit(r)
 }
+
+// rowColumns are a table's columns as its rows are read from their bytes
+// (rawRow): the value index of each column name, the last column of a name
+// as toObject keeps it.
+type rowColumns struct {
+	n     int            // columns
+	index map[string]int // name → value index
+}
+
+func newRowColumns(header any) *rowColumns {
+	cols := asArray(header)
+	rc := &rowColumns{n: len(cols), index: make(map[string]int, len(cols))}
+	for i, c := range cols {
+		cm, _ := c.(map[string]any)
+		if name, _ := cm["name"].(string); name != "" {
+			rc.index[name] = i
+		}
+	}
+	return rc
+}
+
+// rowValue is a table row read from its bytes, as the record object
+// toObject builds of it: each column's value under its name.
+type rowValue struct {
+	o     *rawObject // for its string cache
+	elems [][2]int   // spans of the row's values in o.b
+	cols  *rowColumns
+}
+
+func (r *rowValue) field(path string) (string, valueKind) {
+	if i, ok := r.cols.index[path]; ok {
+		return r.o.value(path, r.o.b[r.elems[i][0]:r.elems[i][1]])
+	}
+	// a dotted path into a column holding an object: as lookup goes
+	for i := 0; i < len(path); i++ {
+		if path[i] != '.' {
+			continue
+		}
+		if c, ok := r.cols.index[path[:i]]; ok && r.o.b[r.elems[c][0]] == '{' {
+			if sub, ok := decodeRaw(r.o.b[r.elems[c][0]:r.elems[c][1]]).(map[string]any); ok {
+				if _, ok := lookup(sub, path[i+1:]); ok {
+					return mapObject(sub).field(path[i+1:])
+				}
+			}
+		}
+	}
+	return "", vAbsent
+}
+
+// rawRow emits the record of a table row el (a valid JSON array) under
+// columns cols (header, decoded): a row of another length goes to toObject,
+// which says what is wrong with it.
+func (spec *docSpec) rawRow(d *decoder, el []byte, cols *rowColumns, header any, pos int) error {
+	d.elems = d.elems[:0]
+	for j := skipSpace(el, 1); j < len(el) && el[j] != ']'; {
+		end, _ := skimValue(el, j, 0)
+		d.elems = append(d.elems, [2]int{j, end})
+		j, _, _ = skimNext(el, end, ']')
+	}
+	if len(d.elems) != cols.n {
+		return spec.item(d, itemRow, decodeRaw(el), header, pos)
+	}
+	o := &d.raw
+	*o = rawObject{b: el, c: &d.cache}
+	r, ok := spec.fields.record(d, &rowValue{o: o, elems: d.elems, cols: cols}, pos)
+	if !ok {
+		return nil
+	}
+	return d.emit(r)
+}
