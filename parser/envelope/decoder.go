@@ -17,19 +17,20 @@ var errStop = errors.New("stop")
 // decoder is the state one Decode call shares with its shape: statistics,
 // de-duplication and the caller's yield.
 type decoder struct {
-	st      Stats
-	yield   func(Record) error
-	stopErr error
-	seen    keySets
-	seed    maphash.Seed
-	seeded  bool
-	opt     Options
-	fields  []rawField // rawItem's members, reused
-	raw     rawObject  // rawItem's object, reused
-	cache   rawCache   // what raw keeps from record to record
-	plans   planCache  // rawItem's field plans
-	fixRec  Record     // the record a fieldMap's fix works on
-	elems   [][2]int   // rawLokiValue's element spans, reused
+	st        Stats
+	yield     func(Record) error
+	stopErr   error
+	seen      keySets
+	seed      maphash.Seed
+	seeded    bool
+	opt       Options
+	fields    []rawField     // rawItem's members, reused
+	raw       rawObject      // rawItem's object, reused
+	cache     rawCache       // what raw keeps from record to record
+	plans     planCache      // rawItem's field plans
+	fixRec    Record         // the record a fieldMap's fix works on
+	elems     [][2]int       // rawLokiValue's element spans, reused
+	fieldList fieldListValue // rawFieldList's object, reused
 
 	// sink, when not nil, keeps what the decoder would emit — records
 	// and problems, in order — instead of emitting it: a worker's decoder

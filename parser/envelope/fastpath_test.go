@@ -161,6 +161,14 @@ func TestFastPathMatchesFull(t *testing.T) {
 	compareFast(t, "azure", []byte(`{"tables":[{"name":"PrimaryResult","columns":[{"name":"TimeGenerated"},{"name":"Message"},{"name":""},{"name":"Message"},{"name":"PodName"}],"rows":[`+
 		`["2024-08-12T03:10:00Z","first","x","operation_generator.go:1] a",null],["2024-08-12T03:10:01Z","short"],7,`+
 		`["2024-08-12T03:10:02Z",1,true,"b\u0020reconciler.go",{"p":1}]]},{"columns":[{"name":"TimeGenerated"},{"name":"log_s"}],"rows":[["2024-08-12T03:10:03Z","c"]]}]}`))
+	// Logs Insights rows read from their bytes (rawFieldList): an escaped
+	// key, a field twice, an entry without a value or a name, entries that
+	// are not objects, a name that is not a string, a row that is not one
+	compareFast(t, "cloudwatch", []byte(`{"results":[`+
+		`[{"field":"@timestamp","value":"2024-08-12 03:10:00.000"},{"field":"@message","value":"a reconciler.go:1] x"},{"field":"@logStream","value":"kube-controller-manager-1"}],`+
+		`[{"fi\u0065ld":"@message","value":"escaped"},{"field":"@timestamp","value":"2024-08-12 03:10:01.000"}],`+
+		`[{"field":"@message","value":"one"},{"field":"@message","value":"two"},{"field":"@ptr"},{"value":"no name"},7,"s",{"field":3,"value":"x"},{"field":"","value":"y"},{"field":"@timestamp","value":1723432202000}],`+
+		`{"not":"a row"},[]],"status":"Complete"}`))
 	compareFast(t, "cloudwatch", []byte(`{"events":[{"timestamp":1,"message":"a\u0020attacher.Attach","eventId":"x"},{"timestamp":1,"message":"Started \"x","eventId":"x"},{"timestamp":1,"message":"b","eventId":"x"}, 7, {"message":"c", "message":"d\/reconciler.go"}, {"m\u0065ssage":"e"}]}`))
 	// bytes right after a record that would carry a number on ("e", "E",
 	// "."): the decoder taking over there must fail where encoding/json

@@ -650,6 +650,14 @@ func (w *walker) array(kind itemKind, header any) error {
 			return err
 		}
 	}
+	if kind == itemFieldList && rawRecords {
+		err := w.fastArray('[', func(el []byte, pos int) error {
+			return w.spec.rawFieldList(w.d, el, pos)
+		})
+		if err != nil {
+			return err
+		}
+	}
 	for w.dec.More() {
 		v, err := w.element()
 		if err != nil {

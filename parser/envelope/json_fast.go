@@ -430,16 +430,27 @@ type rowValue struct {
 }
 
 func (r *rowValue) field(path string) (string, valueKind) {
-	if i, ok := r.cols.index[path]; ok {
-		return r.o.value(path, r.o.b[r.elems[i][0]:r.elems[i][1]])
+	return namedField(r.o, path, func(name string) ([]byte, bool) {
+		if i, ok := r.cols.index[name]; ok {
+			return r.o.b[r.elems[i][0]:r.elems[i][1]], true
+		}
+		return nil, false
+	})
+}
+
+// namedField is the value at path of a record object whose members are
+// values of o.b found by name (member): the member called path, else, as
+// lookup goes, a dotted path into a member holding an object.
+func namedField(o *rawObject, path string, member func(name string) ([]byte, bool)) (string, valueKind) {
+	if v, ok := member(path); ok {
+		return o.value(path, v)
 	}
-	// a dotted path into a column holding an object: as lookup goes
 	for i := 0; i < len(path); i++ {
 		if path[i] != '.' {
 			continue
 		}
-		if c, ok := r.cols.index[path[:i]]; ok && r.o.b[r.elems[c][0]] == '{' {
-			if sub, ok := decodeRaw(r.o.b[r.elems[c][0]:r.elems[c][1]]).(map[string]any); ok {
+		if v, ok := member(path[:i]); ok && v[0] == '{' {
+			if sub, ok := decodeRaw(v).(map[string]any); ok {
 				if _, ok := lookup(sub, path[i+1:]); ok {
 					return mapObject(sub).field(path[i+1:])
 				}
@@ -447,6 +458,69 @@ func (r *rowValue) field(path string) (string, valueKind) {
 		}
 	}
 	return "", vAbsent
+}
+
+// fieldListValue is a Logs Insights result row read from its bytes, as
+// the record object toObject builds of it: each entry's "value" under its
+// "field" (the last entry of a name counts; an entry without a value
+// holds null).
+type fieldListValue struct {
+	o     *rawObject
+	names []string
+	spans [][2]int // the values in o.b; from < 0: none (null)
+}
+
+// nullValue stands for an entry without a value.
+var nullValue = []byte("null")
+
+func (f *fieldListValue) field(path string) (string, valueKind) {
+	return namedField(f.o, path, func(name string) ([]byte, bool) {
+		for i := len(f.names) - 1; i >= 0; i-- {
+			if f.names[i] == name {
+				if f.spans[i][0] < 0 {
+					return nullValue, true
+				}
+				return f.o.b[f.spans[i][0]:f.spans[i][1]], true
+			}
+		}
+		return nil, false
+	})
+}
+
+// rawFieldList emits the record of a Logs Insights result row el (a valid
+// JSON array of {"field": F, "value": V} entries).
+func (spec *docSpec) rawFieldList(d *decoder, el []byte, pos int) error {
+	f := &d.fieldList
+	f.names, f.spans = f.names[:0], f.spans[:0]
+	for j := skipSpace(el, 1); j < len(el) && el[j] != ']'; {
+		end, _ := skimValue(el, j, 0)
+		if el[j] == '{' {
+			d.fields = d.fields[:0]
+			skimObject(el, j, 0, &d.fields)
+			if !simpleKeys(d.fields) { // keys compare decoded: the map's reading
+				return spec.item(d, itemFieldList, decodeRaw(el), nil, pos)
+			}
+			if from, to, ok := rawMember(el, d.fields, "field"); ok && el[from] == '"' {
+				if name := unquote(el[from+1 : to-1]); name != "" {
+					vf, vt, ok := rawMember(el, d.fields, "value")
+					if !ok {
+						vf = -1
+					}
+					f.names = append(f.names, name)
+					f.spans = append(f.spans, [2]int{vf, vt})
+				}
+			}
+		}
+		j, _, _ = skimNext(el, end, ']')
+	}
+	o := &d.raw
+	*o = rawObject{b: el, c: &d.cache}
+	f.o = o
+	r, ok := spec.fields.record(d, f, pos)
+	if !ok {
+		return nil
+	}
+	return d.emit(r)
 }
 
 // rawRow emits the record of a table row el (a valid JSON array) under
