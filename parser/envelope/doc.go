@@ -56,8 +56,9 @@
 // reading gives.
 //
 // Record objects (the elements of a records array, JSON Lines objects,
-// Loki's [ns, line] values) are read from their bytes, not through
-// encoding/json: a validating
+// Loki's [ns, line] values — their stream's labels worked out once per
+// stream —, Azure's table rows, Logs Insights' field lists) are read from
+// their bytes, not through encoding/json: a validating
 // skimmer finds each object's end and members, and the fieldMap's paths
 // decode only their own values (skim.go, json_fast.go). Where those paths
 // are is worked out once per layout of member keys (plan.go: records laid
