@@ -179,6 +179,43 @@ func TestFastPathMatchesFull(t *testing.T) {
 	}
 }
 
+// TestLokiLabelsPerValue: a Loki value's labels are its stream's, worked
+// out once per stream — unless a label path reads the value itself (its
+// metadata here): then each value's are its own, as encoding/json's
+// reading gives them.
+func TestLokiLabelsPerValue(t *testing.T) {
+	fm := *lokiDoc.fields
+	fm.label[lPod] = []string{"metadata.pod", "stream.pod"}
+	spec := &docSpec{members: lokiDoc.members, fields: &fm}
+	header := decodeRaw([]byte(`{"pod":"from-stream","namespace":"kube-system"}`))
+	stream := newStreamFields(header)
+	var raw, full []Record
+	for _, v := range []string{
+		`["1723432200000000000","a",{"pod":"from-metadata"}]`,
+		`["1723432201000000000","b"]`,
+		`["1723432202000000000","c",{"other":"x"}]`,
+	} {
+		for _, out := range []*[]Record{&raw, &full} {
+			d := &decoder{yield: func(r Record) error { *out = append(*out, r); return nil }}
+			var err error
+			if out == &raw {
+				err = spec.rawLokiValue(d, []byte(v), stream, 1)
+			} else {
+				err = spec.item(d, itemLokiValue, decodeRaw([]byte(v)), header, 1)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if !reflect.DeepEqual(raw, full) {
+		t.Fatalf("from bytes\n%+v\nthrough maps\n%+v", raw, full)
+	}
+	if len(raw) != 3 || raw[0].Labels.Pod != "from-metadata" || raw[1].Labels.Pod != "from-stream" || raw[1].Labels.Namespace != "kube-system" {
+		t.Fatalf("labels %+v", raw)
+	}
+}
+
 // TestRowValueAsMap: a table row read from its bytes (rowValue) gives at
 // every path what the object toObject builds of it gives: duplicate and
 // unnamed columns, every kind of value, dotted paths into object columns.

@@ -128,7 +128,9 @@ func (fm *fieldMap) record(d *decoder, obj object, pos int) (Record, bool) {
 	r.ID = first(obj, fm.id)
 	grouped := false // labels set from the record's group (a Loki value's: its stream's)
 	if l, ok := obj.(*lokiValue); ok {
-		r.Labels, grouped = l.groupLabels(fm)
+		if ls, ok := l.groupLabels(fm); ok {
+			r.Labels, grouped = ls, true
+		}
 	}
 	if !grouped {
 		for i, paths := range fm.label {
