@@ -31,6 +31,7 @@ type decoder struct {
 	fixRec    Record         // the record a fieldMap's fix works on
 	elems     [][2]int       // rawLokiValue's element spans, reused
 	fieldList fieldListValue // rawFieldList's object, reused
+	row       rowValue       // rawRow's object, reused
 
 	// sink, when not nil, keeps what the decoder would emit — records
 	// and problems, in order — instead of emitting it: a worker's decoder

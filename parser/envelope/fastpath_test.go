@@ -229,13 +229,7 @@ func TestRowValueAsMap(t *testing.T) {
 	} {
 		el := []byte(row)
 		var d decoder
-		var elems [][2]int
-		for j := skipSpace(el, 1); j < len(el) && el[j] != ']'; {
-			end, _ := skimValue(el, j, 0)
-			elems = append(elems, [2]int{j, end})
-			j, _, _ = skimNext(el, end, ']')
-		}
-		rv := &rowValue{o: &rawObject{b: el, c: &d.cache}, elems: elems, cols: cols}
+		rv := &rowValue{o: &rawObject{b: el, c: &d.cache}, elems: arrayElems(nil, el), cols: cols}
 		m, problem := toObject(itemRow, decodeRaw(el), header)
 		if problem != "" {
 			t.Fatalf("%s: %s", row, problem)

@@ -372,12 +372,7 @@ func (l *lokiValue) groupLabels(fm *fieldMap) (Labels, bool) {
 // rawLokiValue emits the record of a Loki value el (a valid JSON array)
 // under a group whose header is stream.
 func (spec *docSpec) rawLokiValue(d *decoder, el []byte, stream *streamFields, pos int) error {
-	d.elems = d.elems[:0]
-	for j := skipSpace(el, 1); j < len(el) && el[j] != ']'; {
-		end, _ := skimValue(el, j, 0)
-		d.elems = append(d.elems, [2]int{j, end})
-		j, _, _ = skimNext(el, end, ']')
-	}
+	d.elems = arrayElems(d.elems[:0], el)
 	if len(d.elems) < 2 {
 		return spec.item(d, itemLokiValue, decodeRaw(el), stream.m["stream"], pos)
 	}
@@ -492,9 +487,9 @@ func (f *fieldListValue) field(path string) (string, valueKind) {
 func (spec *docSpec) rawFieldList(d *decoder, el []byte, pos int) error {
 	f := &d.fieldList
 	f.names, f.spans = f.names[:0], f.spans[:0]
-	for j := skipSpace(el, 1); j < len(el) && el[j] != ']'; {
-		end, _ := skimValue(el, j, 0)
-		if el[j] == '{' {
+	d.elems = arrayElems(d.elems[:0], el)
+	for _, e := range d.elems {
+		if j := e[0]; el[j] == '{' {
 			d.fields = d.fields[:0]
 			skimObject(el, j, 0, &d.fields)
 			if !simpleKeys(d.fields) { // keys compare decoded: the map's reading
@@ -511,7 +506,6 @@ func (spec *docSpec) rawFieldList(d *decoder, el []byte, pos int) error {
 				}
 			}
 		}
-		j, _, _ = skimNext(el, end, ']')
 	}
 	o := &d.raw
 	*o = rawObject{b: el, c: &d.cache}
@@ -527,20 +521,27 @@ func (spec *docSpec) rawFieldList(d *decoder, el []byte, pos int) error {
 // columns cols (header, decoded): a row of another length goes to toObject,
 // which says what is wrong with it.
 func (spec *docSpec) rawRow(d *decoder, el []byte, cols *rowColumns, header any, pos int) error {
-	d.elems = d.elems[:0]
-	for j := skipSpace(el, 1); j < len(el) && el[j] != ']'; {
-		end, _ := skimValue(el, j, 0)
-		d.elems = append(d.elems, [2]int{j, end})
-		j, _, _ = skimNext(el, end, ']')
-	}
+	d.elems = arrayElems(d.elems[:0], el)
 	if len(d.elems) != cols.n {
 		return spec.item(d, itemRow, decodeRaw(el), header, pos)
 	}
 	o := &d.raw
 	*o = rawObject{b: el, c: &d.cache}
-	r, ok := spec.fields.record(d, &rowValue{o: o, elems: d.elems, cols: cols}, pos)
+	d.row = rowValue{o: o, elems: d.elems, cols: cols}
+	r, ok := spec.fields.record(d, &d.row, pos)
 	if !ok {
 		return nil
 	}
 	return d.emit(r)
+}
+
+// arrayElems appends to dst the spans of the values of el, a valid JSON
+// array.
+func arrayElems(dst [][2]int, el []byte) [][2]int {
+	for j := skipSpace(el, 1); j < len(el) && el[j] != ']'; {
+		end, _ := skimValue(el, j, 0)
+		dst = append(dst, [2]int{j, end})
+		j, _, _ = skimNext(el, end, ']')
+	}
+	return dst
 }

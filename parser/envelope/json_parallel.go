@@ -20,6 +20,7 @@ var errReplayStopped = errors.New("replay stopped")
 func (w *walker) fastObjectsParallel() error {
 	spec := w.spec
 	p := newParallel(w.d, w.workers, spec.readElements)
+	p.elements = true
 	type scanEnd struct {
 		boundary  int64
 		afterElem bool
@@ -28,7 +29,6 @@ func (w *walker) fastObjectsParallel() error {
 		var fields []rawField
 		boundary, afterElem, err := w.scanElements('{', &fields, func(el []byte, pos int) error {
 			b := p.b
-			b.elements = true
 			from, fFrom := len(b.arena), len(b.fields)
 			b.arena = append(b.arena, el...)
 			for _, f := range fields {

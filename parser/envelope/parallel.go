@@ -79,6 +79,7 @@ type parallel struct {
 	workers     sync.WaitGroup
 	b           *lineBatch
 	readerPanic any
+	elements    bool // batches of array elements, not lines
 }
 
 // parallelReadings counts the parallel readings started (tests check that
@@ -196,7 +197,7 @@ func (p *parallel) next() *lineBatch {
 		// sized for a whole batch: grown from nothing, a batch's arrays
 		// made as much garbage again, several MiB for an input of one
 		return &lineBatch{done: make(chan struct{}), lines: make([]lineRef, 0, batchLines),
-			arena: make([]byte, 0, batchBytes+batchBytes/4), outs: make([]lineItem, 0, batchLines)}
+			arena: make([]byte, 0, batchBytes+batchBytes/4), outs: make([]lineItem, 0, batchLines), elements: p.elements}
 	}
 }
 
