@@ -69,8 +69,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 }
 
 func runEnv(args []string, e env) (code int) {
-	var c cli
-	parser, err := kong.New(&c,
+	return runModel(args, e, parseModel(args, e.getenv))
+}
+
+// runModel is runEnv with the model kong parses args into (parseModel).
+func runModel(args []string, e env, model any) (code int) {
+	parser, err := kong.New(model,
 		kong.Name(progName),
 		kong.Description(description+helpEpilogue()),
 		kong.Writers(e.stdout, e.stderr),
@@ -95,7 +99,9 @@ func runEnv(args []string, e env) (code int) {
 			panic(r)
 		}
 	}()
-	registerCompletion(parser)
+	if e.getenv(completionLineEnv) != "" {
+		registerCompletion(parser) // answers the shell and exits
+	}
 	if len(args) == 0 {
 		args = []string{"--help"}
 	}
@@ -104,7 +110,7 @@ func runEnv(args []string, e env) (code int) {
 		fmt.Fprintf(e.stderr, "kcmtrace: %s\n", oneLine(err.Error()))
 		return exitUsage
 	}
-	stopProfile, err := c.profileFlags.start()
+	stopProfile, err := modelGlobals(model).start()
 	if err != nil {
 		fmt.Fprintf(e.stderr, "kcmtrace: %s\n", oneLine(err.Error()))
 		return exitUsage
