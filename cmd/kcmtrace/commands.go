@@ -173,10 +173,11 @@ func (c *eventsCmd) run(e env) error {
 		return err
 	}
 	filtered := c.Volume != "" || c.Node != "" || c.Pod != ""
-	evs := allEvents(l.timeline, vols, !filtered)
+	var keep func(*parser.Event) bool
 	if len(kinds) > 0 {
-		evs = slices.DeleteFunc(evs, func(ev parser.Event) bool { return !slices.Contains(kinds, ev.Kind.String()) })
+		keep = func(ev *parser.Event) bool { return slices.Contains(kinds, ev.Kind.String()) }
 	}
+	evs := l.timeline.EventsWhere(vols, !filtered, keep)
 	err = c.write(e, out, c.Color, func(w io.Writer, o report.Options) error {
 		return report.EventFormats.For(out.format).Render(w, evs, o)
 	})

@@ -107,7 +107,7 @@ func checkPipeline(data []byte, full bool) error {
 		return fmt.Errorf("rules.Run with the default config: %v", err)
 	}
 	a := &report.Analysis{Timeline: tl, Result: rs, Rules: rules.All(), Events: len(res.Events)}
-	evs := allEvents(tl, tl.Volumes, true)
+	evs := tl.Events(tl.Volumes, true)
 
 	type output struct {
 		name   string

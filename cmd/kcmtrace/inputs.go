@@ -389,12 +389,6 @@ func withVolumes(tl *timeline.Timeline, vols []*timeline.Volume) *timeline.Timel
 	return &c
 }
 
-// allEvents returns the events of vols (and, when all is set, the events not
-// tied to any volume) in time order (Timeline.Events).
-func allEvents(tl *timeline.Timeline, vols []*timeline.Volume, all bool) []parser.Event {
-	return tl.Events(vols, all)
-}
-
 func osGetenv(k string) string { return os.Getenv(k) }
 
 // rerunArgs are the arguments that make a suggested command read what this
