@@ -55,6 +55,12 @@ func truncate(s string, max int) string {
 	if max < 1 {
 		return ""
 	}
+	if printableASCII(s) { // as ansi.Truncate cuts it (FuzzTruncate), without its allocations
+		if len(s) <= max {
+			return s
+		}
+		return s[:max-1] + "…"
+	}
 	if displayWidth(s) <= max {
 		return s
 	}

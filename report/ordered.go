@@ -85,13 +85,20 @@ func renderOrdered(w io.Writer, n, size, workers int, render batchRenderer) erro
 // one core's work) in batches of volumeBatch, on every core when there
 // are enough of them (renderOrdered).
 func renderVolumes(w io.Writer, n int, render batchRenderer) error {
-	if workers := runtime.GOMAXPROCS(0); workers > 1 && n >= 2*volumeBatch {
-		return renderOrdered(w, n, volumeBatch, workers, render)
+	return renderBatches(w, n, volumeBatch, render)
+}
+
+// renderBatches writes n items rendered in batches of size: on every
+// core when there are enough of them (renderOrdered), else one batch
+// after the other on this goroutine.
+func renderBatches(w io.Writer, n, size int, render batchRenderer) error {
+	if workers := runtime.GOMAXPROCS(0); workers > 1 && n >= 2*size {
+		return renderOrdered(w, n, size, workers, render)
 	}
 	var buf []byte
-	for from := 0; from < n; from += volumeBatch {
+	for from := 0; from < n; from += size {
 		var err error
-		if buf, err = render(buf[:0], from, min(n, from+volumeBatch)); err != nil {
+		if buf, err = render(buf[:0], from, min(n, from+size)); err != nil {
 			return err
 		}
 		if _, err := w.Write(buf); err != nil {

@@ -3,8 +3,12 @@ package report
 import (
 	"fmt"
 	"io"
+	"runtime"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -28,51 +32,142 @@ func EventsText(w io.Writer, evs []parser.Event, o Options) error {
 	}
 	t := newTextWriter(w)
 	t.displayZone = o.zone()
-	timeW := len("2006-01-02T15:04:05.000Z")
+	c := eventColumnWidths(evs)
+	c.time = len("2006-01-02T15:04:05.000Z")
 	if !t.isUTC() {
-		timeW += len("+08:00") - 1
-	}
-	kindW, nodeW, volW, codeW := 4, 4, 6, 4
-	for _, e := range evs {
-		kindW = max(kindW, len(e.Kind.String()))
-		nodeW = max(nodeW, ansi.StringWidth(shorten(oneLine(e.Node), 20)))
-		volW = max(volW, ansi.StringWidth(eventVolume(e)))
-		codeW = max(codeW, len(oneLine(e.Code)))
-	}
-	codeW = min(codeW, 18)
-	originW := len("ORIGIN")
-	for _, e := range evs {
-		originW = max(originW, ansi.StringWidth(eventOrigin(e)))
+		c.time += len("+08:00") - 1
 	}
 	if !o.NoHeaders {
-		t.line(st.Dim(strings.Join([]string{padRight("TIME", timeW), padRight("KIND", kindW), padRight("NODE", nodeW),
-			padRight("VOLUME", volW), padRight("CODE", codeW), padRight("ORIGIN", originW), "SOURCE"}, "  ")))
+		t.line(st.Dim(strings.Join([]string{padRight("TIME", c.time), padRight("KIND", c.kind), padRight("NODE", c.node),
+			padRight("VOLUME", c.vol), padRight("CODE", c.code), padRight("ORIGIN", c.origin), "SOURCE"}, "  ")))
 	}
-	for _, e := range evs {
-		tm := ageText(e)
-		if !e.Time.IsZero() {
-			tm = t.in(e.Time.UTC()).Format("2006-01-02T15:04:05.000Z07:00")
+	if err := t.flush(); err != nil {
+		return err
+	}
+	// A large cluster's day is 100k events and more: the rows are made on
+	// every core (renderBatches), in order.
+	return renderBatches(w, len(evs), eventBatch, func(dst []byte, from, to int) ([]byte, error) {
+		var rest []byte
+		for i := from; i < to; i++ {
+			dst, rest = appendEventRow(dst, rest, &evs[i], t.displayZone, c, width, o.Wide)
+			dst = append(dst, '\n')
 		}
+		return dst, nil
+	})
+}
+
+// eventBatch is how many events' rows one goroutine makes at a time.
+const eventBatch = 512
+
+// eventColumns are the widths of the events table's columns.
+type eventColumns struct{ time, kind, node, vol, code, origin int }
+
+// eventColumnWidths measures the columns of the events table but TIME
+// (whose width is the zone's), in consecutive parts on every core for a
+// long list.
+func eventColumnWidths(evs []parser.Event) eventColumns {
+	measure := func(evs []parser.Event) eventColumns {
+		c := eventColumns{kind: 4, node: 4, vol: 6, code: 4, origin: len("ORIGIN")}
+		for i := range evs {
+			e := &evs[i]
+			c.kind = max(c.kind, len(e.Kind.String()))
+			c.node = max(c.node, displayWidth(shorten(oneLine(e.Node), 20)))
+			c.vol = max(c.vol, displayWidth(eventVolume(*e)))
+			c.code = max(c.code, len(oneLine(e.Code)))
+			c.origin = max(c.origin, displayWidth(eventOrigin(*e)))
+		}
+		return c
+	}
+	parts := min(runtime.GOMAXPROCS(0), len(evs)/eventBatch+1)
+	widths := make([]eventColumns, parts)
+	var wg sync.WaitGroup
+	for p := range parts {
+		wg.Go(func() { widths[p] = measure(evs[len(evs)*p/parts : len(evs)*(p+1)/parts]) })
+	}
+	wg.Wait()
+	c := widths[0]
+	for _, w := range widths[1:] {
+		c = eventColumns{kind: max(c.kind, w.kind), node: max(c.node, w.node), vol: max(c.vol, w.vol), code: max(c.code, w.code), origin: max(c.origin, w.origin)}
+	}
+	c.code = min(c.code, 18)
+	return c
+}
+
+// appendEventRow appends the events table's row of e (without its
+// newline) to dst, with no allocation for a plain row: rows are made by
+// the hundred thousand, and the strings they were joined from were most
+// of the collector's work. rest is scratch room for the cells that give
+// way to the width.
+func appendEventRow(dst, rest []byte, e *parser.Event, z displayZone, c eventColumns, width int, wide bool) (row, scratch []byte) {
+	start := len(dst)
+	// The names come first and are never cut; the code and source
+	// give way to the width (-o wide: nothing gives way).
+	var namesW int
+	cell := func(s string, w int) {
+		dst = appendPadded(dst, s, w)
+		namesW += max(displayWidth(s), w)
+	}
+	if e.Time.IsZero() {
+		tm := ageText(*e)
 		if e.Relative {
 			tm += "~"
 		}
-		kind := e.Kind.String()
-		if e.Count > 1 {
-			kind += fmt.Sprintf(" ×%d", e.Count)
+		cell(tm, c.time)
+	} else {
+		at := len(dst)
+		dst = z.in(e.Time.UTC()).AppendFormat(dst, "2006-01-02T15:04:05.000Z07:00")
+		if e.Relative {
+			dst = append(dst, '~')
 		}
-		// The names come first and are never cut; the code and source
-		// give way to the width (-o wide: nothing gives way).
-		names := strings.Join([]string{padRight(tm, timeW), padRight(kind, kindW), padRight(shorten(oneLine(e.Node), 20), nodeW),
-			padRight(eventVolume(e), volW)}, "  ")
-		rest := strings.Join([]string{padRight(truncate(oneLine(e.Code), codeW), codeW), padRight(eventOrigin(e), originW),
-			fmt.Sprintf("%s:%d", oneLine(e.Source.Path()), e.Source.Line)}, "  ")
-		row := names + "  " + rest
-		if !o.Wide {
-			row = names + "  " + truncate(rest, max(width-ansi.StringWidth(names)-2, 16))
-		}
-		t.line(strings.TrimRight(row, " "))
+		n := len(dst) - at // ASCII
+		dst = appendSpaces(dst, c.time-n)
+		namesW += max(n, c.time)
 	}
-	return t.flush()
+	dst = append(dst, "  "...)
+	if kind := e.Kind.String(); e.Count > 1 {
+		at := len(dst)
+		dst = append(append(dst, kind...), " ×"...)
+		dst = strconv.AppendInt(dst, int64(e.Count), 10)
+		n := len(dst) - at - 1 // "×" is two bytes, one cell
+		dst = appendSpaces(dst, c.kind-n)
+		namesW += max(n, c.kind)
+	} else {
+		cell(kind, c.kind)
+	}
+	dst = append(dst, "  "...)
+	cell(shorten(oneLine(e.Node), 20), c.node)
+	dst = append(dst, "  "...)
+	cell(eventVolume(*e), c.vol)
+	namesW += 3 * len("  ")
+
+	rest = appendPadded(rest[:0], truncate(oneLine(e.Code), c.code), c.code)
+	rest = appendPadded(append(rest, "  "...), eventOrigin(*e), c.origin)
+	rest = append(append(rest, "  "...), oneLine(e.Source.Path())...)
+	rest = strconv.AppendInt(append(rest, ':'), int64(e.Source.Line), 10)
+	dst = append(dst, "  "...)
+	if r := unsafe.String(unsafe.SliceData(rest), len(rest)); wide {
+		dst = append(dst, r...)
+	} else {
+		dst = append(dst, truncate(r, max(width-namesW-2, 16))...)
+	}
+	end := len(dst)
+	for end > start && dst[end-1] == ' ' {
+		end--
+	}
+	return dst[:end], rest
+}
+
+// appendPadded appends s and spaces up to width cells.
+func appendPadded(dst []byte, s string, width int) []byte {
+	return appendSpaces(append(dst, s...), width-displayWidth(s))
+}
+
+// appendSpaces appends n spaces (none when n <= 0).
+func appendSpaces(dst []byte, n int) []byte {
+	for ; n > 0; n-- {
+		dst = append(dst, ' ')
+	}
+	return dst
 }
 
 // eventOrigin is how an event reached the log: "log" (a component's own
