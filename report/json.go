@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"io"
 
-	json "github.com/goccy/go-json"
 	"github.com/kcmtrace/kcmtrace/parser"
 	"github.com/kcmtrace/kcmtrace/rules"
 	"github.com/kcmtrace/kcmtrace/timeline"
@@ -79,12 +78,16 @@ func EventsJSONL(w io.Writer, evs []parser.Event, o Options) error {
 		evs = newRedactorFor(nil, evs).events(evs)
 	}
 	bw := bufio.NewWriterSize(delEscaper{w}, 64<<10)
-	enc := json.NewEncoder(bw)
-	enc.SetEscapeHTML(false)
-	for _, e := range evs {
-		if err := enc.Encode(toWireEvent(e)); err != nil {
-			return err
+	// A large cluster's day is 100k events and more: written by hand
+	// (appendEvent, byte for byte the encoder's line), on every core.
+	err := renderBatches(bw, len(evs), eventBatch, func(dst []byte, from, to int) ([]byte, error) {
+		for i := from; i < to; i++ {
+			dst = append(appendEvent(dst, &evs[i], jsonObject{compact: true}), '\n')
 		}
+		return dst, nil
+	})
+	if err != nil {
+		return err
 	}
 	return bw.Flush()
 }
@@ -108,7 +111,9 @@ func TimelineJSON(w io.Writer, tl *timeline.Timeline, vols []*timeline.Volume, o
 	}
 	out.array("restarts", len(tl.Restarts), func(i int) any { return toWireRestart(tl.Restarts[i]) })
 	out.array("skews", len(tl.Skews), func(i int) any { return toWireSkew(tl.Skews[i]) })
-	out.array("volumes", len(vols), func(i int) any { return toWireTimelineVol(vols[i]) })
+	out.arrayOf("volumes", len(vols), func(dst []byte, i int) ([]byte, error) {
+		return appendTimelineVol(dst, vols[i], arrayDepth)
+	})
 	return out.close()
 }
 

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	json "github.com/goccy/go-json"
+	"github.com/kcmtrace/kcmtrace/parser"
 	"github.com/kcmtrace/kcmtrace/timeline"
 )
 
@@ -61,8 +62,9 @@ const newlineIndent = "\n                                "
 // Its methods take the output and return it extended (kept out of the
 // struct, the slice stays in registers).
 type jsonObject struct {
-	indent string // newline and indentation of the fields
-	fields int
+	indent  string // newline and indentation of the fields
+	fields  int
+	compact bool // no newlines, no space after a colon (Encode without SetIndent); indent is ""
 }
 
 // openObject starts an object at depth (0 for a top-level value).
@@ -76,12 +78,18 @@ func (o *jsonObject) key(b []byte, k string) []byte {
 	b = o.sep(b)
 	b = append(b, '"')
 	b = append(b, k...)
+	if o.compact {
+		return append(b, '"', ':')
+	}
 	return append(b, '"', ':', ' ')
 }
 
 // mapKey starts a field whose key comes from data and may need escaping.
 func (o *jsonObject) mapKey(b []byte, k string) []byte {
 	b = appendJSONString(o.sep(b), k)
+	if o.compact {
+		return append(b, ':')
+	}
 	return append(b, ':', ' ')
 }
 
@@ -138,12 +146,15 @@ func (o *jsonObject) strings(b []byte, k string, ss []string) []byte {
 // returned layout and ended with its close.
 func (o *jsonObject) object(b []byte, k string) ([]byte, jsonObject) {
 	b = append(o.key(b, k), '{')
+	if o.compact {
+		return b, jsonObject{compact: true}
+	}
 	return b, jsonObject{indent: newlineIndent[:len(o.indent)+2]}
 }
 
 // close ends the object ({} when it has no field).
 func (o *jsonObject) close(b []byte) []byte {
-	if o.fields > 0 {
+	if o.fields > 0 && !o.compact {
 		b = append(b, o.indent[:len(o.indent)-2]...)
 	}
 	return append(b, '}')
@@ -151,9 +162,16 @@ func (o *jsonObject) close(b []byte) []byte {
 
 // appendVolume appends toWireVolume(v) as the encoder writes it at depth.
 func appendVolume(b []byte, v *timeline.Volume, depth int) []byte {
+	b, o := openObject(b, depth)
+	b = appendVolumeFields(b, &o, v)
+	return o.close(b)
+}
+
+// appendVolumeFields appends the fields of toWireVolume(v) to the object o
+// lays out.
+func appendVolumeFields(b []byte, o *jsonObject, v *timeline.Volume) []byte {
 	var scratch [16]kindCount
 	f, kinds := tallyVolume(v, scratch[:0])
-	b, o := openObject(b, depth)
 	b = o.str(b, "volume", wireVolumeName(v))
 	b = o.str(b, "pv", v.PV)
 	b = o.str(b, "handle", v.Handle)
@@ -195,5 +213,120 @@ func appendVolume(b []byte, v *timeline.Volume, depth int) []byte {
 		}
 		b = append(append(b, o.indent...), ']')
 	}
+	return b
+}
+
+// appendTimelineVol appends toWireTimelineVol(v) as the encoder writes it
+// at depth: a large cluster's timeline document is a hundred MB of
+// volumes' events, whose wire structs were most of the collector's work.
+func appendTimelineVol(b []byte, v *timeline.Volume, depth int) ([]byte, error) {
+	b, o := openObject(b, depth)
+	b = appendVolumeFields(b, &o, v)
+	b = o.intervals(b, "intervals", v.Intervals)
+	b = o.intervals(b, "kubelet", v.Kubelet())
+	b = o.key(b, "overlaps")
+	if ov := v.Overlaps(); len(ov) == 0 {
+		b = append(b, '[', ']')
+	} else { // few volumes have any: the encoder writes them
+		var err error
+		if b, err = appendIndented(b, toWireOverlaps(ov), o.indent[1:]); err != nil {
+			return b, err
+		}
+	}
+	b = o.key(b, "event_list")
+	if len(v.Events) == 0 {
+		b = append(b, '[', ']')
+	} else {
+		b = append(b, '[')
+		in := newlineIndent[:len(o.indent)+2]
+		for i := range v.Events {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendEvent(append(b, in...), &v.Events[i], jsonObject{indent: newlineIndent[:len(in)+2]})
+		}
+		b = append(append(b, o.indent...), ']')
+	}
+	return o.close(b), nil
+}
+
+// intervals writes a list of intervals (toWireIntervals), [] when empty.
+func (o *jsonObject) intervals(b []byte, k string, ivs []timeline.Interval) []byte {
+	b = o.key(b, k)
+	if len(ivs) == 0 {
+		return append(b, '[', ']')
+	}
+	b = append(b, '[')
+	in := newlineIndent[:len(o.indent)+2]
+	for i, iv := range ivs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(append(b, in...), '{')
+		io := jsonObject{indent: newlineIndent[:len(in)+2]}
+		b = io.str(b, "node", iv.Node)
+		b = io.str(b, "state", iv.State.String())
+		b = io.time(b, "start", iv.Start())
+		b = io.time(b, "end", iv.End())
+		b = io.close(b)
+	}
+	b = append(b, o.indent...)
+	return append(b, ']')
+}
+
+// appendEvent appends toWireEvent(*e) as the encoder writes it, its
+// fields laid out by o: indented (in a timeline document) or compact (a
+// line of JSON Lines).
+func appendEvent(b []byte, e *parser.Event, o jsonObject) []byte {
+	b = append(b, '{')
+	b = o.time(b, "time", e.Time.UTC())
+	if e.Relative {
+		b = o.bool(b, "relative", true)
+	}
+	b = o.str(b, "kind", e.Kind.String())
+	b = o.optStr(b, "volume", e.Volume)
+	b = o.optStr(b, "pv", e.PV)
+	b = o.optStr(b, "handle", e.Handle)
+	b = o.optStr(b, "attachment", e.Attachment)
+	b = o.optStr(b, "node", e.Node)
+	b = o.optStr(b, "pod", e.Pod)
+	b = o.optStr(b, "error", Sanitize(e.Error))
+	b = o.optStr(b, "code", e.Code)
+	b = o.optInt(b, "count", int(e.Count))
+	if e.Span > 0 {
+		b = o.str(b, "span", e.Span.String())
+	}
+	b = o.optStr(b, "component", e.Component.String())
+	b = o.optStr(b, "origin", e.Origin.String())
+	b = o.optInt(b, "echo_of", int(e.EchoOf))
+	if e.Level != 0 {
+		b = o.str(b, "level", string(rune(e.Level)))
+	}
+	b = o.optStr(b, "detail", Sanitize(e.Detail))
+	b = o.optStr(b, "reason", Sanitize(e.Reason))
+	if e.Retry != nil && e.Retry.Backoff > 0 {
+		b = o.str(b, "backoff", e.Retry.Backoff.String())
+	}
+	b = o.optInt(b, "pid", int(e.PID))
+	b, so := o.object(b, "source")
+	b = so.str(b, "path", e.Source.Path())
+	b = so.int(b, "line", int(e.Source.Line))
+	b = so.close(b)
 	return o.close(b)
+}
+
+// optStr writes a string field, left out when empty (omitempty).
+func (o *jsonObject) optStr(b []byte, k, v string) []byte {
+	if v == "" {
+		return b
+	}
+	return o.str(b, k, v)
+}
+
+// optInt writes an int field, left out when 0 (omitempty).
+func (o *jsonObject) optInt(b []byte, k string, v int) []byte {
+	if v == 0 {
+		return b
+	}
+	return o.int(b, k, v)
 }

@@ -3,10 +3,13 @@ package report
 import (
 	"bytes"
 	"math/rand"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	goccy "github.com/goccy/go-json"
 
 	"github.com/kcmtrace/kcmtrace/parser"
 	"github.com/kcmtrace/kcmtrace/timeline"
@@ -213,6 +216,100 @@ func TestAppendTSMatchesFormat(t *testing.T) {
 		}
 		if got := ts(tm); got != want {
 			t.Fatalf("ts(%v) = %q, want %q", tm, got, want)
+		}
+	}
+}
+
+// hostileEvents are events whose every field is set, from hostile strings
+// (escapes, quotes, invalid UTF-8, DEL, HTML), with spans, retries,
+// levels, echoes and describe rows among them.
+func hostileEvents() []parser.Event {
+	t0 := time.Date(2021, 1, 13, 8, 27, 15, 120000000, time.UTC)
+	var evs []parser.Event
+	for i, s := range hostileStrings {
+		o := hostileStrings[(i+1)%len(hostileStrings)]
+		d := parser.Draft{Kind: parser.Kinds()[i%len(parser.Kinds())], Volume: s, PV: o, Handle: s, Attachment: o,
+			Node: s, Pod: o, Error: s, Code: o, Detail: s, Reason: o, Count: int32(i - 1), PID: int32(i * 7), EchoOf: int32(i % 3),
+			Component: parser.Component(i % 4), Origin: parser.Origin(i % 3), Relative: i%2 == 1, Source: parser.Source{Line: int32(i)}}
+		if i%2 == 0 {
+			d.Time = parser.StampOf(t0.Add(time.Duration(i) * time.Second))
+		}
+		if i%3 == 0 {
+			d.Span = time.Duration(i) * 1500 * time.Millisecond
+			d.Level = "IWEF"[i%4]
+			d.Retry = &parser.Retry{Backoff: time.Duration(i+1) * time.Second}
+		}
+		evs = append(evs, d.Event())
+	}
+	return evs
+}
+
+// TestAppendTimelineVolMatchesEncoder: the hand-written timeline volume
+// (intervals, kubelet intervals, overlaps, every event) is what the
+// encoder writes for toWireTimelineVol, at every depth, for hostile
+// volumes and events and for every volume of the real logs and incidents.
+func TestAppendTimelineVolMatchesEncoder(t *testing.T) {
+	vols := append(hostileVolumes(), handSeed(true).Timeline.Volumes...)
+	hostile := &timeline.Volume{UniqueName: "h", Events: hostileEvents()}
+	vols = append(vols, hostile)
+	var paths []string
+	for _, glob := range []string{"../testdata/real-logs/*.log", "../testdata/incidents/*/*.log", "../testdata/incidents/*/*.txt"} {
+		m, _ := filepath.Glob(glob)
+		paths = append(paths, m...)
+	}
+	results, _ := parser.ParseAll(paths, parser.Options{})
+	tl := timeline.Build(results, timeline.Options{})
+	vols = append(vols, tl.Volumes...)
+	var kubelet, overlaps, events int
+	for _, v := range vols {
+		kubelet += len(v.Kubelet())
+		overlaps += len(v.Overlaps())
+		events += len(v.Events)
+	}
+	if kubelet == 0 || overlaps == 0 || events < 500 {
+		t.Fatalf("the volumes have %d kubelet intervals, %d overlaps, %d events", kubelet, overlaps, events)
+	}
+	for _, depth := range []int{0, 1, arrayDepth, 5} {
+		for i, v := range vols {
+			want, err := appendIndented(nil, toWireTimelineVol(v), strings.Repeat("  ", depth))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := appendTimelineVol([]byte("prefix"), v, depth)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.HasPrefix(got, []byte("prefix")) || !bytes.Equal(got[len("prefix"):], want) {
+				t.Fatalf("depth %d, volume %d (%s):\n got %s\nwant %s", depth, i, v.UniqueName, got[len("prefix"):], want)
+			}
+		}
+	}
+}
+
+// TestAppendEventCompactMatchesEncoder: a line of JSON Lines written by
+// hand is the encoder's line for toWireEvent, for hostile events and every
+// event of the real logs and incidents.
+func TestAppendEventCompactMatchesEncoder(t *testing.T) {
+	evs := hostileEvents()
+	var paths []string
+	for _, glob := range []string{"../testdata/real-logs/*.log", "../testdata/incidents/*/*.log", "../testdata/incidents/*/*.txt"} {
+		m, _ := filepath.Glob(glob)
+		paths = append(paths, m...)
+	}
+	results, _ := parser.ParseAll(paths, parser.Options{})
+	for _, r := range results {
+		evs = append(evs, r.Events...)
+	}
+	for i := range evs {
+		var want bytes.Buffer
+		enc := goccy.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(toWireEvent(evs[i])); err != nil {
+			t.Fatal(err)
+		}
+		got := append(appendEvent([]byte("prefix"), &evs[i], jsonObject{compact: true}), '\n')
+		if !bytes.Equal(got[len("prefix"):], want.Bytes()) {
+			t.Fatalf("event %d:\n got %s\nwant %s", i, got[len("prefix"):], want.Bytes())
 		}
 	}
 }

@@ -30,15 +30,6 @@ func toWireObject(o timeline.Object) wireObject {
 	return wireObject{Kind: o.Kind, Name: Sanitize(o.Name), Source: Sanitize(o.Source), Text: Sanitize(o.Text)}
 }
 
-// toWireObjects is nil for none (the field is left out).
-func toWireObjects(objs []timeline.Object) []wireObject {
-	var out []wireObject
-	for _, o := range objs {
-		out = append(out, toWireObject(o))
-	}
-	return out
-}
-
 func toWireChecks(cs []rules.Check) []wireCheck {
 	var out []wireCheck
 	for _, c := range cs {

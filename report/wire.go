@@ -360,24 +360,6 @@ func wireVolumeName(v *timeline.Volume) string {
 	return v.UniqueName
 }
 
-// toWireVolume is the wire form of v; appendVolume writes the same JSON
-// without building it.
-func toWireVolume(v *timeline.Volume) wireVolume {
-	var scratch [16]kindCount
-	f, kinds := tallyVolume(v, scratch[:0])
-	w := wireVolume{
-		Volume: wireVolumeName(v), PV: v.PV, Handle: v.Handle, Driver: v.Driver(),
-		Names: strs(v.Names()), Attachments: strs(v.Attachments()), Nodes: strs(v.Nodes()), Pods: strs(v.Pods()),
-		Multi: v.Multi, Events: len(v.Events), First: ts(v.First()), Last: ts(v.Last()),
-		Failures: f, Kinds: make(map[string]int, len(kinds)),
-	}
-	for _, k := range kinds {
-		w.Kinds[k.kind.String()] = k.n
-	}
-	w.Objects = toWireObjects(v.Objects())
-	return w
-}
-
 func toWireFinding(i int, f rules.Finding, incident map[int]int, vols map[string]*timeline.Volume) wireFinding {
 	w := wireFinding{
 		Index: i, Rule: f.Rule, Severity: f.Severity.String(), Volume: f.Volume, PV: f.PV, Input: f.Input,
@@ -470,51 +452,15 @@ func toWireSkew(s timeline.Skew) wireSkew {
 	return wireSkew{Path: s.Path, Offset: s.Offset.String(), OffsetMS: float64(s.Offset.Microseconds()) / 1000, Pairs: s.Pairs, From: s.From}
 }
 
-func toWireEvent(e parser.Event) wireEvent {
-	w := wireEvent{
-		Time: ts(e.Time.UTC()), Relative: e.Relative, Kind: e.Kind.String(), Volume: e.Volume, PV: e.PV,
-		Handle: e.Handle, Attachment: e.Attachment, Node: e.Node, Pod: e.Pod, Error: Sanitize(e.Error),
-		Code: e.Code, Count: int(e.Count), Component: e.Component.String(), Origin: e.Origin.String(), EchoOf: int(e.EchoOf),
-		Detail: Sanitize(e.Detail), Reason: Sanitize(e.Reason), PID: int(e.PID),
-		Source: wireSource{Path: e.Source.Path(), Line: int(e.Source.Line)},
-	}
-	if e.Span > 0 {
-		w.Span = e.Span.String()
-	}
-	if e.Level != 0 {
-		w.Level = string(rune(e.Level))
-	}
-	if e.Retry != nil && e.Retry.Backoff > 0 {
-		w.Backoff = e.Retry.Backoff.String()
-	}
-	return w
-}
-
-func toWireIntervals(iv []timeline.Interval) []wireInterval {
-	out := []wireInterval{}
-	for _, i := range iv {
-		out = append(out, wireInterval{Node: i.Node, State: i.State.String(), Start: ts(i.Start()), End: ts(i.End())})
-	}
-	return out
-}
-
-func toWireTimelineVol(v *timeline.Volume) wireTimelineVol {
-	w := wireTimelineVol{
-		wireVolume: toWireVolume(v),
-		Intervals:  toWireIntervals(v.Intervals),
-		Kubelet:    toWireIntervals(v.Kubelet()),
-		Overlaps:   []wireOverlap{},
-		EventList:  []wireEvent{},
-	}
-	for _, o := range v.Overlaps() {
+// toWireOverlaps is the wire form of a volume's overlaps.
+func toWireOverlaps(ovs []timeline.Overlap) []wireOverlap {
+	out := []wireOverlap{}
+	for _, o := range ovs {
 		wo := wireOverlap{Start: ts(o.Start), End: ts(o.End), Nodes: strs(o.Nodes), States: map[string]string{}}
 		for k, s := range o.States {
 			wo.States[k] = s.String()
 		}
-		w.Overlaps = append(w.Overlaps, wo)
+		out = append(out, wo)
 	}
-	for _, e := range v.Events {
-		w.EventList = append(w.EventList, toWireEvent(e))
-	}
-	return w
+	return out
 }
