@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bufio"
 	"io"
 	"strings"
 	"unicode"
@@ -103,15 +104,17 @@ func (t *textTable) lines() []string {
 	}
 	lines := make([]string, 0, len(head)+len(t.rows))
 	lines = append(lines, head...)
-	var b strings.Builder
+	var b []byte // a row, reused: one allocation a row, its string
 	for _, row := range t.rows {
-		b.Reset()
+		b = b[:0]
 		for c, cell := range row {
 			w, _ := cellWidth(cell)
-			b.WriteString(cell)
-			b.WriteString(strings.Repeat(" ", widths[c]-w))
+			b = appendSpaces(append(b, cell...), widths[c]-w)
 		}
-		lines = append(lines, strings.TrimRight(b.String(), " "))
+		for len(b) > 0 && b[len(b)-1] == ' ' {
+			b = b[:len(b)-1]
+		}
+		lines = append(lines, string(b))
 	}
 	return lines
 }
@@ -174,11 +177,10 @@ func (t *textTable) lipglossLines(rows [][]string) []string {
 // without its header line under Options.NoHeaders (newTable then draws no
 // rule under it).
 func (t *textTable) render(w io.Writer) error {
-	var b strings.Builder
+	bw := bufio.NewWriterSize(w, 64<<10)
 	for _, l := range t.lines() {
-		b.WriteString(l)
-		b.WriteByte('\n')
+		bw.WriteString(l)
+		bw.WriteByte('\n')
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return bw.Flush()
 }
