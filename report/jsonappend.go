@@ -124,22 +124,29 @@ func (o *jsonObject) time(b []byte, k string, t time.Time) []byte {
 	return append(appendTS(b, t), '"')
 }
 
-// strings writes a list of strings, [] when empty.
-func (o *jsonObject) strings(b []byte, k string, ss []string) []byte {
+// list writes a field holding n elements, [] when none: element i is
+// appended by elem where its line is indented by in (a newline and
+// spaces).
+func (o *jsonObject) list(b []byte, k string, n int, elem func(b []byte, i int, in string) []byte) []byte {
 	b = o.key(b, k)
-	if len(ss) == 0 {
+	if n == 0 {
 		return append(b, '[', ']')
 	}
 	b = append(b, '[')
 	in := newlineIndent[:len(o.indent)+2]
-	for i, s := range ss {
+	for i := range n {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(append(b, in...), s)
+		b = elem(append(b, in...), i, in)
 	}
 	b = append(b, o.indent...)
 	return append(b, ']')
+}
+
+// strings writes a list of strings, [] when empty.
+func (o *jsonObject) strings(b []byte, k string, ss []string) []byte {
+	return o.list(b, k, len(ss), func(b []byte, i int, _ string) []byte { return appendJSONString(b, ss[i]) })
 }
 
 // object starts a field holding an object, to be filled through the
@@ -194,24 +201,17 @@ func appendVolumeFields(b []byte, o *jsonObject, v *timeline.Volume) []byte {
 		b = strconv.AppendInt(ko.mapKey(b, k.kind.String()), int64(k.n), 10)
 	}
 	b = ko.close(b)
-	if len(v.Objects()) > 0 {
-		b = o.key(b, "objects")
-		b = append(b, '[')
-		in := newlineIndent[:len(o.indent)+2]
-		for i, ob := range v.Objects() {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(append(b, in...), '{')
+	if obs := v.Objects(); len(obs) > 0 {
+		b = o.list(b, "objects", len(obs), func(b []byte, i int, in string) []byte {
+			b = append(b, '{')
 			oo := jsonObject{indent: newlineIndent[:len(in)+2]}
-			w := toWireObject(ob)
+			w := toWireObject(obs[i])
 			b = oo.str(b, "kind", w.Kind)
 			b = oo.str(b, "name", w.Name)
 			b = oo.str(b, "source", w.Source)
 			b = oo.str(b, "text", w.Text)
-			b = oo.close(b)
-		}
-		b = append(append(b, o.indent...), ']')
+			return oo.close(b)
+		})
 	}
 	return b
 }
@@ -233,45 +233,24 @@ func appendTimelineVol(b []byte, v *timeline.Volume, depth int) ([]byte, error) 
 			return b, err
 		}
 	}
-	b = o.key(b, "event_list")
-	if len(v.Events) == 0 {
-		b = append(b, '[', ']')
-	} else {
-		b = append(b, '[')
-		in := newlineIndent[:len(o.indent)+2]
-		for i := range v.Events {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendEvent(append(b, in...), &v.Events[i], jsonObject{indent: newlineIndent[:len(in)+2]})
-		}
-		b = append(append(b, o.indent...), ']')
-	}
+	b = o.list(b, "event_list", len(v.Events), func(b []byte, i int, in string) []byte {
+		return appendEvent(b, &v.Events[i], jsonObject{indent: newlineIndent[:len(in)+2]})
+	})
 	return o.close(b), nil
 }
 
 // intervals writes a list of intervals (toWireIntervals), [] when empty.
 func (o *jsonObject) intervals(b []byte, k string, ivs []timeline.Interval) []byte {
-	b = o.key(b, k)
-	if len(ivs) == 0 {
-		return append(b, '[', ']')
-	}
-	b = append(b, '[')
-	in := newlineIndent[:len(o.indent)+2]
-	for i, iv := range ivs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(append(b, in...), '{')
+	return o.list(b, k, len(ivs), func(b []byte, i int, in string) []byte {
+		iv := ivs[i]
+		b = append(b, '{')
 		io := jsonObject{indent: newlineIndent[:len(in)+2]}
 		b = io.str(b, "node", iv.Node)
 		b = io.str(b, "state", iv.State.String())
 		b = io.time(b, "start", iv.Start())
 		b = io.time(b, "end", iv.End())
-		b = io.close(b)
-	}
-	b = append(b, o.indent...)
-	return append(b, ']')
+		return io.close(b)
+	})
 }
 
 // appendEvent appends toWireEvent(*e) as the encoder writes it, its
