@@ -1,7 +1,6 @@
 package report
 
 import (
-	"regexp"
 	"strings"
 
 	"github.com/kcmtrace/kcmtrace/parser"
@@ -18,31 +17,31 @@ import (
 func evidenceMessage(s string) string {
 	s = strings.Join(strings.Fields(parser.Message(s)), " ")
 	s = strings.ReplaceAll(s, `\"`, `"`)
-	if m := reRetryWrap.FindStringSubmatch(s); m != nil {
+	if m := reRetryWrap().FindStringSubmatch(s); m != nil {
 		s = strings.TrimSuffix(strings.TrimPrefix(m[2], `"`), `"`) + " (retry in " + m[1] + ")"
 	}
-	s = reUniqueName.ReplaceAllString(s, "")
-	s = reUID.ReplaceAllString(s, "")
-	s = reCSIName.ReplaceAllString(s, "…^")
-	s = reInTreeName.ReplaceAllString(s, "…/$1")
-	s = reUUIDShort.ReplaceAllString(s, "${1}…")
+	s = reUniqueName().ReplaceAllString(s, "")
+	s = reUID().ReplaceAllString(s, "")
+	s = reCSIName().ReplaceAllString(s, "…^")
+	s = reInTreeName().ReplaceAllString(s, "…/$1")
+	s = reUUIDShort().ReplaceAllString(s, "${1}…")
 	return strings.TrimSpace(s)
 }
 
 // sameMessage reduces an evidence message to what repeats across a retry
 // loop: no numbers, no backoff.
 func sameMessage(s string) string {
-	s = reRetryIn.ReplaceAllString(s, "")
-	return reDigits.ReplaceAllString(s, "#")
+	s = reRetryIn().ReplaceAllString(s, "")
+	return reDigits().ReplaceAllString(s, "#")
 }
 
 var (
-	reRetryWrap  = regexp.MustCompile(`^Operation for "[^"]*" failed\. No retries permitted until [^(]*\(durationBeforeRetry ([^)]+)\)\.? ?[Ee]rror: (.*)$`)
-	reRetryIn    = regexp.MustCompile(` \(retry in [^)]*\)`)
-	reUID        = regexp.MustCompile(` \(UID: "[^"]*"\)`)
-	reCSIName    = regexp.MustCompile(`kubernetes\.io/csi/[^"\s^}]+\^`)
-	reInTreeName = regexp.MustCompile(`kubernetes\.io/[a-z0-9-]+/[^"\s}]*/([^/"\s}]+)`)
-	reDigits     = regexp.MustCompile(`[0-9a-fA-F]*[0-9][0-9a-fA-F]*`)
-	reUniqueName = regexp.MustCompile(` ?\(UniqueName: \\?"[^"\\]*\\?"\)`)
-	reUUIDShort  = regexp.MustCompile(`(?i)\b([0-9a-f]{8})-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
+	reRetryWrap  = lazyRegexp(`^Operation for "[^"]*" failed\. No retries permitted until [^(]*\(durationBeforeRetry ([^)]+)\)\.? ?[Ee]rror: (.*)$`)
+	reRetryIn    = lazyRegexp(` \(retry in [^)]*\)`)
+	reUID        = lazyRegexp(` \(UID: "[^"]*"\)`)
+	reCSIName    = lazyRegexp(`kubernetes\.io/csi/[^"\s^}]+\^`)
+	reInTreeName = lazyRegexp(`kubernetes\.io/[a-z0-9-]+/[^"\s}]*/([^/"\s}]+)`)
+	reDigits     = lazyRegexp(`[0-9a-fA-F]*[0-9][0-9a-fA-F]*`)
+	reUniqueName = lazyRegexp(` ?\(UniqueName: \\?"[^"\\]*\\?"\)`)
+	reUUIDShort  = lazyRegexp(`(?i)\b([0-9a-f]{8})-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
 )

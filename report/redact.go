@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -37,15 +36,15 @@ type tokenClass struct {
 }
 
 var (
-	reIPv4     = regexp.MustCompile(`\b(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}\b`)
-	reIPHost   = regexp.MustCompile(`\bip-\d{1,3}-\d{1,3}-\d{1,3}-\d{1,3}(?:\.[a-z0-9-]+)*\b`)
-	reReqID    = regexp.MustCompile(`(?i)(request[ _-]?id["']?\s*[=:]\s*["']?)([0-9A-Za-z][0-9A-Za-z-]{5,})`)
-	reInstance = regexp.MustCompile(`\b(?:ins-[0-9a-z]{8}|i-[0-9a-f]{8}(?:[0-9a-f]{9})?)\b`)
-	reDisk     = regexp.MustCompile(`\b(?:disk-[0-9a-z]{8}|vol-[0-9a-f]{8}(?:[0-9a-f]{9})?)\b`)
-	reVA       = regexp.MustCompile(`\bcsi-[0-9a-f]{64}\b`)
-	reUUID     = regexp.MustCompile(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
-	reAzureRG  = regexp.MustCompile(`(?i)(resourceGroups/)([^/\s"'\\]+)`)
-	reAzureDsk = regexp.MustCompile(`(?i)(providers/Microsoft\.Compute/disks/)([^/\s"'\\]+)`)
+	reIPv4     = lazyRegexp(`\b(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}\b`)
+	reIPHost   = lazyRegexp(`\bip-\d{1,3}-\d{1,3}-\d{1,3}-\d{1,3}(?:\.[a-z0-9-]+)*\b`)
+	reReqID    = lazyRegexp(`(?i)(request[ _-]?id["']?\s*[=:]\s*["']?)([0-9A-Za-z][0-9A-Za-z-]{5,})`)
+	reInstance = lazyRegexp(`\b(?:ins-[0-9a-z]{8}|i-[0-9a-f]{8}(?:[0-9a-f]{9})?)\b`)
+	reDisk     = lazyRegexp(`\b(?:disk-[0-9a-z]{8}|vol-[0-9a-f]{8}(?:[0-9a-f]{9})?)\b`)
+	reVA       = lazyRegexp(`\bcsi-[0-9a-f]{64}\b`)
+	reUUID     = lazyRegexp(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
+	reAzureRG  = lazyRegexp(`(?i)(resourceGroups/)([^/\s"'\\]+)`)
+	reAzureDsk = lazyRegexp(`(?i)(providers/Microsoft\.Compute/disks/)([^/\s"'\\]+)`)
 )
 
 // wellKnown namespaces and names are not identifying; keep them readable.
@@ -148,10 +147,10 @@ func (r *redactor) s(in string) string {
 		return out
 	}
 	out := r.replaceKnown(in)
-	out = reVA.ReplaceAllStringFunc(out, func(m string) string { return r.lookup("va", m) })
-	out = reUUID.ReplaceAllStringFunc(out, func(m string) string { return r.lookup("uid", strings.ToLower(m)) })
-	out = reIPHost.ReplaceAllStringFunc(out, func(m string) string { return r.lookup("host", m) })
-	out = reIPv4.ReplaceAllStringFunc(out, func(m string) string {
+	out = reVA().ReplaceAllStringFunc(out, func(m string) string { return r.lookup("va", m) })
+	out = reUUID().ReplaceAllStringFunc(out, func(m string) string { return r.lookup("uid", strings.ToLower(m)) })
+	out = reIPHost().ReplaceAllStringFunc(out, func(m string) string { return r.lookup("host", m) })
+	out = reIPv4().ReplaceAllStringFunc(out, func(m string) string {
 		if strings.HasPrefix(m, "192.0.2.") || strings.HasPrefix(m, "198.51.") {
 			if r.used[m] {
 				return m
@@ -159,18 +158,18 @@ func (r *redactor) s(in string) string {
 		}
 		return r.lookup("ip", m)
 	})
-	out = reInstance.ReplaceAllStringFunc(out, func(m string) string { return r.lookup("instance", m) })
-	out = reDisk.ReplaceAllStringFunc(out, func(m string) string { return r.lookup("disk", m) })
-	out = reReqID.ReplaceAllStringFunc(out, func(m string) string {
-		sm := reReqID.FindStringSubmatch(m)
+	out = reInstance().ReplaceAllStringFunc(out, func(m string) string { return r.lookup("instance", m) })
+	out = reDisk().ReplaceAllStringFunc(out, func(m string) string { return r.lookup("disk", m) })
+	out = reReqID().ReplaceAllStringFunc(out, func(m string) string {
+		sm := reReqID().FindStringSubmatch(m)
 		return sm[1] + r.lookup("req", sm[2])
 	})
-	out = reAzureRG.ReplaceAllStringFunc(out, func(m string) string {
-		sm := reAzureRG.FindStringSubmatch(m)
+	out = reAzureRG().ReplaceAllStringFunc(out, func(m string) string {
+		sm := reAzureRG().FindStringSubmatch(m)
 		return sm[1] + r.lookup("rg", sm[2])
 	})
-	out = reAzureDsk.ReplaceAllStringFunc(out, func(m string) string {
-		sm := reAzureDsk.FindStringSubmatch(m)
+	out = reAzureDsk().ReplaceAllStringFunc(out, func(m string) string {
+		sm := reAzureDsk().FindStringSubmatch(m)
 		return sm[1] + r.lookup("disk", sm[2])
 	})
 	r.memo[in] = out

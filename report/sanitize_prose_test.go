@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -34,6 +35,17 @@ func TestSanitizeZeroWidthAndJSONProse(t *testing.T) {
 		if strings.Contains(out, bad) {
 			i := strings.Index(out, bad)
 			t.Errorf("JSON carries %q: %s", bad, out[max(0, i-60):min(len(out), i+20)])
+		}
+	}
+}
+
+// TestLazyRegexpsCompile compiles every expression the reports compile on
+// first use, which start-up no longer does.
+func TestLazyRegexpsCompile(t *testing.T) {
+	for _, re := range []func() *regexp.Regexp{reRetryWrap, reRetryIn, reUID, reCSIName, reInTreeName, reDigits, reUniqueName,
+		reUUIDShort, reIPv4, reIPHost, reReqID, reInstance, reDisk, reVA, reUUID, reAzureRG, reAzureDsk} {
+		if re() != re() {
+			t.Fatal("a lazy expression compiled twice")
 		}
 	}
 }

@@ -479,7 +479,7 @@ func volumeHeader(a *Analysis, volume, pv string, pods []string, width int) stri
 	}
 	if ansi.StringWidth(strings.Join(parts, "  ")) > width {
 		for i := range parts {
-			parts[i] = reUUIDShort.ReplaceAllString(parts[i], "${1}…")
+			parts[i] = reUUIDShort().ReplaceAllString(parts[i], "${1}…")
 		}
 	}
 	if ansi.StringWidth(strings.Join(parts, "  ")) > width {
@@ -621,7 +621,7 @@ func writeFindingRows(t *textWriter, st *styles, fs []rules.Finding, said string
 		if strings.EqualFold(strings.TrimSuffix(s, "."), strings.TrimSuffix(said, ".")) {
 			return ""
 		}
-		return reUUIDShort.ReplaceAllString(s, "${1}…")
+		return reUUIDShort().ReplaceAllString(s, "${1}…")
 	}
 	if len(fs) == 0 {
 		return
