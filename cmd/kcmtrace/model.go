@@ -3,7 +3,6 @@ package main
 import (
 	"reflect"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -40,10 +39,6 @@ func parseModel(args []string, getenv func(string) string) any {
 	return &cli{}
 }
 
-// commandModels caches commandModel's types by command name (nil: the
-// name has no model of its own).
-var commandModels sync.Map
-
 // commandModel returns the type of a struct holding cli's field of the
 // command called name and cli's other fields (the application's flags),
 // with their tags: a model kong reads as the whole command line with
@@ -52,11 +47,6 @@ var commandModels sync.Map
 // structs become named fields tagged embed:"" (a struct made by reflect
 // cannot embed an unexported type), which kong reads the same way.
 func commandModel(name string) reflect.Type {
-	if v, ok := commandModels.Load(name); ok {
-		t, _ := v.(reflect.Type) // nil when stored nil
-		return t
-	}
-	var t reflect.Type
 	whole := reflect.TypeFor[cli]()
 	var fields []reflect.StructField
 	found := false
@@ -78,11 +68,10 @@ func commandModel(name string) reflect.Type {
 		f.Index, f.Offset = nil, 0
 		fields = append(fields, f)
 	}
-	if found {
-		t = reflect.StructOf(fields)
+	if !found {
+		return nil
 	}
-	commandModels.Store(name, t)
-	return t
+	return reflect.StructOf(fields) // the same type for the same fields, made once
 }
 
 // commandName is the name kong gives the command of field f: its name
