@@ -33,6 +33,9 @@ type textWriter struct {
 	w           *bufio.Writer
 	err         error
 	displayZone // the zone times are written in (Options.Zone)
+	// room the timeline's lanes are painted in, reused (lane)
+	scratch []byte
+	states  []timeline.State
 }
 
 func newTextWriter(w io.Writer) *textWriter { return &textWriter{w: bufio.NewWriter(w)} }

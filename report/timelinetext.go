@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -158,9 +159,13 @@ func volumeSpan(v *timeline.Volume) (time.Time, time.Time) {
 	return a, b
 }
 
-// lane paints the intervals of one node onto cells cells wide.
-func lane(st *styles, ivs []timeline.Interval, node string, start, end time.Time, cells int) string {
-	states := make([]timeline.State, cells)
+// lane paints the intervals of one node onto cells cells wide, into the
+// writer's scratch room (valid until the next lane: a large cluster's
+// timeline paints two lanes for each of its 35k volumes' nodes).
+func (t *textWriter) lane(st *styles, ivs []timeline.Interval, node string, start, end time.Time, cells int) string {
+	states := slices.Grow(t.states[:0], cells)[:cells]
+	clear(states)
+	t.states = states
 	span := end.Sub(start)
 	cell := func(t time.Time) int {
 		if span <= 0 {
@@ -189,8 +194,7 @@ func lane(st *styles, ivs []timeline.Interval, node string, start, end time.Time
 			states[c] = iv.State
 		}
 	}
-	var b strings.Builder
-	b.Grow(cells * utf8.UTFMax)
+	b := t.scratch[:0]
 	for i := 0; i < cells; {
 		j := i
 		for j < cells && states[j] == states[i] {
@@ -201,15 +205,16 @@ func lane(st *styles, ivs []timeline.Interval, node string, start, end time.Time
 			ch = r
 		}
 		if _, painted := st.States[states[i]]; painted {
-			b.WriteString(st.state(states[i], strings.Repeat(string(ch), j-i)))
+			b = append(b, st.state(states[i], strings.Repeat(string(ch), j-i))...)
 		} else {
 			for range j - i {
-				b.WriteRune(ch)
+				b = utf8.AppendRune(b, ch)
 			}
 		}
 		i = j
 	}
-	return b.String()
+	t.scratch = b
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 func writeVolumeTimeline(t *textWriter, st *styles, v *timeline.Volume, width int, legend []string) {
@@ -266,8 +271,8 @@ func writeVolumeTimeline(t *textWriter, st *styles, v *timeline.Volume, width in
 		}
 		for _, n := range nodes {
 			label := padRight(shorten(oneLine(n), 20), labelW)
-			t.line("  ", label, st.Dim(" ctl │"), lane(st, v.Intervals, n, start, end, cells), st.Dim("│"))
-			kl := lane(st, v.Kubelet(), n, start, end, cells)
+			t.line("  ", label, st.Dim(" ctl │"), t.lane(st, v.Intervals, n, start, end, cells), st.Dim("│"))
+			kl := t.lane(st, v.Kubelet(), n, start, end, cells)
 			if !hasKubelet[n] {
 				kl = st.Dim(padRight(truncate("(no kubelet lines)", cells), cells))
 			}
