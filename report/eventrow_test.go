@@ -99,15 +99,22 @@ func TestEventRowMatchesJoined(t *testing.T) {
 	t.Logf("%d rows", rows)
 }
 
-// FuzzTruncate: truncate's cut of printable ASCII is
-// ansi.Truncate's.
+// FuzzTruncate: truncate's cut of printable ASCII, and appendTruncated's,
+// is ansi.Truncate's.
 func FuzzTruncate(f *testing.F) {
-	for _, s := range []string{"", "a", "abc", "attach-failed  ZoneNotMatch  log  kcm.log:12", strings.Repeat("x", 300), "é", "a\x1b[1mb"} {
-		f.Add(s, 3)
+	for _, s := range []string{"", "a", "abc", "attach-failed  ZoneNotMatch  log  kcm.log:12", strings.Repeat("x", 300), "é", "a\x1b[1mb",
+		"Code  event→:1234  kcm.log:12", "a→b…c×d·e", "→→→→→→", "x→\u0301y", "→\u200dx"} {
+		for _, max := range []int{0, 1, 2, 3, 12} {
+			f.Add(s, max)
+		}
 	}
 	f.Fuzz(func(t *testing.T, s string, max int) {
-		if got, want := truncate(s, max), truncateANSI(s, max); got != want {
+		want := truncateANSI(s, max)
+		if got := truncate(s, max); got != want {
 			t.Fatalf("truncate(%q, %d) = %q, ansi.Truncate gives %q", s, max, got, want)
+		}
+		if got := appendTruncated([]byte("x"), s, max); string(got) != "x"+want {
+			t.Fatalf("appendTruncated(%q, %d) = %q, ansi.Truncate gives %q", s, max, got[1:], want)
 		}
 	})
 }

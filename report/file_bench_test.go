@@ -63,8 +63,34 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // unset.
 func BenchmarkJSONFiles(b *testing.B) {
 	a := benchAnalysis(b)
+	benchRender(b, func(w io.Writer) error { return JSON(w, a, Options{}) })
+}
+
+// BenchmarkViewsFiles writes the other large views of the files named in
+// KCMTRACE_BENCH_FILES (every event, every volume's timeline, the volumes
+// table) to io.Discard, in MB/s of output; skipped when the variable is
+// unset.
+func BenchmarkViewsFiles(b *testing.B) {
+	a := benchAnalysis(b)
+	evs := a.Timeline.Events(a.Timeline.Volumes, true)
+	for _, v := range []struct {
+		name   string
+		render func(io.Writer) error
+	}{
+		{"events-text", func(w io.Writer) error { return EventsText(w, evs, Options{}) }},
+		{"events-jsonl", func(w io.Writer) error { return EventsJSONL(w, evs, Options{}) }},
+		{"timeline-json", func(w io.Writer) error { return TimelineJSON(w, a.Timeline, nil, Options{}) }},
+		{"timeline-text", func(w io.Writer) error { return TimelineText(w, a.Timeline, nil, Options{}) }},
+		{"volumes-text", func(w io.Writer) error { return VolumesTable(w, a.Timeline.Volumes, Options{}) }},
+	} {
+		b.Run(v.name, func(b *testing.B) { benchRender(b, v.render) })
+	}
+}
+
+// benchRender times render writing to io.Discard, in bytes of its output.
+func benchRender(b *testing.B, render func(io.Writer) error) {
 	var size countingWriter
-	if err := JSON(&size, a, Options{}); err != nil {
+	if err := render(&size); err != nil {
 		b.Fatal(err)
 	}
 	b.SetBytes(size.n)
@@ -72,7 +98,7 @@ func BenchmarkJSONFiles(b *testing.B) {
 	b.ResetTimer()
 	cpu := benchfiles.CPUTime()
 	for b.Loop() {
-		if err := JSON(io.Discard, a, Options{}); err != nil {
+		if err := render(io.Discard); err != nil {
 			b.Fatal(err)
 		}
 	}

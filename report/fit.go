@@ -67,6 +67,32 @@ func truncate(s string, max int) string {
 	return ansi.Truncate(s, max, "…")
 }
 
+// appendTruncated appends truncate(s, max) to dst. Printable ASCII and
+// the one-cell marks the reports write themselves (→ … × ·), a rune a
+// cell, are cut here as ansi.Truncate cuts them (FuzzTruncate), without
+// making the cut string.
+func appendTruncated(dst []byte, s string, max int) []byte {
+	if max < 1 || len(s) <= max {
+		return append(dst, truncate(s, max)...)
+	}
+	cells, cut := 0, -1
+	for i, r := range s {
+		switch {
+		case r >= 0x20 && r < 0x7f, r == '→', r == '…', r == '×', r == '·':
+		default:
+			return append(dst, truncate(s, max)...)
+		}
+		if cells == max-1 && cut < 0 {
+			cut = i
+		}
+		cells++
+	}
+	if cells <= max {
+		return append(dst, s...)
+	}
+	return append(append(dst, s[:cut]...), "…"...)
+}
+
 // middle cuts s to max cells, keeping a third of the head and the rest of
 // the tail: log lines carry their header first and their error last.
 func middle(s string, max int) string {

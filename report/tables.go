@@ -148,7 +148,7 @@ func appendEventRow(dst, rest []byte, e *parser.Event, z displayZone, c eventCol
 	if r := unsafe.String(unsafe.SliceData(rest), len(rest)); wide {
 		dst = append(dst, r...)
 	} else {
-		dst = append(dst, truncate(r, max(width-namesW-2, 16))...)
+		dst = appendTruncated(dst, r, max(width-namesW-2, 16))
 	}
 	end := len(dst)
 	for end > start && dst[end-1] == ' ' {
