@@ -55,11 +55,11 @@ func truncate(s string, max int) string {
 	if max < 1 {
 		return ""
 	}
-	if printableASCII(s) { // as ansi.Truncate cuts it (FuzzTruncate), without its allocations
-		if len(s) <= max {
+	if cut, ok := simpleCut(s, max); ok {
+		if cut < 0 {
 			return s
 		}
-		return s[:max-1] + "…"
+		return s[:cut] + "…"
 	}
 	if displayWidth(s) <= max {
 		return s
@@ -67,30 +67,44 @@ func truncate(s string, max int) string {
 	return ansi.Truncate(s, max, "…")
 }
 
-// appendTruncated appends truncate(s, max) to dst. Printable ASCII and
-// the one-cell marks the reports write themselves (→ … × ·), a rune a
-// cell, are cut here as ansi.Truncate cuts them (FuzzTruncate), without
-// making the cut string.
+// appendTruncated appends truncate(s, max) to dst, without making the cut
+// string where simpleCut cuts it.
 func appendTruncated(dst []byte, s string, max int) []byte {
-	if max < 1 || len(s) <= max {
-		return append(dst, truncate(s, max)...)
+	if cut, ok := simpleCut(s, max); ok && max >= 1 {
+		if cut < 0 {
+			return append(dst, s...)
+		}
+		return append(append(dst, s[:cut]...), "…"...)
 	}
-	cells, cut := 0, -1
+	return append(dst, truncate(s, max)...)
+}
+
+// simpleCut is where truncate cuts s (max >= 1): the byte offset the "…"
+// replaces the rest from, or -1 when s fits; ok is false unless s is
+// printable ASCII and the one-cell marks the reports write themselves
+// (→ … × ·), a rune a cell, which it cuts as ansi.Truncate does
+// (FuzzTruncate) without its allocations.
+func simpleCut(s string, max int) (cut int, ok bool) {
+	if len(s) <= max && printableASCII(s) {
+		return -1, true
+	}
+	cells := 0
+	cut = -1
 	for i, r := range s {
 		switch {
 		case r >= 0x20 && r < 0x7f, r == '→', r == '…', r == '×', r == '·':
 		default:
-			return append(dst, truncate(s, max)...)
+			return 0, false
 		}
-		if cells == max-1 && cut < 0 {
+		if cells == max-1 {
 			cut = i
 		}
 		cells++
 	}
 	if cells <= max {
-		return append(dst, s...)
+		return -1, true
 	}
-	return append(append(dst, s[:cut]...), "…"...)
+	return cut, true
 }
 
 // middle cuts s to max cells, keeping a third of the head and the rest of
