@@ -35,11 +35,14 @@ func (t *Timeline) EventsWhere(vols []*Volume, other bool, keep func(*parser.Eve
 			}
 		}
 	}
-	n := len(t.Other)
-	for _, v := range vols {
-		n += len(v.Events)
-	}
-	if keep == nil {
+	if keep == nil { // every event: room for them all
+		n := 0
+		if other {
+			n = len(t.Other)
+		}
+		for _, v := range vols {
+			n += len(v.Events)
+		}
 		keys = make([]eventOrder, 0, n)
 	}
 	for _, v := range vols {

@@ -65,7 +65,6 @@ func commandModel(name string) reflect.Type {
 			r, n := utf8.DecodeRuneInString(f.Name)
 			f.Name, f.PkgPath, f.Anonymous = string(unicode.ToUpper(r))+f.Name[n:], "", false
 		}
-		f.Index, f.Offset = nil, 0
 		fields = append(fields, f)
 	}
 	if !found {
