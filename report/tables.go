@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"runtime"
@@ -150,11 +151,7 @@ func appendEventRow(dst, rest []byte, e *parser.Event, z displayZone, c eventCol
 	} else {
 		dst = appendTruncated(dst, r, max(width-namesW-2, 16))
 	}
-	end := len(dst)
-	for end > start && dst[end-1] == ' ' {
-		end--
-	}
-	return dst[:end], rest
+	return dst[:start+len(bytes.TrimRight(dst[start:], " "))], rest
 }
 
 // appendPadded appends s and spaces up to width cells.

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bufio"
+	"bytes"
 	"io"
 	"strings"
 	"unicode"
@@ -111,10 +112,7 @@ func (t *textTable) lines() []string {
 			w, _ := cellWidth(cell)
 			b = appendSpaces(append(b, cell...), widths[c]-w)
 		}
-		for len(b) > 0 && b[len(b)-1] == ' ' {
-			b = b[:len(b)-1]
-		}
-		lines = append(lines, string(b))
+		lines = append(lines, string(bytes.TrimRight(b, " ")))
 	}
 	return lines
 }
