@@ -183,7 +183,8 @@ func appendVolumeFields(b []byte, o *jsonObject, v *timeline.Volume) []byte {
 	b = o.str(b, "pv", v.PV)
 	b = o.str(b, "handle", v.Handle)
 	b = o.str(b, "driver", v.Driver())
-	b = o.strings(b, "names", v.Names())
+	var names [8]string // most volumes have four: UniqueName, PV, handle, VolumeAttachment
+	b = o.strings(b, "names", v.AppendNames(names[:0]))
 	b = o.strings(b, "attachments", v.Attachments())
 	b = o.strings(b, "nodes", v.Nodes())
 	b = o.strings(b, "pods", v.Pods())

@@ -20,8 +20,11 @@ const EchoWindow = 5 * time.Second
 // its own (Counted, Tally).
 func linkEchoes(evs []parser.Event) {
 	for i := range evs {
-		evs[i].EchoOf = 0
+		if evs[i].EchoOf != 0 { // (mostly 0: a write would dirty every event)
+			evs[i].EchoOf = 0
+		}
 	}
+	var room [64]bool
 	var taken []bool // direct lines already linked, by index
 	for i := range evs {
 		e := &evs[i]
@@ -50,7 +53,11 @@ func linkEchoes(evs []parser.Event) {
 			continue
 		}
 		if taken == nil {
-			taken = make([]bool, len(evs))
+			taken = room[:0]
+			if len(evs) > len(room) {
+				taken = make([]bool, 0, len(evs))
+			}
+			taken = taken[:len(evs)]
 		}
 		taken[best] = true
 		e.EchoOf = int32(evs[best].Source.Line)

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/kcmtrace/kcmtrace/internal/prefault"
 	"github.com/kcmtrace/kcmtrace/parser"
@@ -550,15 +549,15 @@ func (sc *scratch) describe(v *Volume, ids []evIDs, sy *syms, rootName string, l
 		v.Handle = sy.str[handle]
 	}
 	// the span is kept as the events holding its times (First, Last)
-	var first, last time.Time
+	var first, last parser.Stamp
 	for i := range v.Events {
 		ev := &v.Events[i]
 		if !ev.Time.IsZero() {
-			if first.IsZero() || ev.Time.UTC().Before(first) {
-				first, v.first = ev.Time.UTC(), int32(i+1)
+			if first.IsZero() || ev.Time.Before(first) {
+				first, v.first = ev.Time, int32(i+1)
 			}
-			if ev.Time.UTC().After(last) {
-				last, v.last = ev.Time.UTC(), int32(i+1)
+			if last.IsZero() || last.Before(ev.Time) {
+				last, v.last = ev.Time, int32(i+1)
 			}
 		}
 	}

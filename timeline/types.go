@@ -208,23 +208,31 @@ func joinLists(dst, names, nodes, pods []string) (lists []string, nodesAt, podsA
 // with it, as it does the Key). A volume whose names are none of the three
 // returns its own slice; others a new one.
 func (v *Volume) Names() []string {
+	if v.namePos == (namePos{}) {
+		return v.names()
+	}
+	return v.AppendNames(make([]string, 0, len(v.names())+v.namePos.count()))
+}
+
+// AppendNames appends the volume's Names to dst: what Names returns,
+// without making a slice of them (a renderer's scratch takes them).
+func (v *Volume) AppendNames(dst []string) []string {
 	names := v.names()
 	if v.namePos == (namePos{}) {
-		return names
+		return append(dst, names...)
 	}
 	fields := [...]string{v.UniqueName, v.PV, v.Handle}
 	total := len(names) + v.namePos.count()
-	out := make([]string, 0, total)
 	j := 0
 	for p := 1; p <= total; p++ {
 		if i := slices.Index(v.namePos[:], uint8(p)); p <= maxNamePos+1 && i >= 0 {
-			out = append(out, fields[i])
+			dst = append(dst, fields[i])
 		} else {
-			out = append(out, names[j])
+			dst = append(dst, names[j])
 			j++
 		}
 	}
-	return out
+	return dst
 }
 
 func (n namePos) count() int {
