@@ -65,6 +65,20 @@ type jsonObject struct {
 	indent  string // newline and indentation of the fields
 	fields  int
 	compact bool // no newlines, no space after a colon (Encode without SetIndent); indent is ""
+	// yaml, when set, lays the object out as YAML instead (yamlappend.go):
+	// its fields at column col, a nested object's line break pending
+	// (yamlOpen) until its first field
+	yaml     *yamlWriter
+	col      int
+	yamlOpen bool
+}
+
+// open starts the object's text: "{" (in YAML, nothing).
+func (o *jsonObject) open(b []byte) []byte {
+	if o.yaml != nil {
+		return b
+	}
+	return append(b, '{')
 }
 
 // openObject starts an object at depth (0 for a top-level value).
@@ -75,6 +89,9 @@ func openObject(b []byte, depth int) ([]byte, jsonObject) {
 // key starts a field; k must be plain (a struct tag): keys from data go
 // through mapKey.
 func (o *jsonObject) key(b []byte, k string) []byte {
+	if o.yaml != nil {
+		return o.yamlKey(b, k)
+	}
 	b = o.sep(b)
 	b = append(b, '"')
 	b = append(b, k...)
@@ -86,6 +103,9 @@ func (o *jsonObject) key(b []byte, k string) []byte {
 
 // mapKey starts a field whose key comes from data and may need escaping.
 func (o *jsonObject) mapKey(b []byte, k string) []byte {
+	if o.yaml != nil {
+		return o.yamlUnsupported(b)
+	}
 	b = appendJSONString(o.sep(b), k)
 	if o.compact {
 		return append(b, ':')
@@ -104,14 +124,23 @@ func (o *jsonObject) sep(b []byte) []byte {
 }
 
 func (o *jsonObject) str(b []byte, k, v string) []byte {
+	if o.yaml != nil {
+		return o.yaml.appendScalar(o.key(b, k), v, o.col)
+	}
 	return appendJSONString(o.key(b, k), v)
 }
 
 func (o *jsonObject) int(b []byte, k string, v int) []byte {
+	if o.yaml != nil { // the encoder writes a number as JSON does
+		return append(strconv.AppendInt(append(o.key(b, k), ' '), int64(v), 10), '\n')
+	}
 	return strconv.AppendInt(o.key(b, k), int64(v), 10)
 }
 
 func (o *jsonObject) bool(b []byte, k string, v bool) []byte {
+	if o.yaml != nil {
+		return append(strconv.AppendBool(append(o.key(b, k), ' '), v), '\n')
+	}
 	return strconv.AppendBool(o.key(b, k), v)
 }
 
@@ -119,6 +148,9 @@ func (o *jsonObject) bool(b []byte, k string, v bool) []byte {
 func (o *jsonObject) time(b []byte, k string, t time.Time) []byte {
 	if t.IsZero() {
 		return b
+	}
+	if o.yaml != nil {
+		return o.yaml.appendStamp(o.key(b, k), t, o.col)
 	}
 	b = append(o.key(b, k), '"')
 	return append(appendTS(b, t), '"')
@@ -128,6 +160,9 @@ func (o *jsonObject) time(b []byte, k string, t time.Time) []byte {
 // appended by elem where its line is indented by in (a newline and
 // spaces).
 func (o *jsonObject) list(b []byte, k string, n int, elem func(b []byte, i int, in string) []byte) []byte {
+	if o.yaml != nil {
+		return o.yamlUnsupported(b)
+	}
 	b = o.key(b, k)
 	if n == 0 {
 		return append(b, '[', ']')
@@ -152,6 +187,9 @@ func (o *jsonObject) strings(b []byte, k string, ss []string) []byte {
 // object starts a field holding an object, to be filled through the
 // returned layout and ended with its close.
 func (o *jsonObject) object(b []byte, k string) ([]byte, jsonObject) {
+	if o.yaml != nil {
+		return o.key(b, k), jsonObject{yaml: o.yaml, col: o.col + 2, yamlOpen: true}
+	}
 	b = append(o.key(b, k), '{')
 	if o.compact {
 		return b, jsonObject{compact: true}
@@ -161,6 +199,9 @@ func (o *jsonObject) object(b []byte, k string) ([]byte, jsonObject) {
 
 // close ends the object ({} when it has no field).
 func (o *jsonObject) close(b []byte) []byte {
+	if o.yaml != nil {
+		return o.yamlClose(b)
+	}
 	if o.fields > 0 && !o.compact {
 		b = append(b, o.indent[:len(o.indent)-2]...)
 	}
@@ -258,7 +299,7 @@ func (o *jsonObject) intervals(b []byte, k string, ivs []timeline.Interval) []by
 // fields laid out by o: indented (in a timeline document) or compact (a
 // line of JSON Lines).
 func appendEvent(b []byte, e *parser.Event, o jsonObject) []byte {
-	b = append(b, '{')
+	b = o.open(b)
 	b = o.time(b, "time", e.Time.UTC())
 	if e.Relative {
 		b = o.bool(b, "relative", true)

@@ -68,7 +68,7 @@ var (
 	EventFormats = Formats[[]parser.Event]{Default: "jsonl", ByName: map[string]Renderer[[]parser.Event]{
 		"jsonl": RenderFunc[[]parser.Event](EventsJSONL),
 		"text":  RenderFunc[[]parser.Event](EventsText),
-		"yaml":  yamlOf(RenderFunc[[]parser.Event](EventsJSONL)),
+		"yaml":  RenderFunc[[]parser.Event](EventsYAML),
 	}}
 	VolumeFormats = Formats[[]*timeline.Volume]{Default: "text", ByName: map[string]Renderer[[]*timeline.Volume]{
 		"text": RenderFunc[[]*timeline.Volume](VolumesTable),

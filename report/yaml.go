@@ -111,6 +111,9 @@ type yamlWriter struct {
 	scalars map[string]yamlText  // strings the encoder was asked for (yamlfast.go)
 	keys    map[string]string    // keys the encoder was asked for
 	nodes   map[string]yaml.Node // numbers, booleans and null as the YAML parser reads them
+	// failed is set by the YAML appenders (yamlappend.go) when they cannot
+	// write what they were given: the value is converted instead
+	failed bool
 }
 
 func newYAMLWriter(w *bufio.Writer, dec *jsontext.Decoder) *yamlWriter {
