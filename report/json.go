@@ -25,7 +25,16 @@ func incidentOf(res rules.Result) map[int]int {
 // JSON writes the analysis as schema kcmtrace/analyze/v1: deterministic,
 // indented by two spaces, times in RFC 3339 (nanoseconds, UTC), empty lists
 // as [], no ANSI codes.
-func JSON(w io.Writer, a *Analysis, o Options) error {
+func JSON(w io.Writer, a *Analysis, o Options) error { return analyzeDoc(newObjectWriter(w), a, o) }
+
+// AnalysisYAML writes the analysis as YAML: what the YAML encoder writes
+// for the JSON (kubectl's -o yaml), its volumes written by hand.
+func AnalysisYAML(w io.Writer, a *Analysis, o Options) error {
+	return analyzeDoc(newYAMLObjectWriter(w), a, o)
+}
+
+// analyzeDoc writes the analysis (schema kcmtrace/analyze/v1) through out.
+func analyzeDoc(out *objectWriter, a *Analysis, o Options) error {
 	a = prepare(a, o)
 	summary := wireSummary{
 		Incidents: len(a.Result.Incidents), Findings: len(a.Result.Findings), Events: a.Events,
@@ -53,13 +62,12 @@ func JSON(w io.Writer, a *Analysis, o Options) error {
 
 	// The same fields, in the same order, as wireAnalyze; volumes, findings
 	// and incidents are encoded one at a time.
-	out := newObjectWriter(w)
 	out.field("schema", SchemaAnalyze)
 	provenance(out, o)
 	inputs := wireInputs(tl)
 	out.array("inputs", len(inputs), func(i int) any { return inputs[i] })
-	out.arrayOf("volumes", len(tl.Volumes), func(dst []byte, i int) ([]byte, error) {
-		return appendVolume(dst, tl.Volumes[i], arrayDepth), nil
+	out.arrayOf("volumes", len(tl.Volumes), func(dst []byte, i int, at jsonObject) ([]byte, error) {
+		return appendVolumeIn(dst, tl.Volumes[i], at), nil
 	})
 	byName := volumesByName(tl, a.Result.Findings)
 	out.array("findings", len(a.Result.Findings), func(i int) any { return toWireFinding(i, a.Result.Findings[i], inc, byName) })
@@ -95,12 +103,21 @@ func EventsJSONL(w io.Writer, evs []parser.Event, o Options) error {
 // TimelineJSON writes the given volumes' timelines as schema kcmtrace/timeline/v1.
 // vols nil means every volume of tl.
 func TimelineJSON(w io.Writer, tl *timeline.Timeline, vols []*timeline.Volume, o Options) error {
+	return timelineDoc(newObjectWriter(w), tl, vols, o)
+}
+
+// TimelineYAML writes the timelines as YAML (see AnalysisYAML).
+func TimelineYAML(w io.Writer, tl *timeline.Timeline, vols []*timeline.Volume, o Options) error {
+	return timelineDoc(newYAMLObjectWriter(w), tl, vols, o)
+}
+
+// timelineDoc writes the timelines (schema kcmtrace/timeline/v1) through out.
+func timelineDoc(out *objectWriter, tl *timeline.Timeline, vols []*timeline.Volume, o Options) error {
 	tl, vols = prepareTimeline(tl, vols, o)
 	if tl == nil {
 		tl = &timeline.Timeline{}
 	}
 	// The fields of wireTimeline, in order; volumes (with every event) one at a time.
-	out := newObjectWriter(w)
 	out.field("schema", SchemaTimeline)
 	provenance(out, o)
 	if s := ts(tl.Start); s != "" {
@@ -111,20 +128,29 @@ func TimelineJSON(w io.Writer, tl *timeline.Timeline, vols []*timeline.Volume, o
 	}
 	out.array("restarts", len(tl.Restarts), func(i int) any { return toWireRestart(tl.Restarts[i]) })
 	out.array("skews", len(tl.Skews), func(i int) any { return toWireSkew(tl.Skews[i]) })
-	out.arrayOf("volumes", len(vols), func(dst []byte, i int) ([]byte, error) {
-		return appendTimelineVol(dst, vols[i], arrayDepth)
+	out.arrayOf("volumes", len(vols), func(dst []byte, i int, at jsonObject) ([]byte, error) {
+		return appendTimelineVolIn(dst, vols[i], at)
 	})
 	return out.close()
 }
 
 // VolumesJSON writes the volumes (schema kcmtrace/volumes/v1).
 func VolumesJSON(w io.Writer, vols []*timeline.Volume, o Options) error {
+	return volumesDoc(newObjectWriter(w), vols, o)
+}
+
+// VolumesYAML writes the volumes as YAML (see AnalysisYAML).
+func VolumesYAML(w io.Writer, vols []*timeline.Volume, o Options) error {
+	return volumesDoc(newYAMLObjectWriter(w), vols, o)
+}
+
+// volumesDoc writes the volumes (schema kcmtrace/volumes/v1) through out.
+func volumesDoc(out *objectWriter, vols []*timeline.Volume, o Options) error {
 	_, vols = prepareTimeline(nil, vols, o)
-	out := newObjectWriter(w)
 	out.field("schema", SchemaVolumes)
 	provenance(out, o)
-	out.arrayOf("volumes", len(vols), func(dst []byte, i int) ([]byte, error) {
-		return appendVolume(dst, vols[i], arrayDepth), nil
+	out.arrayOf("volumes", len(vols), func(dst []byte, i int, at jsonObject) ([]byte, error) {
+		return appendVolumeIn(dst, vols[i], at), nil
 	})
 	return out.close()
 }

@@ -71,6 +71,7 @@ type jsonObject struct {
 	yaml     *yamlWriter
 	col      int
 	yamlOpen bool
+	inline   bool // yaml: a sequence's item, its first field after the "- "
 }
 
 // open starts the object's text: "{" (in YAML, nothing).
@@ -81,9 +82,9 @@ func (o *jsonObject) open(b []byte) []byte {
 	return append(b, '{')
 }
 
-// openObject starts an object at depth (0 for a top-level value).
-func openObject(b []byte, depth int) ([]byte, jsonObject) {
-	return append(b, '{'), jsonObject{indent: newlineIndent[:1+2*(depth+1)]}
+// objectAt lays out an object at depth (0 for a top-level value).
+func objectAt(depth int) jsonObject {
+	return jsonObject{indent: newlineIndent[:1+2*(depth+1)]}
 }
 
 // key starts a field; k must be plain (a struct tag): keys from data go
@@ -181,14 +182,45 @@ func (o *jsonObject) list(b []byte, k string, n int, elem func(b []byte, i int, 
 
 // strings writes a list of strings, [] when empty.
 func (o *jsonObject) strings(b []byte, k string, ss []string) []byte {
+	if o.yaml != nil {
+		return o.yamlStrings(b, k, ss)
+	}
 	return o.list(b, k, len(ss), func(b []byte, i int, _ string) []byte { return appendJSONString(b, ss[i]) })
+}
+
+// objects writes a list of n objects, [] when empty: elem appends object
+// i, laid out by oo (which it opens and closes).
+func (o *jsonObject) objects(b []byte, k string, n int, elem func(b []byte, i int, oo jsonObject) []byte) []byte {
+	if o.yaml != nil {
+		return o.yamlObjects(b, k, n, elem)
+	}
+	return o.list(b, k, n, func(b []byte, i int, in string) []byte {
+		return elem(b, i, jsonObject{indent: newlineIndent[:len(in)+2]})
+	})
+}
+
+// mapInt writes a field whose key comes from data (mapKey) holding v.
+func (o *jsonObject) mapInt(b []byte, k string, v int) []byte {
+	if o.yaml != nil {
+		return append(strconv.AppendInt(append(o.yamlMapKey(b, k), ' '), int64(v), 10), '\n')
+	}
+	return strconv.AppendInt(o.mapKey(b, k), int64(v), 10)
+}
+
+// value writes a field holding v as the encoder writes it (a value few
+// objects have, left to the encoder).
+func (o *jsonObject) value(b []byte, k string, v any) ([]byte, error) {
+	if o.yaml != nil {
+		return o.yamlValue(b, k, v)
+	}
+	return appendIndented(o.key(b, k), v, o.indent[1:])
 }
 
 // object starts a field holding an object, to be filled through the
 // returned layout and ended with its close.
 func (o *jsonObject) object(b []byte, k string) ([]byte, jsonObject) {
 	if o.yaml != nil {
-		return o.key(b, k), jsonObject{yaml: o.yaml, col: o.col + 2, yamlOpen: true}
+		return o.key(b, k), o.yamlNested()
 	}
 	b = append(o.key(b, k), '{')
 	if o.compact {
@@ -210,7 +242,12 @@ func (o *jsonObject) close(b []byte) []byte {
 
 // appendVolume appends toWireVolume(v) as the encoder writes it at depth.
 func appendVolume(b []byte, v *timeline.Volume, depth int) []byte {
-	b, o := openObject(b, depth)
+	return appendVolumeIn(b, v, objectAt(depth))
+}
+
+// appendVolumeIn appends toWireVolume(v) laid out by o.
+func appendVolumeIn(b []byte, v *timeline.Volume, o jsonObject) []byte {
+	b = o.open(b)
 	b = appendVolumeFields(b, &o, v)
 	return o.close(b)
 }
@@ -240,13 +277,12 @@ func appendVolumeFields(b []byte, o *jsonObject, v *timeline.Volume) []byte {
 	b = fo.close(b)
 	b, ko := o.object(b, "kinds")
 	for _, k := range kinds {
-		b = strconv.AppendInt(ko.mapKey(b, k.kind.String()), int64(k.n), 10)
+		b = ko.mapInt(b, k.kind.String(), k.n)
 	}
 	b = ko.close(b)
 	if obs := v.Objects(); len(obs) > 0 {
-		b = o.list(b, "objects", len(obs), func(b []byte, i int, in string) []byte {
-			b = append(b, '{')
-			oo := jsonObject{indent: newlineIndent[:len(in)+2]}
+		b = o.objects(b, "objects", len(obs), func(b []byte, i int, oo jsonObject) []byte {
+			b = oo.open(b)
 			w := toWireObject(obs[i])
 			b = oo.str(b, "kind", w.Kind)
 			b = oo.str(b, "name", w.Name)
@@ -262,31 +298,34 @@ func appendVolumeFields(b []byte, o *jsonObject, v *timeline.Volume) []byte {
 // at depth: a large cluster's timeline document is a hundred MB of
 // volumes' events, whose wire structs were most of the collector's work.
 func appendTimelineVol(b []byte, v *timeline.Volume, depth int) ([]byte, error) {
-	b, o := openObject(b, depth)
+	return appendTimelineVolIn(b, v, objectAt(depth))
+}
+
+// appendTimelineVolIn appends toWireTimelineVol(v) laid out by o.
+func appendTimelineVolIn(b []byte, v *timeline.Volume, o jsonObject) ([]byte, error) {
+	b = o.open(b)
 	b = appendVolumeFields(b, &o, v)
 	b = o.intervals(b, "intervals", v.Intervals)
 	b = o.intervals(b, "kubelet", v.Kubelet())
-	b = o.key(b, "overlaps")
 	if ov := v.Overlaps(); len(ov) == 0 {
-		b = append(b, '[', ']')
+		b = o.objects(b, "overlaps", 0, nil)
 	} else { // few volumes have any: the encoder writes them
 		var err error
-		if b, err = appendIndented(b, toWireOverlaps(ov), o.indent[1:]); err != nil {
+		if b, err = o.value(b, "overlaps", toWireOverlaps(ov)); err != nil {
 			return b, err
 		}
 	}
-	b = o.list(b, "event_list", len(v.Events), func(b []byte, i int, in string) []byte {
-		return appendEvent(b, &v.Events[i], jsonObject{indent: newlineIndent[:len(in)+2]})
+	b = o.objects(b, "event_list", len(v.Events), func(b []byte, i int, oo jsonObject) []byte {
+		return appendEvent(b, &v.Events[i], oo)
 	})
 	return o.close(b), nil
 }
 
 // intervals writes a list of intervals (toWireIntervals), [] when empty.
 func (o *jsonObject) intervals(b []byte, k string, ivs []timeline.Interval) []byte {
-	return o.list(b, k, len(ivs), func(b []byte, i int, in string) []byte {
+	return o.objects(b, k, len(ivs), func(b []byte, i int, io jsonObject) []byte {
 		iv := ivs[i]
-		b = append(b, '{')
-		io := jsonObject{indent: newlineIndent[:len(in)+2]}
+		b = io.open(b)
 		b = io.str(b, "node", iv.Node)
 		b = io.str(b, "state", iv.State.String())
 		b = io.time(b, "start", iv.Start())

@@ -18,6 +18,7 @@ type objectWriter struct {
 	fields int
 	err    error
 	buf    []byte
+	yaml   *yamlWriter // YAML instead of JSON (newYAMLObjectWriter, yamlappend.go)
 }
 
 func newObjectWriter(w io.Writer) *objectWriter {
@@ -39,14 +40,19 @@ func (o *objectWriter) key(k string) {
 
 // field writes one field whose value is encoded in one piece.
 func (o *objectWriter) field(k string, v any) {
+	if o.yaml != nil {
+		o.yamlField(k, v)
+		return
+	}
 	o.key(k)
 	o.write(v, "  ")
 }
 
-// elemAppender appends element i of an array field to dst, as the encoder
-// writes it there (depth 2: in an array in the top-level object).
+// elemAppender appends element i of an array field to dst, laid out by
+// at: as the encoder writes it there (depth 2: in an array in the
+// top-level object), or in YAML an item of the field's sequence.
 // It may be called from several goroutines at once.
-type elemAppender func(dst []byte, i int) ([]byte, error)
+type elemAppender func(dst []byte, i int, at jsonObject) ([]byte, error)
 
 // arrayDepth is the depth of the elements of an array field.
 const arrayDepth = 2
@@ -54,13 +60,21 @@ const arrayDepth = 2
 // array writes a field holding n elements, element i encoded from elem(i).
 // elem may be called from several goroutines at once.
 func (o *objectWriter) array(k string, n int, elem func(i int) any) {
-	o.arrayOf(k, n, func(dst []byte, i int) ([]byte, error) {
+	if o.yaml != nil {
+		o.yamlArray(k, n, elem)
+		return
+	}
+	o.arrayOf(k, n, func(dst []byte, i int, _ jsonObject) ([]byte, error) {
 		return appendIndented(dst, elem(i), "    ")
 	})
 }
 
 // arrayOf writes a field holding n elements, element i appended by elem.
 func (o *objectWriter) arrayOf(k string, n int, elem elemAppender) {
+	if o.yaml != nil {
+		o.yamlArrayOf(k, n, elem)
+		return
+	}
 	o.key(k)
 	if n == 0 {
 		o.w.WriteString("[]")
@@ -94,7 +108,7 @@ func appendElements(dst []byte, from, to int, elem elemAppender) ([]byte, error)
 			dst = append(dst, ',')
 		}
 		dst = append(dst, "\n    "...)
-		dst, err = elem(dst, i)
+		dst, err = elem(dst, i, objectAt(arrayDepth))
 	}
 	return dst, err
 }
@@ -136,6 +150,12 @@ func appendIndented(dst []byte, v any, prefix string) ([]byte, error) {
 func (o *objectWriter) close() error {
 	if o.err != nil {
 		return o.err
+	}
+	if o.yaml != nil {
+		if o.fields == 0 {
+			o.w.WriteString("{}\n")
+		}
+		return o.w.Flush()
 	}
 	o.w.WriteString("\n}\n")
 	return o.w.Flush()

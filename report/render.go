@@ -51,7 +51,7 @@ var (
 		"markdown": RenderFunc[*Analysis](Markdown),
 		"md":       RenderFunc[*Analysis](Markdown),
 		"html":     RenderFunc[*Analysis](HTML),
-		"yaml":     yamlOf(RenderFunc[*Analysis](JSON)),
+		"yaml":     RenderFunc[*Analysis](AnalysisYAML),
 		"name":     RenderFunc[*Analysis](FindingNames),
 	}}
 	TimelineFormats = Formats[TimelineView]{Default: "text", ByName: map[string]Renderer[TimelineView]{
@@ -60,7 +60,7 @@ var (
 		"markdown": timelineRenderer(TimelineMarkdown),
 		"md":       timelineRenderer(TimelineMarkdown),
 		"html":     timelineRenderer(TimelineHTML),
-		"yaml":     yamlOf(RenderFunc[TimelineView](timelineRenderer(TimelineJSON).(RenderFunc[TimelineView]))),
+		"yaml":     timelineRenderer(TimelineYAML),
 		"name": RenderFunc[TimelineView](func(w io.Writer, v TimelineView, o Options) error {
 			return VolumeNames(w, v.Volumes, o)
 		}),
@@ -73,7 +73,7 @@ var (
 	VolumeFormats = Formats[[]*timeline.Volume]{Default: "text", ByName: map[string]Renderer[[]*timeline.Volume]{
 		"text": RenderFunc[[]*timeline.Volume](VolumesTable),
 		"json": RenderFunc[[]*timeline.Volume](VolumesJSON),
-		"yaml": yamlOf(RenderFunc[[]*timeline.Volume](VolumesJSON)),
+		"yaml": RenderFunc[[]*timeline.Volume](VolumesYAML),
 		"name": RenderFunc[[]*timeline.Volume](VolumeNames),
 	}}
 )

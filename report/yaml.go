@@ -138,6 +138,18 @@ func newJSONDecoder(r io.Reader) *jsontext.Decoder {
 	return jsontext.NewDecoder(r, jsontext.AllowDuplicateNames(true))
 }
 
+// readJSON reads the JSON value js into y.toks.
+func (y *yamlWriter) readJSON(js []byte) error {
+	dec := y.dec
+	defer func() { y.dec = dec }()
+	y.dec = newJSONDecoder(bytes.NewReader(js))
+	tok, err := y.dec.ReadToken()
+	if err != nil {
+		return err
+	}
+	return y.read(tok)
+}
+
 // read reads the JSON value whose first token is tok into y.toks.
 func (y *yamlWriter) read(tok jsontext.Token) error {
 	y.toks = y.toks[:0]

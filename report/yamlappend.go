@@ -3,8 +3,10 @@ package report
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 	"unsafe"
@@ -25,14 +27,17 @@ import (
 // value is then converted from its JSON instead.
 
 // yamlKey starts a field: the pending line break of a nested object, the
-// indentation, the key as the encoder writes it, and ":".
+// indentation (none for an item's first field), the key as the encoder
+// writes it, and ":".
 func (o *jsonObject) yamlKey(b []byte, k string) []byte {
 	if o.yamlOpen {
 		b = append(b, '\n')
 		o.yamlOpen = false
 	}
+	if !o.inline || o.fields > 0 {
+		b = appendSpaces(b, o.col)
+	}
 	o.fields++
-	b = appendSpaces(b, o.col)
 	kt, ok := o.yaml.keyText(k)
 	if !ok {
 		o.yaml.failed = true
@@ -42,13 +47,88 @@ func (o *jsonObject) yamlKey(b []byte, k string) []byte {
 	return append(b, ':')
 }
 
-// yamlClose ends an object: an empty nested one is "{}".
+// yamlMapKey is yamlKey for a key from data (keyText writes any key it
+// can as the encoder would; one it cannot fails the writer).
+func (o *jsonObject) yamlMapKey(b []byte, k string) []byte {
+	if !utf8.ValidString(k) {
+		k = readBack(k)
+	}
+	return o.yamlKey(b, k)
+}
+
+// yamlNested lays out the object that is the value of the field just
+// keyed: two columns in, on the next line.
+func (o *jsonObject) yamlNested() jsonObject {
+	return jsonObject{yaml: o.yaml, col: o.col + 2, yamlOpen: true}
+}
+
+// yamlItem lays out an object that is an item of a sequence whose dashes
+// are at column col.
+func yamlItem(y *yamlWriter, col int) jsonObject {
+	return jsonObject{yaml: y, col: col + 2, inline: true}
+}
+
+// yamlClose ends an object: an empty one is "{}".
 func (o *jsonObject) yamlClose(b []byte) []byte {
-	if o.yamlOpen {
+	switch {
+	case o.fields > 0:
+		return b
+	case o.yamlOpen:
 		o.yamlOpen = false
 		return append(b, " {}\n"...)
 	}
+	return append(b, "{}\n"...)
+}
+
+// yamlStrings writes a list of strings: "[]", or a dash for each, two
+// columns in.
+func (o *jsonObject) yamlStrings(b []byte, k string, ss []string) []byte {
+	b = o.key(b, k)
+	if len(ss) == 0 {
+		return append(b, " []\n"...)
+	}
+	b = append(b, '\n')
+	for _, s := range ss {
+		b = append(appendSpaces(b, o.col+2), '-', ' ')
+		b = o.yaml.appendScalarText(b, s, o.col+2)
+	}
 	return b
+}
+
+// yamlObjects writes a list of objects: "[]", or a dash for each, two
+// columns in, the object's first field after it.
+func (o *jsonObject) yamlObjects(b []byte, k string, n int, elem func(b []byte, i int, oo jsonObject) []byte) []byte {
+	b = o.key(b, k)
+	if n == 0 {
+		return append(b, " []\n"...)
+	}
+	b = append(b, '\n')
+	for i := range n {
+		b = append(appendSpaces(b, o.col+2), '-', ' ')
+		b = elem(b, i, yamlItem(o.yaml, o.col+2))
+	}
+	return b
+}
+
+// yamlValue writes a field holding v, converted from the encoder's JSON
+// of it by the fast emitter (which fails the writer where the encoder
+// would have to write it).
+func (o *jsonObject) yamlValue(b []byte, k string, v any) ([]byte, error) {
+	js, err := appendIndented(nil, v, "")
+	if err != nil {
+		return b, err
+	}
+	b = o.key(b, k)
+	y := o.yaml
+	if err := y.readJSON(js); err != nil {
+		return b, err
+	}
+	y.out.Reset()
+	if _, ok := y.mapValue(0, o.col); !ok {
+		y.failed = true
+		return b, nil
+	}
+	return append(b, y.out.Bytes()...), nil
 }
 
 // yamlUnsupported marks the writer failed: what the YAML object was asked
@@ -62,6 +142,12 @@ func (o *jsonObject) yamlUnsupported(b []byte) []byte {
 // column col, and its line break (a literal block's lines after the
 // first indented for that key).
 func (y *yamlWriter) appendScalar(b []byte, s string, col int) []byte {
+	return y.appendScalarText(append(b, ' '), s, col)
+}
+
+// appendScalarText appends s as the encoder writes it after "key: " or
+// "- " at column col, and its line break.
+func (y *yamlWriter) appendScalarText(b []byte, s string, col int) []byte {
 	if !utf8.ValidString(s) {
 		s = readBack(s)
 	}
@@ -70,7 +156,6 @@ func (y *yamlWriter) appendScalar(b []byte, s string, col int) []byte {
 		y.failed = true
 		return b
 	}
-	b = append(b, ' ')
 	b = append(b, t.first...)
 	b = append(b, '\n')
 	return appendIndentedLines(b, t.more, col)
@@ -157,9 +242,129 @@ func appendEventYAML(b []byte, e *parser.Event, y *yamlWriter) ([]byte, error) {
 	if !y.failed {
 		return b, nil
 	}
+	yamlFallbacks.Add(1)
 	var out bytes.Buffer
 	if err := jsonToYAML(&out, bytes.NewReader(appendEvent(nil, e, jsonObject{compact: true}))); err != nil {
 		return b[:start], err
 	}
 	return append(b[:start], out.Bytes()...), nil
+}
+
+// newYAMLObjectWriter is an objectWriter that writes the document as YAML:
+// the fields the encoder writes (field, array) converted from their JSON
+// one at a time, the arrays whose elements are appended by hand
+// (arrayOf) as YAML directly, on every core.
+func newYAMLObjectWriter(w io.Writer) *objectWriter {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	return &objectWriter{w: bw, yaml: newYAMLWriter(bw, nil)}
+}
+
+// yamlField writes a field converted from the encoder's JSON of v.
+func (o *objectWriter) yamlField(k string, v any) {
+	o.fields++
+	if o.err != nil {
+		return
+	}
+	var js []byte
+	if js, o.err = appendIndented(o.buf[:0], v, ""); o.err != nil {
+		return
+	}
+	o.buf = js
+	if o.err = o.yaml.readJSON(js); o.err == nil {
+		o.err = o.yaml.piece(&k, asField)
+	}
+}
+
+// yamlArray writes an array field whose elements the encoder writes, each
+// converted from its JSON as an item of the field's sequence.
+func (o *objectWriter) yamlArray(k string, n int, elem func(i int) any) {
+	if n == 0 {
+		o.field(k, []any{})
+		return
+	}
+	o.yamlArrayKey(k)
+	for i := 0; i < n && o.err == nil; i++ {
+		var js []byte
+		if js, o.err = appendIndented(o.buf[:0], elem(i), ""); o.err != nil {
+			return
+		}
+		o.buf = js
+		if o.err = o.yaml.readJSON(js); o.err == nil {
+			o.err = o.yaml.piece(nil, asElement)
+		}
+	}
+}
+
+// yamlArrayKey starts a field holding a sequence ("key:", its items on the
+// lines after).
+func (o *objectWriter) yamlArrayKey(k string) {
+	o.fields++
+	if o.err != nil {
+		return
+	}
+	kt, ok := o.yaml.keyText(k)
+	if !ok {
+		o.err = fmt.Errorf("yaml: cannot write the field %q", k)
+		return
+	}
+	o.w.WriteString(kt)
+	o.w.WriteString(":\n")
+}
+
+// yamlArrayOf writes an array field whose elements elem appends as YAML
+// items ("  - " and the element laid out after it), in batches on every
+// core; an element the YAML layout cannot write is converted from its
+// JSON instead.
+func (o *objectWriter) yamlArrayOf(k string, n int, elem elemAppender) {
+	if n == 0 {
+		o.field(k, []any{})
+		return
+	}
+	o.yamlArrayKey(k)
+	if o.err != nil {
+		return
+	}
+	o.err = renderBatches(o.w, n, arrayBatch, func(dst []byte, from, to int) ([]byte, error) {
+		y := yamlScalars.Get().(*yamlWriter)
+		defer yamlScalars.Put(y)
+		for i := from; i < to; i++ {
+			var err error
+			if dst, err = appendYAMLItem(dst, i, elem, y); err != nil {
+				return dst, err
+			}
+		}
+		return dst, nil
+	})
+}
+
+// yamlFallbacks counts the values the YAML layout could not write (tests
+// hold it at zero on the corpus: a fall-back is correct, but slow).
+var yamlFallbacks atomic.Int64
+
+// appendYAMLItem appends element i as an item of a top-level field's
+// sequence, or, when the YAML layout fails, as the converter writes its
+// JSON there.
+func appendYAMLItem(dst []byte, i int, elem elemAppender, y *yamlWriter) ([]byte, error) {
+	start := len(dst)
+	y.failed = false
+	dst, err := elem(append(dst, "  - "...), i, yamlItem(y, 2))
+	if err != nil || !y.failed {
+		return dst, err
+	}
+	yamlFallbacks.Add(1)
+	js, err := elem(nil, i, objectAt(arrayDepth))
+	if err != nil {
+		return dst[:start], err
+	}
+	var out bytes.Buffer
+	bw := bufio.NewWriter(&out)
+	c := newYAMLWriter(bw, nil)
+	if err := c.readJSON(js); err != nil {
+		return dst[:start], err
+	}
+	if err := c.piece(nil, asElement); err != nil {
+		return dst[:start], err
+	}
+	bw.Flush()
+	return append(dst[:start], out.Bytes()...), nil
 }
