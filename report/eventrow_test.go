@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -43,12 +42,7 @@ func eventRowJoined(e *parser.Event, z displayZone, c eventColumns, width int, w
 // relative times), at several widths, wide or not, in UTC and another
 // zone.
 func TestEventRowMatchesJoined(t *testing.T) {
-	var paths []string
-	for _, glob := range []string{"../testdata/real-logs/*.log", "../testdata/incidents/*/*.log", "../testdata/incidents/*/*.txt"} {
-		m, _ := filepath.Glob(glob)
-		paths = append(paths, m...)
-	}
-	results, _ := parser.ParseAll(paths, parser.Options{})
+	results := fixtureResults()
 	var evs []parser.Event
 	for _, r := range results {
 		evs = append(evs, r.Events...)

@@ -220,6 +220,17 @@ func TestAppendTSMatchesFormat(t *testing.T) {
 	}
 }
 
+// fixtureResults are the real logs and the incidents, parsed.
+func fixtureResults() []parser.Result {
+	var paths []string
+	for _, glob := range []string{"../testdata/real-logs/*.log", "../testdata/incidents/*/*.log", "../testdata/incidents/*/*.txt"} {
+		m, _ := filepath.Glob(glob)
+		paths = append(paths, m...)
+	}
+	results, _ := parser.ParseAll(paths, parser.Options{})
+	return results
+}
+
 // hostileEvents are events whose every field is set, from hostile strings
 // (escapes, quotes, invalid UTF-8, DEL, HTML), with spans, retries,
 // levels, echoes and describe rows among them.
@@ -252,12 +263,7 @@ func TestAppendTimelineVolMatchesEncoder(t *testing.T) {
 	vols := append(hostileVolumes(), handSeed(true).Timeline.Volumes...)
 	hostile := &timeline.Volume{UniqueName: "h", Events: hostileEvents()}
 	vols = append(vols, hostile)
-	var paths []string
-	for _, glob := range []string{"../testdata/real-logs/*.log", "../testdata/incidents/*/*.log", "../testdata/incidents/*/*.txt"} {
-		m, _ := filepath.Glob(glob)
-		paths = append(paths, m...)
-	}
-	results, _ := parser.ParseAll(paths, parser.Options{})
+	results := fixtureResults()
 	tl := timeline.Build(results, timeline.Options{})
 	vols = append(vols, tl.Volumes...)
 	var kubelet, overlaps, events int
@@ -291,12 +297,7 @@ func TestAppendTimelineVolMatchesEncoder(t *testing.T) {
 // event of the real logs and incidents.
 func TestAppendEventCompactMatchesEncoder(t *testing.T) {
 	evs := hostileEvents()
-	var paths []string
-	for _, glob := range []string{"../testdata/real-logs/*.log", "../testdata/incidents/*/*.log", "../testdata/incidents/*/*.txt"} {
-		m, _ := filepath.Glob(glob)
-		paths = append(paths, m...)
-	}
-	results, _ := parser.ParseAll(paths, parser.Options{})
+	results := fixtureResults()
 	for _, r := range results {
 		evs = append(evs, r.Events...)
 	}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"io"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,12 +17,7 @@ import (
 // incidents, repeated up to three batches.
 func corpusEvents(t testing.TB) []parser.Event {
 	evs := hostileEvents()
-	var paths []string
-	for _, glob := range []string{"../testdata/real-logs/*.log", "../testdata/incidents/*/*.log", "../testdata/incidents/*/*.txt"} {
-		m, _ := filepath.Glob(glob)
-		paths = append(paths, m...)
-	}
-	results, _ := parser.ParseAll(paths, parser.Options{})
+	results := fixtureResults()
 	for _, r := range results {
 		evs = append(evs, r.Events...)
 	}
@@ -155,12 +149,7 @@ func yamlCorpusVolumes(t testing.TB) (all, real []*timeline.Volume) {
 		}
 		v.Events = append(v.Events, hostileEvents()[i%len(hostileEvents())])
 	}
-	var paths []string
-	for _, glob := range []string{"../testdata/real-logs/*.log", "../testdata/incidents/*/*.log", "../testdata/incidents/*/*.txt"} {
-		m, _ := filepath.Glob(glob)
-		paths = append(paths, m...)
-	}
-	results, _ := parser.ParseAll(paths, parser.Options{})
+	results := fixtureResults()
 	real = timeline.Build(results, timeline.Options{}).Volumes
 	vols = append(vols, real...)
 	for len(vols) < 3*arrayBatch { // enough to be written in batches on every core
