@@ -14,8 +14,8 @@ import (
 // cost for printable ASCII (one cell a byte), which most names and times
 // are.
 func displayWidth(s string) int {
-	if printableASCII(s) {
-		return len(s)
+	if n, ok := markCells(s); ok {
+		return n
 	}
 	return ansi.StringWidth(s)
 }
@@ -79,6 +79,28 @@ func appendTruncated(dst []byte, s string, max int) []byte {
 	return append(dst, truncate(s, max)...)
 }
 
+// markCells is the width of s when it is printable ASCII and the one-cell
+// marks the reports write themselves (→ … × ·), a rune a cell (what
+// lipgloss measures: TestMarkCellsMatchLipgloss); ok is false otherwise.
+func markCells(s string) (cells int, ok bool) {
+	if printableASCII(s) {
+		return len(s), true
+	}
+	for _, r := range s {
+		if !oneCell(r) {
+			return 0, false
+		}
+		cells++
+	}
+	return cells, true
+}
+
+// oneCell reports whether r is printable ASCII or one of the one-cell
+// marks the reports write themselves (→ … × ·).
+func oneCell(r rune) bool {
+	return r >= 0x20 && r < 0x7f || r == '→' || r == '…' || r == '×' || r == '·'
+}
+
 // simpleCut is where truncate cuts s (max >= 1): the byte offset the "…"
 // replaces the rest from, or -1 when s fits; ok is false unless s is
 // printable ASCII and the one-cell marks the reports write themselves
@@ -91,9 +113,7 @@ func simpleCut(s string, max int) (cut int, ok bool) {
 	cells := 0
 	cut = -1
 	for i, r := range s {
-		switch {
-		case r >= 0x20 && r < 0x7f, r == '→', r == '…', r == '×', r == '·':
-		default:
+		if !oneCell(r) {
 			return 0, false
 		}
 		if cells == max-1 {

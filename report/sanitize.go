@@ -142,6 +142,9 @@ func OneLine(s string) string { return oneLine(s) }
 // oneLine sanitises s and folds it onto one line (newlines and tabs become
 // spaces, runs of spaces are kept).
 func oneLine(s string) string {
+	if printableASCII(s) {
+		return s // clean, and on one line
+	}
 	s = Sanitize(s)
 	if strings.ContainsAny(s, "\n\t") {
 		s = strings.NewReplacer("\n", " ⏎ ", "\t", " ").Replace(s)

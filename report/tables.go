@@ -11,8 +11,6 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"github.com/kcmtrace/kcmtrace/parser"
 	"github.com/kcmtrace/kcmtrace/rules"
 	"github.com/kcmtrace/kcmtrace/timeline"
@@ -258,7 +256,7 @@ func VolumesTable(w io.Writer, vols []*timeline.Volume, o Options) error {
 			f := failures(v)
 			first, last := seen(v)
 			tb.Row(dash(name(v)), dash(v.PV), dash(v.Driver()), nodeList(v.Nodes(), 1<<20),
-				pods(v, 1<<20), first, last, fmt.Sprint(f.Attach), fmt.Sprint(f.Detach), fmt.Sprint(f.Mount))
+				pods(v, 1<<20), first, last, strconv.Itoa(f.Attach), strconv.Itoa(f.Detach), strconv.Itoa(f.Mount))
 		}
 		return tb.render(w)
 	}
@@ -268,7 +266,7 @@ func VolumesTable(w io.Writer, vols []*timeline.Volume, o Options) error {
 			f := failures(v)
 			first, last := seen(v)
 			tb.Row(dash(name(v)), dash(v.PV), shorten(dash(v.Driver()), 24), nodeList(v.Nodes(), 24),
-				pods(v, 24), first, last, fmt.Sprint(f.Attach), fmt.Sprint(f.Detach), fmt.Sprint(f.Mount))
+				pods(v, 24), first, last, strconv.Itoa(f.Attach), strconv.Itoa(f.Detach), strconv.Itoa(f.Mount))
 		}
 		return tb.render(w)
 	}
@@ -300,11 +298,11 @@ func VolumesTable(w io.Writer, vols []*timeline.Volume, o Options) error {
 	// Start from the header widths: a column is never narrower than its title.
 	seenW, volN, drvN, nodeN, podN := len("SEEN ("+z.name()+")"), len("VOLUME"), len("DRIVER"), len("NODES"), len("PODS")
 	for _, v := range vols {
-		seenW = max(seenW, ansi.StringWidth(seenText(v)))
-		volN = max(volN, ansi.StringWidth(dash(name(v))))
-		drvN = max(drvN, ansi.StringWidth(dash(driverLabel(v.Driver()))))
-		nodeN = max(nodeN, ansi.StringWidth(nodeList(v.Nodes(), width)))
-		podN = max(podN, ansi.StringWidth(pods(v, width)))
+		seenW = max(seenW, displayWidth(seenText(v)))
+		volN = max(volN, displayWidth(dash(name(v))))
+		drvN = max(drvN, displayWidth(dash(driverLabel(v.Driver()))))
+		nodeN = max(nodeN, displayWidth(nodeList(v.Nodes(), width)))
+		podN = max(podN, displayWidth(pods(v, width)))
 	}
 	const countsW, gaps = 6, 5 * 2 // "A/D/M✗", two cells between columns
 	avail := width - gaps - seenW - countsW
@@ -319,7 +317,7 @@ func VolumesTable(w io.Writer, vols []*timeline.Volume, o Options) error {
 		nodeW = min(nodeN, max(12, (avail-volW-driverW)/2))
 		real := 0
 		for _, v := range vols {
-			real = max(real, ansi.StringWidth(nodeList(v.Nodes(), nodeW)))
+			real = max(real, displayWidth(nodeList(v.Nodes(), nodeW)))
 		}
 		nodeW = real
 		podW = min(podN, max(avail-volW-driverW-nodeW, 6))
@@ -383,10 +381,10 @@ func Explain(w io.Writer, r rules.Rule, o Options) error {
 // podShort fits "ns/name" into w cells, giving up the namespace first.
 func podShort(p string, w int) string {
 	p = oneLine(p)
-	if ansi.StringWidth(p) <= w {
+	if displayWidth(p) <= w {
 		return p
 	}
-	if _, name, ok := strings.Cut(p, "/"); ok && ansi.StringWidth(name)+2 <= w {
+	if _, name, ok := strings.Cut(p, "/"); ok && displayWidth(name)+2 <= w {
 		return "…/" + name
 	}
 	return shorten(p, w)

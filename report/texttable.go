@@ -123,8 +123,8 @@ func (t *textTable) lines() []string {
 // escape sequence is measured as nothing), a rune that is not a letter,
 // digit, punctuation, symbol or ASCII space, or a byte that is not UTF-8.
 func cellWidth(s string) (w int, ok bool) {
-	if printableASCII(s) {
-		return len(s), true
+	if w, ok := markCells(s); ok {
+		return w, true
 	}
 	for _, r := range s {
 		if r < utf8.RuneSelf {

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // tableCases are tables the fast layout must lay out as lipgloss does:
@@ -111,4 +114,24 @@ func FuzzTextTable(f *testing.F) {
 		}
 		checkTextTable(t, Options{Color: color}, headers, rows)
 	})
+}
+
+// TestMarkCellsMatchLipgloss: the width markCells (and displayWidth) give
+// the reports' own marks among printable ASCII is lipgloss's and ansi's, and what it does not take
+// (other runes, controls) it leaves to cellWidth's general path.
+func TestMarkCellsMatchLipgloss(t *testing.T) {
+	for _, s := range []string{"", "a", "pvc-2708…3c36", "→", "…", "×", "·", "a → b × c · d …", "node-1 +2", "~!@#$%^&*()_+{}|:\"<>?`-=[]\\;',./"} {
+		n, ok := markCells(s)
+		if !ok || n != lipgloss.Width(s) || n != ansi.StringWidth(s) || n != displayWidth(s) {
+			t.Errorf("markCells(%q) = %d, %v; lipgloss says %d, ansi %d", s, n, ok, lipgloss.Width(s), ansi.StringWidth(s))
+		}
+		if w, ok := cellWidth(s); !ok || w != lipgloss.Width(s) {
+			t.Errorf("cellWidth(%q) = %d, %v; lipgloss says %d", s, w, ok, lipgloss.Width(s))
+		}
+	}
+	for _, s := range []string{"é", "中", "✗", "a\tb", "a\nb", "\x1b[31m", "\x7f", "bad \xff"} {
+		if _, ok := markCells(s); ok {
+			t.Errorf("markCells(%q) took it", s)
+		}
+	}
 }
