@@ -215,14 +215,21 @@ func cutCells(word string, width int) (parts []string, rest string, restW int, o
 // wrap word-wraps s to width cells and returns the lines; words longer
 // than a line are cut.
 func wrap(s string, width int) []string {
-	if width < 10 {
-		width = 10
+	if wrapsToItself(s, width) {
+		return []string{s}
 	}
-	if len(s) <= width && len(s) > 0 && s[0] != ' ' && s[len(s)-1] != ' ' &&
-		printableASCII(s) && !strings.Contains(s, "  ") {
-		return []string{s} // one line of printable ASCII, spaced as wrapWords spaces it
+	return wrapWords(s, max(width, 10))
+}
+
+// wrapsToItself reports whether wrap(s, width) is s alone: one line of
+// printable ASCII and the reports' one-cell marks (markCells), spaced as
+// wrapWords spaces it (FuzzWrapOneLine).
+func wrapsToItself(s string, width int) bool {
+	if s == "" || s[0] == ' ' || s[len(s)-1] == ' ' || strings.Contains(s, "  ") {
+		return false
 	}
-	return wrapWords(s, width)
+	cells, ok := markCells(s)
+	return ok && cells <= max(width, 10)
 }
 
 // wrapWords is wrap of s at width (at least 10), word by word.

@@ -33,9 +33,11 @@ type textWriter struct {
 	w           *bufio.Writer
 	err         error
 	displayZone // the zone times are written in (Options.Zone)
-	// room the timeline's lanes are painted in, reused (lane)
+	// room the timeline's lanes are painted in, reused (lane), and its
+	// event rows are appended in (writeEventRows)
 	scratch []byte
 	states  []timeline.State
+	rows    []byte
 }
 
 func newTextWriter(w io.Writer) *textWriter { return &textWriter{w: bufio.NewWriter(w)} }
@@ -49,6 +51,20 @@ func (t *textWriter) line(parts ...string) {
 			t.err = err
 			return
 		}
+	}
+	if err := t.w.WriteByte('\n'); err != nil {
+		t.err = err
+	}
+}
+
+// lineBytes writes b and a line break.
+func (t *textWriter) lineBytes(b []byte) {
+	if t.err != nil {
+		return
+	}
+	if _, err := t.w.Write(b); err != nil {
+		t.err = err
+		return
 	}
 	if err := t.w.WriteByte('\n'); err != nil {
 		t.err = err

@@ -382,25 +382,43 @@ func writeEventRows(t *textWriter, st *styles, evs []parser.Event, withPod bool,
 	}
 	t.line()
 	t.line("  ", st.Dim(padRight("TIME ("+t.name()+")", timeW)+"  "+relCol("REL")+padRight("NODE", nodeW)+"  "+padRight("EVENT", whatW)+"  SOURCE"))
+	layout := "15:04:05.000"
+	if withDate {
+		layout = "01-02 15:04:05.000"
+	}
+	// each row is appended in place (TestEventRowsMatchJoined holds it to
+	// the row joined from strings): a large cluster's timeline has 100k
+	b := t.rows[:0]
 	for i, r := range rows {
-		tm := r.when(t.displayZone, false)
-		if !r.Time.IsZero() {
-			if withDate {
-				tm = t.in(r.Time).Format("01-02 15:04:05.000")
-			} else {
-				tm = t.in(r.Time).Format("15:04:05.000")
-			}
+		b = append(b[:0], ' ', ' ')
+		if r.Time.IsZero() {
+			b = appendPadded(b, r.when(t.displayZone, false), timeW)
+		} else {
+			n := len(b)
+			b = t.in(r.Time).AppendFormat(b, layout)
+			b = appendSpaces(b, timeW-(len(b)-n))
+		}
+		b = append(b, ' ', ' ')
+		if showRel {
+			b = append(appendPadded(b, rel(r.Time, base), relW), ' ', ' ')
 		}
 		node := r.Node
 		if node == "" {
 			node = "-"
 		}
-		what := wrap(r.what(withPod), whatW)
-		t.line("  ", padRight(tm, timeW), "  ", relCol(rel(r.Time, base)),
-			padRight(shorten(oneLine(node), 16), nodeW), "  ",
-			padRight(what[0], whatW), "  ", st.Dim(shorten(locs[i], locW)))
-		for _, l := range what[1:] {
+		b = append(appendPadded(b, shorten(oneLine(node), 16), nodeW), ' ', ' ')
+		what := r.what(withPod)
+		var more []string
+		if !wrapsToItself(what, whatW) {
+			lines := wrap(what, whatW)
+			what, more = lines[0], lines[1:]
+		}
+		b = append(appendPadded(b, what, whatW), ' ', ' ')
+		b = append(b, st.Dim(shorten(locs[i], locW))...)
+		t.lineBytes(b)
+		for _, l := range more {
 			t.line(strings.Repeat(" ", 2+timeW+2+len(relCol(""))+nodeW+2), l)
 		}
 	}
+	t.rows = b
 }

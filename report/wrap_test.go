@@ -101,7 +101,7 @@ func BenchmarkWrapLongWord(b *testing.B) {
 // FuzzWrapOneLine holds wrap's shortcut for a line that fits to what
 // wrapping it word by word gives.
 func FuzzWrapOneLine(f *testing.F) {
-	for _, s := range []string{"", "a b", " a", "a ", "a  b", "pvc-1 · 2 events · 3s", "数据 库", "a\tb", "x\u00a0y", strings.Repeat("w ", 40)} {
+	for _, s := range []string{"", "a b", " a", "a ", "a  b", "pvc-1 · 2 events · 3s", "attach-failed ×12 over 3m → node-2 …", "数据 库", "a\tb", "x\u00a0y", strings.Repeat("w ", 40)} {
 		f.Add(s, 80)
 	}
 	f.Fuzz(func(t *testing.T, s string, width int) {
