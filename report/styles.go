@@ -2,6 +2,7 @@ package report
 
 import (
 	"io"
+	"strings"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
@@ -69,10 +70,7 @@ func newStyles(w io.Writer, o Options) *styles {
 		s.States = map[timeline.State]paint{}
 		return s
 	}
-	fg := func(c string) paint {
-		st := r.NewStyle().Foreground(lipgloss.Color(c))
-		return func(x string) string { return st.Render(x) }
-	}
+	fg := func(c string) paint { return fgPaint(r.NewStyle().Foreground(lipgloss.Color(c))) }
 	badge := func(c string) paint {
 		st := r.NewStyle().Bold(true).Foreground(lipgloss.Color("16")).Background(lipgloss.Color(c))
 		return func(x string) string { return st.Render(x) }
@@ -105,6 +103,20 @@ func newStyles(w io.Writer, o Options) *styles {
 	s.Header = s.Header.Bold(true).Foreground(lipgloss.Color(colTitle))
 	s.Border = s.Border.Foreground(lipgloss.Color(colDim))
 	return s
+}
+
+// fgPaint paints in st, a style of a foreground colour only: a line of
+// text is wrapped in the sequences st wraps "x" in (what Render writes
+// for it, FuzzFgPaint), without Render's work for every call; text with
+// line breaks or tabs, and the empty string, go through Render.
+func fgPaint(st lipgloss.Style) paint {
+	pre, suf, _ := strings.Cut(st.Render("x"), "x")
+	return func(x string) string {
+		if x == "" || strings.ContainsAny(x, "\n\t\r") {
+			return st.Render(x)
+		}
+		return pre + x + suf
+	}
 }
 
 // severity paints a severity badge ("CRITICAL") padded to a fixed width.

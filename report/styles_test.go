@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+
 	"github.com/kcmtrace/kcmtrace/rules"
 	"github.com/kcmtrace/kcmtrace/timeline"
 )
@@ -58,4 +61,21 @@ func TestMissingKubeletWarningStyledWhole(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzFgPaint: a foreground paint writes what lipgloss renders for its
+// style, on every text (a line, lines, tabs, escapes, nothing).
+func FuzzFgPaint(f *testing.F) {
+	for _, s := range append([]string{"abc", " x ", "a\nb", "\tx", "x\r\n", "é 中"}, hostileStrings...) {
+		f.Add(s, uint8(0))
+	}
+	f.Fuzz(func(t *testing.T, s string, pick uint8) {
+		cols := []string{colDim, colAttached, colUncertain, colFailing, colWarning}
+		r := lipgloss.NewRenderer(&bytes.Buffer{})
+		r.SetColorProfile(termenv.ANSI256)
+		st := r.NewStyle().Foreground(lipgloss.Color(cols[int(pick)%len(cols)]))
+		if got, want := fgPaint(st)(s), st.Render(s); got != want {
+			t.Fatalf("%q: %q, lipgloss %q", s, got, want)
+		}
+	})
 }
