@@ -7,66 +7,23 @@ import (
 	"testing"
 	"time"
 
-	"github.com/charmbracelet/x/ansi"
 	"github.com/kcmtrace/kcmtrace/parser"
 	"github.com/kcmtrace/kcmtrace/timeline"
 )
 
 // writeEventRowsJoined is writeEventRows as it was, its rows joined from
-// strings: the specification TestEventRowsMatchJoined holds the appended
-// rows to.
+// strings (their layout shared, layEventRows): the specification
+// TestEventRowsMatchJoined holds the appended rows to.
 func writeEventRowsJoined(t *textWriter, st *styles, evs []parser.Event, withPod bool, width int) {
-	rows := collapse(evs)
-	if len(rows) == 0 {
+	l, ok := layEventRows(t, evs, width)
+	if !ok {
 		return
 	}
-	base := rows[0].Time
-	for _, r := range rows {
-		if !r.Time.IsZero() && (base.IsZero() || r.Time.Before(base)) {
-			base = r.Time
-		}
-	}
-	withDate := false
-	for _, r := range rows {
-		if !r.Time.IsZero() && !t.sameDay(r.Time, base) {
-			withDate = true
-		}
-	}
-	timeW := 12
-	if withDate {
-		timeW = 18
-	}
-	timeW = max(timeW, ansi.StringWidth("TIME ("+t.name()+")"))
-	relW, nodeW, locW := 4, 4, 6
-	locs := make([]string, len(rows))
-	for i, r := range rows {
-		if r.Time.IsZero() {
-			timeW = max(timeW, displayWidth(r.when(t.displayZone, false)))
-		}
-		relW = max(relW, len(rel(r.Time, base)))
-		nodeW = max(nodeW, displayWidth(shorten(oneLine(r.Node), 16)))
-		locs[i] = r.sourceLoc()
-		locW = max(locW, displayWidth(locs[i]))
-	}
-	locW = min(locW, 22)
-	whatW := width - 2 - timeW - 2 - relW - 2 - nodeW - 2 - 2 - locW
-	showRel := whatW >= 30 // at 80 columns the event text needs the room
-	if !showRel {
-		whatW += relW + 2
-		relW = 0
-	}
-	relCol := func(s string) string {
-		if !showRel {
-			return ""
-		}
-		return padRight(s, relW) + "  "
-	}
-	t.line()
-	t.line("  ", st.Dim(padRight("TIME ("+t.name()+")", timeW)+"  "+relCol("REL")+padRight("NODE", nodeW)+"  "+padRight("EVENT", whatW)+"  SOURCE"))
-	for i, r := range rows {
+	l.header(t, st)
+	for i, r := range l.rows {
 		tm := r.when(t.displayZone, false)
 		if !r.Time.IsZero() {
-			if withDate {
+			if l.withDate {
 				tm = t.in(r.Time).Format("01-02 15:04:05.000")
 			} else {
 				tm = t.in(r.Time).Format("15:04:05.000")
@@ -76,12 +33,12 @@ func writeEventRowsJoined(t *textWriter, st *styles, evs []parser.Event, withPod
 		if node == "" {
 			node = "-"
 		}
-		what := wrap(r.what(withPod), whatW)
-		t.line("  ", padRight(tm, timeW), "  ", relCol(rel(r.Time, base)),
-			padRight(shorten(oneLine(node), 16), nodeW), "  ",
-			padRight(what[0], whatW), "  ", st.Dim(shorten(locs[i], locW)))
-		for _, l := range what[1:] {
-			t.line(strings.Repeat(" ", 2+timeW+2+len(relCol(""))+nodeW+2), l)
+		what := wrap(r.what(withPod), l.whatW)
+		t.line("  ", padRight(tm, l.timeW), "  ", l.relCol(rel(r.Time, l.base)),
+			padRight(shorten(oneLine(node), 16), l.nodeW), "  ",
+			padRight(what[0], l.whatW), "  ", st.Dim(shorten(l.locs[i], l.locW)))
+		for _, m := range what[1:] {
+			t.line(strings.Repeat(" ", 2+l.timeW+2+len(l.relCol(""))+l.nodeW+2), m)
 		}
 	}
 }

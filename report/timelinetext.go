@@ -332,12 +332,22 @@ func mergeOverlaps(ovs []timeline.Overlap) []overlapRun {
 	return out
 }
 
-// writeEventRows writes the collapsed event list with absolute and relative
-// times; pods only when the volume has several (the header names one).
-func writeEventRows(t *textWriter, st *styles, evs []parser.Event, withPod bool, width int) {
+// eventRows are a volume's collapsed events laid out for writeEventRows:
+// the rows, their columns' widths and what the columns show.
+type eventRows struct {
+	rows                            []row
+	locs                            []string // each row's source (sourceLoc)
+	base                            time.Time
+	withDate, showRel               bool
+	timeW, relW, nodeW, locW, whatW int
+}
+
+// layEventRows collapses evs and measures the columns of their rows at
+// width; ok is false when there is no row.
+func layEventRows(t *textWriter, evs []parser.Event, width int) (l eventRows, ok bool) {
 	rows := collapse(evs)
 	if len(rows) == 0 {
-		return
+		return l, false
 	}
 	base := rows[0].Time
 	for _, r := range rows {
@@ -374,50 +384,68 @@ func writeEventRows(t *textWriter, st *styles, evs []parser.Event, withPod bool,
 		whatW += relW + 2
 		relW = 0
 	}
-	relCol := func(s string) string {
-		if !showRel {
-			return ""
-		}
-		return padRight(s, relW) + "  "
+	return eventRows{rows: rows, locs: locs, base: base, withDate: withDate, showRel: showRel,
+		timeW: timeW, relW: relW, nodeW: nodeW, locW: locW, whatW: whatW}, true
+}
+
+// relCol is the REL column's cell s and its gap ("" when not shown).
+func (l *eventRows) relCol(s string) string {
+	if !l.showRel {
+		return ""
 	}
+	return padRight(s, l.relW) + "  "
+}
+
+// header writes the blank line and the column headers above the rows.
+func (l *eventRows) header(t *textWriter, st *styles) {
 	t.line()
-	t.line("  ", st.Dim(padRight("TIME ("+t.name()+")", timeW)+"  "+relCol("REL")+padRight("NODE", nodeW)+"  "+padRight("EVENT", whatW)+"  SOURCE"))
+	t.line("  ", st.Dim(padRight("TIME ("+t.name()+")", l.timeW)+"  "+l.relCol("REL")+padRight("NODE", l.nodeW)+"  "+padRight("EVENT", l.whatW)+"  SOURCE"))
+}
+
+// writeEventRows writes the collapsed event list with absolute and relative
+// times; pods only when the volume has several (the header names one).
+// Each row is appended in place (TestEventRowsMatchJoined holds it to the
+// row joined from strings): a large cluster's timeline has 100k of them.
+func writeEventRows(t *textWriter, st *styles, evs []parser.Event, withPod bool, width int) {
+	l, ok := layEventRows(t, evs, width)
+	if !ok {
+		return
+	}
+	l.header(t, st)
 	layout := "15:04:05.000"
-	if withDate {
+	if l.withDate {
 		layout = "01-02 15:04:05.000"
 	}
-	// each row is appended in place (TestEventRowsMatchJoined holds it to
-	// the row joined from strings): a large cluster's timeline has 100k
 	b := t.rows[:0]
-	for i, r := range rows {
+	for i, r := range l.rows {
 		b = append(b[:0], ' ', ' ')
 		if r.Time.IsZero() {
-			b = appendPadded(b, r.when(t.displayZone, false), timeW)
+			b = appendPadded(b, r.when(t.displayZone, false), l.timeW)
 		} else {
 			n := len(b)
 			b = t.in(r.Time).AppendFormat(b, layout)
-			b = appendSpaces(b, timeW-(len(b)-n))
+			b = appendSpaces(b, l.timeW-(len(b)-n))
 		}
 		b = append(b, ' ', ' ')
-		if showRel {
-			b = append(appendPadded(b, rel(r.Time, base), relW), ' ', ' ')
+		if l.showRel {
+			b = append(appendPadded(b, rel(r.Time, l.base), l.relW), ' ', ' ')
 		}
 		node := r.Node
 		if node == "" {
 			node = "-"
 		}
-		b = append(appendPadded(b, shorten(oneLine(node), 16), nodeW), ' ', ' ')
+		b = append(appendPadded(b, shorten(oneLine(node), 16), l.nodeW), ' ', ' ')
 		what := r.what(withPod)
 		var more []string
-		if !wrapsToItself(what, whatW) {
-			lines := wrap(what, whatW)
+		if !wrapsToItself(what, l.whatW) {
+			lines := wrap(what, l.whatW)
 			what, more = lines[0], lines[1:]
 		}
-		b = append(appendPadded(b, what, whatW), ' ', ' ')
-		b = append(b, st.Dim(shorten(locs[i], locW))...)
+		b = append(appendPadded(b, what, l.whatW), ' ', ' ')
+		b = append(b, st.Dim(shorten(l.locs[i], l.locW))...)
 		t.lineBytes(b)
-		for _, l := range more {
-			t.line(strings.Repeat(" ", 2+timeW+2+len(relCol(""))+nodeW+2), l)
+		for _, m := range more {
+			t.line(strings.Repeat(" ", 2+l.timeW+2+len(l.relCol(""))+l.nodeW+2), m)
 		}
 	}
 	t.rows = b
