@@ -68,7 +68,7 @@ func BenchmarkJSONFiles(b *testing.B) {
 
 // BenchmarkViewsFiles writes the other large views of the files named in
 // KCMTRACE_BENCH_FILES (every event, every volume's timeline, the volumes
-// table) to io.Discard, in MB/s of output; skipped when the variable is
+// table; as text, JSON, YAML and coloured) to io.Discard, in MB/s of output; skipped when the variable is
 // unset.
 func BenchmarkViewsFiles(b *testing.B) {
 	a := benchAnalysis(b)
@@ -79,9 +79,13 @@ func BenchmarkViewsFiles(b *testing.B) {
 	}{
 		{"events-text", func(w io.Writer) error { return EventsText(w, evs, Options{}) }},
 		{"events-jsonl", func(w io.Writer) error { return EventsJSONL(w, evs, Options{}) }},
+		{"events-yaml", func(w io.Writer) error { return EventsYAML(w, evs, Options{}) }},
 		{"timeline-json", func(w io.Writer) error { return TimelineJSON(w, a.Timeline, nil, Options{}) }},
+		{"timeline-yaml", func(w io.Writer) error { return TimelineYAML(w, a.Timeline, nil, Options{}) }},
 		{"timeline-text", func(w io.Writer) error { return TimelineText(w, a.Timeline, nil, Options{}) }},
+		{"timeline-color", func(w io.Writer) error { return TimelineText(w, a.Timeline, nil, Options{Color: true}) }},
 		{"volumes-text", func(w io.Writer) error { return VolumesTable(w, a.Timeline.Volumes, Options{}) }},
+		{"volumes-yaml", func(w io.Writer) error { return VolumesYAML(w, a.Timeline.Volumes, Options{}) }},
 	} {
 		b.Run(v.name, func(b *testing.B) { benchRender(b, v.render) })
 	}
