@@ -70,15 +70,12 @@ func newStyles(w io.Writer, o Options) *styles {
 		s.States = map[timeline.State]paint{}
 		return s
 	}
-	fg := func(c string) paint { return fgPaint(r.NewStyle().Foreground(lipgloss.Color(c))) }
+	fg := func(c string) paint { return linePaint(r.NewStyle().Foreground(lipgloss.Color(c))) }
 	badge := func(c string) paint {
-		st := r.NewStyle().Bold(true).Foreground(lipgloss.Color("16")).Background(lipgloss.Color(c))
-		return func(x string) string { return st.Render(x) }
+		return linePaint(r.NewStyle().Bold(true).Foreground(lipgloss.Color("16")).Background(lipgloss.Color(c)))
 	}
-	bold := r.NewStyle().Bold(true)
-	title := r.NewStyle().Bold(true).Foreground(lipgloss.Color(colTitle))
-	s.Title = func(x string) string { return title.Render(x) }
-	s.Bold = func(x string) string { return bold.Render(x) }
+	s.Title = linePaint(r.NewStyle().Bold(true).Foreground(lipgloss.Color(colTitle)))
+	s.Bold = linePaint(r.NewStyle().Bold(true))
 	s.Dim = fg(colDim)
 	s.Gutter = fg(colDim)
 	s.Rule = fg(colInfo)
@@ -105,11 +102,12 @@ func newStyles(w io.Writer, o Options) *styles {
 	return s
 }
 
-// fgPaint paints in st, a style of a foreground colour only: a line of
-// text is wrapped in the sequences st wraps "x" in (what Render writes
-// for it, FuzzFgPaint), without Render's work for every call; text with
-// line breaks or tabs, and the empty string, go through Render.
-func fgPaint(st lipgloss.Style) paint {
+// linePaint paints in st, a style of colours and weight only (no size,
+// padding, margin or border): a line of text is wrapped in the
+// sequences st wraps "x" in (what Render writes for it, FuzzLinePaint),
+// without Render's work for every call; text with line breaks or tabs,
+// and the empty string, go through Render.
+func linePaint(st lipgloss.Style) paint {
 	pre, suf, _ := strings.Cut(st.Render("x"), "x")
 	return func(x string) string {
 		if x == "" || strings.ContainsAny(x, "\n\t\r") {

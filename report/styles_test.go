@@ -63,18 +63,25 @@ func TestMissingKubeletWarningStyledWhole(t *testing.T) {
 	}
 }
 
-// FuzzFgPaint: a foreground paint writes what lipgloss renders for its
-// style, on every text (a line, lines, tabs, escapes, nothing).
-func FuzzFgPaint(f *testing.F) {
-	for _, s := range append([]string{"abc", " x ", "a\nb", "\tx", "x\r\n", "é 中"}, hostileStrings...) {
+// FuzzLinePaint: each kind of paint newStyles makes (a foreground, bold,
+// a title, a badge) writes what lipgloss renders for its style, on every
+// text (a line, lines, tabs, escapes, nothing).
+func FuzzLinePaint(f *testing.F) {
+	for _, s := range append([]string{"abc", " x ", "a\nb", "\tx", "x\r\n", "é 中", " CRITICAL "}, hostileStrings...) {
 		f.Add(s, uint8(0))
 	}
 	f.Fuzz(func(t *testing.T, s string, pick uint8) {
-		cols := []string{colDim, colAttached, colUncertain, colFailing, colWarning}
 		r := lipgloss.NewRenderer(&bytes.Buffer{})
 		r.SetColorProfile(termenv.ANSI256)
-		st := r.NewStyle().Foreground(lipgloss.Color(cols[int(pick)%len(cols)]))
-		if got, want := fgPaint(st)(s), st.Render(s); got != want {
+		cols := []string{colDim, colAttached, colUncertain, colFailing, colWarning}
+		c := lipgloss.Color(cols[int(pick)%len(cols)])
+		st := []lipgloss.Style{
+			r.NewStyle().Foreground(c),
+			r.NewStyle().Bold(true),
+			r.NewStyle().Bold(true).Foreground(c),
+			r.NewStyle().Bold(true).Foreground(lipgloss.Color("16")).Background(c),
+		}[int(pick/8)%4]
+		if got, want := linePaint(st)(s), st.Render(s); got != want {
 			t.Fatalf("%q: %q, lipgloss %q", s, got, want)
 		}
 	})
