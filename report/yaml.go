@@ -201,11 +201,11 @@ func (y *yamlWriter) piece(key *string, at int) error {
 	}
 	switch at {
 	case asField:
-		return y.write(keyed(*key, v), "")
+		return y.write(keyed(*key, v), 0)
 	case asElement:
-		return y.write(seq(v), "  ")
+		return y.write(seq(v), 2)
 	}
-	return y.write(v, "")
+	return y.write(v, 0)
 }
 
 // object converts the rest of the top-level JSON object whose "{" was
@@ -273,14 +273,14 @@ func (y *yamlWriter) array(key string) error {
 	return err
 }
 
-// write encodes v and writes it with indent before each line.
-func (y *yamlWriter) write(v *yaml.Node, indent string) error {
+// write encodes v and writes it with its lines col spaces in.
+func (y *yamlWriter) write(v *yaml.Node, col int) error {
 	y.buf.Reset()
 	if err := y.encode(v); err != nil {
 		return err
 	}
-	writeIndented(y.w, y.buf.Bytes(), indent)
-	return nil
+	_, err := y.w.Write(appendIndentedLines(nil, y.buf.String(), col))
+	return err
 }
 
 // encode appends v to y.buf as the encoder writes it in a document of its
@@ -397,25 +397,20 @@ func keyed(key string, v *yaml.Node) *yaml.Node {
 	return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Content: []*yaml.Node{str(key), v}}
 }
 
-// writeIndented writes b with indent before each line that is not empty:
-// the encoder leaves a literal block's empty lines empty at any depth.
-func writeIndented(w interface {
-	io.Writer
-	io.StringWriter
-}, b []byte, indent string) {
-	if indent == "" {
-		w.Write(b)
-		return
-	}
-	for len(b) > 0 {
-		line := b
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			line = b[:i+1]
+// appendIndentedLines appends the lines of s, each that is not empty after
+// col spaces: the encoder leaves a literal block's empty lines empty at
+// any depth.
+func appendIndentedLines(b []byte, s string, col int) []byte {
+	for s != "" {
+		line := s
+		if i := strings.IndexByte(s, '\n'); i >= 0 {
+			line = s[:i+1]
 		}
 		if len(line) > 1 {
-			w.WriteString(indent)
+			b = appendSpaces(b, col)
 		}
-		w.Write(line)
-		b = b[len(line):]
+		b = append(b, line...)
+		s = s[len(line):]
 	}
+	return b
 }

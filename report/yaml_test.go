@@ -26,7 +26,7 @@ func yamlWhole(w io.Writer, js []byte) error {
 		if err != nil {
 			return err
 		}
-		return y.write(v, "")
+		return y.write(v, 0)
 	})
 }
 

@@ -184,23 +184,6 @@ func readBack(s string) string {
 	return out
 }
 
-// appendIndentedLines appends the lines of s, each that is not empty after
-// col spaces (writeIndented's rule).
-func appendIndentedLines(b []byte, s string, col int) []byte {
-	for s != "" {
-		line := s
-		if i := bytes.IndexByte(unsafe.Slice(unsafe.StringData(s), len(s)), '\n'); i >= 0 {
-			line = s[:i+1]
-		}
-		if len(line) > 1 {
-			b = appendSpaces(b, col)
-		}
-		b = append(b, line...)
-		s = s[len(line):]
-	}
-	return b
-}
-
 // yamlScalars are the writers whose remembered strings the YAML appenders
 // share (one goroutine at a time each).
 var yamlScalars = sync.Pool{New: func() any { return newYAMLWriter(nil, nil) }}
@@ -265,13 +248,19 @@ func (o *objectWriter) yamlField(k string, v any) {
 	if o.err != nil {
 		return
 	}
+	o.yamlPiece(v, &k, asField)
+}
+
+// yamlPiece writes v converted from the encoder's JSON of it, placed as
+// at says (the field key for asField).
+func (o *objectWriter) yamlPiece(v any, key *string, at int) {
 	var js []byte
 	if js, o.err = appendIndented(o.buf[:0], v, ""); o.err != nil {
 		return
 	}
 	o.buf = js
 	if o.err = o.yaml.readJSON(js); o.err == nil {
-		o.err = o.yaml.piece(&k, asField)
+		o.err = o.yaml.piece(key, at)
 	}
 }
 
@@ -284,14 +273,7 @@ func (o *objectWriter) yamlArray(k string, n int, elem func(i int) any) {
 	}
 	o.yamlArrayKey(k)
 	for i := 0; i < n && o.err == nil; i++ {
-		var js []byte
-		if js, o.err = appendIndented(o.buf[:0], elem(i), ""); o.err != nil {
-			return
-		}
-		o.buf = js
-		if o.err = o.yaml.readJSON(js); o.err == nil {
-			o.err = o.yaml.piece(nil, asElement)
-		}
+		o.yamlPiece(elem(i), nil, asElement)
 	}
 }
 

@@ -148,9 +148,7 @@ func (y *yamlWriter) scalar(i, col int) (int, bool) {
 	}
 	y.out.WriteString(txt.first)
 	y.out.WriteByte('\n')
-	if txt.more != "" {
-		writeIndented(&y.out, []byte(txt.more), strings.Repeat(" ", col))
-	}
+	y.out.Write(appendIndentedLines(y.out.AvailableBuffer(), txt.more, col))
 	return i + 1, true
 }
 
