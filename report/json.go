@@ -67,7 +67,7 @@ func analyzeDoc(out *objectWriter, a *Analysis, o Options) error {
 	inputs := wireInputs(tl)
 	out.array("inputs", len(inputs), func(i int) any { return inputs[i] })
 	out.arrayOf("volumes", len(tl.Volumes), func(dst []byte, i int, at jsonObject) ([]byte, error) {
-		return appendVolumeIn(dst, tl.Volumes[i], at), nil
+		return appendVolume(dst, tl.Volumes[i], at), nil
 	})
 	byName := volumesByName(tl, a.Result.Findings)
 	out.array("findings", len(a.Result.Findings), func(i int) any { return toWireFinding(i, a.Result.Findings[i], inc, byName) })
@@ -129,7 +129,7 @@ func timelineDoc(out *objectWriter, tl *timeline.Timeline, vols []*timeline.Volu
 	out.array("restarts", len(tl.Restarts), func(i int) any { return toWireRestart(tl.Restarts[i]) })
 	out.array("skews", len(tl.Skews), func(i int) any { return toWireSkew(tl.Skews[i]) })
 	out.arrayOf("volumes", len(vols), func(dst []byte, i int, at jsonObject) ([]byte, error) {
-		return appendTimelineVolIn(dst, vols[i], at)
+		return appendTimelineVol(dst, vols[i], at)
 	})
 	return out.close()
 }
@@ -150,7 +150,7 @@ func volumesDoc(out *objectWriter, vols []*timeline.Volume, o Options) error {
 	out.field("schema", SchemaVolumes)
 	provenance(out, o)
 	out.arrayOf("volumes", len(vols), func(dst []byte, i int, at jsonObject) ([]byte, error) {
-		return appendVolumeIn(dst, vols[i], at), nil
+		return appendVolume(dst, vols[i], at), nil
 	})
 	return out.close()
 }

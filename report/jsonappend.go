@@ -240,13 +240,9 @@ func (o *jsonObject) close(b []byte) []byte {
 	return append(b, '}')
 }
 
-// appendVolume appends toWireVolume(v) as the encoder writes it at depth.
-func appendVolume(b []byte, v *timeline.Volume, depth int) []byte {
-	return appendVolumeIn(b, v, objectAt(depth))
-}
-
-// appendVolumeIn appends toWireVolume(v) laid out by o.
-func appendVolumeIn(b []byte, v *timeline.Volume, o jsonObject) []byte {
+// appendVolume appends toWireVolume(v) laid out by o (objectAt(depth): as
+// the encoder writes it at depth).
+func appendVolume(b []byte, v *timeline.Volume, o jsonObject) []byte {
 	b = o.open(b)
 	b = appendVolumeFields(b, &o, v)
 	return o.close(b)
@@ -294,15 +290,11 @@ func appendVolumeFields(b []byte, o *jsonObject, v *timeline.Volume) []byte {
 	return b
 }
 
-// appendTimelineVol appends toWireTimelineVol(v) as the encoder writes it
-// at depth: a large cluster's timeline document is a hundred MB of
-// volumes' events, whose wire structs were most of the collector's work.
-func appendTimelineVol(b []byte, v *timeline.Volume, depth int) ([]byte, error) {
-	return appendTimelineVolIn(b, v, objectAt(depth))
-}
-
-// appendTimelineVolIn appends toWireTimelineVol(v) laid out by o.
-func appendTimelineVolIn(b []byte, v *timeline.Volume, o jsonObject) ([]byte, error) {
+// appendTimelineVol appends toWireTimelineVol(v) laid out by o
+// (objectAt(depth): as the encoder writes it at depth): a large cluster's
+// timeline document is a hundred MB of volumes' events, whose wire structs
+// were most of the collector's work.
+func appendTimelineVol(b []byte, v *timeline.Volume, o jsonObject) ([]byte, error) {
 	b = o.open(b)
 	b = appendVolumeFields(b, &o, v)
 	b = o.intervals(b, "intervals", v.Intervals)

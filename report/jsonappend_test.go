@@ -123,7 +123,7 @@ func TestAppendVolumeMatchesEncoder(t *testing.T) {
 					t.Errorf("volume %d: encoders disagree:\n%s\n%s", i, s, want)
 				}
 			}
-			got := appendVolume([]byte("prefix"), v, depth)
+			got := appendVolume([]byte("prefix"), v, objectAt(depth))
 			if !bytes.HasPrefix(got, []byte("prefix")) || !bytes.Equal(got[len("prefix"):], want) {
 				t.Errorf("depth %d, volume %d:\n got %s\nwant %s", depth, i, got[len("prefix"):], want)
 			}
@@ -281,7 +281,7 @@ func TestAppendTimelineVolMatchesEncoder(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := appendTimelineVol([]byte("prefix"), v, depth)
+			got, err := appendTimelineVol([]byte("prefix"), v, objectAt(depth))
 			if err != nil {
 				t.Fatal(err)
 			}

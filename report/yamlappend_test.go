@@ -288,9 +288,9 @@ func FuzzVolumeYAML(f *testing.F) {
 		for _, timelineDoc := range []bool{false, true} {
 			elem := func(dst []byte, _ int, at jsonObject) ([]byte, error) {
 				if timelineDoc {
-					return appendTimelineVolIn(dst, v, at)
+					return appendTimelineVol(dst, v, at)
 				}
-				return appendVolumeIn(dst, v, at), nil
+				return appendVolume(dst, v, at), nil
 			}
 			js, err := elem(nil, 0, objectAt(arrayDepth))
 			if err != nil {
