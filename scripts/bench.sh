@@ -6,12 +6,12 @@
 # usage: scripts/bench.sh [SIZE]        one shape and era; SIZE defaults to 1GiB (e.g. 128MiB for a quick run)
 #        scripts/bench.sh all [SIZE]    every shape × every era, one table
 #        scripts/bench.sh scale         how cost grows: SIZES × SHAPES (ERA), CPU-s per GiB, one table
-# env:   SHAPE=default|churn|many-nodes ERA=legacy|structured|json SEED=1 RUNS=5
+# env:   SHAPE=default|churn|many-nodes|storm ERA=legacy|structured|json SEED=1 RUNS=5
 #        BENCH_DIR=${TMPDIR:-/tmp}/kcmtrace-bench   generated logs, reused (keyed by shape+era+size+seed+generator)
 #        KUBELET=1   also feed node B's kubelet log to both tools (0: the KCM log alone)
 #        OLD=path    also time this kcmtrace binary (e.g. one built from main, as the release builds it:
 #                    CGO_ENABLED=0 go build -trimpath -ldflags "-s -w"), interleaved with the new one
-#        SIZES="128MiB 1GiB 4GiB" SHAPES="default churn"   for scale
+#        SIZES="128MiB 1GiB 4GiB" SHAPES="default churn"   for scale (all: SHAPES="default churn many-nodes storm")
 #
 # Each run executes rg, kcmtrace (and OLD) one after the other, RUNS times,
 # so that a busy machine slows them alike. Printed per tool: the median CPU
@@ -211,7 +211,7 @@ if [ -n "$OLD" ]; then
 	sep+='---|---|---|'
 fi
 printf '%s incidents |\n%s---|\n' "$hdr" "$sep"
-for shape in default churn many-nodes; do
+for shape in ${SHAPES:-default churn many-nodes storm}; do
 	for era in legacy structured json; do
 		bench_one "$shape" "$era"
 		row="| $shape | $era | $rg_cpu | $rg_wall | $k_cpu | $k_wall | $k_mib MiB | $ratio | $gc |"

@@ -31,7 +31,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	size := fs.String("size", "128MiB", "KCM log size (bytes, or with KiB/MiB/GiB suffix)")
 	era := fs.String("era", "legacy", "line format: legacy (1.19–1.21), structured (≥1.28), json")
-	shape := fs.String("shape", "default", "traffic shape: default (~9.5k volumes/GiB), churn (~35k volumes/GiB, two events each), many-nodes (5000 nodes, 1000 volumes)")
+	shape := fs.String("shape", "default", "traffic shape: default (~9.5k volumes/GiB), churn (~35k volumes/GiB, two events each), many-nodes (5000 nodes, 1000 volumes), storm (default plus an attach API outage over a tenth of the span: ~1000 volumes retrying)")
 	seed := fs.Uint64("seed", 1, "random seed")
 	out := fs.String("o", "", "KCM log output path (default stdout)")
 	kubelet := fs.String("kubelet", "", "also write node B's kubelet log to this path")

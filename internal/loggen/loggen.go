@@ -92,6 +92,26 @@ type Manifest struct {
 	End          time.Time  `json:"end"`
 	Lifecycles   int        `json:"healthy_lifecycles"` // healthy attach(/detach) cycles started
 	Incidents    []Incident `json:"incidents"`
+	// Outage is ShapeStorm's: the volumes whose attaches failed in it.
+	Outage *Outage `json:"outage,omitempty"`
+}
+
+// Outage is ShapeStorm's outage of the attach API: from Start to End every
+// attach failed (Code) and was retried until it was over.
+type Outage struct {
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+	Code  string    `json:"code"` // the cloud's error code the attaches failed with
+	// Volumes are the volumes whose attaches failed (handles), each with
+	// how many times (Failures[i] for Volumes[i]).
+	Volumes  []string `json:"volumes"`
+	Failures []int    `json:"failures"`
+	// ExpectRule must have a finding on every volume that failed at least
+	// ExpectFrom times (the rule's default min-failures); OtherRules may
+	// have findings on any of them too (not counted as false positives).
+	ExpectRule string   `json:"expect_rule"`
+	ExpectFrom int      `json:"expect_from"`
+	OtherRules []string `json:"other_rules"`
 }
 
 // Incident is one planted scenario.
@@ -161,7 +181,12 @@ type gen struct {
 	nodes      []string
 	pendingVol int64
 	lifecycles int
-	cycleN     uint64
+
+	stormBeg, stormEnd int64    // ShapeStorm's outage
+	stormLines         int64    // volume lines of its failed attaches (not the healthy share)
+	stormVols          []string // the volumes whose attaches failed in it (handles)…
+	stormFails         []int    // …and how many times
+	cycleN             uint64
 
 	noiseCum   []float64
 	kNoiseCum  []float64
@@ -220,6 +245,8 @@ func Generate(kcm io.Writer, cfg Config) (*Manifest, error) {
 		span:   int64(cfg.Span),
 	}
 	g.end = g.start + g.span
+	g.stormBeg = g.start + int64(stormFrom*float64(g.span))
+	g.stormEnd = g.stormBeg + int64(stormShare*float64(g.span))
 	g.kcm = &stream{w: bufio.NewWriterSize(kcm, 256<<10), pid: kcmPID, procStart: g.start - int64(312*time.Millisecond)}
 	if cfg.Kubelet != nil {
 		g.kl = &stream{w: bufio.NewWriterSize(cfg.Kubelet, 64<<10), pid: kubeletPID, procStart: g.start - int64(10*24*time.Hour) + int64(3*time.Hour), kubelet: true}
@@ -257,6 +284,11 @@ func Generate(kcm io.Writer, cfg Config) (*Manifest, error) {
 	}
 	if g.kl != nil {
 		m.KubeletBytes, m.KubeletLines = g.kl.bytes, g.kl.lines
+	}
+	if cfg.Shape == ShapeStorm {
+		m.Outage = &Outage{Start: ts(g.stormBeg), End: ts(g.stormEnd), Code: "RequestLimitExceeded",
+			Volumes: g.stormVols, Failures: g.stormFails,
+			ExpectRule: RuleAttachRetryStorm, ExpectFrom: 3, OtherRules: []string{RuleSlowAttach}}
 	}
 	return m, nil
 }
@@ -410,6 +442,11 @@ func (g *gen) maybeLifecycle(now int64) {
 		o := base
 		o.at, o.kind = t, k
 		g.schedule(o)
+	}
+	if g.inStorm(ta) {
+		// the attaches fail until the outage is over; the next one succeeds
+		ta = g.stormAttach(ta, &g.vols[vi], g.nodes[ni], g.podUID(base))
+		ts = ta + attach
 	}
 	sched(ta, opAttachStart)
 	sched(ts, opAttachOK)

@@ -19,6 +19,7 @@ const (
 	RuleMountDeviceNotFound  = "mount-device-not-found"
 	RuleMultiAttach          = "multi-attach"
 	RuleForceDetach          = "force-detach"
+	RuleSlowAttach           = "slow-attach"
 	IncidentSeedChain        = "seed-chain"
 	IncidentMultiAttachForce = "multi-attach-force-detach"
 	IncidentCleanMove        = "clean-move"

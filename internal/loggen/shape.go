@@ -1,6 +1,9 @@
 package loggen
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // Shape selects the traffic shape of the healthy volume lines: how many
 // volumes, how many nodes and how many events each volume gets. The planted
@@ -24,16 +27,31 @@ const (
 	// of nodes over the span: it stresses what grows with the nodes of one
 	// volume (per-node intervals, hand-overs).
 	ShapeManyNodes Shape = "many-nodes"
+	// ShapeStorm is the default traffic with an outage of the cloud's
+	// attach API over a tenth of the span (stormFrom to stormFrom +
+	// stormShare of it): every attach that starts in the outage fails with
+	// a throttling error that carries a request id of its own, and the
+	// controller retries it with its exponential backoff (500 ms doubling
+	// to 2m2s) until the outage is over, when it succeeds — four lines an
+	// attempt (the reconciler's attach started, the CSI attacher's error,
+	// nestedpendingoperations' backoff, the FailedAttachVolume event), on
+	// the ~1000 volumes a GiB attaches in that time. It is the shape of the
+	// log an incident leaves, where the default shape is a quiet day's: it
+	// stresses what grows with failures (distinct error texts, retries,
+	// folded repeats, findings).
+	ShapeStorm Shape = "storm"
 )
 
 // Shapes lists the supported shapes.
-var Shapes = []Shape{ShapeDefault, ShapeChurn, ShapeManyNodes}
+var Shapes = []Shape{ShapeDefault, ShapeChurn, ShapeManyNodes, ShapeStorm}
 
 // The sizes of the shapes.
 const (
 	churnPerGiB      = 35000 // volumes (lifecycles) per GiB of KCM log in ShapeChurn
 	manyNodes        = 5000
 	manyNodesVolumes = 1000
+	stormFrom        = 0.35 // ShapeStorm's outage starts this far into the span…
+	stormShare       = 0.10 // …and lasts this share of it
 )
 
 // applyShape fills the shape's defaults into cfg (fields the caller set win)
@@ -42,7 +60,7 @@ func applyShape(cfg *Config) error {
 	switch cfg.Shape {
 	case "":
 		cfg.Shape = ShapeDefault
-	case ShapeDefault:
+	case ShapeDefault, ShapeStorm:
 	case ShapeChurn:
 		if cfg.Volumes <= 0 {
 			cfg.Volumes = int(float64(churnPerGiB)*float64(cfg.Size)/GiB) + 16
@@ -55,7 +73,7 @@ func applyShape(cfg *Config) error {
 			cfg.Volumes = manyNodesVolumes
 		}
 	default:
-		return fmt.Errorf("loggen: unknown shape %q (want default, churn or many-nodes)", cfg.Shape)
+		return fmt.Errorf("loggen: unknown shape %q (want default, churn, many-nodes or storm)", cfg.Shape)
 	}
 	return nil
 }
@@ -69,7 +87,60 @@ func (g *gen) lifecycleDue() bool {
 		return float64(g.lifecycles) < want && g.lifecycles < len(g.vols)
 	}
 	want := g.cfg.VolumeShare * float64(g.kcm.lines+1)
-	return float64(g.kcm.volLines+g.pendingVol) < want
+	// (ShapeStorm's retries come on top of the healthy traffic)
+	return float64(g.kcm.volLines-g.stormLines+g.pendingVol) < want
+}
+
+// inStorm reports whether an attach that starts at t fails in
+// ShapeStorm's outage.
+func (g *gen) inStorm(t int64) bool {
+	return g.cfg.Shape == ShapeStorm && t >= g.stormBeg && t < g.stormEnd
+}
+
+// stormAttach plays the attaches of v to node that fail in the outage,
+// from t (the first attempt), and returns when the attempt that succeeds
+// starts: the first one the backoff lets start after the outage.
+func (g *gen) stormAttach(t int64, v *volume, node, uid string) int64 {
+	s, bo := t, 500*time.Millisecond
+	g.stormVols = append(g.stormVols, v.handle)
+	g.stormFails = append(g.stormFails, 0)
+	for {
+		g.stormFails[len(g.stormFails)-1]++
+		g.at(s, func(at int64) {
+			g.attachStarted(at, v, node)
+			g.stormLines++
+		})
+		f := s + g.uniform(900*time.Millisecond, 1300*time.Millisecond)
+		errText := g.throttleErr(v.handle)
+		b := bo
+		g.at(f-g.uniform(100*time.Microsecond, 200*time.Microsecond), func(at int64) { g.csiAttachFailed(at, v.handle, errText) })
+		g.at(f, func(at int64) {
+			inner := detailed(g.scratch[:0], "AttachVolume.Attach failed", v, "from", node)
+			inner = append(inner, ": "...)
+			inner = append(inner, errText...)
+			g.scratch = inner
+			g.nestedFailed(g.kcm, at, b, v.unique, inner)
+			g.stormLines++
+		})
+		g.at(f+g.uniform(100*time.Microsecond, 250*time.Microsecond), func(at int64) {
+			g.podEvent(g.kcm, at, v.ns, v.pod, uid, "Warning", "FailedAttachVolume", `AttachVolume.Attach failed for volume "`+v.pv+`" : `+errText)
+		})
+		s = f + int64(b) + g.uniform(10*time.Millisecond, 100*time.Millisecond)
+		if s >= g.stormEnd {
+			return s
+		}
+		bo = nextBackoff(bo)
+	}
+}
+
+// throttleErr is the error of an attach the cloud refused in the outage:
+// its API's rate limit, with a request id of its own.
+func (g *gen) throttleErr(handle string) string {
+	core := "[TencentCloudSDKError] Code=RequestLimitExceeded, Message=Your current request times exceeds the frequency limit., RequestId=" + randUUID(g.r)
+	if g.modern {
+		return "rpc error: code = Aborted desc = attachVolume " + handle + " failed, err: [rpc error: code = Internal desc = " + core + "]"
+	}
+	return "rpc error: code = Internal desc = " + core
 }
 
 // pickVolume returns the volume of a new lifecycle, or -1 when none is free:

@@ -113,3 +113,68 @@ func TestShapeDefaultUnchanged(t *testing.T) {
 		t.Error("unknown shape accepted")
 	}
 }
+
+func TestShapeStorm(t *testing.T) {
+	for _, era := range Eras {
+		t.Run(string(era), func(t *testing.T) {
+			g, err := generateShape(t, 8<<20, era, ShapeStorm)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := g.m.Outage
+			if g.m.Shape != ShapeStorm || o == nil || len(g.m.Incidents) != 3 {
+				t.Fatalf("manifest shape %q, outage %v, %d incidents", g.m.Shape, o, len(g.m.Incidents))
+			}
+			if len(o.Volumes) < 3 || len(o.Failures) != len(o.Volumes) || !o.End.After(o.Start) {
+				t.Fatalf("outage %+v", o)
+			}
+			// every failure is one attempt of four lines, each naming the
+			// throttling error but the reconciler's "started"
+			failures := 0
+			for _, n := range o.Failures {
+				failures += n
+			}
+			errLines := bytes.Count(g.kcm, []byte("Code=RequestLimitExceeded"))
+			if errLines != 3*failures {
+				t.Errorf("%d lines with the error, want 3 per failure (%d failures)", errLines, failures)
+			}
+			ids := map[string]bool{} // (of the throttling errors: the seed chain's have ids too)
+			for _, m := range regexp.MustCompile(`RequestLimitExceeded[^\n]*?RequestId=([0-9a-f-]{36})`).FindAllSubmatch(g.kcm, -1) {
+				ids[string(m[1])] = true
+			}
+			if len(ids) != failures {
+				t.Errorf("%d distinct request ids, want one per failure (%d)", len(ids), failures)
+			}
+			// the healthy traffic is the default shape's: the retries come
+			// on top of its share of the lines (the file's size is the
+			// same: they take some of the noise's room, and of its lines)
+			d, _ := generateShape(t, 8<<20, era, ShapeDefault)
+			if g.m.Lifecycles < d.m.Lifecycles*8/10 {
+				t.Errorf("%d healthy lifecycles, the default shape %d", g.m.Lifecycles, d.m.Lifecycles)
+			}
+			if d.m.Outage != nil {
+				t.Error("the default shape has an outage")
+			}
+		})
+	}
+}
+
+func TestVerifyOutage(t *testing.T) {
+	m := &Manifest{Outage: &Outage{Volumes: []string{"disk-a", "disk-b", "disk-c"}, Failures: []int{5, 1, 3},
+		ExpectRule: RuleAttachRetryStorm, ExpectFrom: 3, OtherRules: []string{RuleSlowAttach}}}
+	f := func(rule, handle string) ReportFinding {
+		return ReportFinding{Rule: rule, Volume: csiPrefix + handle}
+	}
+	rep := &Report{Findings: []ReportFinding{f(RuleAttachRetryStorm, "disk-a"), f(RuleSlowAttach, "disk-b"), f(RuleMultiAttach, "disk-a")}}
+	v := Verify(m, rep)
+	if v.OK || len(v.Checks) != 1 || len(v.Checks[0].Missing) != 1 || v.Checks[0].Missing[0] != "attach-retry-storm on 1 volumes" {
+		t.Fatalf("disk-c (3 failures) has no storm finding: %+v", v)
+	}
+	if v.Other[RuleMultiAttach] != 1 || v.Other[RuleSlowAttach] != 0 {
+		t.Errorf("other findings %v: want the multi-attach only", v.Other)
+	}
+	rep.Findings = append(rep.Findings, f(RuleAttachRetryStorm, "disk-c"))
+	if v := Verify(m, rep); !v.OK {
+		t.Errorf("every volume that failed 3 times has its finding: %+v", v)
+	}
+}

@@ -80,12 +80,61 @@ func Verify(m *Manifest, rep *Report) Verdict {
 		v.OK = v.OK && c.OK
 		v.Checks = append(v.Checks, c)
 	}
+	if o := m.Outage; o != nil {
+		c, ok := verifyOutage(o, rep, planted)
+		v.OK = v.OK && ok
+		v.Checks = append(v.Checks, c)
+	}
 	for i, f := range rep.Findings {
 		if !planted[i] {
 			v.Other[f.Rule]++
 		}
 	}
 	return v
+}
+
+// verifyOutage checks ShapeStorm's outage: every volume that failed at
+// least o.ExpectFrom times has an o.ExpectRule finding; the findings of
+// o.ExpectRule and o.OtherRules on its volumes are marked planted.
+func verifyOutage(o *Outage, rep *Report, planted []bool) (Check, bool) {
+	c := Check{Incident: "attach-outage", Volume: fmt.Sprintf("%d volumes", len(o.Volumes))}
+	index := make(map[string]int, len(o.Volumes))
+	for i, h := range o.Volumes {
+		index[h] = i
+	}
+	rules := map[string]bool{o.ExpectRule: true}
+	for _, r := range o.OtherRules {
+		rules[r] = true
+	}
+	got := make([]bool, len(o.Volumes))
+	found := map[string]bool{}
+	for i, f := range rep.Findings {
+		_, h, _ := strings.Cut(f.Volume, "^")
+		vi, ok := index[h]
+		if !ok || !rules[f.Rule] {
+			continue
+		}
+		planted[i] = true
+		found[f.Rule] = true
+		if f.Rule == o.ExpectRule {
+			got[vi] = true
+		}
+	}
+	for r := range found {
+		c.Found = append(c.Found, r)
+	}
+	sort.Strings(c.Found)
+	missed := 0
+	for i, n := range o.Failures {
+		if n >= o.ExpectFrom && !got[i] {
+			missed++
+		}
+	}
+	if missed > 0 {
+		c.Missing = []string{fmt.Sprintf("%s on %d volumes", o.ExpectRule, missed)}
+	}
+	c.OK = missed == 0
+	return c, c.OK
 }
 
 // ReadReport decodes an analyze JSON report.
