@@ -47,10 +47,10 @@ func Classify(rec *Record) (ev Draft, ok bool) {
 		// stack (zeroed only here: a printf line has none to decode)
 		var buf [16]kv
 		msg, kvs := recordMessage(rec, buf[:0])
-		return classifyNonEmpty(rec.File, msg, kvs)
+		return classifyNonEmpty(rec.File, msg, kvs, rec.Arena)
 	}
 	msg, kvs := recordMessage(rec, nil)
-	return classifyNonEmpty(rec.File, msg, kvs)
+	return classifyNonEmpty(rec.File, msg, kvs, rec.Arena)
 }
 
 // ClassifyPairs is Classify for a record that is neither a table row nor
@@ -60,16 +60,16 @@ func Classify(rec *Record) (ev Draft, ok bool) {
 // them would not allow: the strings Classify keeps make everything a
 // record points at escape.
 func ClassifyPairs(file, msg string, kvs []KV) (Draft, bool) {
-	return classifyNonEmpty(file, strings.TrimSpace(msg), kvs)
+	return classifyNonEmpty(file, strings.TrimSpace(msg), kvs, nil)
 }
 
 // classifyNonEmpty is classifyMessage for a trimmed message, no event when
 // there is neither a message nor a pair.
-func classifyNonEmpty(file, msg string, kvs []kv) (Draft, bool) {
+func classifyNonEmpty(file, msg string, kvs []kv, arena *[]byte) (Draft, bool) {
 	if msg == "" && len(kvs) == 0 {
 		return Draft{}, false
 	}
-	return classifyMessage(file, msg, kvs)
+	return classifyMessage(file, msg, kvs, arena)
 }
 
 // recordDecodesPairs reports whether recordMessage decodes the pairs of
@@ -99,8 +99,9 @@ func recordMessage(rec *Record, dst []kv) (msg string, kvs []kv) {
 }
 
 // classifyMessage classifies a printf message or a structured message with
-// its pairs (klog text or JSON alike).
-func classifyMessage(file, msg string, kvs []kv) (Draft, bool) {
+// its pairs (klog text or JSON alike). arena, when not nil, takes what it
+// unquotes (Record.Arena).
+func classifyMessage(file, msg string, kvs []kv, arena *[]byte) (Draft, bool) {
 	if IsInformerPlumbing(file) {
 		// Cache/watch bookkeeping ("Watch close - *v1.VolumeAttachment …",
 		// "Caches are synced for attach detach"): names volume types, never
@@ -112,7 +113,7 @@ func classifyMessage(file, msg string, kvs []kv) (Draft, bool) {
 		strings.HasPrefix(msg, "Event(api.ObjectReference{"):
 		return classifyEventLine(msg, kvs)
 	case strings.HasPrefix(msg, "Operation for ") && strings.Contains(msg, "No retries permitted until"):
-		return classifyRetry(msg)
+		return classifyRetry(msg, arena)
 	}
 	var ev Draft
 	// Structured/contextual fields first; sentence fields override where both exist.
@@ -1160,8 +1161,9 @@ func multiAttachDetailKV(kvs []kv) string {
 //	Operation for "<key>" failed. No retries permitted until <time> (durationBeforeRetry <d>). Error: <err>
 //
 // The operation inside the error decides the kind; the key gives the volume
-// when the error does not.
-func classifyRetry(msg string) (Draft, bool) {
+// when the error does not. A quoted error (klog printf's %q) is unquoted
+// into arena when not nil: an error storm's lines each have one.
+func classifyRetry(msg string, arena *[]byte) (Draft, bool) {
 	var ev Draft
 	key, n, ok := readQuoted(msg[len("Operation for "):])
 	rest := msg
@@ -1200,7 +1202,7 @@ func classifyRetry(msg string) (Draft, bool) {
 	}
 	errText = strings.TrimSpace(errText)
 	if len(errText) >= 2 && errText[0] == '"' {
-		if v, m, qok := readQuoted(errText); qok && m == len(errText) {
+		if v, m, qok := readQuotedIn(errText, arena); qok && m == len(errText) {
 			errText = v
 		}
 	}
@@ -1367,7 +1369,7 @@ func eventMessage(text string) string {
 // classifyEventMessage is classifyEventText for the message as
 // eventMessage returns it, without the gate.
 func classifyEventMessage(reason, text string) (Draft, bool) {
-	ev, ok := classifyMessage("", text, nil)
+	ev, ok := classifyMessage("", text, nil, nil)
 	if ok && ev.Kind == Unknown {
 		// Reason-only fallbacks.
 		switch reason {

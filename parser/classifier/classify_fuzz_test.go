@@ -2,6 +2,7 @@ package classifier
 
 import (
 	"path/filepath"
+	"reflect"
 	"testing"
 )
 
@@ -21,6 +22,8 @@ func FuzzClassify(f *testing.F) {
 			f.Add(r.rec.File, s)
 		}
 	}
+	// a retry line whose error klog printf quoted (unquoted into the arena)
+	f.Add("nestedpendingoperations.go", `Operation for "{volumeName:kubernetes.io/csi/x^disk-1 podName: nodeName:}" failed. No retries permitted until 2024-08-12 08:24:02.134946584 +0000 UTC m=+30242.446946584 (durationBeforeRetry 500ms). Error: "AttachVolume.Attach failed for volume \"pvc-1\" (UniqueName: \"kubernetes.io/csi/x^disk-1\") from node \"10.0.0.1\" : rpc error: code = Internal desc = [TencentCloudSDKError] Code=RequestLimitExceeded, Message=m, RequestId=r"`)
 	f.Fuzz(func(t *testing.T, file, rest string) {
 		for _, rec := range []*record{
 			{File: file, Rest: rest},
@@ -34,6 +37,13 @@ func FuzzClassify(f *testing.F) {
 			if ok && ev.Kind == Unknown && ev.Reason == "" {
 				t.Fatalf("unknown without reason for %q", rest)
 			}
+		}
+		// with an arena (Record.Arena) the same event, its unquoted
+		// strings in the arena, after what it held already
+		want, wok := Classify(&record{File: file, Rest: rest})
+		arena := []byte("held")
+		if got, ok := Classify(&record{File: file, Rest: rest, Arena: &arena}); ok != wok || !reflect.DeepEqual(got, want) || string(arena[:4]) != "held" {
+			t.Fatalf("Classify(%q) with an arena = %+v, %v; without %+v, %v", rest, got, ok, want, wok)
 		}
 		parseStructured(rest)
 		classifyCode(rest)

@@ -303,6 +303,15 @@ func FuzzClassifyHelpers(f *testing.F) {
 	for _, s := range refCorpus(f, false) {
 		f.Add(s)
 	}
+	// SDK errors: one message, two, one without its RequestId, one at the end
+	for _, s := range []string{
+		"Code=RequestLimitExceeded, Message=Your current request times exceeds the frequency limit., RequestId=e6ad8eed-2c9a-4bc9-bb38-ac63cac2c610",
+		"a Code=X, Message=m1, RequestId=r1; b Code=Y, Message=m2 not found, RequestId=r2 tail",
+		"Code=X, Message=no id follows: timeout",
+		"Message=",
+	} {
+		f.Add(s)
+	}
 	f.Fuzz(func(t *testing.T, s string) {
 		if got, want := volumeRelated(s), volumeRelatedReference(s); got != want {
 			t.Fatalf("volumeRelated(%q) = %v, reference %v", s, got, want)
@@ -311,6 +320,13 @@ func FuzzClassifyHelpers(f *testing.F) {
 		wk, wc, wok := opKindReference(s)
 		if k != wk || c != wc || ok != wok {
 			t.Fatalf("opKind(%q) = %q, %q, %v; reference %q, %q, %v", s, k, c, ok, wk, wc, wok)
+		}
+		want := stripSDKMessagesReference(s)
+		var small [8]byte
+		for _, buf := range [][]byte{nil, small[:0], make([]byte, 0, sdkStripBuf)} {
+			if got := withoutSDKMessages(s, buf); got != want {
+				t.Fatalf("withoutSDKMessages(%q, cap %d) = %q, reference %q", s, cap(buf), got, want)
+			}
 		}
 		q := strconv.Quote(s)
 		if v, n, ok := readQuoted(q + " x"); !ok || n != len(q) || v != s {
@@ -328,6 +344,29 @@ func FuzzClassifyHelpers(f *testing.F) {
 	})
 }
 
+// stripSDKMessagesReference is stripSDKMessages as first written, a new
+// string built each time.
+func stripSDKMessagesReference(s string) string {
+	if !strings.Contains(s, "Message=") {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "Message=")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i])
+		rest := s[i+len("Message="):]
+		j := strings.Index(rest, "RequestId=")
+		if j < 0 {
+			return b.String()
+		}
+		s = rest[j:]
+	}
+}
+
 // classifyCodeReference is classifyCode as first written: the text lowered
 // with strings.ToLower, then strings.Contains for each phrase of each case
 // in turn.
@@ -335,7 +374,7 @@ func classifyCodeReference(errText string) string {
 	if errText == "" {
 		return ""
 	}
-	s := stripSDKMessages(errText)
+	s := stripSDKMessagesReference(errText)
 	l := strings.ToLower(s)
 	has := func(p string) bool { return strings.Contains(l, p) }
 	switch {

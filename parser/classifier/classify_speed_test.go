@@ -24,7 +24,7 @@ func speedCorpus(t testing.TB) []string {
 		if ev, ok := Classify(&record{Rest: s}); ok && ev.Error != "" {
 			out = append(out, ev.Error)
 		}
-		if ev, ok := classifyMessage("", s, nil); ok && ev.Error != "" {
+		if ev, ok := classifyMessage("", s, nil, nil); ok && ev.Error != "" {
 			out = append(out, ev.Error)
 		}
 	}

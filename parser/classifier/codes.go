@@ -4,6 +4,7 @@ import (
 	"math/bits"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // classifyCode maps an error text to one of the Code* constants, or "" when
@@ -16,7 +17,8 @@ func classifyCode(errText string) string {
 	if errText == "" {
 		return ""
 	}
-	have := codePhrasesIn(stripSDKMessages(errText))
+	var buf [sdkStripBuf]byte
+	have := codePhrasesIn(withoutSDKMessages(errText, buf[:0]))
 	for _, r := range codeRules {
 		if have.meets(r.unless) {
 			continue
@@ -223,25 +225,38 @@ func hasPrefixLower(s, p string) bool {
 
 // stripSDKMessages removes the service-provided `Message=…` part of cloud SDK
 // errors (`Code=X, Message=…, RequestId=…`) so that only codes are matched.
-func stripSDKMessages(s string) string {
-	if !strings.Contains(s, "Message=") {
+func stripSDKMessages(s string) string { return withoutSDKMessages(s, nil) }
+
+// sdkStripBuf is the room classifyCode and limitMayMatch give
+// withoutSDKMessages on their stack: an error of a cloud SDK is a line or
+// two (a longer one takes memory of its own).
+const sdkStripBuf = 512
+
+// withoutSDKMessages is stripSDKMessages with the text it builds appended
+// to buf: s itself when it has no `Message=`. An error storm's texts each
+// have one (a throttled API's `Code=RequestLimitExceeded, Message=…,
+// RequestId=<a new id>`), and building a new string for each took 30 MB of
+// a GiB of such a log's 160 MB of garbage.
+func withoutSDKMessages(s string, buf []byte) string {
+	i := strings.Index(s, "Message=")
+	if i < 0 {
 		return s
 	}
-	var b strings.Builder
+	b := buf[:0]
 	for {
-		i := strings.Index(s, "Message=")
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		b.WriteString(s[:i])
+		b = append(b, s[:i]...)
 		rest := s[i+len("Message="):]
 		j := strings.Index(rest, "RequestId=")
 		if j < 0 {
-			return b.String()
+			break
 		}
 		s = rest[j:]
+		if i = strings.Index(s, "Message="); i < 0 {
+			b = append(b, s...)
+			break
+		}
 	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // limitMayMatch reports whether classifyCode(s) may be CodeAttachLimit:
@@ -253,7 +268,8 @@ func stripSDKMessages(s string) string {
 // looks for, reading three bytes at every multiple of three (limitGrams);
 // any other t may match.
 func limitMayMatch(s string) bool {
-	t := stripSDKMessages(s)
+	var buf [sdkStripBuf]byte
+	t := withoutSDKMessages(s, buf[:0])
 	for i := 0; i+2 < len(t); i += 3 {
 		m := limitGrams[0][t[i]] & limitGrams[1][t[i+1]] & limitGrams[2][t[i+2]]
 		for ; m != 0; m &= m - 1 {
