@@ -1,6 +1,9 @@
 package parser
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // This file owns the folding of repeats: a failure logged over and over
 // for one volume (a retry storm of days, a flood of one line) keeps its
@@ -8,6 +11,16 @@ import "strings"
 // and Span say how many more there were and over how long, the way a
 // describe row's "(x35 over 77m)" does. Memory then grows with the
 // distinct facts of an input, not with its size.
+//
+// A retry is a cycle of lines, not one: the attach/detach controller's
+// "AttachVolume started", the CSI attacher's error, nestedpendingoperations'
+// backoff and the FailedAttachVolume Event echoed into the log, once an
+// attempt (the kubelet's likewise). Each of them is a run of its own,
+// kept by its key within its volume, so that the lines of one attempt do
+// not end each other's runs; what ends a volume's runs is any other event
+// of it (an attach that succeeded, a detach): the storm is over. (When a
+// run was only ended by a line of another kind, an outage of days — 720
+// attempts a day per volume, four lines each — kept every line.)
 
 // foldKeep is how many events of one run are kept verbatim before the
 // rest are folded (a variable so that tests can shrink it). Storms in
@@ -15,24 +28,27 @@ import "strings"
 var foldKeep = 100
 
 // foldKinds are the kinds a run of which is folded: failures and retries,
-// the lines a component repeats while nothing changes.
+// the lines a component repeats while nothing changes, and the lines that
+// start each attempt of a retried operation.
 var foldKinds = map[Kind]bool{
 	AttachFailed: true, DetachFailed: true, VerifyAttachedFailed: true, WaitForAttachFailed: true,
 	MountDeviceFailed: true, SetupFailed: true, TeardownFailed: true, UnmountDeviceFailed: true,
 	MountTimeout: true, CSIError: true, MultiAttach: true, RetryScheduled: true,
 	DetachBlockedMounted: true, AttachStartFailed: true, DetachStartFailed: true,
+	AttachStarted: true, DetachStarted: true, VerifyAttachedStarted: true, MountStarted: true, UnmountStarted: true,
 }
 
 // foldKey is what makes two events repeats of each other.
 type foldKey struct {
 	kind            Kind
+	origin          Origin // a log line, or the Kubernetes Event it echoes
 	node, pod, code string
 	component       Component
 }
 
-// foldRun is the current run of one volume: its key, how many events it
-// has had, and once folding has begun, the event (and metadata) it folds
-// into, with the metadata of the first folded occurrence.
+// foldRun is a run of one volume: its key, how many events it has had,
+// and once folding has begun, the event (and metadata) it folds into, with
+// the metadata of the first folded occurrence.
 type foldRun struct {
 	key   foldKey
 	n     int
@@ -59,31 +75,83 @@ func volumeOf(ev *Event) string {
 	return ev.Handle
 }
 
-// fold folds ev into its volume's run when it repeats it past foldKeep,
-// and reports whether it did (the caller stores ev otherwise). Any other
-// event of the volume ends its run.
+// foldable reports whether ev may repeat a run (otherwise it ends its
+// volume's runs).
+func foldable(ev *Event) bool {
+	return foldKinds[ev.Kind] && ev.Origin != OriginDescribe && ev.Count <= 1
+}
+
+// fold folds ev into its run when it repeats it past foldKeep, and
+// reports whether it did (the caller stores ev otherwise, and tells
+// stored where). An event that is not foldable ends the runs of every
+// volume it names (its UniqueName, PV and handle: the CSI attacher's
+// errors name only the handle).
 func (st *inputState) fold(ev *Event, m evMeta, text string) bool {
+	st.next = nil
 	vol := volumeOf(ev)
 	if vol == "" {
 		return false
 	}
-	if !foldKinds[ev.Kind] || ev.Origin != 0 || ev.Count > 1 {
-		delete(st.folds, vol)
+	if !foldable(ev) {
+		if len(st.folds) > 0 {
+			for _, name := range [...]string{ev.Volume, ev.PV, ev.Handle} {
+				if name != "" {
+					delete(st.folds, name)
+				}
+			}
+		}
 		return false
 	}
-	k := foldKey{ev.Kind, ev.Node, ev.Pod, ev.Code, ev.Component}
-	r := st.folds[vol]
-	if r == nil || r.key != k {
-		if st.folds == nil {
-			st.folds = map[string]*foldRun{}
+	k := foldKey{ev.Kind, ev.Origin, ev.Node, ev.Pod, ev.Code, ev.Component}
+	runs := st.folds[vol]
+	var r *foldRun
+	for _, c := range runs {
+		if c.key == k {
+			r = c
+			break
 		}
-		st.folds[vol] = &foldRun{key: k, n: 1}
+	}
+	if r == nil {
+		if st.folds == nil {
+			st.folds = map[string][]*foldRun{}
+		}
+		st.folds[vol] = append(runs, &foldRun{key: k, n: 1})
 		return false
 	}
 	r.n++
 	if r.n <= foldKeep || r.into == nil {
-		return false // verbatim, or the event to fold into (set by stored)
+		if r.n == foldKeep+1 {
+			st.next = r // stored makes the event it is told of the one to fold into
+		}
+		return false // verbatim, or the event to fold into
 	}
+	st.foldInto(r, ev, m, text)
+	return true
+}
+
+// foldRepeat is fold for an event past the run's budget: it folds ev into
+// its run when that run is folding already (the repeat is counted, taking
+// no room), and otherwise changes nothing and reports false (ev is
+// dropped).
+func (st *inputState) foldRepeat(ev *Event, m evMeta, text string) bool {
+	st.next = nil
+	if !foldable(ev) {
+		return false
+	}
+	k := foldKey{ev.Kind, ev.Origin, ev.Node, ev.Pod, ev.Code, ev.Component}
+	for _, r := range st.folds[volumeOf(ev)] {
+		if r.key == k && r.into != nil {
+			r.n++
+			st.foldInto(r, ev, m, text)
+			return true
+		}
+	}
+	return false
+}
+
+// foldInto makes ev, a repeat of run r past foldKeep, the event r folds
+// into: the last occurrence, with the run's count and largest backoff.
+func (st *inputState) foldInto(r *foldRun, ev *Event, m evMeta, text string) {
 	into := r.into
 	rep := *ev.Repeat
 	if ev.Retry == nil || (into.Retry != nil && into.Retry.Backoff > ev.Retry.Backoff) {
@@ -96,26 +164,26 @@ func (st *inputState) fold(ev *Event, m evMeta, text string) bool {
 	ev.Text = TextOf(strings.Clone(text))
 	*into, *r.meta = *ev, m // the last occurrence, with the run's count
 	st.in.Folded++
-	return true
 }
 
 // stored is told where addEvent put an event that fold did not take: the
 // event after foldKeep verbatim ones of a run is the one the rest fold into.
 func (st *inputState) stored(ev *Event, m *evMeta, index int) {
-	r := st.folds[volumeOf(ev)]
-	if r == nil || r.n != foldKeep+1 || r.into != nil {
+	r := st.next
+	if r == nil {
 		return
 	}
+	st.next = nil
 	r.into, r.meta, r.index = ev, m, index
 	st.foldSpans = append(st.foldSpans, foldSpan{index: index, first: *m})
 }
 
-// unfold forgets where runs fold into (reserve moves the events).
+// unfold forgets where runs fold into (reserve moves the events): a new
+// run starts; the folded event stays as it is. (The run of next, about to
+// be told where its event goes, has none yet: it stays.)
 func (st *inputState) unfold() {
-	for vol, r := range st.folds {
-		if r.into != nil {
-			delete(st.folds, vol) // a new run starts; the folded event stays as it is
-		}
+	for vol, runs := range st.folds {
+		st.folds[vol] = slices.DeleteFunc(runs, func(r *foldRun) bool { return r.into != nil })
 	}
 }
 

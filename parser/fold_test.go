@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -250,5 +251,81 @@ func TestEventBudgetSpent(t *testing.T) {
 		if g, _ := run(3); !slices.Equal(g, want) {
 			t.Fatalf("read at once: (events, dropped) per input %v, want %v", g, want)
 		}
+	}
+}
+
+// retryCycle is one attempt of an attach that the cloud refuses, as the
+// controller logs it (klog printf): the reconciler's "started", the CSI
+// attacher's error (which names the handle only), nestedpendingoperations'
+// backoff and the FailedAttachVolume Event echoed into the log, at minute
+// i of the storm on node.
+func retryCycle(i int, node string) string {
+	const pv, handle = "pvc-9d9baae0", "disk-l50pet0v"
+	unique := "kubernetes.io/csi/com.tencent.cloud.csi.cbs^" + handle
+	at := func(sec int) string { return fmt.Sprintf("0812 %02d:%02d:%02d.000000", (i/60)%24, i%60, sec) }
+	errText := fmt.Sprintf("rpc error: code = Internal desc = [TencentCloudSDKError] Code=RequestLimitExceeded, Message=exceeds the frequency limit., RequestId=%d", i)
+	inner := fmt.Sprintf(`AttachVolume.Attach failed for volume "%s" (UniqueName: "%s") from node "%s" : %s`, pv, unique, node, errText)
+	return fmt.Sprintf("I%s       1 reconciler.go:304] attacherDetacher.AttachVolume started for volume %q (UniqueName: %q) from node %q \n", at(1), pv, unique, node) +
+		fmt.Sprintf("E%s       1 csi_attacher.go:254] kubernetes.io/csi: attachment for %s failed: %s\n", at(2), handle, errText) +
+		fmt.Sprintf("E%s       1 nestedpendingoperations.go:301] Operation for \"{volumeName:%s podName: nodeName:}\" failed. No retries permitted until 2024-08-12 11:10:02.234363573 +0000 UTC m=+259202.234363573 (durationBeforeRetry 2m2s). Error: %s\n", at(2), unique, strconv.Quote(inner)) +
+		fmt.Sprintf("I%s       1 event.go:291] \"Event occurred\" object=\"ns/pod-0\" kind=\"Pod\" apiVersion=\"v1\" type=\"Warning\" reason=\"FailedAttachVolume\" message=%s\n", at(3), strconv.Quote(fmt.Sprintf(`AttachVolume.Attach failed for volume "%s" : %s`, pv, errText)))
+}
+
+// A retry storm is a cycle of four lines an attempt, each its own run of
+// its volume: an outage of days folds to foldKeep verbatim events of each
+// and one they fold into, their counts adding up to the attempts; an
+// attach that succeeds ends the runs (a later storm starts new ones), and
+// two nodes' cycles interleaved fold apart.
+func TestFoldRetryCycles(t *testing.T) {
+	const attempts = 1500
+	var b strings.Builder
+	for i := range attempts {
+		b.WriteString(retryCycle(i, "10.0.4.103"))
+	}
+	r := ParseReader(strings.NewReader(b.String()), "storm.log", Options{})
+	perKind := map[Kind]int{}
+	counted := map[Kind]int{}
+	for _, ev := range r.Events {
+		perKind[ev.Kind]++
+		counted[ev.Kind] += max(int(ev.Count), 1)
+	}
+	if len(r.Events) != 4*(foldKeep+1) {
+		t.Errorf("%d events, want %d: foldKeep verbatim and one folded of each of the cycle's four lines (%v)", len(r.Events), 4*(foldKeep+1), perKind)
+	}
+	// the CSI attacher's error and the backoff are both attach failures
+	if counted[AttachStarted] != attempts || counted[AttachFailed]+counted[CSIError] != 3*attempts {
+		t.Errorf("counts per kind %v, want %d attempts of each line", counted, attempts)
+	}
+	if r.Input.Folded != 4*(attempts-foldKeep-1) {
+		t.Errorf("Folded %d, want %d", r.Input.Folded, 4*(attempts-foldKeep-1))
+	}
+
+	// a success ends the runs: a second storm after it starts new runs
+	// (two storms of fewer than foldKeep attempts each fold nothing)
+	b.Reset()
+	for i := range 2*foldKeep - 20 {
+		if i == foldKeep-10 {
+			b.WriteString(fmt.Sprintf("I0812 %02d:%02d:30.000000       1 operation_generator.go:360] AttachVolume.Attach succeeded for volume \"pvc-9d9baae0\" (UniqueName: \"kubernetes.io/csi/com.tencent.cloud.csi.cbs^disk-l50pet0v\") from node \"10.0.4.103\" \n", (i/60)%24, i%60))
+		}
+		b.WriteString(retryCycle(i, "10.0.4.103"))
+	}
+	r = ParseReader(strings.NewReader(b.String()), "storm.log", Options{})
+	if r.Input.Folded != 0 {
+		t.Errorf("two storms of %d attempts split by a success: %d lines folded, want none", foldKeep-10, r.Input.Folded)
+	}
+
+	// two nodes' cycles, interleaved: each node's lines fold on their own
+	b.Reset()
+	for i := range 3 * foldKeep {
+		b.WriteString(retryCycle(i, "10.0.4.103"))
+		b.WriteString(retryCycle(i, "10.0.4.104"))
+	}
+	r = ParseReader(strings.NewReader(b.String()), "storm.log", Options{})
+	nodes := map[string]int{}
+	for _, ev := range r.Events {
+		nodes[ev.Node] += max(int(ev.Count), 1)
+	}
+	if nodes["10.0.4.103"] != nodes["10.0.4.104"] || r.Input.Folded == 0 {
+		t.Errorf("lines per node %v, %d folded: want the nodes alike, and folding", nodes, r.Input.Folded)
 	}
 }

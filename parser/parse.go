@@ -269,8 +269,9 @@ type inputState struct {
 	runCut           bool      // runBudget cut the input short (the inputs before it had the budget)
 	run              *runShare // the run's budget as the inputs read so far left it (Options.run)
 	runIndex         int
-	spent            bool                // the inputs before this one have the run's budget: nothing more is stored
-	folds            map[string]*foldRun // the current run of repeats per volume (fold.go)
+	spent            bool                  // the inputs before this one have the run's budget: nothing more is stored
+	folds            map[string][]*foldRun // the current runs of repeats per volume (fold.go)
+	next             *foldRun              // the run the event about to be stored is the one to fold into (fold.go)
 	foldSpans        []foldSpan
 	mtime            time.Time
 	host             string

@@ -131,7 +131,7 @@ func (st *inputState) addPrepared(d *Draft, m evMeta, text string, p *ownPrep) {
 	if st.maxEvents > 0 && st.added >= st.maxEvents {
 		// over budget: only repeats of a run already folding are still
 		// counted (they take no room); the rest are dropped
-		if r := st.folds[volumeOf(ev)]; r == nil || r.into == nil || !st.fold(ev, m, text) {
+		if !st.foldRepeat(ev, m, text) {
 			st.dropped++
 		}
 		return
