@@ -159,3 +159,46 @@ func TestOriginLimit(t *testing.T) {
 		o.Release()
 	}
 }
+
+// Texts far apart are read on their own: a reader in file order keeps its
+// window while others read evidence elsewhere, and the far reads (many,
+// side by side) return the texts as written.
+func TestOriginFarReadsKeepTheWindow(t *testing.T) {
+	var lines []string
+	for i := range 2000 {
+		lines = append(lines, realLines[i%len(realLines)]+" #"+strings.Repeat("y", i%97))
+	}
+	f, offs := originFile(t, lines)
+	o := NewOrigin(f, f.Name())
+	texts := make([]Text, len(lines))
+	for i, l := range lines {
+		texts[i] = o.Ref(offs[i], l)
+	}
+	if s := texts[0].String(); s != lines[0] {
+		t.Fatalf("text 0: %.60q", s)
+	}
+	win := o.winOff
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for k := 1000 + g; k < len(texts); k += 37 {
+				if s := texts[k].String(); s != lines[k] {
+					t.Errorf("text %d: %.60q, want %.60q", k, s, lines[k])
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if o.winOff != win {
+		t.Errorf("far reads moved the window from %d to %d", win, o.winOff)
+	}
+	// the next texts in order are read through the window, which moves on
+	for i := 1; i < 200; i++ {
+		if s := texts[i].String(); s != lines[i] {
+			t.Fatalf("text %d: %.60q, want %.60q", i, s, lines[i])
+		}
+	}
+	if o.winOff == win {
+		t.Error("the window did not follow a reader in file order")
+	}
+}
