@@ -29,12 +29,19 @@ var foldKeep = 100
 
 // foldKinds are the kinds a run of which is folded: failures and retries,
 // the lines a component repeats while nothing changes, and the lines that
-// start each attempt of a retried operation.
+// start each attempt of a retried operation (attemptStarts).
 var foldKinds = map[Kind]bool{
 	AttachFailed: true, DetachFailed: true, VerifyAttachedFailed: true, WaitForAttachFailed: true,
 	MountDeviceFailed: true, SetupFailed: true, TeardownFailed: true, UnmountDeviceFailed: true,
 	MountTimeout: true, CSIError: true, MultiAttach: true, RetryScheduled: true,
 	DetachBlockedMounted: true, AttachStartFailed: true, DetachStartFailed: true,
+	AttachStarted: true, DetachStarted: true, VerifyAttachedStarted: true, MountStarted: true, UnmountStarted: true,
+}
+
+// attemptStarts are the foldKinds that start an attempt: they fold with a
+// storm once the volume has a run, but never start its first (a healthy
+// attach starts, then succeeds: no run is kept for it).
+var attemptStarts = map[Kind]bool{
 	AttachStarted: true, DetachStarted: true, VerifyAttachedStarted: true, MountStarted: true, UnmountStarted: true,
 }
 
@@ -102,8 +109,11 @@ func (st *inputState) fold(ev *Event, m evMeta, text string) bool {
 		}
 		return false
 	}
-	k := foldKey{ev.Kind, ev.Origin, ev.Node, ev.Pod, ev.Code, ev.Component}
 	runs := st.folds[vol]
+	if len(runs) == 0 && attemptStarts[ev.Kind] {
+		return false
+	}
+	k := foldKey{ev.Kind, ev.Origin, ev.Node, ev.Pod, ev.Code, ev.Component}
 	var r *foldRun
 	for _, c := range runs {
 		if c.key == k {

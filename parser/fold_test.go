@@ -289,15 +289,17 @@ func TestFoldRetryCycles(t *testing.T) {
 		perKind[ev.Kind]++
 		counted[ev.Kind] += max(int(ev.Count), 1)
 	}
-	if len(r.Events) != 4*(foldKeep+1) {
-		t.Errorf("%d events, want %d: foldKeep verbatim and one folded of each of the cycle's four lines (%v)", len(r.Events), 4*(foldKeep+1), perKind)
+	// foldKeep verbatim and one folded of each of the cycle's four lines,
+	// and the first attempt's started line, before the storm had a run
+	if len(r.Events) != 4*(foldKeep+1)+1 {
+		t.Errorf("%d events, want %d: foldKeep verbatim and one folded of each of the cycle's four lines, and the first started (%v)", len(r.Events), 4*(foldKeep+1)+1, perKind)
 	}
 	// the CSI attacher's error and the backoff are both attach failures
 	if counted[AttachStarted] != attempts || counted[AttachFailed]+counted[CSIError] != 3*attempts {
 		t.Errorf("counts per kind %v, want %d attempts of each line", counted, attempts)
 	}
-	if r.Input.Folded != 4*(attempts-foldKeep-1) {
-		t.Errorf("Folded %d, want %d", r.Input.Folded, 4*(attempts-foldKeep-1))
+	if r.Input.Folded != 4*(attempts-foldKeep-1)-1 {
+		t.Errorf("Folded %d, want %d", r.Input.Folded, 4*(attempts-foldKeep-1)-1)
 	}
 
 	// a success ends the runs: a second storm after it starts new runs
