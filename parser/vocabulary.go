@@ -116,6 +116,7 @@ const (
 	CodeOperationPending    = classifier.CodeOperationPending
 	CodeVolumeBusy          = classifier.CodeVolumeBusy
 	CodeNotAttachable       = classifier.CodeNotAttachable
+	CodeThrottled           = classifier.CodeThrottled
 	CodeDriverNotRegistered = classifier.CodeDriverNotRegistered
 	CodeWrongFSType         = classifier.CodeWrongFSType
 	CodeFsckFailed          = classifier.CodeFsckFailed

@@ -215,9 +215,18 @@ func classMechanics(code string) string {
 		return "The attach is refused because the volume is exclusively attached elsewhere."
 	case parser.CodePermission:
 		return "PermissionDenied means the controller's or driver's cloud credentials lack the attach permission."
+	case parser.CodeThrottled:
+		return throttledMechanics
 	}
 	return ""
 }
+
+// throttledMechanics explains a storm (or a failed detach) of Throttled
+// errors.
+const throttledMechanics = "Throttled means the cloud's API refused the call for its request rate limit, not for anything about this disk: every attempt of every volume counts against the same limit, so a burst of operations (nodes drained, a zone's pods rescheduled, another cluster or tool on the same account) keeps failing until the rate drops; the controller's backoff (500ms doubling to 2m2s) lets it drop."
+
+// throttledCheck is the step that confirms a Throttled storm.
+const throttledCheck = "Check the cloud account's API throttling for the attach/detach calls at that time (AWS CloudTrail RequestLimitExceeded, Azure 429 responses, GCE rateLimitExceeded, the provider's API metrics) and what else called the API then (other clusters' controllers, autoscalers, backup jobs); count the volumes failing the same way (kcmtrace analyze lists each)."
 
 // classSteps are the next steps for a storm of one error class.
 func classSteps(code string, v *timeline.Volume) []Step {
@@ -238,6 +247,12 @@ func classSteps(code string, v *timeline.Volume) []Step {
 		return []Step{{Confirm, "Find the instance the disk is attached to (cloud console) and whether its detach is progressing; check the old node's VolumeAttachment and the detach lines for it."}}
 	case parser.CodeDeadlineExceeded:
 		return []Step{{Confirm, "Read the external-attacher and CSI controller plugin logs for this VolumeAttachment; check the disk's state in the cloud (stuck attaching) and API rate limits."}}
+	case parser.CodeThrottled:
+		return []Step{
+			{Recover, "Nothing to do for this volume: its attach succeeds once the API's rate drops; pause what floods the API (mass rescheduling, a drain) to shorten it."},
+			{Confirm, throttledCheck},
+			{Prevent, "Ask the provider for a higher API rate limit, or spread large rollouts and drains over time."},
+		}
 	}
 	return []Step{{Confirm, "Read the error text on the evidence lines; check the external-attacher and CSI controller plugin logs for the same VolumeAttachment."}}
 }

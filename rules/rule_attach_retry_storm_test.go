@@ -1,7 +1,9 @@
 package rules
 
 import (
+	"fmt"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 	"unsafe"
@@ -41,5 +43,42 @@ func TestAttachRetryStormCopiesOnce(t *testing.T) {
 	slice := uint64(n) * uint64(unsafe.Sizeof(parser.Event{}))
 	if got := after.TotalAlloc - before.TotalAlloc; got > 2*slice+n*320 {
 		t.Errorf("allocated %d MB for a %d MB storm: the events were copied %.1f times", got>>20, slice>>20, float64(got)/float64(slice))
+	}
+}
+
+// An outage of the cloud's API, as its SDK reports it, is a Throttled
+// storm: the finding says the rate limit refused the calls (not the disk)
+// and how to confirm it, for an attach retried until it succeeds and for a
+// detach that failed (the external-attacher's ControllerUnpublishVolume).
+func TestThrottledStorm(t *testing.T) {
+	var b strings.Builder
+	const unique = "kubernetes.io/csi/ebs.csi.aws.com^vol-0766d9cc3c1966b86"
+	for i := range 6 {
+		fmt.Fprintf(&b, "E0812 03:%02d:10.000000       1 nestedpendingoperations.go:348] Operation for \"{volumeName:%s podName: nodeName:}\" failed. No retries permitted until 2024-08-12 03:%02d:40.000000000 +0000 UTC m=+%d.0 (durationBeforeRetry 30s). Error: AttachVolume.Attach failed for volume \"pvc-1\" (UniqueName: \"%s\") from node \"i-0eb51d1f90e270d91\" : rpc error: code = Internal desc = could not attach volume: RequestLimitExceeded: Request limit exceeded.\n", i, unique, i, 100+60*i, unique)
+	}
+	fmt.Fprintf(&b, "I0812 03:07:10.000000       1 operation_generator.go:298] AttachVolume.Attach succeeded for volume \"pvc-1\" (UniqueName: \"%s\") from node \"i-0eb51d1f90e270d91\" \n", unique)
+	fmt.Fprintf(&b, "I0812 04:05:15.324406       1 connection.go:184] GRPC error: rpc error: code = Internal desc = Could not detach volume \"vol-0766d9cc3c1966b86\" from node \"i-0eb51d1f90e270d91\": RequestLimitExceeded: Request limit exceeded.\n")
+	r := parser.ParseReader(strings.NewReader(b.String()), "kcm.log", parser.Options{})
+	tl := timeline.Build([]parser.Result{r}, timeline.Options{})
+	res, err := Run(tl, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, f := range res.Findings {
+		if f.Code != parser.CodeThrottled {
+			continue
+		}
+		got[f.Rule] = true
+		text := f.Explanation + " " + f.Next
+		for _, s := range f.Steps {
+			text += " " + s.Text
+		}
+		if !strings.Contains(text, "request rate limit") || !strings.Contains(text, "RequestLimitExceeded") {
+			t.Errorf("%s: the finding does not say the rate limit refused the calls, nor how to confirm it: %s", f.Rule, text)
+		}
+	}
+	if !got["attach-retry-storm"] || !got["detach-failed"] {
+		t.Errorf("Throttled findings %v, want attach-retry-storm and detach-failed (all: %+v)", got, res.Findings)
 	}
 }

@@ -251,6 +251,8 @@ func detachFailedFinding(v *timeline.Volume, node, code string, evs []parser.Eve
 		ex.WriteString("The cloud kept the disk busy: the instance still uses the device (the kubelet's global mount was not unmounted, or something outside Kubernetes holds it). ")
 	case parser.CodeDeadlineExceeded:
 		ex.WriteString("The detacher gave up waiting for the detach to complete (csi_attacher waits for the VolumeAttachment to go; the cloud for the disk's state). ")
+	case parser.CodeThrottled:
+		ex.WriteString(throttledMechanics + " ")
 	}
 	if code == parser.CodeStillMounted {
 		ex.WriteString("The safe-to-detach check refused: the node still lists the volume in node.status.volumesInUse, i.e. its kubelet has not unmounted it. ")
@@ -271,6 +273,8 @@ func detachFailedFinding(v *timeline.Volume, node, code string, evs []parser.Eve
 	switch {
 	case code == parser.CodeVolumeBusy:
 		next = "On the old node, find and unmount what holds the device (the global mount under /var/lib/kubelet/plugins/…, lsof / fuser); read the kubelet's UnmountDevice lines for the volume there."
+	case code == parser.CodeThrottled:
+		next = throttledCheck + " Then check that the disk is detached in the cloud once the retries succeed."
 	case pvGone(evs):
 		next = "Check the VolumeAttachment (kubectl get volumeattachment -o yaml: spec.source.persistentVolumeName, status.detachError); detach the disk in the cloud if it is still attached, then remove the VolumeAttachment's finalizer."
 	}

@@ -90,7 +90,7 @@ func BenchmarkClassifyGenerated(b *testing.B) {
 // kubelet's mount error: bytes are the text's.
 func BenchmarkClassifyCode(b *testing.B) {
 	for name, s := range map[string]string{
-		"sdk-throttled": `AttachVolume.Attach failed for volume "pvc-9d9baae0-0f81-4b29-89fd-3427ec0c9cf2" (UniqueName: "kubernetes.io/csi/com.tencent.cloud.csi.cbs^disk-l50pet0v") from node "10.0.4.103" : rpc error: code = Internal desc = [TencentCloudSDKError] Code=RequestLimitExceeded, Message=Your current request times exceeds the frequency limit., RequestId=e6ad8eed-2c9a-4bc9-bb38-ac63cac2c610`,
+		"sdk-throttled":  `AttachVolume.Attach failed for volume "pvc-9d9baae0-0f81-4b29-89fd-3427ec0c9cf2" (UniqueName: "kubernetes.io/csi/com.tencent.cloud.csi.cbs^disk-l50pet0v") from node "10.0.4.103" : rpc error: code = Internal desc = [TencentCloudSDKError] Code=RequestLimitExceeded, Message=Your current request times exceeds the frequency limit., RequestId=e6ad8eed-2c9a-4bc9-bb38-ac63cac2c610`,
 		"mount-wrong-fs": `MountVolume.MountDevice failed for volume "pvc-1" : mount failed: exit status 32 Mounting command: mount Mounting arguments: -t xfs -o defaults /dev/nvme1n1 /var/lib/kubelet/plugins/kubernetes.io/aws-ebs/mounts/vol-0 Output: mount: /var/lib/kubelet/plugins/kubernetes.io/aws-ebs/mounts/vol-0: wrong fs type, bad option, bad superblock on /dev/nvme1n1, missing codepage or helper program, or other error.`,
 	} {
 		b.Run(name, func(b *testing.B) {

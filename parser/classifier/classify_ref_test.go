@@ -448,6 +448,9 @@ func classifyCodeReference(errText string) string {
 		return CodeFormatFailed
 	case strings.Contains(l, "mount failed: exit status"), strings.Contains(l, "failed to mount volume"):
 		return CodeMountFailed
+	case has("requestlimitexceeded") || has("request limit exceeded") || has("ratelimitexceeded") ||
+		has("rate limit exceeded") || has("rate exceeded") || has("toomanyrequests") || has("too many requests") || has("throttl"):
+		return CodeThrottled
 	case strings.Contains(l, "notfound"), strings.Contains(l, "not found"), strings.Contains(l, "does not exist"):
 		return CodeNotFound
 	case strings.Contains(l, "deadlineexceeded"), strings.Contains(l, "deadline exceeded"),

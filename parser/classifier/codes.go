@@ -94,6 +94,10 @@ var codeRuleText = [...]struct {
 		{"authfailure"}, {"operation not permitted"}}, nil},
 	{CodeFormatFailed, [][]string{{"format of disk", "failed"}, {"failed to format"}}, nil},
 	{CodeMountFailed, [][]string{{"mount failed: exit status"}, {"failed to mount volume"}}, nil},
+	// The cloud API's rate limit (not a volume limit: the AttachLimit rule
+	// comes first, and its phrases name volumes, disks or devices).
+	{CodeThrottled, [][]string{{"requestlimitexceeded"}, {"request limit exceeded"}, {"ratelimitexceeded"},
+		{"rate limit exceeded"}, {"rate exceeded"}, {"toomanyrequests"}, {"too many requests"}, {"throttl"}}, nil},
 	{CodeNotFound, [][]string{{"notfound"}, {"not found"}, {"does not exist"}}, nil},
 	{CodeDeadlineExceeded, [][]string{{"deadlineexceeded"}, {"deadline exceeded"}, {"timed out"}, {"timeout"}}, nil},
 	{CodeInternal, [][]string{{"code = internal"}}, nil},

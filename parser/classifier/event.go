@@ -165,6 +165,10 @@ const (
 	CodeOperationPending = "OperationPending" // CSI Aborted: an earlier operation on the volume is still in flight
 	CodeVolumeBusy       = "VolumeBusy"       // the cloud reports the disk busy while detaching (still in use on the instance)
 	CodeNotAttachable    = "NotAttachable"    // the volume's plugin is not attachable (FindAttachablePluginBySpec failed)
+	// The cloud API's rate limit refused the call: EC2's and Tencent
+	// Cloud's RequestLimitExceeded, Azure's TooManyRequests (429), GCE's
+	// rateLimitExceeded, Alibaba's Throttling, "Rate exceeded".
+	CodeThrottled = "Throttled"
 )
 
 // MountCodes are the codes of a mount that failed with its device present
