@@ -82,6 +82,11 @@ func volumeOf(ev *Event) string {
 	return ev.Handle
 }
 
+// foldKeyOf is the key of ev's run.
+func foldKeyOf(ev *Event) foldKey {
+	return foldKey{ev.Kind, ev.Origin, ev.Node, ev.Pod, ev.Code, ev.Component}
+}
+
 // foldable reports whether ev may repeat a run (otherwise it ends its
 // volume's runs).
 func foldable(ev *Event) bool {
@@ -113,7 +118,7 @@ func (st *inputState) fold(ev *Event, m evMeta, text string) bool {
 	if len(runs) == 0 && attemptStarts[ev.Kind] {
 		return false
 	}
-	k := foldKey{ev.Kind, ev.Origin, ev.Node, ev.Pod, ev.Code, ev.Component}
+	k := foldKeyOf(ev)
 	var r *foldRun
 	for _, c := range runs {
 		if c.key == k {
@@ -148,7 +153,7 @@ func (st *inputState) foldRepeat(ev *Event, m evMeta, text string) bool {
 	if !foldable(ev) {
 		return false
 	}
-	k := foldKey{ev.Kind, ev.Origin, ev.Node, ev.Pod, ev.Code, ev.Component}
+	k := foldKeyOf(ev)
 	for _, r := range st.folds[volumeOf(ev)] {
 		if r.key == k && r.into != nil {
 			r.n++

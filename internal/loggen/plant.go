@@ -70,6 +70,38 @@ func (g *gen) serialErr(handle string) string {
 	return "rpc error: code = Internal desc = can not find diskId " + handle + " by serial"
 }
 
+// failedAttempt schedules one attempt of v's attach to node that fails
+// with the error errText makes, as the controller logs it: the
+// reconciler's started line at s; at the failure, about a second later
+// (returned), the CSI attacher's error and nestedpendingoperations'
+// backoff b; then the FailedAttachVolume Event of pod uid. counted, when
+// not nil, is called as each of its volume lines is written.
+func (g *gen) failedAttempt(s int64, v *volume, node, uid string, b time.Duration, errText func() string, counted func()) int64 {
+	g.at(s, func(at int64) {
+		g.attachStarted(at, v, node)
+		if counted != nil {
+			counted()
+		}
+	})
+	f := s + g.uniform(900*time.Millisecond, 1300*time.Millisecond)
+	e := errText()
+	g.at(f-g.uniform(100*time.Microsecond, 200*time.Microsecond), func(at int64) { g.csiAttachFailed(at, v.handle, e) })
+	g.at(f, func(at int64) {
+		inner := detailed(g.scratch[:0], "AttachVolume.Attach failed", v, "from", node)
+		inner = append(inner, ": "...)
+		inner = append(inner, e...)
+		g.scratch = inner
+		g.nestedFailed(g.kcm, at, b, v.unique, inner)
+		if counted != nil {
+			counted()
+		}
+	})
+	g.at(f+g.uniform(100*time.Microsecond, 250*time.Microsecond), func(at int64) {
+		g.podEvent(g.kcm, at, v.ns, v.pod, uid, "Warning", "FailedAttachVolume", `AttachVolume.Attach failed for volume "`+v.pv+`" : `+e)
+	})
+	return f
+}
+
 // plantSeed plants the incident that started kcmtrace (catalog §8): a
 // ZoneNotMatch attach storm on A for more than 30 minutes, the pod moves to
 // B, the attach to B succeeds while (V, A) is uncertain, only then the detach
@@ -83,21 +115,8 @@ func (g *gen) plantSeed(t0 int64) Incident {
 	var lastBo time.Duration
 	attempts := 0
 	for {
-		g.at(s, func(at int64) { g.attachStarted(at, v, nodeA) })
-		f := s + g.uniform(900*time.Millisecond, 1300*time.Millisecond)
-		errText := g.zoneErr()
 		b := bo
-		g.at(f-g.uniform(100*time.Microsecond, 200*time.Microsecond), func(at int64) { g.csiAttachFailed(at, v.handle, errText) })
-		g.at(f, func(at int64) {
-			inner := detailed(g.scratch[:0], "AttachVolume.Attach failed", v, "from", nodeA)
-			inner = append(inner, ": "...)
-			inner = append(inner, errText...)
-			g.scratch = inner
-			g.nestedFailed(g.kcm, at, b, v.unique, inner)
-		})
-		g.at(f+g.uniform(100*time.Microsecond, 250*time.Microsecond), func(at int64) {
-			g.podEvent(g.kcm, at, v.ns, v.pod, uidA, "Warning", "FailedAttachVolume", `AttachVolume.Attach failed for volume "`+v.pv+`" : `+errText)
-		})
+		f := g.failedAttempt(s, v, nodeA, uidA, b, g.zoneErr, nil)
 		attempts++
 		lastFail, lastBo = f, b
 		next := f + int64(b) + g.uniform(10*time.Millisecond, 100*time.Millisecond)

@@ -104,28 +104,12 @@ func (g *gen) stormAttach(t int64, v *volume, node, uid string) int64 {
 	s, bo := t, 500*time.Millisecond
 	g.stormVols = append(g.stormVols, v.handle)
 	g.stormFails = append(g.stormFails, 0)
+	throttled := func() string { return g.throttleErr(v.handle) }
+	counted := func() { g.stormLines++ }
 	for {
 		g.stormFails[len(g.stormFails)-1]++
-		g.at(s, func(at int64) {
-			g.attachStarted(at, v, node)
-			g.stormLines++
-		})
-		f := s + g.uniform(900*time.Millisecond, 1300*time.Millisecond)
-		errText := g.throttleErr(v.handle)
-		b := bo
-		g.at(f-g.uniform(100*time.Microsecond, 200*time.Microsecond), func(at int64) { g.csiAttachFailed(at, v.handle, errText) })
-		g.at(f, func(at int64) {
-			inner := detailed(g.scratch[:0], "AttachVolume.Attach failed", v, "from", node)
-			inner = append(inner, ": "...)
-			inner = append(inner, errText...)
-			g.scratch = inner
-			g.nestedFailed(g.kcm, at, b, v.unique, inner)
-			g.stormLines++
-		})
-		g.at(f+g.uniform(100*time.Microsecond, 250*time.Microsecond), func(at int64) {
-			g.podEvent(g.kcm, at, v.ns, v.pod, uid, "Warning", "FailedAttachVolume", `AttachVolume.Attach failed for volume "`+v.pv+`" : `+errText)
-		})
-		s = f + int64(b) + g.uniform(10*time.Millisecond, 100*time.Millisecond)
+		f := g.failedAttempt(s, v, node, uid, bo, throttled, counted)
+		s = f + int64(bo) + g.uniform(10*time.Millisecond, 100*time.Millisecond)
 		if s >= g.stormEnd {
 			return s
 		}
