@@ -45,6 +45,10 @@ var attemptStarts = map[Kind]bool{
 	AttachStarted: true, DetachStarted: true, VerifyAttachedStarted: true, MountStarted: true, UnmountStarted: true,
 }
 
+// maxVolumeRuns is how many runs a volume keeps at once: the lines of a
+// retry's cycle, on a node or two.
+const maxVolumeRuns = 8
+
 // foldKey is what makes two events repeats of each other.
 type foldKey struct {
 	kind            Kind
@@ -129,6 +133,11 @@ func (st *inputState) fold(ev *Event, m evMeta, text string) bool {
 	if r == nil {
 		if st.folds == nil {
 			st.folds = map[string][]*foldRun{}
+		}
+		if len(runs) == maxVolumeRuns {
+			// the oldest goes: its repeats, should they come back, start
+			// a run again (pods recreated over and over each had one)
+			runs = append(runs[:0], runs[1:]...)
 		}
 		st.folds[vol] = append(runs, &foldRun{key: k, n: 1})
 		return false

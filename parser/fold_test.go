@@ -331,3 +331,26 @@ func TestFoldRetryCycles(t *testing.T) {
 		t.Errorf("lines per node %v, %d folded: want the nodes alike, and folding", nodes, r.Input.Folded)
 	}
 }
+
+// A volume keeps at most maxVolumeRuns runs: a failure repeated for pod
+// after pod (each its own run) does not make every event of the volume
+// search a growing list, and the latest pods' runs still fold.
+func TestFoldRunsPerVolume(t *testing.T) {
+	st := &inputState{}
+	const pods = 1000
+	for i := range pods {
+		d := Draft{Kind: MountTimeout, Volume: "kubernetes.io/csi/x^disk-1", Pod: fmt.Sprintf("ns/pod-%d", i), Component: ComponentKubelet}
+		ev := d.Event()
+		if st.fold(&ev, evMeta{}, "") {
+			t.Fatalf("pod %d: a first failure folded", i)
+		}
+	}
+	if n := len(st.folds["kubernetes.io/csi/x^disk-1"]); n != maxVolumeRuns {
+		t.Fatalf("%d runs kept for the volume, want %d", n, maxVolumeRuns)
+	}
+	for i, r := range st.folds["kubernetes.io/csi/x^disk-1"] {
+		if want := fmt.Sprintf("ns/pod-%d", pods-maxVolumeRuns+i); r.key.pod != want {
+			t.Errorf("run %d is %s's, want %s's (the latest pods')", i, r.key.pod, want)
+		}
+	}
+}
