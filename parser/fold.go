@@ -29,8 +29,9 @@ var foldKeep = 100
 
 // foldKinds are the kinds a run of which is folded: failures and retries,
 // the lines a component repeats while nothing changes, and the lines that
-// start each attempt of a retried operation (attemptStarts).
-var foldKinds = map[Kind]bool{
+// start each attempt of a retried operation (attemptStarts). (Indexed by
+// Kind, a byte: read for every event.)
+var foldKinds = [256]bool{
 	AttachFailed: true, DetachFailed: true, VerifyAttachedFailed: true, WaitForAttachFailed: true,
 	MountDeviceFailed: true, SetupFailed: true, TeardownFailed: true, UnmountDeviceFailed: true,
 	MountTimeout: true, CSIError: true, MultiAttach: true, RetryScheduled: true,
@@ -41,7 +42,7 @@ var foldKinds = map[Kind]bool{
 // attemptStarts are the foldKinds that start an attempt: they fold with a
 // storm once the volume has a run, but never start its first (a healthy
 // attach starts, then succeeds: no run is kept for it).
-var attemptStarts = map[Kind]bool{
+var attemptStarts = [256]bool{
 	AttachStarted: true, DetachStarted: true, VerifyAttachedStarted: true, MountStarted: true, UnmountStarted: true,
 }
 
