@@ -344,7 +344,7 @@ func FuzzClassifyHelpers(f *testing.F) {
 	})
 }
 
-// stripSDKMessagesReference is stripSDKMessages as first written, a new
+// stripSDKMessagesReference is withoutSDKMessages as first written, a new
 // string built each time.
 func stripSDKMessagesReference(s string) string {
 	if !strings.Contains(s, "Message=") {

@@ -249,17 +249,15 @@ func hasPrefixLower(s, p string) bool {
 	return true
 }
 
-// stripSDKMessages removes the service-provided `Message=…` part of cloud SDK
-// errors (`Code=X, Message=…, RequestId=…`) so that only codes are matched.
-func stripSDKMessages(s string) string { return withoutSDKMessages(s, nil) }
-
 // sdkStripBuf is the room classifyCode and limitMayMatch give
 // withoutSDKMessages on their stack: an error of a cloud SDK is a line or
 // two (a longer one takes memory of its own).
 const sdkStripBuf = 512
 
-// withoutSDKMessages is stripSDKMessages with the text it builds appended
-// to buf: s itself when it has no `Message=`. An error storm's texts each
+// withoutSDKMessages removes the service-provided `Message=…` part of cloud
+// SDK errors (`Code=X, Message=…, RequestId=…`) so that only codes are
+// matched, the text it builds appended to buf: s itself when it has no
+// `Message=`. An error storm's texts each
 // have one (a throttled API's `Code=RequestLimitExceeded, Message=…,
 // RequestId=<a new id>`), and building a new string for each took 30 MB of
 // a GiB of such a log's 160 MB of garbage.
