@@ -12,9 +12,11 @@
 // node), a multi-attach resolved by a force detach, and a clean move that must
 // produce no finding.
 //
-// The traffic shape (Shape) changes only the healthy traffic: the default
-// pool above, a large cluster's churn (ShapeChurn: ~35k volumes per GiB, two
-// events each) or many nodes per volume (ShapeManyNodes).
+// The traffic shape (Shape) changes the volume traffic: the default pool
+// above, a large cluster's churn (ShapeChurn: ~35k volumes per GiB, two
+// events each), many nodes per volume (ShapeManyNodes), or the default
+// traffic with an outage of the attach API that every attach in it retries
+// until it ends (ShapeStorm; the manifest's Outage lists its volumes).
 //
 // Time advances monotonically from Config.Start; by default 1 GiB of log spans
 // about a day (never less than two hours). Three line formats are supported

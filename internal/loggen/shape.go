@@ -5,9 +5,10 @@ import (
 	"time"
 )
 
-// Shape selects the traffic shape of the healthy volume lines: how many
-// volumes, how many nodes and how many events each volume gets. The planted
-// incidents and the noise are the same in every shape.
+// Shape selects the traffic shape of the volume lines: how many volumes,
+// how many nodes and how many events each volume gets, and (ShapeStorm)
+// an outage their attaches retry through. The planted incidents and the
+// noise are the same in every shape.
 type Shape string
 
 // Supported shapes.
