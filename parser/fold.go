@@ -27,23 +27,31 @@ import (
 // real logs are far shorter; cadence and evidence read the verbatim ones.
 var foldKeep = 100
 
-// foldKinds are the kinds a run of which is folded: failures and retries,
-// the lines a component repeats while nothing changes, and the lines that
-// start each attempt of a retried operation (attemptStarts). (Indexed by
-// Kind, a byte: read for every event.)
-var foldKinds = [256]bool{
-	AttachFailed: true, DetachFailed: true, VerifyAttachedFailed: true, WaitForAttachFailed: true,
-	MountDeviceFailed: true, SetupFailed: true, TeardownFailed: true, UnmountDeviceFailed: true,
-	MountTimeout: true, CSIError: true, MultiAttach: true, RetryScheduled: true,
-	DetachBlockedMounted: true, AttachStartFailed: true, DetachStartFailed: true,
-	AttachStarted: true, DetachStarted: true, VerifyAttachedStarted: true, MountStarted: true, UnmountStarted: true,
-}
+// attemptStarts are the lines that start an attempt of a retried
+// operation: they fold with a storm once the volume has a run, but never
+// start its first (a healthy attach starts, then succeeds: no run is kept
+// for it). (Indexed by Kind, a byte: read for every event.)
+var attemptStarts = kindTable(AttachStarted, DetachStarted, VerifyAttachedStarted, MountStarted, UnmountStarted)
 
-// attemptStarts are the foldKinds that start an attempt: they fold with a
-// storm once the volume has a run, but never start its first (a healthy
-// attach starts, then succeeds: no run is kept for it).
-var attemptStarts = [256]bool{
-	AttachStarted: true, DetachStarted: true, VerifyAttachedStarted: true, MountStarted: true, UnmountStarted: true,
+// foldKinds are the kinds a run of which is folded: failures and retries,
+// the lines a component repeats while nothing changes, and attemptStarts.
+var foldKinds = func() [256]bool {
+	t := kindTable(AttachFailed, DetachFailed, VerifyAttachedFailed, WaitForAttachFailed,
+		MountDeviceFailed, SetupFailed, TeardownFailed, UnmountDeviceFailed,
+		MountTimeout, CSIError, MultiAttach, RetryScheduled,
+		DetachBlockedMounted, AttachStartFailed, DetachStartFailed)
+	for k, start := range attemptStarts {
+		t[k] = t[k] || start
+	}
+	return t
+}()
+
+// kindTable is a table of kinds, true for each of ks.
+func kindTable(ks ...Kind) (t [256]bool) {
+	for _, k := range ks {
+		t[k] = true
+	}
+	return t
 }
 
 // maxVolumeRuns is how many runs a volume keeps at once: the lines of a
@@ -124,13 +132,7 @@ func (st *inputState) fold(ev *Event, m evMeta, text string) bool {
 		return false
 	}
 	k := foldKeyOf(ev)
-	var r *foldRun
-	for _, c := range runs {
-		if c.key == k {
-			r = c
-			break
-		}
-	}
+	r := runOf(runs, k)
 	if r == nil {
 		if st.folds == nil {
 			st.folds = map[string][]*foldRun{}
@@ -163,15 +165,22 @@ func (st *inputState) foldRepeat(ev *Event, m evMeta, text string) bool {
 	if !foldable(ev) {
 		return false
 	}
-	k := foldKeyOf(ev)
-	for _, r := range st.folds[volumeOf(ev)] {
-		if r.key == k && r.into != nil {
-			r.n++
-			st.foldInto(r, ev, m, text)
-			return true
-		}
+	if r := runOf(st.folds[volumeOf(ev)], foldKeyOf(ev)); r != nil && r.into != nil {
+		r.n++
+		st.foldInto(r, ev, m, text)
+		return true
 	}
 	return false
+}
+
+// runOf returns the run of key k among runs, or nil.
+func runOf(runs []*foldRun, k foldKey) *foldRun {
+	for _, r := range runs {
+		if r.key == k {
+			return r
+		}
+	}
+	return nil
 }
 
 // foldInto makes ev, a repeat of run r past foldKeep, the event r folds
