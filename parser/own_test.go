@@ -309,3 +309,9 @@ func TestOwnPrepared(t *testing.T) {
 		t.Error("no preparation for the result's own draft")
 	}
 }
+
+// windowOf reports whether s lies within the bytes of text.
+func windowOf(s, text string) bool {
+	_, ok := offsetIn(s, unsafe.StringData(text), len(text))
+	return ok
+}

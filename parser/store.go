@@ -167,10 +167,11 @@ var (
 // error share one), and the names of a new tuple interned (st.names),
 // each distinct one copied once — the parser cuts them out of the
 // entry's bytes, which it reuses, and the event's text is kept
-// compressed, so they cannot be windows of either; the strings that are
-// constants unless cut from the entry (the code) only when they were. It
-// also answers what the timeline asks of every text (RWXKey) while the
-// text is at hand.
+// compressed, so they cannot be windows of either. The code, a constant
+// unless cut from the entry, is interned too: every string of a new tuple
+// is then a name of st.names, which is what tuples made off the
+// collector's heap may point to (textstore.Tuples). It also answers what
+// the timeline asks of every text (RWXKey) while the text is at hand.
 func (st *inputState) own(d *Draft, text string) Event {
 	p := prepareOwn(d, text)
 	return st.ownPrepared(d, text, &p)
@@ -238,9 +239,7 @@ func (st *inputState) ownPrepared(d *Draft, text string, p *ownPrep) Event {
 			t.Detail = n.InternHash(t.Detail, p.can[2])
 			t.Reason = n.InternHash(t.Reason, p.can[3])
 			t.Attachment = n.InternHash(t.Attachment, p.can[4])
-			if windowOf(t.Code, text) {
-				t.Code = n.InternHash(t.Code, p.can[1])
-			}
+			t.Code = n.InternHash(t.Code, p.can[1])
 		})
 	}
 	if d.Retry != nil && d.Retry.Until != "" {
@@ -260,12 +259,6 @@ func handleOf(volume, handle string, n *textstore.Names, h uint64) string {
 		return volume[len(volume)-len(handle):]
 	}
 	return n.InternHash(handle, h)
-}
-
-// windowOf reports whether s lies within the bytes of text.
-func windowOf(s, text string) bool {
-	_, ok := offsetIn(s, unsafe.StringData(text), len(text))
-	return ok
 }
 
 // offsetIn is the offset of s within the n bytes from p, when s is a

@@ -50,15 +50,32 @@ func Reserve(n int) {
 // reserve allocates n bytes, marks the whole huge pages among them and
 // lets them go; it returns the marked range.
 func reserve(n int) (beg, end uintptr) {
-	b := make([]byte, n)
+	return markWhole(make([]byte, n))
+}
+
+// Mark marks the whole huge pages within b, memory mapped outside the Go
+// heap (internal/offheap), for huge pages, unless GODEBUG=disablethp=1;
+// elsewhere than Linux it does nothing. It only advises: untouched pages
+// stay unbacked.
+func Mark(b []byte) {
+	if supported && !disabled(os.Getenv("GODEBUG")) {
+		markWhole(b)
+	}
+}
+
+// markWhole advises the whole huge pages within b and returns their range.
+func markWhole(b []byte) (beg, end uintptr) {
 	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
 	beg = (p + hugePage - 1) &^ (hugePage - 1)
-	end = (p + uintptr(n)) &^ (hugePage - 1)
+	end = (p + uintptr(len(b))) &^ (hugePage - 1)
 	if beg < end {
 		advise(b[beg-p : end-p])
 	}
 	return beg, end
 }
+
+// HugePage is the size of a huge page where Mark and Reserve do anything.
+const HugePage = hugePage
 
 // The kernel's settings Reserve reads.
 const (

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kcmtrace/kcmtrace/internal/offheap"
 	"github.com/kcmtrace/kcmtrace/internal/prefault"
 )
 
@@ -30,9 +31,10 @@ func TestStart(t *testing.T) {
 		paths             []string
 		gomemlimit        string
 		limit, afterBuild int64 // afterBuild -1: set from the live heap
+		offHeap           bool  // names off the collector's heap during the run
 	}{
-		{name: "large", paths: []string{big}, limit: memBase + memPerGiB/2, afterBuild: -1},
-		{name: "large with GOMEMLIMIT", paths: []string{big}, gomemlimit: "1GiB", limit: none, afterBuild: none},
+		{name: "large", paths: []string{big}, limit: memBase + memPerGiB/2, afterBuild: -1, offHeap: true},
+		{name: "large with GOMEMLIMIT", paths: []string{big}, gomemlimit: "1GiB", limit: none, afterBuild: none, offHeap: true},
 		{name: "small", paths: []string{small}, limit: none, afterBuild: none},
 		{name: "directory", paths: []string{big, dir}, limit: none, afterBuild: none},
 	} {
@@ -46,6 +48,9 @@ func TestStart(t *testing.T) {
 		if got := debug.SetMemoryLimit(-1); got != tc.limit {
 			t.Errorf("%s: limit %d, want %d", tc.name, got, tc.limit)
 		}
+		if got := offheap.Enabled(); got != tc.offHeap && runtime.GOOS == "linux" {
+			t.Errorf("%s: names off the heap %v, want %v", tc.name, got, tc.offHeap)
+		}
 		run.Built()
 		got := debug.SetMemoryLimit(-1)
 		if tc.afterBuild == -1 && (got == none || got == tc.limit || got != run.Limit()) {
@@ -56,6 +61,9 @@ func TestStart(t *testing.T) {
 		run.End()
 		if got := debug.SetMemoryLimit(-1); got != none {
 			t.Errorf("%s: limit after End %d, want %d as before Start", tc.name, got, int64(none))
+		}
+		if offheap.Enabled() {
+			t.Errorf("%s: names off the heap after End", tc.name)
 		}
 	}
 }

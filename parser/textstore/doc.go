@@ -65,4 +65,12 @@
 // pod, its error), which many events share: [Tuples] makes each distinct
 // tuple once, and the names of a new one are interned by Names. A tuple
 // found again costs one hash of its strings and no interning.
+//
+// # Off the collector's heap
+//
+// Names and tuples are what a run keeps longest and most of: a large
+// cluster's log has hundreds of thousands. When the run's memory policy
+// enables internal/offheap (a large input), both are made in its memory,
+// which the collector neither scans nor frees; tuples then point only to
+// names and constants, never into the Go heap (see [Tuples]).
 package textstore

@@ -2,8 +2,9 @@ package textstore
 
 import (
 	"hash/maphash"
-	"strings"
 	"unsafe"
+
+	"github.com/kcmtrace/kcmtrace/internal/offheap"
 )
 
 // Names interns names: each name is copied once, into an arena of its
@@ -134,12 +135,16 @@ func (n *Names) Len() int {
 	return k
 }
 
+// copy copies s into the arena, or a long s into memory of its own; both
+// are memory of internal/offheap when it is enabled (names hold no
+// pointers: the collector need not see them).
 func (n *Names) copy(s string) string {
 	if len(s) > arenaChunk/8 {
-		return strings.Clone(s)
+		b := append(offheap.Bytes(len(s)), s...)
+		return unsafe.String(unsafe.SliceData(b), len(b))
 	}
 	if len(n.arena)+len(s) > cap(n.arena) {
-		n.arena = make([]byte, 0, max(min(max(2*cap(n.arena), minArena), arenaChunk), len(s)))
+		n.arena = offheap.Bytes(max(min(max(2*cap(n.arena), minArena), arenaChunk), len(s)))
 	}
 	n.arena = append(n.arena, s...)
 	return unsafe.String(unsafe.SliceData(n.arena[len(n.arena)-len(s):]), len(s))

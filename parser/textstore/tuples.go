@@ -1,5 +1,7 @@
 package textstore
 
+import "github.com/kcmtrace/kcmtrace/internal/offheap"
+
 // Tuples interns tuples of names (an event's volume names, its node and
 // pod, its error): each distinct tuple is made once and a later Intern of
 // an equal one returns the same pointer, so that the events of an input
@@ -9,6 +11,11 @@ package textstore
 // of others may be made again, which costs no more than not interning it.
 // The zero Tuples is ready; one goroutine uses it. The tuples it returns
 // stay valid after the Tuples is dropped, and are never written.
+//
+// New tuples are made in memory of internal/offheap when the run enabled
+// it, which the collector does not scan: Intern's own must leave none of
+// the tuple's pointers to memory of the Go heap, only to a [Names]' names
+// (which are off the heap then too) or to constants.
 type Tuples[T comparable] struct {
 	sets   [][2]tuple[T] // len is a power of two
 	copies int
@@ -43,7 +50,7 @@ func (c *Tuples[T]) Intern(t T, h uint64, own func(*T)) *T {
 		return set[0].p
 	}
 	if len(c.slab) == cap(c.slab) {
-		c.slab = make([]T, 0, min(max(2*cap(c.slab), minSlab), maxSlab))
+		c.slab = offheap.Slice[T](min(max(2*cap(c.slab), minSlab), maxSlab))
 	}
 	c.slab = append(c.slab, t)
 	p := &c.slab[len(c.slab)-1]
