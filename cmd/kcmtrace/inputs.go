@@ -91,6 +91,7 @@ func (f *inputFlags) load(e env) (*loaded, error) {
 	region := phase("parse")
 	results, errs := parser.ParseAll(paths, opt)
 	region.End()
+	heap.Parsed()
 	errs = append(in.errs, errs...)
 	bar.finish()
 

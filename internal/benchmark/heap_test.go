@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kcmtrace/kcmtrace/internal/offheap"
 	"github.com/kcmtrace/kcmtrace/parser"
 	"github.com/kcmtrace/kcmtrace/report"
 	"github.com/kcmtrace/kcmtrace/rules"
@@ -20,7 +21,11 @@ import (
 // names inputs (comma-separated). It runs the pipeline once and writes a heap
 // profile after each stage into KCMTRACE_HEAP_DIR (default $TMPDIR), so the
 // live memory of parse results, timeline and findings can be read with
-// `go tool pprof -sample_index=inuse_space`.
+// `go tool pprof -sample_index=inuse_space`. As the CLI does for a large
+// input, the names are made off the collector's heap (internal/offheap):
+// the profiles do not show them, the log gives their size. A snapshot is
+// also taken where the timeline collects before it makes the volumes
+// (Options.Collect: "collect").
 func TestHeapStages(t *testing.T) {
 	in := os.Getenv("KCMTRACE_HEAP_INPUTS")
 	if in == "" {
@@ -34,7 +39,7 @@ func TestHeapStages(t *testing.T) {
 		runtime.GC()
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
-		t.Logf("%-10s heap in use %4d MiB, total alloc %5d MiB, sys %4d MiB", stage, ms.HeapInuse>>20, ms.TotalAlloc>>20, ms.Sys>>20)
+		t.Logf("%-10s heap in use %4d MiB, total alloc %5d MiB, sys %4d MiB, off the heap %4d MiB", stage, ms.HeapInuse>>20, ms.TotalAlloc>>20, ms.Sys>>20, offheap.InUse()>>20)
 		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("heap-%s.prof", stage)))
 		if err != nil {
 			t.Fatal(err)
@@ -43,6 +48,9 @@ func TestHeapStages(t *testing.T) {
 		if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if disable, ok := offheap.Enable(); ok {
+		defer disable()
 	}
 	results, errs := parser.ParseAll(strings.Split(in, ","), parser.Options{})
 	if len(errs) > 0 {
@@ -54,7 +62,7 @@ func TestHeapStages(t *testing.T) {
 	}
 	t.Logf("%d events", n)
 	snap("parse")
-	tl := timeline.Build(results, timeline.Options{Consume: true}) // as the CLI does
+	tl := timeline.Build(results, timeline.Options{Consume: true, Collect: func() { snap("collect") }}) // as the CLI does
 	snap("timeline")
 	res, err := rules.Run(tl, rules.Config{})
 	if err != nil {

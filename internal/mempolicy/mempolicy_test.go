@@ -253,7 +253,7 @@ func sparseLog(t *testing.T, dir string, size int64) string {
 	return path
 }
 
-// TestCollect: Collect forces a collection for a large input's run, and
+// TestCollect: Collect and Parsed force a collection for a large input's run, and
 // none for a small input's, nor after End.
 func TestCollect(t *testing.T) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
@@ -284,10 +284,15 @@ func TestCollect(t *testing.T) {
 		if tc.ended {
 			run.End()
 		}
-		before := forced()
-		run.Collect()
-		if got := forced() - before; got != tc.want {
-			t.Errorf("%s: %d collections forced, want %d", tc.name, got, tc.want)
+		for _, f := range []struct {
+			name    string
+			collect func()
+		}{{"Collect", run.Collect}, {"Parsed", run.Parsed}} {
+			before := forced()
+			f.collect()
+			if got := forced() - before; got != tc.want {
+				t.Errorf("%s: %s forced %d collections, want %d", tc.name, f.name, got, tc.want)
+			}
 		}
 		run.End()
 	}
