@@ -235,7 +235,12 @@ func holds(s timeline.State) bool {
 func podsOf(evs []parser.Event) []string {
 	var out []string
 	for i := range evs {
-		out = append(out, evs[i].Pod)
+		// a run's events mostly name the pod of the one before: a
+		// repeat is left out here rather than by uniqSorted (a storm's
+		// run of hundreds of attempts made as many strings to sort)
+		if p := evs[i].Pod; p != "" && (len(out) == 0 || out[len(out)-1] != p) {
+			out = append(out, p)
+		}
 	}
 	return uniqSorted(out)
 }
@@ -446,14 +451,24 @@ func (r *attachRun) events(v *timeline.Volume, vf *volFacts) []parser.Event {
 	if to < 0 {
 		to = len(v.Events) - 1
 	}
-	var out []parser.Event
-	for i := r.first; i <= to; i++ {
+	in := func(i int) bool {
 		e := &v.Events[i]
-		if vf.node[i] != r.node || e.Origin != 0 {
-			continue
+		return vf.node[i] == r.node && e.Origin == 0 &&
+			(e.Kind == parser.AttachStarted || e.Kind == parser.AttachFailed || (i == r.last && r.Succeeded))
+	}
+	// counted first, then copied into an array of that size: a storm's
+	// run is hundreds of 80-byte events, which appending copied over
+	// and over as the array grew
+	n := 0
+	for i := r.first; i <= to; i++ {
+		if in(i) {
+			n++
 		}
-		if e.Kind == parser.AttachStarted || e.Kind == parser.AttachFailed || (i == r.last && r.Succeeded) {
-			out = append(out, *e)
+	}
+	out := make([]parser.Event, 0, n)
+	for i := r.first; i <= to; i++ {
+		if in(i) {
+			out = append(out, v.Events[i])
 		}
 	}
 	return out
