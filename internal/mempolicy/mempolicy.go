@@ -44,10 +44,11 @@
 //     tail's heap grow to 1.5 times what rules and report read: 1 GiB
 //     churn 82–86 → 74–81 MiB peak RSS, default 57–60 → 56–57, for 0–3%
 //     more CPU. The run also collects at the parse's end (Run.Parsed),
-//     so that the timeline starts with no cycle under way. The limit is soft: it never fails. It
-//     covers the Go heap (the parser's read buffers included); the binary,
-//     goroutine stacks, the runtime's own memory and huge-page rounding come
-//     on top. GOMEMLIMIT, when set, wins: the policy then sets nothing.
+//     so that the timeline starts with no cycle under way. The limit is
+//     soft: it never fails. It covers the Go heap (the parser's read
+//     buffers included); the binary, goroutine stacks, the runtime's own
+//     memory, huge-page rounding and the names off the heap come on top.
+//     GOMEMLIMIT, when set, wins: the policy then sets nothing.
 //   - Collector holds. Parser, timeline and rules fill large new arrays
 //     through internal/prefault, which holds the collector off (GOGC) from
 //     an array's allocation until its pages are written. That changes a
