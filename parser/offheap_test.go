@@ -5,19 +5,21 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"testing"
 	"unsafe"
 
 	"github.com/kcmtrace/kcmtrace/internal/loggen"
 	"github.com/kcmtrace/kcmtrace/internal/offheap"
+	"github.com/kcmtrace/kcmtrace/internal/texttest"
 )
 
 // TestOffHeapNames parses every shipped log and generated logs of the
 // large shapes with the names and tuples off the collector's heap
 // (internal/offheap, as the CLI does for a large input) and on it: the
-// events must be the same after collections have run and reused the
-// heap's free memory, and every string of a tuple made off the heap must
+// events must be the same, field by field (texttest.Canon), after
+// collections have run and reused the heap's free memory, and every string of a tuple made off the heap must
 // be off the heap too — a tuple there is not scanned, so a string of the
 // Go heap that only it held would be freed under it.
 func TestOffHeapNames(t *testing.T) {
@@ -39,19 +41,10 @@ func TestOffHeapNames(t *testing.T) {
 			paths = append(paths, p)
 		}
 	}
-	parse := func() [][]string {
-		var all [][]string
-		for _, p := range paths {
-			var evs []string
-			res := parseFile(t, p, Options{})
-			for i := range res.Events {
-				evs = append(evs, eventText(&res.Events[i]))
-			}
-			all = append(all, evs)
-		}
-		return all
+	var want []Result
+	for _, p := range paths {
+		want = append(want, parseFile(t, p, Options{}))
 	}
-	want := parse()
 
 	disable, ok := offheap.Enable()
 	if !ok {
@@ -74,13 +67,13 @@ func TestOffHeapNames(t *testing.T) {
 
 	offTuples := 0
 	for i, res := range results {
-		if len(res.Events) != len(want[i]) {
-			t.Fatalf("%s: %d events off the heap, %d on it", paths[i], len(res.Events), len(want[i]))
+		if len(res.Events) != len(want[i].Events) {
+			t.Fatalf("%s: %d events off the heap, %d on it", paths[i], len(res.Events), len(want[i].Events))
 		}
 		for k := range res.Events {
 			ev := &res.Events[k]
-			if got := eventText(ev); got != want[i][k] {
-				t.Fatalf("%s: event %d off the heap:\n  %s\non it:\n  %s", paths[i], k, got, want[i][k])
+			if got, w := *texttest.Canon(ev), *texttest.Canon(&want[i].Events[k]); !reflect.DeepEqual(got, w) {
+				t.Fatalf("%s: event %d off the heap:\n  %+v\non it:\n  %+v", paths[i], k, got, w)
 			}
 			for _, tu := range []struct {
 				p    unsafe.Pointer
@@ -105,23 +98,6 @@ func TestOffHeapNames(t *testing.T) {
 	if offTuples < 1000 {
 		t.Fatalf("only %d tuples made off the heap", offTuples)
 	}
-}
-
-// eventText is every field of an event the parse decides, its text read
-// back, for comparing two parses (the Text reference differs).
-func eventText(ev *Event) string {
-	s := fmt.Sprintf("%v %v %v %v %v %d %d %q %q %q %q", ev.Time, ev.Kind, ev.Component, ev.Origin, ev.Level, ev.PID, ev.EchoOf, ev.Source,
-		identStrings(ev), placeStrings(ev), causeStrings(ev))
-	if ev.Cause != nil {
-		s += fmt.Sprint(" ", ev.Age)
-	}
-	if ev.Repeat != nil {
-		s += fmt.Sprintf(" %v %d %v %v", ev.Span, ev.Count, ev.Relative, ev.RWXKey)
-		if ev.Retry != nil {
-			s += fmt.Sprintf(" %+v", *ev.Retry)
-		}
-	}
-	return s + " " + ev.Text.String()
 }
 
 func identStrings(ev *Event) []string {
