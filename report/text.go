@@ -721,17 +721,20 @@ func writeEvidence(t *textWriter, st *styles, ev []rules.Evidence, width int, ke
 	avail := width - 4 - locW - 3
 	said := map[string]string{} // message without numbers → where it was shown
 	for _, e := range shown {
-		loc := locOf(e)
+		loc, msg := locOf(e), evidenceMessage(oneLine(e.Text))
+		key := sameMessage(msg)
+		first, repeated := said[key]
+		if !repeated {
+			said[key] = loc // the whole location: stacked, loc is blanked below
+		}
 		if stacked {
 			t.line("    ", st.Gutter(loc))
 			loc = ""
 		}
-		msg := evidenceMessage(oneLine(e.Text))
-		if first, ok := said[sameMessage(msg)]; ok {
+		if repeated {
 			t.line("    ", st.Gutter(padRight(loc, locW)+" │ "), st.Dim("same message as "+first))
 			continue
 		}
-		said[sameMessage(msg)] = loc
 		lines := wrap(window(msg, maxEvidenceLines*avail-maxEvidenceLines, keys...), avail)
 		for i, l := range lines {
 			if i == 0 {
