@@ -180,12 +180,7 @@ func HTML(w io.Writer, a *Analysis, o Options) error {
 		p.Title = "kcmtrace: no findings"
 	}
 	p.Summary = summaryLine(a)
-	findingsOn := map[*timeline.Volume]int{}
-	for _, f := range res.Findings {
-		if v := findVolume(a.Timeline, f.Volume, f.PV); v != nil {
-			findingsOn[v]++
-		}
-	}
+	findingsOn := findingsOn(a.Timeline, res.Findings)
 	linked := map[*timeline.Volume]string{}
 	for i, in := range res.Incidents {
 		hi := htmlIncidentOf(a, i, in, p.Data, o)
@@ -209,7 +204,15 @@ func HTML(w io.Writer, a *Analysis, o Options) error {
 	if missing := nodesWithoutKubelet(a); len(missing) > 0 {
 		p.Notes = append(p.Notes, "no kubelet log for "+strings.Join(oneLines(missing), ", ")+" (named in findings)")
 	}
-	p.rows = htmlVolumeTable(a.Timeline, findingsOn, linked, o.zone())
+	tl := a.Timeline
+	if o.FlaggedOnly && tl != nil {
+		flagged := &timeline.Timeline{Volumes: flaggedVolumes(tl, findingsOn)}
+		if n := len(tl.Volumes) - len(flagged.Volumes); n > 0 {
+			p.Notes = append(p.Notes, plural(n, "volume")+" without findings not listed (--flagged-only)")
+		}
+		tl = flagged
+	}
+	p.rows = htmlVolumeTable(tl, findingsOn, linked, o.zone())
 	p.Table = len(p.rows) > 0
 	return writeHTML(w, p)
 }

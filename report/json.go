@@ -66,10 +66,15 @@ func analyzeDoc(out *objectWriter, a *Analysis, o Options) error {
 	provenance(out, o)
 	inputs := wireInputs(tl)
 	out.array("inputs", len(inputs), func(i int) any { return inputs[i] })
-	out.arrayOf("volumes", len(tl.Volumes), func(dst []byte, i int, at jsonObject) ([]byte, error) {
-		return appendVolume(dst, tl.Volumes[i], at), nil
-	})
 	byName := volumesByName(tl, a.Result.Findings)
+	vols := tl.Volumes
+	if o.FlaggedOnly {
+		vols = flaggedVolumes(tl, findingsOn(tl, a.Result.Findings))
+		summary.VolumesOmitted = len(tl.Volumes) - len(vols)
+	}
+	out.arrayOf("volumes", len(vols), func(dst []byte, i int, at jsonObject) ([]byte, error) {
+		return appendVolume(dst, vols[i], at), nil
+	})
 	out.array("findings", len(a.Result.Findings), func(i int) any { return toWireFinding(i, a.Result.Findings[i], inc, byName) })
 	out.array("incidents", len(a.Result.Incidents), func(i int) any { return toWireIncident(a.Result.Incidents[i], a.Result.Findings) })
 	out.array("restarts", len(tl.Restarts), func(i int) any { return toWireRestart(tl.Restarts[i]) })
@@ -77,6 +82,18 @@ func analyzeDoc(out *objectWriter, a *Analysis, o Options) error {
 	out.field("summary", summary)
 	out.field("errors", errs)
 	return out.close()
+}
+
+// flaggedVolumes are the volumes of tl with findings (on, from
+// findingsOn), in tl's order.
+func flaggedVolumes(tl *timeline.Timeline, on map[*timeline.Volume]int) []*timeline.Volume {
+	var out []*timeline.Volume
+	for _, v := range tl.Volumes {
+		if on[v] > 0 {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // EventsJSONL writes one JSON object per event per line (schema

@@ -19,6 +19,7 @@ type Filters struct {
 	Disable      []string
 	Set          []string
 	InputFormat  string // --input-format ("auto" when detected)
+	FlaggedOnly  bool   // --flagged-only: volumes[] lists the flagged volumes only
 }
 
 type wireTool struct {
@@ -37,6 +38,7 @@ type wireFilters struct {
 	Disable     []string   `json:"disable"`
 	Set         []string   `json:"set"`
 	InputFormat string     `json:"input_format"`
+	FlaggedOnly bool       `json:"flagged_only,omitempty"`
 }
 
 type wireWindow struct {
@@ -67,7 +69,7 @@ func toWireFilters(f *Filters, redact bool) wireFilters {
 		Window: wireWindow{Start: ts(f.Start), End: ts(f.End)},
 		Volume: query(f.Volume), Node: query(f.Node), Pod: query(f.Pod),
 		Enable: clean(f.Enable), Disable: clean(f.Disable), Set: clean(f.Set),
-		InputFormat: Sanitize(f.InputFormat),
+		InputFormat: Sanitize(f.InputFormat), FlaggedOnly: f.FlaggedOnly,
 	}
 }
 

@@ -86,6 +86,8 @@ func TestRealGoldens(t *testing.T) {
 			check("analyze-redacted-100.txt", 100, func(b *bytes.Buffer) error { return Text(b, a, Options{Width: 100, Redact: true}) })
 			if c.name == "seed-legacy" {
 				check("analyze-color.txt", 0, func(b *bytes.Buffer) error { return Text(b, a, Options{Width: 100, Color: true}) })
+				flagged := Options{FlaggedOnly: true, Filters: &Filters{FlaggedOnly: true, InputFormat: "auto"}}
+				check("analyze-flagged.json", 0, func(b *bytes.Buffer) error { return JSON(b, a, flagged) })
 			}
 		})
 	}

@@ -40,6 +40,11 @@ type Options struct {
 	// Zone is the zone the human renderers (text, Markdown) write times in
 	// (--display-tz); nil is UTC. JSON and YAML stay UTC.
 	Zone *time.Location
+	// FlaggedOnly lists, in analyze's JSON, YAML and HTML, only the
+	// volumes a finding names (--flagged-only); the others are counted
+	// (summary.volumes_omitted). False lists every volume, the v1
+	// contract. Text and Markdown list flagged volumes only either way.
+	FlaggedOnly bool
 }
 
 // DefaultWidth is the width used when Options.Width is 0.

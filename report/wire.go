@@ -42,6 +42,9 @@ type wireSummary struct {
 	Start      string         `json:"start,omitempty"`
 	End        string         `json:"end,omitempty"`
 	Duplicates int            `json:"duplicates"`
+	// VolumesOmitted: the volumes no finding names, left out of volumes[]
+	// (Options.FlaggedOnly); 0, and absent, when every volume is listed.
+	VolumesOmitted int `json:"volumes_omitted,omitempty"`
 }
 
 type wireInput struct {
