@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/alecthomas/kong"
+
+	"github.com/kcmtrace/kcmtrace/internal/mempolicy"
 )
 
 // Exit codes (docs/DESIGN.md "CLI contract"). They do not depend on --format.
@@ -52,6 +54,21 @@ type env struct {
 	// isTerminal reports whether a stream is a terminal; nil means the
 	// real check (fileIsTerminal). Tests set it to play a terminal.
 	isTerminal func(any) bool
+	// policies are the memory policies the command's loads started
+	// (memPolicy), which runModel ends once the command returns.
+	policies *[]*mempolicy.Run
+}
+
+// memPolicy puts the memory policy of a load in force (mempolicy.Start).
+// It lasts until the command returns (runModel ends it), not beyond:
+// commands run one after another in one process (the tests') each start
+// from the runtime's own settings.
+func (e env) memPolicy(paths []string) *mempolicy.Run {
+	r := mempolicy.Start(paths, e.getenv)
+	if e.policies != nil {
+		*e.policies = append(*e.policies, r)
+	}
+	return r
 }
 
 // stdinIsTerminal reports whether stdin is a terminal (nothing piped).
@@ -118,6 +135,13 @@ func runModel(args []string, e env, model any) (code int) {
 	defer func() {
 		if err := stopProfile(); err != nil {
 			fmt.Fprintf(e.stderr, "kcmtrace: --profile: %s\n", oneLine(err.Error()))
+		}
+	}()
+	var policies []*mempolicy.Run
+	e.policies = &policies
+	defer func() {
+		for _, r := range policies {
+			r.End()
 		}
 	}()
 	switch runner := ctx.Selected().Target.Addr().Interface().(type) {

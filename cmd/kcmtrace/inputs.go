@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kcmtrace/kcmtrace/internal/mempolicy"
 	"github.com/kcmtrace/kcmtrace/parser"
 	"github.com/kcmtrace/kcmtrace/report"
 	"github.com/kcmtrace/kcmtrace/timeline"
@@ -82,7 +81,7 @@ func (f *inputFlags) load(e env) (*loaded, error) {
 		fmt.Fprintln(e.stderr, stdinHint) // else the run seems to hang
 	}
 	opt.Streams = in.streams
-	heap := mempolicy.Start(in.paths, e.getenv) // the run's memory policy; it lasts as long as the process
+	heap := e.memPolicy(in.paths) // the run's memory policy
 	bar := newProgress(e, in.paths, f.NoProgress)
 	if bar != nil {
 		opt.Progress = bar.add

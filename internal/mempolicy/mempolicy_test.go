@@ -14,11 +14,14 @@ import (
 )
 
 // TestStart: a large input gets the soft limit of its size, and once
-// built a limit from the live heap (TestBuilt); a small one, GOMEMLIMIT
-// or an input of unknown size leave the limit alone. End puts back the
-// limit there was.
+// built a limit from the live heap (TestBuilt); a small one the small
+// limit with GOGC off; GOMEMLIMIT (and for a small input GOGC) or an
+// input of unknown size leave them alone. End puts back the limit and
+// GOGC there were.
 func TestStart(t *testing.T) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	gogc := func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
 	dir := t.TempDir()
 	big := sparseLog(t, dir, 512<<20)
 	small := filepath.Join(dir, "small.log")
@@ -29,24 +32,27 @@ func TestStart(t *testing.T) {
 	for _, tc := range []struct {
 		name              string
 		paths             []string
-		gomemlimit        string
+		env               map[string]string
 		limit, afterBuild int64 // afterBuild -1: set from the live heap
+		gogc              int   // GOGC during the run (100 before it)
 		offHeap           bool  // names off the collector's heap during the run
 	}{
-		{name: "large", paths: []string{big}, limit: memBase + memPerGiB/2, afterBuild: -1, offHeap: true},
-		{name: "large with GOMEMLIMIT", paths: []string{big}, gomemlimit: "1GiB", limit: none, afterBuild: none, offHeap: true},
-		{name: "small", paths: []string{small}, limit: none, afterBuild: none},
-		{name: "directory", paths: []string{big, dir}, limit: none, afterBuild: none},
+		{name: "large", paths: []string{big}, limit: memBase + memPerGiB/2, afterBuild: -1, gogc: 100, offHeap: true},
+		{name: "large with GOMEMLIMIT", paths: []string{big}, env: map[string]string{"GOMEMLIMIT": "1GiB"}, limit: none, afterBuild: none, gogc: 100, offHeap: true},
+		{name: "large with GOGC", paths: []string{big}, env: map[string]string{"GOGC": "200"}, limit: memBase + memPerGiB/2, afterBuild: -1, gogc: 100, offHeap: true},
+		{name: "small", paths: []string{small}, limit: smallLimit, afterBuild: smallLimit, gogc: -1},
+		{name: "small with GOGC", paths: []string{small}, env: map[string]string{"GOGC": "200"}, limit: none, afterBuild: none, gogc: 100},
+		{name: "small with GOMEMLIMIT", paths: []string{small}, env: map[string]string{"GOMEMLIMIT": "1GiB"}, limit: none, afterBuild: none, gogc: 100},
+		{name: "directory", paths: []string{big, dir}, limit: none, afterBuild: none, gogc: 100},
 	} {
 		debug.SetMemoryLimit(none)
-		run := Start(tc.paths, func(k string) string {
-			if k == "GOMEMLIMIT" {
-				return tc.gomemlimit
-			}
-			return ""
-		})
+		debug.SetGCPercent(100)
+		run := Start(tc.paths, func(k string) string { return tc.env[k] })
 		if got := debug.SetMemoryLimit(-1); got != tc.limit {
 			t.Errorf("%s: limit %d, want %d", tc.name, got, tc.limit)
+		}
+		if got := gogc(); got != tc.gogc {
+			t.Errorf("%s: GOGC %d, want %d", tc.name, got, tc.gogc)
 		}
 		if got := offheap.Enabled(); got != tc.offHeap && runtime.GOOS == "linux" {
 			t.Errorf("%s: names off the heap %v, want %v", tc.name, got, tc.offHeap)
@@ -61,6 +67,9 @@ func TestStart(t *testing.T) {
 		run.End()
 		if got := debug.SetMemoryLimit(-1); got != none {
 			t.Errorf("%s: limit after End %d, want %d as before Start", tc.name, got, int64(none))
+		}
+		if got := gogc(); got != 100 {
+			t.Errorf("%s: GOGC after End %d, want 100 as before Start", tc.name, got)
 		}
 		if offheap.Enabled() {
 			t.Errorf("%s: names off the heap after End", tc.name)
@@ -106,40 +115,55 @@ func TestHoldsOnlyWithinRun(t *testing.T) {
 // collector does not run back to back; after End it no longer moves.
 func TestLimitFollowsLiveHeap(t *testing.T) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	dir := t.TempDir()
-	big := sparseLog(t, dir, 256<<20)
-	run := Start([]string{big}, func(string) string { return "" })
-	defer run.End()
-	base := run.Limit()
-	if base != memBase+memPerGiB/4 {
-		t.Fatalf("limit %d, want %d", base, memBase+memPerGiB/4)
+	small := filepath.Join(dir, "small.log")
+	if err := os.WriteFile(small, []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	// a live heap of twice the limit
-	live := make([][]byte, 0, 64)
-	for range 2 * base / (1 << 20) {
-		live = append(live, make([]byte, 1<<20))
-	}
-	// The policy moves the limit after collections; one that ran while the
-	// heap was still being allocated raises it for a part of it only, so
-	// wait for one that saw it whole (or the deadline).
-	deadline := time.Now().Add(5 * time.Second)
-	for (run.Limit() <= base || run.Limit() < int64(liveHeap())) && time.Now().Before(deadline) {
-		runtime.GC()
-		time.Sleep(10 * time.Millisecond)
-	}
-	got, heap := run.Limit(), int64(liveHeap())
-	if got <= base || got < heap {
-		t.Fatalf("limit %d with a live heap of %d (base %d): want it raised above the live heap", got, heap, base)
-	}
-	if cur := debug.SetMemoryLimit(-1); cur != got {
-		t.Fatalf("runtime limit %d, policy says %d", cur, got)
-	}
-	runtime.KeepAlive(live)
-	run.End()
-	live = nil
-	runtime.GC()
-	if cur := debug.SetMemoryLimit(-1); cur != math.MaxInt64 {
-		t.Fatalf("limit after End %d, want the one before Start", cur)
+	for _, tc := range []struct {
+		name  string
+		path  string
+		limit int64
+	}{
+		{"large", sparseLog(t, dir, 256<<20), memBase + memPerGiB/4},
+		{"small", small, smallLimit}, // GOGC off: only the limit starts a cycle
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := Start([]string{tc.path}, func(string) string { return "" })
+			defer run.End()
+			base := run.Limit()
+			if base != tc.limit {
+				t.Fatalf("limit %d, want %d", base, tc.limit)
+			}
+			// a live heap of twice the limit
+			live := make([][]byte, 0, 128)
+			for range 2 * base / (1 << 20) {
+				live = append(live, make([]byte, 1<<20))
+			}
+			// The policy moves the limit after collections; one that ran while the
+			// heap was still being allocated raises it for a part of it only, so
+			// wait for one that saw it whole (or the deadline).
+			deadline := time.Now().Add(5 * time.Second)
+			for (run.Limit() <= base || run.Limit() < int64(liveHeap())) && time.Now().Before(deadline) {
+				runtime.GC()
+				time.Sleep(10 * time.Millisecond)
+			}
+			got, heap := run.Limit(), int64(liveHeap())
+			if got <= base || got < heap {
+				t.Fatalf("limit %d with a live heap of %d (base %d): want it raised above the live heap", got, heap, base)
+			}
+			if cur := debug.SetMemoryLimit(-1); cur != got {
+				t.Fatalf("runtime limit %d, policy says %d", cur, got)
+			}
+			runtime.KeepAlive(live)
+			run.End()
+			live = nil
+			runtime.GC()
+			if cur := debug.SetMemoryLimit(-1); cur != math.MaxInt64 {
+				t.Fatalf("limit after End %d, want the one before Start", cur)
+			}
+		})
 	}
 }
 

@@ -106,6 +106,21 @@ func AllowHolds() (revoke func()) {
 	})
 }
 
+// SetGCPercent sets GOGC to p, as debug.SetGCPercent does, and returns
+// the value before; while a hold is in force it leaves the hold's value
+// and makes p what the last release restores (and returns the value that
+// release would have restored). It is how the memory policy changes GOGC
+// during a run without a hold undoing it.
+func SetGCPercent(p int) (old int) {
+	hold.Lock()
+	defer hold.Unlock()
+	if hold.n > 0 {
+		old, hold.old = hold.old, p
+		return old
+	}
+	return debug.SetGCPercent(p)
+}
+
 // HoldCollector keeps the garbage collector from starting a new cycle,
 // except for the memory limit, until release is called (once; later calls
 // do nothing), when holds are allowed (AllowHolds); otherwise it does

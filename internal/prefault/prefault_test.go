@@ -59,6 +59,25 @@ func TestHoldCollectorNestsAndRestores(t *testing.T) {
 	}
 }
 
+// TestSetGCPercentUnderHold: without a hold SetGCPercent sets GOGC; under
+// one it leaves the hold's value and sets what the last release restores.
+func TestSetGCPercentUnderHold(t *testing.T) {
+	before := debug.SetGCPercent(137)
+	defer debug.SetGCPercent(before)
+	gogc := func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
+	if old := SetGCPercent(-1); old != 137 || gogc() != -1 {
+		t.Fatalf("SetGCPercent(-1) without a hold: returned %d (want 137), GOGC %d (want -1)", old, gogc())
+	}
+	release := HoldCollector()
+	if old := SetGCPercent(55); old != -1 || gogc() != holdPercent {
+		t.Fatalf("SetGCPercent(55) under a hold: returned %d (want -1), GOGC %d (want the hold's %d)", old, gogc(), holdPercent)
+	}
+	release()
+	if got := gogc(); got != 55 {
+		t.Fatalf("GOGC after the release = %d, want 55", got)
+	}
+}
+
 // TestMakeIsMake: Make returns what make would, and lets the collector go.
 func TestMakeIsMake(t *testing.T) {
 	before := debug.SetGCPercent(91)
