@@ -180,7 +180,12 @@ func HTML(w io.Writer, a *Analysis, o Options) error {
 		p.Title = "kcmtrace: no findings"
 	}
 	p.Summary = summaryLine(a)
-	findingsOn := findingsOn(a.Timeline, res.Findings)
+	findingsOn := map[*timeline.Volume]int{}
+	for _, f := range res.Findings {
+		if v := findVolume(a.Timeline, f.Volume, f.PV); v != nil {
+			findingsOn[v]++
+		}
+	}
 	linked := map[*timeline.Volume]string{}
 	for i, in := range res.Incidents {
 		hi := htmlIncidentOf(a, i, in, p.Data, o)

@@ -69,7 +69,14 @@ func analyzeDoc(out *objectWriter, a *Analysis, o Options) error {
 	byName := volumesByName(tl, a.Result.Findings)
 	vols := tl.Volumes
 	if o.FlaggedOnly {
-		vols = flaggedVolumes(tl, findingsOn(tl, a.Result.Findings))
+		// the volumes the findings' volume, handle and driver are from
+		named := make(map[*timeline.Volume]int, len(byName))
+		for _, v := range byName {
+			if v != nil {
+				named[v]++
+			}
+		}
+		vols = flaggedVolumes(tl, named)
 		summary.VolumesOmitted = len(tl.Volumes) - len(vols)
 	}
 	out.arrayOf("volumes", len(vols), func(dst []byte, i int, at jsonObject) ([]byte, error) {
@@ -84,8 +91,8 @@ func analyzeDoc(out *objectWriter, a *Analysis, o Options) error {
 	return out.close()
 }
 
-// flaggedVolumes are the volumes of tl with findings (on, from
-// findingsOn), in tl's order.
+// flaggedVolumes are the volumes of tl with findings (on counts them), in
+// tl's order.
 func flaggedVolumes(tl *timeline.Timeline, on map[*timeline.Volume]int) []*timeline.Volume {
 	var out []*timeline.Volume
 	for _, v := range tl.Volumes {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/kcmtrace/kcmtrace/rules"
 	"github.com/kcmtrace/kcmtrace/timeline"
 )
 
@@ -46,35 +45,6 @@ func findVolume(tl *timeline.Timeline, name, pv string) *timeline.Volume {
 		}
 	}
 	return nil
-}
-
-// findingsOn counts the findings on each volume of tl: the volume
-// findVolume finds for the finding's names, its index of the volumes'
-// keys and UniqueNames built once (the first volume of a name wins, as
-// in findVolume), findVolume itself asked only when that misses.
-func findingsOn(tl *timeline.Timeline, fs []rules.Finding) map[*timeline.Volume]int {
-	on := map[*timeline.Volume]int{}
-	if tl == nil || len(fs) == 0 {
-		return on
-	}
-	byName := make(map[string]*timeline.Volume, 2*len(tl.Volumes))
-	for _, v := range tl.Volumes {
-		for _, n := range [2]string{v.Key(), v.UniqueName} {
-			if _, ok := byName[n]; !ok && n != "" {
-				byName[n] = v
-			}
-		}
-	}
-	for _, f := range fs {
-		v := byName[f.Volume]
-		if v == nil || f.Volume == "" {
-			v = findVolume(tl, f.Volume, f.PV)
-		}
-		if v != nil {
-			on[v]++
-		}
-	}
-	return on
 }
 
 // plural is "1 finding" / "4 findings".

@@ -24,7 +24,8 @@ type analyzeCmd struct {
 	Disable []string `help:"Skip these rules (repeatable, comma-separated)." placeholder:"RULE" predictor:"rule"`
 	Set     []string `help:"Change a rule threshold, e.g. attach-retry-storm.min-failures=5 (repeatable)." placeholder:"RULE.KEY=VALUE"`
 	// FlaggedOnly: a large cluster's report is mostly volumes nothing is
-	// wrong with (1 GiB of churn: 26 of the JSON's 34 MB).
+	// wrong with (1 GiB of churn, 35k volumes: all but 45 KB of the JSON's
+	// 35 MB).
 	FlaggedOnly bool `help:"List only the volumes a finding names in json, yaml and html (the rest are counted: summary.volumes_omitted); by default every volume is listed."`
 }
 
