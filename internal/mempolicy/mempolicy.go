@@ -56,12 +56,12 @@
 //     run of a few MiB allocates less than that: it collects never, not
 //     two to nine times from the runtime's 4 MiB floor on — every cycle on
 //     these VMs costs its page faults (~11 µs each) as much as its marking.
-//     The seed incident (two files, 100 KB): 43 → 38 ms, 2 collections →
-//     0, 1774 → 1530 page faults; 128 MiB of every generated shape, 8–11%
-//     faster (default 83.5 → 74.4 ms, churn 97 → 87, storm 101 → 93; 6 → 1
-//     collections on churn) for 4–6 MiB more peak RSS (the storm's 38 →
-//     57: its texts). 32 MiB kept half of the gain. A GOGC or GOMEMLIMIT of
-//     the user's wins: the policy then sets neither.
+//     The seed incident (two files, 100 KB): 37.7–43 → 35.7–38 ms, 2
+//     collections → 0, 1774 → 1530 page faults; 128 MiB of every generated
+//     shape and era 4–10% faster (bench.sh: 0.094–0.128 → 0.085–0.114 s;
+//     churn 6 → 2 collections) for 3–7 MiB more peak RSS (the storm's
+//     40–45 → 55: its texts). 32 MiB kept half of the gain. A GOGC or
+//     GOMEMLIMIT of the user's wins: the policy then sets neither.
 //   - Collector holds. Parser, timeline and rules fill large new arrays
 //     through internal/prefault, which holds the collector off (GOGC) from
 //     an array's allocation until its pages are written. That changes a
@@ -73,8 +73,8 @@
 //     which the collector neither scans nor frees: a third less for every
 //     cycle to mark, and fewer cycles (1 GiB of churn: the collector's CPU
 //     110 → 65 ms). That memory is the process's to its end; End stops
-//     making more of it. The soft limit
-//     covers the Go heap only: that memory comes on top (1 GiB: 2 MiB of
+//     making more of it. The soft limit covers the Go heap only: that
+//     memory comes on top (1 GiB: 2 MiB of
 //     the default shape's names, 8 of churn's, 19 of the storm's). Taking
 //     it off the limit instead kept the total where it was, but bound the
 //     limit on churn: 13–15 → 17–18 collections.
@@ -198,13 +198,12 @@ func (r *Run) Parsed() { r.Collect() }
 // Built, called once the timeline is built, for a large input (Start sized
 // a limit: memMinInput on) collects what parse and timeline left behind
 // and sets the limit from what the rules and the report start with:
-// settleHeadroom percent (at least
-// settleMinRoom) above the live heap the collection leaves, plus the
-// runtime's memory outside the heap (the limit counts it), lower than
-// before if need be — but never below the memory the run held just before
-// (footprint): the peak RSS has been paid for up to there, and collecting
-// to stay below it would only cost CPU. settleHeadroom becomes the floor
-// after later collections.
+// settleHeadroom percent (at least settleMinRoom) above the live heap the
+// collection leaves, plus the runtime's memory outside the heap (the limit
+// counts it), lower than before if need be — but never below the memory
+// the run held just before (footprint): the peak RSS has been paid for up
+// to there, and collecting to stay below it would only cost CPU.
+// settleHeadroom becomes the floor after later collections.
 func (r *Run) Built() {
 	r.mu.Lock()
 	active := r.base > 0 && !r.ended
@@ -225,9 +224,10 @@ func (r *Run) Built() {
 }
 
 // End takes the policy out of force: no more collector holds, the limit no
-// longer follows the live heap, and it (and GOGC) are as they were before Start (the
-// reserved address space stays part of the heap). It is for a process that
-// runs more than once, as tests do.
+// longer follows the live heap, and it and GOGC are as they were before
+// Start (the reserved address space stays part of the heap). The CLI calls
+// it when a command returns, so that commands run one after another in one
+// process (the tests') each start from the runtime's own settings.
 func (r *Run) End() {
 	r.revoke()
 	r.mu.Lock()
