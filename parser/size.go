@@ -14,44 +14,60 @@ const compressionRatio = 8
 // hold once decompressed, sniffing each file's first bytes the way reading
 // does (decompress), whatever its name: plain text counts its size, a gzip
 // file the size it records (gzipTextSize) when that is believable, and any
-// other compressed file compressionRatio times its size. ok is false when
-// a path is not a regular file (a directory, a pipe): the size is then
-// unknown. A path that cannot be read counts nothing (reading reports it).
-// It is what the memory policy (internal/mempolicy) sizes the heap from.
+// other compressed file compressionRatio times its size. "-" is stdin,
+// counted when it is a regular file (a redirection) without moving its
+// offset. ok is false when a path is not a regular file (a directory, a
+// pipe): the size is then unknown. A path that cannot be read counts
+// nothing (reading reports it). It is what the memory policy
+// (internal/mempolicy) sizes the heap from.
 func TextSize(paths []string) (total int64, ok bool) {
 	for _, p := range paths {
-		st, err := os.Stat(p)
-		if err != nil {
-			continue
+		f := os.Stdin
+		if p != "-" {
+			// stat first: opening a named pipe would wait for its writer
+			st, err := os.Stat(p)
+			if err != nil {
+				continue
+			}
+			if !st.Mode().IsRegular() {
+				return 0, false
+			}
+			if f, err = os.Open(p); err != nil {
+				continue
+			}
 		}
-		if !st.Mode().IsRegular() {
+		n, ok := fileTextSize(f)
+		if p != "-" {
+			f.Close()
+		}
+		if !ok {
 			return 0, false
 		}
-		total += fileTextSize(p, st.Size())
+		total += n
 	}
 	return total, true
 }
 
-// fileTextSize estimates the text size of the regular file path of size
-// bytes (TextSize).
-func fileTextSize(path string, size int64) int64 {
-	f, err := os.Open(path)
-	if err != nil {
-		return size
+// fileTextSize estimates the text size of f (TextSize), reading it only
+// at offsets (ReadAt): false when it is not a regular file.
+func fileTextSize(f *os.File) (int64, bool) {
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return 0, false
 	}
-	defer f.Close()
+	size := st.Size()
 	var head [6]byte // the longest magic number: xz's
-	n, _ := io.ReadFull(f, head[:])
+	n, _ := f.ReadAt(head[:], 0)
 	switch {
 	case gzipMagic(head[:n]):
 		if isize, ok := gzipTextSize(f, size); ok {
-			return isize
+			return isize, true
 		}
-		return compressionRatio * size
+		return compressionRatio * size, true
 	case isCompressed(head[:n]):
-		return compressionRatio * size
+		return compressionRatio * size, true
 	}
-	return size
+	return size, true
 }
 
 // gzipTextSize reads the uncompressed size a gzip file of size bytes

@@ -3,6 +3,7 @@ package parser
 import (
 	"bytes"
 	"compress/gzip"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -87,5 +88,49 @@ func TestTextSize(t *testing.T) {
 		if ok != tc.ok || ok && got != tc.want {
 			t.Errorf("TextSize(%v) = %v, %v; want %v, %v", tc.paths, got, ok, tc.want, tc.ok)
 		}
+	}
+}
+
+// TestTextSizeStdin: "-" is stdin, counted (compressed or not) when it is
+// a regular file, without moving its offset; a pipe's size is unknown.
+func TestTextSizeStdin(t *testing.T) {
+	logText := []byte(strings.Repeat("I0812 03:10:00.000001       1 event.go:291] \"Event occurred\" object=\"ns/x\"\n", 2000))
+	dir := t.TempDir()
+	stdin := os.Stdin
+	defer func() { os.Stdin = stdin }()
+	for name, tc := range map[string]struct {
+		data []byte
+		want int64
+	}{
+		"plain": {logText, int64(len(logText))},
+		"gzip":  {gzipMembers(t, logText), int64(len(logText))},
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, tc.data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.Stdin = f
+		got, ok := TextSize([]string{"-"})
+		if !ok || got != tc.want {
+			t.Errorf("%s: TextSize(-) = %d, %v; want %d, true", name, got, ok, tc.want)
+		}
+		if off, _ := f.Seek(0, io.SeekCurrent); off != 0 {
+			t.Errorf("%s: stdin's offset moved to %d", name, off)
+		}
+		f.Close()
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	os.Stdin = r
+	if got, ok := TextSize([]string{"-"}); ok {
+		t.Errorf("TextSize(-) of a pipe = %d, true; want unknown", got)
 	}
 }

@@ -49,11 +49,12 @@
 //     buffers included); the binary, goroutine stacks, the runtime's own
 //     memory, huge-page rounding and the names off the heap come on top.
 //     GOMEMLIMIT, when set, wins: the policy then sets nothing.
-//   - Small inputs. Below memMinInput (a file of known size, a log-store
-//     source) the collector waits for the heap to reach smallLimit: GOGC
-//     is off and the soft limit is smallLimit, raised after a collection
-//     as for a large input, so that it never sits below what is live. A
-//     run of a few MiB allocates less than that: it collects never, not
+//   - Small inputs. Below memMinInput of known size (files, stdin when it
+//     is one, log-store sources fetched into files) the collector waits
+//     for the heap to reach smallLimit: GOGC is off and the soft limit is
+//     smallLimit, raised after a collection as for a large input, so that
+//     it never sits below what is live. A run of a few MiB allocates less
+//     than that: it collects never, not
 //     two to nine times from the runtime's 4 MiB floor on — every cycle on
 //     these VMs costs its page faults (~11 µs each) as much as its marking.
 //     The seed incident (two files, 100 KB): 37.7–43 → 35.7–38 ms, 2
