@@ -1369,7 +1369,7 @@ func eventMessage(text string) string {
 // classifyEventMessage is classifyEventText for the message as
 // eventMessage returns it, without the gate.
 func classifyEventMessage(reason, text string) (Draft, bool) {
-	ev, ok := classifyMessage("", text, nil, nil)
+	ev, ok := classifyMessage("", doubleQuoteVolume(text), nil, nil)
 	if ok && ev.Kind == Unknown {
 		// Reason-only fallbacks.
 		switch reason {
@@ -1404,6 +1404,24 @@ func classifyEventMessage(reason, text string) (Draft, bool) {
 	}
 	ev.Reason = reason
 	return ev, true
+}
+
+// doubleQuoteVolume is text with a volume name in single quotes (`for
+// volume 'pvc-…'`, as some pastes of events have it: an AKS describe)
+// double-quoted, as the controllers write it, so that the sentence is
+// read; text as it is otherwise, or when the name holds a double quote or
+// does not end on its line.
+func doubleQuoteVolume(text string) string {
+	i := strings.Index(text, "volume '")
+	if i < 0 || i > 0 && text[i-1] != ' ' && text[i-1] != '\n' || strings.Contains(text, `volume "`) {
+		return text
+	}
+	start := i + len("volume '")
+	n := strings.IndexAny(text[start:], "'\n\"")
+	if n <= 0 || text[start+n] != '\'' {
+		return text
+	}
+	return text[:start-1] + `"` + text[start:start+n] + `"` + text[start+n+1:]
 }
 
 // volumeEventReason reports the reasons of the events about a volume

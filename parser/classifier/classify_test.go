@@ -233,6 +233,9 @@ func TestClassifyCases(t *testing.T) {
 		{name: "describe kubelet, node row", table: &tableRow{Type: "Warning", Reason: "FailedMount", From: "kubelet, 10.0.3.27", Count: 4,
 			Message: `MountVolume.MountDevice failed for volume "` + cbsPV + `" : rpc error: code = Internal desc = can not find diskId disk-7x9qk2mz by serial`},
 			want: want{kind: MountDeviceFailed, pv: cbsPV, handle: cbsH, node: "10.0.3.27", code: CodeSerialNotFound, component: ComponentEvents.String(), origin: OriginDescribe.String(), reason: "FailedMount", errPrefix: "rpc error"}},
+		{name: "describe row, volume in single quotes (AKS paste)", table: &tableRow{Type: "Normal", Reason: "SuccessfulAttachVolume", From: "attachdetach-controller",
+			Message: `AttachVolume.Attach succeeded for volume '` + cbsPV + `'`},
+			want: want{kind: AttachSucceeded, pv: cbsPV, component: ComponentEvents.String(), origin: OriginDescribe.String(), reason: "SuccessfulAttachVolume"}},
 		{name: "describe Scheduled row is not a volume event", table: &tableRow{Type: "Normal", Reason: "Scheduled", From: "default-scheduler", Message: "Successfully assigned default/app to ip-172-18-26-100.ec2.internal"},
 			ignore: true},
 
@@ -361,4 +364,26 @@ func TestClassifyNoPanic(t *testing.T) {
 	}
 	Classify(nil)
 	Classify(&record{})
+}
+
+// TestDoubleQuoteVolume: a volume name in single quotes is double-quoted
+// when it is whole on its line and the text has no double-quoted one;
+// anything else is left as it is.
+func TestDoubleQuoteVolume(t *testing.T) {
+	for name, tc := range map[string]struct{ in, want string }{
+		"single quotes":        {`Attach succeeded for volume 'pvc-1'`, `Attach succeeded for volume "pvc-1"`},
+		"at the start":         {`volume 'pvc-1' is busy`, `volume "pvc-1" is busy`},
+		"after a line break":   {"Attach succeeded for\nvolume 'pvc-1'", "Attach succeeded for\nvolume \"pvc-1\""},
+		"already double":       {`for volume "pvc-1" and volume 'x'`, `for volume "pvc-1" and volume 'x'`},
+		"part of a word":       {`subvolume 'pvc-1'`, `subvolume 'pvc-1'`},
+		"unterminated":         {`for volume 'pvc-1`, `for volume 'pvc-1`},
+		"ends on another line": {"for volume 'pvc-\n1'", "for volume 'pvc-\n1'"},
+		"holds a double quote": {`for volume 'a"b'`, `for volume 'a"b'`},
+		"empty":                {`for volume ''`, `for volume ''`},
+		"no volume":            {`Successfully assigned default/app to node-1`, `Successfully assigned default/app to node-1`},
+	} {
+		if got := doubleQuoteVolume(tc.in); got != tc.want {
+			t.Errorf("%s: doubleQuoteVolume(%q) = %q, want %q", name, tc.in, got, tc.want)
+		}
+	}
 }
