@@ -118,8 +118,15 @@ func volumeName(a *Analysis, volume, pv string) string {
 	if pv != "" {
 		return pv
 	}
+	if volume == "" {
+		return unnamedVolume
+	}
 	return volume
 }
+
+// unnamedVolume names the volume of a finding whose lines name none (a
+// pod's mount timeout in a describe: "unmounted volumes=[data]").
+const unnamedVolume = "volume not named"
 
 // incidentsTitle is the short H1 of a report with incidents: each one's
 // volume and severity, "kcmtrace: disk-1 (critical)" or "kcmtrace: 2

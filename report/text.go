@@ -467,8 +467,10 @@ func nodesWithoutKubelet(a *Analysis) []string {
 	return out
 }
 
-// volumeHeader is "pvc-2708…3c36  disk-rhtsqync  db/redis-master-0".
-func volumeHeader(a *Analysis, volume, pv string, pods []string, width int) string {
+// volumeHeader is the names a finding's or an incident's header gives its
+// volume: its label (the PV, else the handle, else its key), its handle,
+// its first pod ("db/redis-master-0 +2"), each on one line.
+func volumeHeader(a *Analysis, volume, pv string, pods []string) []string {
 	var parts []string
 	v := findVolume(a.Timeline, volume, pv)
 	switch {
@@ -493,20 +495,47 @@ func volumeHeader(a *Analysis, volume, pv string, pods []string, width int) stri
 		parts = append(parts, p)
 	}
 	parts = slices.DeleteFunc(parts, func(p string) bool { return p == "" })
+	if len(parts) == 0 {
+		parts = append(parts, unnamedVolume)
+	}
 	for i := range parts {
 		parts[i] = oneLine(parts[i])
 	}
-	if ansi.StringWidth(strings.Join(parts, "  ")) > width {
-		for i := range parts {
-			parts[i] = reUUIDShort().ReplaceAllString(parts[i], "${1}…")
+	return parts
+}
+
+// writeHeader writes a finding's or an incident's header: the severity
+// badge, lead (a rule name, or nothing) and the names (volumeHeader), two
+// cells apart. Names are not cut: one that does not fit on the line goes
+// on the next, under the header's text; only a name wider than a whole
+// line is shortened (its UUIDs, then in the middle).
+func writeHeader(t *textWriter, st *styles, badge, lead string, names []string, width int) {
+	head := lead
+	indent := ansi.StringWidth(badge) + 2
+	room := width - indent
+	var lines []string
+	for _, n := range names {
+		if w := ansi.StringWidth(n); w > room {
+			n = shorten(reUUIDShort().ReplaceAllString(n, "${1}…"), room)
+		}
+		switch {
+		case head == "":
+			head = n
+		case ansi.StringWidth(head)+2+ansi.StringWidth(n) <= room:
+			head += "  " + n
+		default:
+			lines = append(lines, head)
+			head = n
 		}
 	}
-	if ansi.StringWidth(strings.Join(parts, "  ")) > width {
-		for i := range parts {
-			parts[i] = shorten(parts[i], max(20, width/3))
+	lines = append(lines, head)
+	for i, l := range lines {
+		if i == 0 {
+			t.line(badge, "  ", st.Bold(l))
+			continue
 		}
+		t.line(strings.Repeat(" ", indent), st.Bold(l))
 	}
-	return strings.Join(parts, "  ")
 }
 
 func writeIncident(t *textWriter, st *styles, a *Analysis, in rules.Incident, width int, o Options) {
@@ -521,9 +550,7 @@ func writeIncident(t *textWriter, st *styles, a *Analysis, in rules.Incident, wi
 	}
 	sort.Strings(pods)
 	pods = uniq(pods)
-	badge := st.severity(in.Severity)
-	head := volumeHeader(a, in.Volume, in.PV, pods, width-ansi.StringWidth(badge)-2)
-	t.line(badge, "  ", st.Bold(truncate(head, width-ansi.StringWidth(badge)-2)))
+	writeHeader(t, st, st.severity(in.Severity), "", volumeHeader(a, in.Volume, in.PV, pods), width)
 	if in.Summary != "" {
 		for _, l := range wrap(oneLine(in.Summary), width-2) {
 			t.line("  ", l)
@@ -803,9 +830,7 @@ func dedupEvidence(ev []rules.Evidence) []rules.Evidence {
 }
 
 func writeFinding(t *textWriter, st *styles, a *Analysis, f rules.Finding, width int) {
-	badge := st.severity(f.Severity)
-	head := f.Rule + "  " + volumeHeader(a, f.Volume, f.PV, f.Pods, width)
-	t.line(badge, "  ", st.Bold(truncate(head, width-ansi.StringWidth(badge)-2)))
+	writeHeader(t, st, st.severity(f.Severity), f.Rule, volumeHeader(a, f.Volume, f.PV, f.Pods), width)
 	summary := oneLine(f.Summary)
 	when := t.clock(f.Start, true)
 	if !f.End.IsZero() && !f.End.Equal(f.Start) {
