@@ -64,6 +64,13 @@ func (l *loaded) exitErr() error {
 		for _, in := range l.timeline.Inputs {
 			names = append(names, in.Path)
 		}
+		if snap := l.timeline.StateRead; len(names) == 0 && snap != nil && len(snap.Files) > 0 {
+			// only cluster state: it answers what the logs' findings ask
+			for _, f := range snap.Files {
+				names = append(names, f.Path)
+			}
+			return &codeError{code: exitInput, msg: fmt.Sprintf("no log was given, only cluster state (%s): the state confirms or contradicts what the logs show, so nothing was analysed; add the kube-controller-manager and kubelet logs", oneLine(strings.Join(names, ", ")))}
+		}
 		what := "no input"
 		if len(names) > 0 {
 			what = oneOf(names)
