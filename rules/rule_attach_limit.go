@@ -112,7 +112,7 @@ func attachLimitFinding(v *timeline.Volume, node string, evs []parser.Event) Fin
 	byTime(evs)
 	first, last := spanOf(evs)
 	n := total(evs)
-	what, limit := limitWording(evs[0].Error + " " + evs[0].Text.String())
+	what, limit, fix := limitWording(evs[0].Error + " " + evs[0].Text.String())
 	vol := "a volume"
 	if v != nil {
 		vol = name(v)
@@ -140,7 +140,7 @@ func attachLimitFinding(v *timeline.Volume, node string, evs []parser.Event) Fin
 	steps := []Step{
 		{Recover, fmt.Sprintf("Free a slot on %s (detach a leaked or unused disk) or move the pod to another node (cordon %s and delete the pod).", where, where)},
 		{Confirm, fmt.Sprintf("Count every disk attached to %s in the cloud console and compare with kubectl get csinode %s -o yaml (allocatable.count) and kubectl get volumeattachments for that node.", where, nodeOrAngle(node))},
-		{Fix, "Set the driver's volume attach limit to what the instance really takes (aws-ebs-csi-driver volumeAttachLimit / --volume-attach-limit, reserved ENIs counted), or use a larger instance size."},
+		{Fix, fix},
 		{Prevent, "Spread volume-heavy pods (topology spread constraints) and alert on VolumeAttachments with attachError."},
 	}
 	if sched {
@@ -167,34 +167,41 @@ func attachLimitFinding(v *timeline.Volume, node string, evs []parser.Event) Fin
 	return f
 }
 
-// limitWording names the limit an error text reports, and the number when
-// it gives one (", at most N").
-func limitWording(text string) (what, limit string) {
+// limitWording names the limit an error text reports, the number when it
+// gives one (", at most N"), and the fix step for the cloud or driver that
+// set it (a generic one when the text does not say).
+func limitWording(text string) (what, limit, fix string) {
 	l := strings.ToLower(text)
+	fix = "Set the CSI driver's volume attach limit (its node plugin's option) to what the instance really takes, or use a larger instance size."
 	switch {
 	case strings.Contains(l, "maximum number of data disks"):
 		what = "the VM size's maximum number of data disks (Azure OperationNotAllowed)"
 		limit = numberAfter(text, "of this size is ")
+		fix = "Use a VM size that takes more data disks, or take off the node the disks Kubernetes does not count (attached by hand, or left by an earlier detach): the Azure Disk CSI driver reports the size's maximum as the CSINode allocatable count."
 	case strings.Contains(l, "maximum_persistent_disks"):
 		what = "the machine type's maximum_persistent_disks (GCE)"
+		fix = "Use a machine type that takes more persistent disks, or detach the disks Kubernetes does not count: the PD CSI driver reports the type's maximum as the CSINode allocatable count."
 	case strings.Contains(l, "number of disk devices"):
 		what = "the instance's maximum number of disk devices (OpenStack nova)"
 		limit = numberAfter(text, "disk devices (")
+		fix = "Raise nova's max_disk_devices_to_attach on the compute hosts, or set cinder-csi-plugin's --node-volume-attach-limit to what nova allows, so that the scheduler stops placing pods over it."
 	case strings.Contains(l, "exceed max volume count"):
 		what = "node(s) exceed max volume count"
+		fix = "Add nodes or use a larger instance size so that the pod fits; raise the driver's volume attach limit only if the instance really takes more volumes."
 	case strings.Contains(l, "volumes to one instance"):
 		what = "the instance's maximum number of volumes"
 		limit = numberAfter(text, "attach [")
 	case strings.Contains(l, "attachmentlimitexceeded") || strings.Contains(l, "attachment limit exceeded"):
 		what = "the instance's attachment limit (AWS AttachmentLimitExceeded)"
 		limit = numberAfter(text, "attach up to ")
+		fix = "Set the aws-ebs-csi-driver's volumeAttachLimit (--volume-attach-limit) to what the instance really takes (ENIs and instance-store volumes share its attachment slots), or use a larger instance type."
 	default:
 		what = "the node's volume limit (ResourceExhausted)"
 	}
 	if limit != "" {
 		limit = ", at most " + limit
 	}
-	return what, limit
+	return what, limit, fix
 }
 
 // numberAfter returns the digits right after marker in s, or "".
