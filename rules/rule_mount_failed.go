@@ -97,7 +97,7 @@ var mountReason = map[string]struct{ what, fix string }{
 	parser.CodeFormatFailed: {"formatting the device failed",
 		"Read the mkfs output in the node plugin's log; check the device is not in use (multipathd) and not read-only."},
 	parser.CodeMountFailed: {"mount(8) failed",
-		"Read the full mount output in the node plugin's NodeStageVolume / NodePublishVolume log or the event; dmesg on the node usually names the reason."},
+		"Fix what the mount output or dmesg names (its last lines after \"Output:\"): most often multipathd holding the device (blacklist the CSI devices in multipath.conf), a filesystem that needs fsck, or a mount option the filesystem rejects."},
 }
 
 // mountFailedFinding reports the failures evs of volume v (nil: unjoined)
