@@ -294,6 +294,25 @@ func nodeOr(n string) string {
 	return n
 }
 
+// nodeHere is n, or "the node" when the lines name none: for next steps,
+// which say what to do there ("on the node run lsblk"), where nodeOr's
+// "an unnamed node" reads as another node.
+func nodeHere(n string) string {
+	if n == "" {
+		return "the node"
+	}
+	return n
+}
+
+// driverParen is " (driver D)" for volume v's driver D, or "" when the
+// logs do not say which.
+func driverParen(v *timeline.Volume) string {
+	if d := driverOf(v); d != "" {
+		return " (driver " + d + ")"
+	}
+	return ""
+}
+
 // deviceNotFoundMarkers are error texts meaning "the attached device is not
 // on this node" (catalog §9.1 and kin). Matched case-insensitively.
 var deviceNotFoundMarkers = []string{

@@ -81,3 +81,28 @@ func TestRealLogs(t *testing.T) {
 		})
 	}
 }
+
+// TestStepsSayWhereToAct: over every real log, no next step sends the
+// reader to "an unnamed node" (a step says what to do there: "the node")
+// or names an unknown driver.
+func TestStepsSayWhereToAct(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real-log corpus")
+	}
+	files, _ := filepath.Glob("../testdata/real-logs/*.log")
+	steps := 0
+	for _, f := range files {
+		res, _ := analyze(t, f)
+		for _, fd := range res.Findings {
+			for _, s := range fd.Steps {
+				steps++
+				if strings.Contains(s.Text, "an unnamed node") || strings.Contains(s.Text, "(driver )") || strings.Contains(s.Text, "csinode  ") {
+					t.Errorf("%s: %v step of %s: %q", filepath.Base(f), s.Phase, fd.Rule, s.Text)
+				}
+			}
+		}
+	}
+	if steps == 0 {
+		t.Fatal("no steps read")
+	}
+}

@@ -104,8 +104,8 @@ func markedDetachedFinding(v *timeline.Volume, node string, evs []parser.Event) 
 		Summary:     fmt.Sprintf("controller marked %s detached from %s without a detach (VerifyVolumesAreAttached)", name(v), nodeOr(node)),
 		Explanation: ex,
 		Steps: []Step{
-			{Recover, "Restart the pods on " + nodeOr(node) + " that use the volume."},
-			{Confirm, "Find what detached the disk from " + nodeOr(node) + ": the cloud audit log, a detach of this volume meant for another node, another cluster using the same disk."},
+			{Recover, "Restart the pods on " + nodeHere(node) + " that use the volume."},
+			{Confirm, "Find what detached the disk from " + nodeHere(node) + ": the cloud audit log, a detach of this volume meant for another node, another cluster using the same disk."},
 		},
 		Evidence: ev,
 	}

@@ -111,8 +111,8 @@ func driverFinding(v *timeline.Volume, node string, evs, all []parser.Event) Fin
 	}
 	f.Explanation = ex.String()
 	f.SetNext(
-		Step{Confirm, fmt.Sprintf("Run kubectl get csinode %s -o yaml: spec.drivers should list %s.", nodeOr(node), drv)},
-		Step{Confirm, fmt.Sprintf("Find the driver's node plugin pod on %s (kubectl get pods -A -o wide for its DaemonSet) and read its node-driver-registrar container log.", nodeOr(node))},
+		Step{Confirm, fmt.Sprintf("Run kubectl get csinode %s -o yaml: spec.drivers should list %s.", nodeOrAngle(node), drv)},
+		Step{Confirm, fmt.Sprintf("Find the driver's node plugin pod on %s (kubectl get pods -A -o wide for its DaemonSet) and read its node-driver-registrar container log.", nodeHere(node))},
 		Step{Fix, "Get the node plugin running on the node: tolerations / nodeSelector of its DaemonSet, its crash, or the kubelet root directory it registers under (microk8s, k0s, k3s and RKE differ from /var/lib/kubelet)."},
 		Step{Recover, "Once the driver registers, the kubelet's next retry mounts the volume; no pod restart is needed unless the backoff is long."},
 		Step{Prevent, "Alert on CSINode objects that lack a driver the node's pods use, and on node plugin DaemonSets with unavailable pods."},

@@ -137,8 +137,8 @@ func forceFinding(v *timeline.Volume, node string, evs []parser.Event) Finding {
 		endT = res.Time
 	}
 	next := []Step{
-		{Confirm, fmt.Sprintf("Check %s around %s: NotReady / shut down / kubelet stopped? Were the kubelet's UnmountDevice or TearDown failing?", nodeOr(node), clock(fe.Time.UTC()))},
-		{Fix, fmt.Sprintf("If %s was alive when the volume was force-detached, fsck the volume before trusting its data.", nodeOr(node))},
+		{Confirm, fmt.Sprintf("Check %s around %s: NotReady / shut down / kubelet stopped? Were the kubelet's UnmountDevice or TearDown failing?", nodeHere(node), clock(fe.Time.UTC()))},
+		{Fix, fmt.Sprintf("If %s was alive when the volume was force-detached, fsck the volume before trusting its data.", nodeHere(node))},
 	}
 	if !taint {
 		next = append(next, Step{Prevent, "For planned shutdowns use graceful node shutdown; for dead nodes the out-of-service taint avoids the 6-minute wait."})

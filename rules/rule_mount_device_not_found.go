@@ -120,12 +120,12 @@ func deviceFinding(v *timeline.Volume, node string, evs []parser.Event) Finding 
 		ex.WriteString("Counted from kubectl describe rows (the API's aggregated count). ")
 	}
 	ex.WriteString("The kubelet retries with backoff up to 2m2s; VerifyVolumesAreAttached does not correct a CSI volume whose VolumeAttachment still says attached, so this does not heal by itself.")
-	next := []Step{{Confirm, fmt.Sprintf("On %s check whether the disk is present (lsblk, /dev/disk/by-id, /sys/block/*/serial), and in the cloud console which instance holds it now.", nodeOr(node))}}
+	next := []Step{{Confirm, fmt.Sprintf("On %s check whether the disk is present (lsblk, /dev/disk/by-id, /sys/block/*/serial), and in the cloud console which instance holds it now.", nodeHere(node))}}
 	if det != nil && det.Node != node && det.Node != "" {
-		next = append(next, unpublishSteps(v, det.Node, nodeOr(node))...)
+		next = append(next, unpublishSteps(v, det.Node, nodeHere(node))...)
 	} else {
 		next = append(next,
-			Step{Recover, fmt.Sprintf("Once the disk is back on %s (re-attached by hand, or the pod deleted so the controller attaches it again), the kubelet's next retry mounts it.", nodeOr(node))},
+			Step{Recover, fmt.Sprintf("Once the disk is back on %s (re-attached by hand, or the pod deleted so the controller attaches it again), the kubelet's next retry mounts it.", nodeHere(node))},
 			Step{Confirm, "Read the CSI node plugin's NodeStageVolume log and the cloud audit log for a detach of this disk."})
 	}
 	f := Finding{

@@ -156,7 +156,7 @@ func mountFailedFinding(v *timeline.Volume, node string, evs, all []parser.Event
 	}
 	f.Explanation = ex.String()
 	f.SetNext(
-		Step{Confirm, fmt.Sprintf("Read the full mount output (the FailedMount event, the node plugin's NodeStageVolume / NodePublishVolume log) and on %s run lsblk -f, blkid and dmesg for the device.", nodeOr(node))},
+		Step{Confirm, fmt.Sprintf("Read the full mount output (the FailedMount event, the node plugin's NodeStageVolume / NodePublishVolume log) and on %s run lsblk -f, blkid and dmesg for the device.", nodeHere(node))},
 		Step{Fix, reason.fix},
 		Step{Recover, "After the fix the kubelet's next retry mounts the volume; delete the pod only if its backoff is long."},
 	)

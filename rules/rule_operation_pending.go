@@ -192,7 +192,7 @@ func operationPendingFinding(v *timeline.Volume, evs []parser.Event, calls []par
 	if blocks != "" {
 		fmt.Fprintf(&ex, "Waiting behind it: %s.", blocks)
 	}
-	plugin := "the CSI node plugin on " + nodeOr(node)
+	plugin := "the CSI node plugin on " + nodeHere(node)
 	if side == "controller" {
 		plugin = "the CSI controller plugin (and the external-attacher)"
 	}
