@@ -7,10 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kcmtrace/kcmtrace/internal/loggen"
-	"github.com/kcmtrace/kcmtrace/parser"
 	"github.com/kcmtrace/kcmtrace/rules"
-	"github.com/kcmtrace/kcmtrace/timeline"
 )
 
 // TestFlaggedOnly: with Options.FlaggedOnly, analyze's JSON, YAML and HTML
@@ -19,14 +16,7 @@ import (
 // Over a large cluster's traffic with its planted incidents, so that most
 // volumes are left out.
 func TestFlaggedOnly(t *testing.T) {
-	var kcm, kubelet bytes.Buffer
-	if _, err := loggen.Generate(&kcm, loggen.Config{Size: 4 << 20, Seed: 5, Shape: loggen.ShapeChurn, Kubelet: &kubelet}); err != nil {
-		t.Fatal(err)
-	}
-	tl := timeline.Build([]parser.Result{
-		parser.ParseReader(&kcm, "kcm.log", parser.Options{}),
-		parser.ParseReader(&kubelet, "kubelet.log", parser.Options{}),
-	}, timeline.Options{})
+	tl := churnTimeline(t, 4<<20, 5)
 	res, err := rules.Run(tl, rules.Config{})
 	if err != nil {
 		t.Fatal(err)

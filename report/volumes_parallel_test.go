@@ -16,14 +16,7 @@ import (
 // what they write in one batch on one core, byte for byte, over hundreds
 // of volumes with colour and without.
 func TestVolumeViewsOnEveryCore(t *testing.T) {
-	var kcm, kubelet bytes.Buffer
-	if _, err := loggen.Generate(&kcm, loggen.Config{Size: 8 << 20, Seed: 3, Shape: loggen.ShapeChurn, Kubelet: &kubelet}); err != nil {
-		t.Fatal(err)
-	}
-	tl := timeline.Build([]parser.Result{
-		parser.ParseReader(&kcm, "kcm.log", parser.Options{}),
-		parser.ParseReader(&kubelet, "kubelet.log", parser.Options{}),
-	}, timeline.Options{})
+	tl := churnTimeline(t, 8<<20, 3)
 	if len(tl.Volumes) < 4*volumeBatch {
 		t.Fatalf("%d volumes: fewer than the test needs", len(tl.Volumes))
 	}
@@ -52,4 +45,19 @@ func TestVolumeViewsOnEveryCore(t *testing.T) {
 			}
 		}
 	}
+}
+
+// churnTimeline is the timeline of size bytes of generated KCM log (and
+// its kubelet log) of a large cluster's churn: thousands of volumes, the
+// planted incidents among them.
+func churnTimeline(t *testing.T, size int64, seed uint64) *timeline.Timeline {
+	t.Helper()
+	var kcm, kubelet bytes.Buffer
+	if _, err := loggen.Generate(&kcm, loggen.Config{Size: size, Seed: seed, Shape: loggen.ShapeChurn, Kubelet: &kubelet}); err != nil {
+		t.Fatal(err)
+	}
+	return timeline.Build([]parser.Result{
+		parser.ParseReader(&kcm, "kcm.log", parser.Options{}),
+		parser.ParseReader(&kubelet, "kubelet.log", parser.Options{}),
+	}, timeline.Options{})
 }
