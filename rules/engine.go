@@ -103,8 +103,10 @@ func runRule(r *Rule, tl *timeline.Timeline, settings map[string]string, facts *
 
 // verifyFinding calls r.Verify on f when the timeline has cluster state,
 // and turns a panic into an error (f keeps what was recorded before it).
+// A finding made from the state alone (stateOnly) is not checked against
+// it: the answer would repeat the finding.
 func verifyFinding(r *Rule, tl *timeline.Timeline, settings map[string]string, facts *runFacts, f *Finding) (err error) {
-	if r.Verify == nil || tl.State == nil {
+	if r.Verify == nil || tl.State == nil || stateOnly(f) {
 		return nil
 	}
 	defer func() {
@@ -114,6 +116,17 @@ func verifyFinding(r *Rule, tl *timeline.Timeline, settings map[string]string, f
 	}()
 	r.Verify(&Context{Timeline: tl, rule: r, settings: settings, shared: facts}, f)
 	return nil
+}
+
+// stateOnly reports whether all of f's evidence is cluster state (a
+// finding no log line shows).
+func stateOnly(f *Finding) bool {
+	for _, e := range f.Evidence {
+		if e.SourceKind != SourceState {
+			return false
+		}
+	}
+	return len(f.Evidence) > 0
 }
 
 // normalize fills what a rule may leave out and makes lists canonical.

@@ -304,13 +304,12 @@ func nodeHere(n string) string {
 	return n
 }
 
-// driverParen is " (driver D)" for volume v's driver D, or "" when the
-// logs do not say which.
-func driverParen(v *timeline.Volume) string {
-	if d := driverOf(v); d != "" {
-		return " (driver " + d + ")"
+// driverNote is " (driver d)", or "" when the driver is not known.
+func driverNote(d string) string {
+	if d == "" {
+		return ""
 	}
-	return ""
+	return " (driver " + d + ")"
 }
 
 // deviceNotFoundMarkers are error texts meaning "the attached device is not

@@ -247,7 +247,7 @@ func abdFinding(v *timeline.Volume, a, b string, st timeline.State, inferred boo
 		fmt.Fprintf(&ex, "Whether this harmed %s depends on the driver: ControllerUnpublishVolume for %s must only detach the disk if %s holds it.", b, a, a)
 		steps := []Step{
 			{Confirm, fmt.Sprintf("Check in the cloud console that the disk is still attached to %s, and the kubelet log on %s for device errors (these logs have none from %s).", b, b, b)},
-			{Fix, fmt.Sprintf("Make sure the driver's ControllerUnpublishVolume%s checks which instance holds the disk before detaching.", driverParen(v))},
+			{Fix, fmt.Sprintf("Make sure the driver's ControllerUnpublishVolume%s checks which instance holds the disk before detaching.", driverNote(driverOf(v)))},
 		}
 		if isCBS(v) {
 			steps = append(steps, Step{Fix, "Tencent CBS CSI images before v2.3.2 detach without that check: upgrade the cbs-csi controller."})
@@ -263,7 +263,7 @@ func unpublishSteps(v *timeline.Volume, a, b string) []Step {
 	steps := []Step{
 		{Recover, fmt.Sprintf("Delete the pod on %s (or its VolumeAttachment) so the controller attaches the volume again.", b)},
 		{Confirm, fmt.Sprintf("In the cloud audit log, confirm the disk was detached from %s at the time of the detach from %s.", b, a)},
-		{Fix, fmt.Sprintf("Fix the CSI driver's ControllerUnpublishVolume%s: it must compare the disk's current instance with the node being unpublished (%s) and do nothing when they differ.", driverParen(v), a)},
+		{Fix, fmt.Sprintf("Fix the CSI driver's ControllerUnpublishVolume%s: it must compare the disk's current instance with the node being unpublished (%s) and do nothing when they differ.", driverNote(driverOf(v)), a)},
 	}
 	if isCBS(v) {
 		steps = append(steps, Step{Fix, "Upgrade the cbs-csi controller to image v2.3.2 or later (commit db69d52, 2023-02-15: \"disk … is already attached to node …, assuming the disk is detached\")."})

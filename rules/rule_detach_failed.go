@@ -1,11 +1,14 @@
 package rules
 
 import (
+	"cmp"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/kcmtrace/kcmtrace/parser"
+	"github.com/kcmtrace/kcmtrace/state"
 	"github.com/kcmtrace/kcmtrace/timeline"
 )
 
@@ -26,7 +29,12 @@ While a detach is failing or hanging, the volume cannot move: an attach of a
 ReadWriteOnce volume elsewhere is refused (Multi-Attach), and because the
 backoff key of a non-RWX volume has no node, even an attach to the same node
 by a re-created pod waits. A detach that starts and never reports a result
-usually hangs in the CSI driver (ControllerUnpublishVolume) or in the cloud.`,
+usually hangs in the CSI driver (ControllerUnpublishVolume) or in the cloud.
+
+The cluster state shows a detach no log does: a VolumeAttachment with a
+status.detachError, or still kept by the external-attacher's finalizer
+stuck-after after its deletion when the state was dumped, is reported for a
+volume the logs do not name (with state alone too).`,
 		Next: `Read the error on the failure lines; check the external-attacher and the CSI
 controller plugin's ControllerUnpublishVolume for the VolumeAttachment, and
 the disk's state in the cloud (stuck detaching). A "still in use by node"
@@ -34,7 +42,7 @@ error means the node still reports the volume in volumesInUse: check the
 kubelet's unmount on that node.`,
 	},
 	Params: []Param{
-		{Key: "stuck-after", Default: "10m", Help: "a detach with no result this long before the logs end is stuck"},
+		{Key: "stuck-after", Default: "10m", Help: "a detach with no result this long before the logs end (or a VolumeAttachment this long deleting when the state was dumped) is stuck"},
 	},
 	Check:      checkDetachFailed,
 	Verify:     verifyDetachFailed,
@@ -107,7 +115,81 @@ func checkDetachFailed(c *Context) []Finding {
 			}
 		}
 	}
+	return append(out, stateOnlyDetachFailures(c.Timeline, stuckAfter)...)
+}
+
+// stateOnlyDetachFailures are the failed or unfinished detaches only the
+// cluster state shows: a VolumeAttachment with a status.detachError, or
+// one still kept by the external-attacher's finalizer stuckAfter after its
+// deletion when its dump was taken, for a volume the logs say nothing of
+// (a volume they do show is the log findings' to report, and their Verify
+// reads the same object). A pasted `kubectl describe volumeattachment` is
+// often all a user has.
+func stateOnlyDetachFailures(tl *timeline.Timeline, stuckAfter time.Duration) []Finding {
+	snap := tl.State
+	if snap == nil {
+		snap = tl.StateRead
+	}
+	if snap == nil {
+		return nil
+	}
+	inLogs := map[string]bool{}
+	for _, v := range tl.Volumes {
+		for _, n := range append(v.Names(), v.PV, v.Handle, v.UniqueName) {
+			inLogs[n] = true
+		}
+		for _, n := range v.Attachments() {
+			inLogs[n] = true
+		}
+	}
+	taken := map[string]time.Time{}
+	for _, f := range snap.Files {
+		taken[f.Path] = f.Taken
+	}
+	var out []Finding
+	for _, va := range snap.VolumeAttachments {
+		at := taken[va.Source.Path]
+		stuck := va.StuckDetach() && !at.IsZero() && at.Sub(va.Deleted) >= stuckAfter
+		if va.DetachError == nil && !stuck || inLogs[va.Name] || va.PV != "" && inLogs[va.PV] || va.InlineHandle != "" && inLogs[va.InlineHandle] {
+			continue
+		}
+		out = append(out, stateDetachFinding(snap, va))
+	}
 	return out
+}
+
+// stateDetachFinding reports VolumeAttachment va's failed or unfinished
+// detach (stateOnlyDetachFailures).
+func stateDetachFinding(snap *state.Snapshot, va *state.VolumeAttachment) Finding {
+	vol := cmp.Or(va.PV, va.InlineHandle, "the volume of VolumeAttachment "+va.Name)
+	what := "is being deleted but its finalizer is still on: the detach had not finished when the state was dumped"
+	start := va.Deleted
+	if e := va.DetachError; e != nil {
+		what = "has status.detachError " + strconv.Quote(e.Message)
+		if !e.Time.IsZero() {
+			start = e.Time
+		}
+	}
+	f := Finding{
+		PV:      va.PV,
+		Nodes:   []string{va.Node},
+		Start:   start.UTC(),
+		End:     start.UTC(),
+		Count:   1,
+		Summary: fmt.Sprintf("detach of %s from %s: its VolumeAttachment %s (only the cluster state shows it; no log names the volume)", vol, nodeOr(va.Node), what),
+		Explanation: fmt.Sprintf("The VolumeAttachment %s asks the external-attacher to detach %s from %s (it is deleted when the detach is done: its finalizer holds it until then) and %s. Until ControllerUnpublishVolume succeeds, the attach/detach controller counts the volume as attached to %s, so it cannot be attached elsewhere (Multi-Attach). No log given here names the volume, so when and why the detach started is not known.",
+			va.Name, vol, nodeOr(va.Node), what, nodeOr(va.Node)),
+		Evidence: []Evidence{stateEvidence(snap.AttachmentEvidence(va), "the VolumeAttachment")},
+	}
+	steps := []Step{
+		{Confirm, fmt.Sprintf("Read the external-attacher's and the CSI controller plugin's logs%s for ControllerUnpublishVolume of %s, and check the disk in the cloud: is it still attached to %s?", driverNote(va.Attacher), vol, nodeHere(va.Node))},
+		{Fix, "If the disk is already detached or deleted in the cloud (a 404 or NotFound detachError), the detach cannot succeed: remove the VolumeAttachment's finalizer (kubectl patch volumeattachment " + va.Name + " --type=merge -p '{\"metadata\":{\"finalizers\":null}}'); else fix what the detachError names and let the external-attacher retry."},
+	}
+	if va.Attached {
+		steps = append([]Step{{Recover, "Once the detach is done (or the finalizer removed), the controller attaches the volume where its pod now runs."}}, steps...)
+	}
+	f.SetNext(steps...)
+	return f
 }
 
 // detachFailures are v's failed detaches: the controller's (KCM

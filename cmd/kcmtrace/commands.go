@@ -77,7 +77,7 @@ func (c *analyzeCmd) run(e env) error {
 	if err != nil {
 		return err
 	}
-	if err := l.exitErr(); err != nil {
+	if err := l.exitErr(len(res.Findings) > 0); err != nil {
 		return err
 	}
 	if failOn := mustSeverity(c.FailOn); failOn != rules.None {
@@ -146,7 +146,7 @@ func (c *timelineCmd) run(e env) error {
 	if err != nil {
 		return err
 	}
-	return l.exitErr()
+	return l.exitErr(false)
 }
 
 // eventsCmd is `kcmtrace events`.
@@ -189,7 +189,7 @@ func (c *eventsCmd) run(e env) error {
 	if err != nil {
 		return err
 	}
-	return l.exitErr()
+	return l.exitErr(false)
 }
 
 // checkKinds is the usage error for an unknown --kind, with a did-you-mean.
@@ -244,7 +244,7 @@ func (c *volumesCmd) run(e env) error {
 	if err != nil {
 		return err
 	}
-	return l.exitErr()
+	return l.exitErr(false)
 }
 
 // rulesCmd is `kcmtrace rules`.

@@ -54,12 +54,14 @@ func (f *inputFlags) windowNote(l *loaded) string {
 
 // exitErr is the exit an otherwise successful run ends with: 3 when an
 // input could not be read, or when no input yielded any event (a file that
-// is not a log must not pass for a clean bill of health).
-func (l *loaded) exitErr() error {
+// is not a log must not pass for a clean bill of health) and found is
+// false — analyze's findings from cluster state alone (a VolumeAttachment
+// stuck detaching) are an analysis.
+func (l *loaded) exitErr(found bool) error {
 	if l.readErrs > 0 {
 		return &codeError{code: exitInput}
 	}
-	if !l.yielded {
+	if !l.yielded && !found {
 		var names []string
 		for _, in := range l.timeline.Inputs {
 			names = append(names, in.Path)
