@@ -135,12 +135,14 @@ func stateOnlyDetachFailures(tl *timeline.Timeline, stuckAfter time.Duration) []
 	}
 	inLogs := map[string]bool{}
 	for _, v := range tl.Volumes {
-		for _, n := range append(v.Names(), v.PV, v.Handle, v.UniqueName) {
+		// not append(v.Names(), …): Names may return the volume's own array
+		for _, n := range v.Names() {
 			inLogs[n] = true
 		}
 		for _, n := range v.Attachments() {
 			inLogs[n] = true
 		}
+		inLogs[v.PV], inLogs[v.Handle], inLogs[v.UniqueName] = true, true, true
 	}
 	taken := map[string]time.Time{}
 	for _, f := range snap.Files {
