@@ -33,6 +33,11 @@ type (
 	Text = textstore.Text
 )
 
+// ErrorCode is the error class (a Code* constant, or "") of an error text
+// that is not a log line's (a VolumeAttachment's status.attachError), as
+// the parser classifies the errors it reads.
+func ErrorCode(text string) string { return classifier.ClassifyCode(text) }
+
 // TextOf makes the Text of an event made outside the parser (a test, the
 // cluster state): it holds s.
 func TextOf(s string) Text { return textstore.TextOf(s) }

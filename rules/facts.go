@@ -634,8 +634,10 @@ func driverOf(v *timeline.Volume) string {
 }
 
 // isCBS reports a Tencent Cloud CBS volume (CSI or in-tree).
-func isCBS(v *timeline.Volume) bool {
-	d := driverOf(v)
+func isCBS(v *timeline.Volume) bool { return isCBSDriver(driverOf(v)) }
+
+// isCBSDriver: driver d is Tencent Cloud's CBS (see isCBS).
+func isCBSDriver(d string) bool {
 	return strings.Contains(d, "tencent.cloud.csi.cbs") || strings.Contains(d, "qcloud-cbs")
 }
 

@@ -32,7 +32,9 @@ devices". The operation executor retries with backoff (nestedpendingoperations,
 500ms doubling to 2m2s) and every retry fails the same way until a disk is
 detached from that node or the pod moves. Since Kubernetes 1.33 a driver
 that returns ResourceExhausted can have the external-attacher lower the
-CSINode's allocatable count (MutableCSINodeAllocatableCount).`,
+CSINode's allocatable count (MutableCSINodeAllocatableCount). A
+VolumeAttachment whose status.attachError is such a refusal is reported from
+the cluster state alone when no log names its volume.`,
 		Next: `Count the disks attached to the node in the cloud console (all of them, not
 only Kubernetes'), compare with kubectl get csinode <node> -o yaml
 (allocatable.count) and with the node's VolumeAttachments; detach leaked
@@ -85,6 +87,11 @@ func checkAttachLimit(c *Context) []Finding {
 	nodes, groups := groupByNode(loose)
 	for _, n := range nodes {
 		out = append(out, attachLimitFinding(nil, n, timeline.Counted(groups[n])))
+	}
+	// Refusals only the cluster state shows.
+	snap, vas := unloggedAttachments(c.Timeline)
+	for _, u := range unloggedAttachFailures(vas, true, 0) {
+		out = append(out, stateLimitFinding(snap, u.va))
 	}
 	return out
 }

@@ -196,7 +196,7 @@ func stormFinding(v *timeline.Volume, node, code string, evs []parser.Event, n i
 		Code:        code,
 		Summary:     sum.String(),
 		Explanation: ex.String(),
-		Steps:       classSteps(code, v),
+		Steps:       classSteps(code, driverOf(v)),
 		Evidence:    series(evs, "attach failed"),
 	}
 }
@@ -228,12 +228,13 @@ const throttledMechanics = "Throttled means the cloud's API refused the call for
 // throttledCheck is the step that confirms a Throttled storm.
 const throttledCheck = "Check the cloud account's API throttling for the attach/detach calls at that time (AWS CloudTrail RequestLimitExceeded, Azure 429 responses, GCE rateLimitExceeded, the provider's API metrics) and what else called the API then (other clusters' controllers, autoscalers, backup jobs); count the volumes failing the same way (kcmtrace analyze lists each)."
 
-// classSteps are the next steps for a storm of one error class.
-func classSteps(code string, v *timeline.Volume) []Step {
+// classSteps are the next steps for a storm of one error class, of a
+// volume of CSI driver driver ("" when not known).
+func classSteps(code, driver string) []Step {
 	switch code {
 	case parser.CodeZoneNotMatch:
 		confirm := "Compare the disk's zone with the node's (PV nodeAffinity, node label topology.kubernetes.io/zone)."
-		if isCBS(v) {
+		if isCBSDriver(driver) {
 			confirm = "Compare the disk's zone with the node's (PV nodeAffinity, node label topology.kubernetes.io/zone); CBS AttachDisks answers ResourceUnavailable.ZoneNotMatch for a disk in another zone."
 		}
 		return []Step{

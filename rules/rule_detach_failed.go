@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -122,40 +121,16 @@ func checkDetachFailed(c *Context) []Finding {
 // cluster state shows: a VolumeAttachment with a status.detachError, or
 // one still kept by the external-attacher's finalizer stuckAfter after its
 // deletion when its dump was taken, for a volume the logs say nothing of
-// (a volume they do show is the log findings' to report, and their Verify
-// reads the same object). A pasted `kubectl describe volumeattachment` is
-// often all a user has.
+// (unloggedAttachments).
 func stateOnlyDetachFailures(tl *timeline.Timeline, stuckAfter time.Duration) []Finding {
-	snap := tl.State
-	if snap == nil {
-		snap = tl.StateRead
-	}
-	if snap == nil {
-		return nil
-	}
-	inLogs := map[string]bool{}
-	for _, v := range tl.Volumes {
-		// not append(v.Names(), …): Names may return the volume's own array
-		for _, n := range v.Names() {
-			inLogs[n] = true
-		}
-		for _, n := range v.Attachments() {
-			inLogs[n] = true
-		}
-		inLogs[v.PV], inLogs[v.Handle], inLogs[v.UniqueName] = true, true, true
-	}
-	taken := map[string]time.Time{}
-	for _, f := range snap.Files {
-		taken[f.Path] = f.Taken
-	}
+	snap, vas := unloggedAttachments(tl)
 	var out []Finding
-	for _, va := range snap.VolumeAttachments {
-		at := taken[va.Source.Path]
-		stuck := va.StuckDetach() && !at.IsZero() && at.Sub(va.Deleted) >= stuckAfter
-		if va.DetachError == nil && !stuck || inLogs[va.Name] || va.PV != "" && inLogs[va.PV] || va.InlineHandle != "" && inLogs[va.InlineHandle] {
-			continue
+	for _, u := range vas {
+		va := u.va
+		stuck := va.StuckDetach() && !u.taken.IsZero() && u.taken.Sub(va.Deleted) >= stuckAfter
+		if va.DetachError != nil || stuck {
+			out = append(out, stateDetachFinding(snap, va))
 		}
-		out = append(out, stateDetachFinding(snap, va))
 	}
 	return out
 }
@@ -163,7 +138,7 @@ func stateOnlyDetachFailures(tl *timeline.Timeline, stuckAfter time.Duration) []
 // stateDetachFinding reports VolumeAttachment va's failed or unfinished
 // detach (stateOnlyDetachFailures).
 func stateDetachFinding(snap *state.Snapshot, va *state.VolumeAttachment) Finding {
-	vol := cmp.Or(va.PV, va.InlineHandle, "the volume of VolumeAttachment "+va.Name)
+	vol := stateVolume(va)
 	what := "is being deleted but its finalizer is still on: the detach had not finished when the state was dumped"
 	start := va.Deleted
 	if e := va.DetachError; e != nil {

@@ -29,7 +29,13 @@ A slow attach is the cloud or the driver being slow (disk stuck attaching,
 API throttling), the attach waiting behind an operation on the same volume
 (RWO attach/detach share one backoff key, so an attach to a new node can wait
 out up to 2m2s of backoff left by failures elsewhere), or the controller not
-attaching at all (attach/detach disabled, controller down).`,
+attaching at all (attach/detach disabled, controller down).
+
+The cluster state shows an attach no log does: a VolumeAttachment not
+attached with a status.attachError (of any class but the node's volume
+limit, which is attach-limit's), or without one threshold after it was
+made when the state was dumped, is reported for a volume the logs do not
+name (with state alone too).`,
 		Next: `Look at the VolumeAttachment (status.attachError), the external-attacher and
 CSI controller plugin logs, and the disk's state in the cloud; on the kubelet
 side check node.status.volumesAttached / volumesInUse for the volume.`,
@@ -77,6 +83,11 @@ func checkSlowAttach(c *Context) []Finding {
 	// the pod's volume, not the PV).
 	if f, ok := mountTimeoutFinding(nil, c.Timeline.Other, ms); ok {
 		out = append(out, f)
+	}
+	// Attaches only the cluster state shows.
+	snap, vas := unloggedAttachments(c.Timeline)
+	for _, u := range unloggedAttachFailures(vas, false, th) {
+		out = append(out, stateAttachFinding(snap, u.va, u.taken))
 	}
 	return out
 }

@@ -7,6 +7,11 @@ import (
 	"unsafe"
 )
 
+// ClassifyCode is the error class (a Code* constant, or "") of an error
+// text read outside a log line: a VolumeAttachment's status.attachError,
+// say. It classifies as the parser does the errors it reads.
+func ClassifyCode(errText string) string { return classifyCode(errText) }
+
 // classifyCode maps an error text to one of the Code* constants, or "" when
 // nothing is recognised. It matches error codes and fixed phrases written by
 // Kubernetes, cloud SDKs and drivers — never the free-form, service-provided
