@@ -124,10 +124,7 @@ func attachLimitFinding(v *timeline.Volume, node string, evs []parser.Event) Fin
 	if v != nil {
 		vol = name(v)
 	}
-	where := nodeOr(node)
-	if node == "" {
-		where = "the node"
-	}
+	where := nodeHere(node)
 	sum := fmt.Sprintf("attach of %s to %s refused: %s", vol, where, what)
 	if n > 1 {
 		sum += fmt.Sprintf(" (×%d", n)
@@ -144,12 +141,7 @@ func attachLimitFinding(v *timeline.Volume, node string, evs []parser.Event) Fin
 		fmt.Fprintf(&ex, "ControllerPublishVolume (the attach the attach/detach controller asked for through the VolumeAttachment) for %s on %s was refused %s by the cloud: %s%s. ", vol, where, plural(n, "time"), what, limit)
 		ex.WriteString("The scheduler placed the pod there, so the node's CSINode allocatable count is higher than what the instance takes (disks or ENIs attached outside Kubernetes, a wrong volume attach limit, or attachments leaked by earlier detaches). The operation executor retries with backoff and every retry fails the same way until a disk leaves the node or the pod moves.")
 	}
-	steps := []Step{
-		{Recover, fmt.Sprintf("Free a slot on %s (detach a leaked or unused disk) or move the pod to another node (cordon %s and delete the pod).", where, where)},
-		{Confirm, fmt.Sprintf("Count every disk attached to %s in the cloud console and compare with kubectl get csinode %s -o yaml (allocatable.count) and kubectl get volumeattachments for that node.", where, nodeOrAngle(node))},
-		{Fix, fix},
-		{Prevent, "Spread volume-heavy pods (topology spread constraints) and alert on VolumeAttachments with attachError."},
-	}
+	steps := append(limitSteps(node, fix), Step{Prevent, "Spread volume-heavy pods (topology spread constraints) and alert on VolumeAttachments with attachError."})
 	if sched {
 		steps = steps[1:]
 	}
@@ -172,6 +164,17 @@ func attachLimitFinding(v *timeline.Volume, node string, evs []parser.Event) Fin
 	}
 	f.SetNext(steps...)
 	return f
+}
+
+// limitSteps are the recover, confirm and fix steps of an attach refused
+// for node's volume limit, fix the fix step limitWording gave.
+func limitSteps(node, fix string) []Step {
+	where := nodeHere(node)
+	return []Step{
+		{Recover, fmt.Sprintf("Free a slot on %s (detach a leaked or unused disk) or move the pod to another node (cordon %s and delete the pod).", where, where)},
+		{Confirm, fmt.Sprintf("Count every disk attached to %s in the cloud console and compare with kubectl get csinode %s -o yaml (allocatable.count) and kubectl get volumeattachments for that node.", where, nodeOrAngle(node))},
+		{Fix, fix},
+	}
 }
 
 // limitWording names the limit an error text reports, the number when it

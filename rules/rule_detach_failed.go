@@ -140,24 +140,13 @@ func stateOnlyDetachFailures(tl *timeline.Timeline, stuckAfter time.Duration) []
 func stateDetachFinding(snap *state.Snapshot, va *state.VolumeAttachment) Finding {
 	vol := stateVolume(va)
 	what := "is being deleted but its finalizer is still on: the detach had not finished when the state was dumped"
-	start := va.Deleted
 	if e := va.DetachError; e != nil {
 		what = "has status.detachError " + strconv.Quote(e.Message)
-		if !e.Time.IsZero() {
-			start = e.Time
-		}
 	}
-	f := Finding{
-		PV:      va.PV,
-		Nodes:   []string{va.Node},
-		Start:   start.UTC(),
-		End:     start.UTC(),
-		Count:   1,
-		Summary: fmt.Sprintf("detach of %s from %s: its VolumeAttachment %s (only the cluster state shows it; no log names the volume)", vol, nodeOr(va.Node), what),
-		Explanation: fmt.Sprintf("The VolumeAttachment %s asks the external-attacher to detach %s from %s (it is deleted when the detach is done: its finalizer holds it until then) and %s. Until ControllerUnpublishVolume succeeds, the attach/detach controller counts the volume as attached to %s, so it cannot be attached elsewhere (Multi-Attach). No log given here names the volume, so when and why the detach started is not known.",
-			va.Name, vol, nodeOr(va.Node), what, nodeOr(va.Node)),
-		Evidence: []Evidence{stateEvidence(snap.AttachmentEvidence(va), "the VolumeAttachment")},
-	}
+	f := stateFinding(snap, va, va.Deleted, va.DetachError)
+	f.Summary = fmt.Sprintf("detach of %s from %s: its VolumeAttachment %s (only the cluster state shows it; no log names the volume)", vol, nodeOr(va.Node), what)
+	f.Explanation = fmt.Sprintf("The VolumeAttachment %s asks the external-attacher to detach %s from %s (it is deleted when the detach is done: its finalizer holds it until then) and %s. Until ControllerUnpublishVolume succeeds, the attach/detach controller counts the volume as attached to %s, so it cannot be attached elsewhere (Multi-Attach). No log given here names the volume, so when and why the detach started is not known.",
+		va.Name, vol, nodeOr(va.Node), what, nodeOr(va.Node))
 	steps := []Step{
 		{Confirm, fmt.Sprintf("Read the external-attacher's and the CSI controller plugin's logs%s for ControllerUnpublishVolume of %s, and check the disk in the cloud: is it still attached to %s?", driverNote(va.Attacher), vol, nodeHere(va.Node))},
 		{Fix, "If the disk is already detached or deleted in the cloud (a 404 or NotFound detachError), the detach cannot succeed: remove the VolumeAttachment's finalizer (kubectl patch volumeattachment " + va.Name + " --type=merge -p '{\"metadata\":{\"finalizers\":null}}'); else fix what the detachError names and let the external-attacher retry."},

@@ -58,6 +58,23 @@ func unloggedAttachments(tl *timeline.Timeline) (*state.Snapshot, []unlogged) {
 	return snap, out
 }
 
+// stateFinding is the frame of a finding about VolumeAttachment va made
+// from the cluster state alone: its volume and node, the object as its
+// evidence, at when — or at the time of err, va's error, when it has one.
+func stateFinding(snap *state.Snapshot, va *state.VolumeAttachment, when time.Time, err *state.VolumeError) Finding {
+	if err != nil && !err.Time.IsZero() {
+		when = err.Time
+	}
+	return Finding{
+		PV:       va.PV,
+		Nodes:    []string{va.Node},
+		Start:    when.UTC(),
+		End:      when.UTC(),
+		Count:    1,
+		Evidence: []Evidence{stateEvidence(snap.AttachmentEvidence(va), "the VolumeAttachment")},
+	}
+}
+
 // stateVolume names the volume of VolumeAttachment va in a sentence.
 func stateVolume(va *state.VolumeAttachment) string {
 	switch {
@@ -102,27 +119,17 @@ func unloggedAttachFailures(vas []unlogged, limit bool, stuckAfter time.Duration
 // attach storms' (classMechanics, classSteps).
 func stateAttachFinding(snap *state.Snapshot, va *state.VolumeAttachment, taken time.Time) Finding {
 	vol, node := stateVolume(va), nodeOr(va.Node)
-	f := Finding{
-		PV:       va.PV,
-		Nodes:    []string{va.Node},
-		Count:    1,
-		Evidence: []Evidence{stateEvidence(snap.AttachmentEvidence(va), "the VolumeAttachment")},
-	}
+	f := stateFinding(snap, va, va.Created, va.AttachError)
 	var what, since string
-	start := va.Created
 	if e := va.AttachError; e != nil {
 		f.Code = parser.ErrorCode(e.Message)
 		what = "has status.attachError " + strconv.Quote(e.Message)
-		if !e.Time.IsZero() {
-			start = e.Time
-		}
 		f.Summary = fmt.Sprintf("attach of %s to %s failed%s: its VolumeAttachment %s %s; only the cluster state shows it (no log names the volume)", vol, node, withCode(f.Code), va.Name, errorHeadline("attachError", e.Message))
 	} else {
 		since = dur(taken.Sub(va.Created))
 		what = "is not attached " + since + " after it was created, without an attachError"
 		f.Summary = fmt.Sprintf("attach of %s to %s not finished %s after its VolumeAttachment %s was created (only the cluster state shows it; no log names the volume)", vol, node, since, va.Name)
 	}
-	f.Start, f.End = start.UTC(), start.UTC()
 	var ex strings.Builder
 	fmt.Fprintf(&ex, "The attach/detach controller made VolumeAttachment %s to have the external-attacher attach %s to %s (ControllerPublishVolume); it %s. Until status.attached is true the volume is not in %s's node.status.volumesAttached: the kubelet waits in VerifyControllerAttachedVolume and the pod stays ContainerCreating, while the external-attacher retries with backoff. ", va.Name, vol, node, what, node)
 	if m := classMechanics(f.Code); m != "" {
@@ -148,26 +155,11 @@ func stateAttachFinding(snap *state.Snapshot, va *state.VolumeAttachment, taken 
 func stateLimitFinding(snap *state.Snapshot, va *state.VolumeAttachment) Finding {
 	vol, node := stateVolume(va), nodeOr(va.Node)
 	what, limit, fix := limitWording(va.AttachError.Message)
-	start := va.Created
-	if t := va.AttachError.Time; !t.IsZero() {
-		start = t
-	}
-	f := Finding{
-		PV:          va.PV,
-		Nodes:       []string{va.Node},
-		Start:       start.UTC(),
-		End:         start.UTC(),
-		Count:       1,
-		Code:        parser.CodeAttachLimit,
-		Summary:     fmt.Sprintf("attach of %s to %s refused: %s%s; its VolumeAttachment %s has an attachError (only the cluster state shows it; no log names the volume)", vol, node, what, limit, va.Name),
-		Explanation: fmt.Sprintf("ControllerPublishVolume for %s on %s, which the external-attacher calls for VolumeAttachment %s, was refused by the cloud (status.attachError %s): %s%s. The scheduler placed the pod there, so the node's CSINode allocatable count is higher than what the instance takes (disks or ENIs attached outside Kubernetes, a wrong volume attach limit, or attachments leaked by earlier detaches); the external-attacher retries with backoff and every retry fails the same way until a disk leaves the node or the pod moves. No log given here names the volume.", vol, node, va.Name, strconv.Quote(va.AttachError.Message), what, limit),
-		Evidence:    []Evidence{stateEvidence(snap.AttachmentEvidence(va), "the VolumeAttachment")},
-	}
-	f.SetNext(
-		Step{Recover, fmt.Sprintf("Free a slot on %s (detach a leaked or unused disk) or move the pod to another node (cordon %s and delete the pod).", nodeHere(va.Node), nodeHere(va.Node))},
-		Step{Confirm, fmt.Sprintf("Count every disk attached to %s in the cloud console and compare with kubectl get csinode %s -o yaml (allocatable.count) and kubectl get volumeattachments for that node.", nodeHere(va.Node), nodeOrAngle(va.Node))},
-		Step{Fix, fix},
-	)
+	f := stateFinding(snap, va, va.Created, va.AttachError)
+	f.Code = parser.CodeAttachLimit
+	f.Summary = fmt.Sprintf("attach of %s to %s refused: %s%s; its VolumeAttachment %s has an attachError (only the cluster state shows it; no log names the volume)", vol, node, what, limit, va.Name)
+	f.Explanation = fmt.Sprintf("ControllerPublishVolume for %s on %s, which the external-attacher calls for VolumeAttachment %s, was refused by the cloud (status.attachError %s): %s%s. The scheduler placed the pod there, so the node's CSINode allocatable count is higher than what the instance takes (disks or ENIs attached outside Kubernetes, a wrong volume attach limit, or attachments leaked by earlier detaches); the external-attacher retries with backoff and every retry fails the same way until a disk leaves the node or the pod moves. No log given here names the volume.", vol, node, va.Name, strconv.Quote(va.AttachError.Message), what, limit)
+	f.SetNext(limitSteps(va.Node, fix)...)
 	return f
 }
 
