@@ -140,11 +140,12 @@ func stateOnlyDetachFailures(tl *timeline.Timeline, stuckAfter time.Duration) []
 func stateDetachFinding(snap *state.Snapshot, va *state.VolumeAttachment) Finding {
 	vol := stateVolume(va)
 	what := "is being deleted but its finalizer is still on: the detach had not finished when the state was dumped"
+	headline := what
 	if e := va.DetachError; e != nil {
-		what = "has status.detachError " + strconv.Quote(e.Message)
+		what, headline = "has status.detachError "+strconv.Quote(e.Message), errorHeadline("detachError", e.Message)
 	}
 	f := stateFinding(snap, va, va.Deleted, va.DetachError)
-	f.Summary = fmt.Sprintf("detach of %s from %s: its VolumeAttachment %s (only the cluster state shows it; no log names the volume)", vol, nodeOr(va.Node), what)
+	f.Summary = fmt.Sprintf("detach of %s from %s: its VolumeAttachment %s (only the cluster state shows it; no log names the volume)", vol, nodeOr(va.Node), headline)
 	f.Explanation = fmt.Sprintf("The VolumeAttachment %s asks the external-attacher to detach %s from %s (it is deleted when the detach is done: its finalizer holds it until then) and %s. Until ControllerUnpublishVolume succeeds, the attach/detach controller counts the volume as attached to %s, so it cannot be attached elsewhere (Multi-Attach). No log given here names the volume, so when and why the detach started is not known.",
 		va.Name, vol, nodeOr(va.Node), what, nodeOr(va.Node))
 	steps := []Step{

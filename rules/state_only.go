@@ -124,7 +124,7 @@ func stateAttachFinding(snap *state.Snapshot, va *state.VolumeAttachment, taken 
 	if e := va.AttachError; e != nil {
 		f.Code = parser.ErrorCode(e.Message)
 		what = "has status.attachError " + strconv.Quote(e.Message)
-		f.Summary = fmt.Sprintf("attach of %s to %s failed%s: its VolumeAttachment %s %s; only the cluster state shows it (no log names the volume)", vol, node, withCode(f.Code), va.Name, errorHeadline("attachError", e.Message))
+		f.Summary = fmt.Sprintf("attach of %s to %s failed%s: its VolumeAttachment %s %s (only the cluster state shows it; no log names the volume)", vol, node, withCode(f.Code), va.Name, errorHeadline("attachError", e.Message))
 	} else {
 		since = dur(taken.Sub(va.Created))
 		what = "is not attached " + since + " after it was created, without an attachError"
@@ -173,13 +173,13 @@ func withCode(code string) string {
 
 // headlineError is the longest error text a finding's summary quotes;
 // a longer one is in its explanation and evidence only.
-const headlineError = 100
+const headlineError = 160
 
 // errorHeadline names a VolumeAttachment's error field in a summary: with
 // its text quoted when that is short, else pointing to the evidence.
 func errorHeadline(field, msg string) string {
 	if len(msg) > headlineError {
-		return "has a status." + field + " (the evidence quotes it)"
+		return "has a long status." + field + ", quoted in the evidence"
 	}
 	return "has status." + field + " " + strconv.Quote(msg)
 }
