@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -77,13 +78,7 @@ func stateFinding(snap *state.Snapshot, va *state.VolumeAttachment, when time.Ti
 
 // stateVolume names the volume of VolumeAttachment va in a sentence.
 func stateVolume(va *state.VolumeAttachment) string {
-	switch {
-	case va.PV != "":
-		return va.PV
-	case va.InlineHandle != "":
-		return va.InlineHandle
-	}
-	return "the volume of VolumeAttachment " + va.Name
+	return cmp.Or(va.PV, va.InlineHandle, "the volume of VolumeAttachment "+va.Name)
 }
 
 // unloggedAttachFailures are the attaches of unlogged that failed or never
@@ -120,13 +115,13 @@ func unloggedAttachFailures(vas []unlogged, limit bool, stuckAfter time.Duration
 func stateAttachFinding(snap *state.Snapshot, va *state.VolumeAttachment, taken time.Time) Finding {
 	vol, node := stateVolume(va), nodeOr(va.Node)
 	f := stateFinding(snap, va, va.Created, va.AttachError)
-	var what, since string
+	var what string
 	if e := va.AttachError; e != nil {
 		f.Code = parser.ErrorCode(e.Message)
 		what = "has status.attachError " + strconv.Quote(e.Message)
 		f.Summary = fmt.Sprintf("attach of %s to %s failed%s: its VolumeAttachment %s %s (only the cluster state shows it; no log names the volume)", vol, node, withCode(f.Code), va.Name, errorHeadline("attachError", e.Message))
 	} else {
-		since = dur(taken.Sub(va.Created))
+		since := dur(taken.Sub(va.Created))
 		what = "is not attached " + since + " after it was created, without an attachError"
 		f.Summary = fmt.Sprintf("attach of %s to %s not finished %s after its VolumeAttachment %s was created (only the cluster state shows it; no log names the volume)", vol, node, since, va.Name)
 	}
