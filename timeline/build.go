@@ -211,7 +211,7 @@ func prepareEvents(evs []parser.Event, src []parser.Result, inputs []int, in []i
 	describes := make([]bool, len(bounds)-1)
 	// the parts' strings, region c (regionOf) for part c: merge keeps
 	// them where they are when every part's fit (see merge)
-	pr.strs = prefault.Make[string](0, idsPerEvent*len(evs)) // (see internal/prefault)
+	pr.strs = prefault.Make[string](0, idRoom(len(evs))) // (see internal/prefault)
 	each(bounds, func(c, lo, hi int) {
 		sy := newSymsIn(hi-lo, pr.regionOf(c))
 		var raw map[int32]string
@@ -303,10 +303,17 @@ func concat(parts [][]int32) []int32 {
 }
 
 // idsPerEvent is the room for strings prepareEvents gives each event
-// (names distinct in its part): 0.85 are used on the generator's default
-// shape, 1.7 on the churn shape (35k volumes of three events each). A part
-// that needs more grows its own array. Tests change it.
-var idsPerEvent = 2
+// (names distinct in its part; the array is written whole before it is
+// used, see internal/prefault, so room not used is memory held for
+// nothing): at 1 GiB 0.6 are used on the generator's default shape, 1.33
+// on the churn shape (35k volumes of three events each: their computed
+// VolumeAttachment names are not interned), 0.19 on the storm's, 0.13
+// on many-nodes'. A part that needs more grows its own array, and merge
+// copies them all. Tests change it.
+var idsPerEvent = 1.5
+
+// idRoom is the room for strings of the first n events (idsPerEvent each).
+func idRoom(n int) int { return int(idsPerEvent * float64(n)) }
 
 // expectAt is how many events of a part are interned before its tables
 // are sized for the rest (syms.expect).
@@ -341,7 +348,7 @@ type prepared struct {
 // regionOf is part c's region of pr.strs: idsPerEvent for each of its
 // events, empty.
 func (pr *prepared) regionOf(c int) []string {
-	lo, hi := idsPerEvent*pr.bounds[c], idsPerEvent*pr.bounds[c+1]
+	lo, hi := idRoom(pr.bounds[c]), idRoom(pr.bounds[c+1])
 	return pr.strs[lo:lo:hi]
 }
 

@@ -5,9 +5,11 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/kcmtrace/kcmtrace/internal/prefault"
 	"github.com/kcmtrace/kcmtrace/parser"
+	"github.com/kcmtrace/kcmtrace/state"
 )
 
 // group links every event to a volume (or to Other) and fills t.Volumes.
@@ -50,6 +52,11 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 		done               bool  // the UniqueName's own handle is linked
 	}
 	seen := newSymSlots[seenVol](len(sy.str)) // by UniqueName sym
+	// the hashes of the VolumeAttachment names the events give: a CSI
+	// UniqueName is linked to the name computed for it on a node only
+	// when an event gives that name (every volume's own are computed
+	// again by describe)
+	refs := sy.attachmentRefs()
 	// Pass 1: link the events that carry a UniqueName. root[p] keeps the
 	// name id of ord[p]'s UniqueName (noVolume, ignoredVolume) for pass 2.
 	const noVolume, ignoredVolume = -1, -2
@@ -92,13 +99,19 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 				addAlias(id.pv, id.vol)
 			}
 		}
-		if id.node >= 0 && sy.is(id.vol, symCSI) && id.node+1 != sv.node {
+		if refs != nil && id.node >= 0 && sy.is(id.vol, symCSI) && id.node+1 != sv.node {
 			sv.node = id.node + 1
-			a := id.va
-			if a < 0 { // a node given after interning (fillKubeletNodes)
-				a = sy.attachment(id.vol, id.node)
+			h := id.va
+			if !id.vaSet { // a node given after interning (fillKubeletNodes)
+				h = sy.attachmentHash(id.vol, id.node)
 			}
-			n.union(u, n.add(a))
+			// an event names the VolumeAttachment (or a name of its hash):
+			// link the name it gives
+			if refs[h] {
+				if a, ok := sy.lookup(symName, sy.attachmentName(&sy.va, id.vol, id.node)); ok {
+					n.union(u, n.add(a))
+				}
+			}
 		}
 	}
 	seen = symSlots[seenVol]{}
@@ -465,6 +478,11 @@ type scratch struct {
 	ctlIv, klIv []Interval
 	edges       []edge
 	active      []held
+	// describe's computed VolumeAttachment names: the (UniqueName, node)
+	// pairs, the name being computed, and where the names are kept
+	pairs   [][2]int32
+	va      [state.AttachmentNameLen]byte
+	vaArena []byte
 	// the volumes' small slices are cut from larger allocations
 	ivs       slab[Interval]
 	strs      slab[string]
@@ -598,6 +616,13 @@ func (sc *scratch) describe(v *Volume, ids []evIDs, sy *syms, rootName string, l
 	// the lists are made in sc.lists, then cut from the slab at once
 	lists := sc.lists[:0]
 	tmp := sortedNames(sc.tmp[:0], names, sy)
+	// and the VolumeAttachment names computed for its CSI UniqueNames on
+	// their events' nodes (one may be linked already: an event gave it)
+	k := len(tmp)
+	if tmp = sc.attachmentNames(tmp, ids, sy); len(tmp) > k {
+		slices.Sort(tmp)
+		tmp = slices.Compact(tmp)
+	}
 	// the names but for UniqueName, PV and Handle (SetNames)
 	if pos := namePositions(tmp, v.UniqueName, v.PV, v.Handle); pos != (namePos{}) {
 		lists, v.namePos = dropPositions(lists, tmp, pos), pos
@@ -634,6 +659,37 @@ func (sc *scratch) describe(v *Volume, ids []evIDs, sy *syms, rootName string, l
 	}
 	sc.tmp, sc.tmp2, sc.lists = tmp[:0], namespaced[:0], lists[:0]
 	sc.names, sc.nodes, sc.pods, sc.pvs = names[:0], nodes[:0], pods[:0], pvs[:0]
+}
+
+// attachmentNames appends to dst the VolumeAttachment names of the
+// volume's CSI UniqueNames on the nodes of their events (ids), each once,
+// in memory of their own.
+func (sc *scratch) attachmentNames(dst []string, ids []evIDs, sy *syms) []string {
+	pairs := sc.pairs[:0]
+	for i := range ids {
+		id := &ids[i]
+		if id.node < 0 || !sy.is(id.vol, symCSI) {
+			continue
+		}
+		if p := [2]int32{id.vol, id.node}; len(pairs) == 0 || pairs[len(pairs)-1] != p {
+			pairs = append(pairs, p)
+		}
+	}
+	if len(pairs) > 1 {
+		slices.SortFunc(pairs, func(a, b [2]int32) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
+		pairs = slices.Compact(pairs)
+	}
+	for _, p := range pairs {
+		name := sy.attachmentName(&sc.va, p[0], p[1])
+		if len(sc.vaArena)+len(name) > cap(sc.vaArena) {
+			sc.vaArena = make([]byte, 0, 64<<10)
+		}
+		off := len(sc.vaArena)
+		sc.vaArena = append(sc.vaArena, name...)
+		dst = append(dst, unsafe.String(&sc.vaArena[off], len(name)))
+	}
+	sc.pairs = pairs[:0]
+	return dst
 }
 
 // sortedNames appends to dst the distinct strings of syms, sorted (among

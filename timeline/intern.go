@@ -13,10 +13,12 @@ import (
 // evIDs are an event's names as sym ids (-1: empty).
 type evIDs struct {
 	vol, pv, handle, att, node, pod int32
-	// va is the VolumeAttachment name computed for a CSI vol on node
-	// (AttachmentName); -1 without a CSI vol or a node when interned.
-	va  int32
-	rwx bool // a direct KCM line with an RWX nestedpendingoperations key (see multi)
+	// va is the hash (strHash) of the VolumeAttachment name computed for
+	// a CSI vol on node (AttachmentName), when vaSet: the name itself is
+	// not kept (see attachmentFor).
+	va    uint32
+	vaSet bool // va was computed when the event was interned (a CSI vol and a node)
+	rwx   bool // a direct KCM line with an RWX nestedpendingoperations key (see multi)
 	// started: a ControllerStarted event (grouping leaves it in Other
 	// without reading the event)
 	started bool
@@ -31,15 +33,20 @@ type evIDs struct {
 // memory of its own, shared by the events naming it (parser/textstore's
 // Names), so the names the timeline keeps (Volume.Names, Nodes, …) are
 // those bytes. Only the VolumeAttachment names computed here are copied,
-// into an arena. The tables index the ids by their strings (strTab);
+// into an arena. The VolumeAttachment name of a CSI volume on a node is
+// computed but not interned: only its hash is kept (evIDs.va), which
+// grouping matches against the names of that form the events give (most
+// name none: 1 GiB of a large cluster's churn computes 35k and names a
+// few hundred, with their volume's UniqueName), and the volumes' own
+// are computed again when they are described (attachmentFor). The
+// tables index the ids by their strings (strTab);
 // once grouping has linked every name they are dropped (seal), and the
 // ids, strings and flags serve the rest of the build.
 type syms struct {
-	tab   [3]strTab                     // symName, symNode, symPod: string → sym id
-	str   []string                      // sym id → the string
-	flag  []uint8                       // sym id → sym* flags, and its table (symTabShift)
-	arena []byte                        // the computed VolumeAttachment names
-	va    [state.AttachmentNameLen]byte // a computed VolumeAttachment name, before it is interned
+	tab  [3]strTab                     // symName, symNode, symPod: string → sym id
+	str  []string                      // sym id → the string
+	flag []uint8                       // sym id → sym* flags, and its table (symTabShift)
+	va   [state.AttachmentNameLen]byte // a computed VolumeAttachment name (attachmentHash)
 }
 
 // The tables.
@@ -58,6 +65,9 @@ const (
 	symIgnored                   // name: Ignored
 	symNil                       // name: "nil"
 	symCSI                       // name: a CSI UniqueName: kubernetes.io/csi/<driver>^<handle>
+	// name: of the form of a computed VolumeAttachment name
+	// (isAttachmentName); it shares symSlash's bit, which only pods have
+	symAttachment = symSlash
 )
 
 // symTabShift places a sym's table (symName, symNode, symPod) in the top
@@ -96,11 +106,7 @@ func (sy *syms) expect(done, total int) {
 
 // intern returns the id of s in table tab, -1 for "". A new s is kept as
 // it is (it must not be a window of a buffer that is reused).
-func (sy *syms) intern(tab int, s string) int32 { return sy.put(tab, s, false) }
-
-// put is intern; with copy, a new s is copied into the arena first (s is
-// a buffer about to be reused).
-func (sy *syms) put(tab int, s string, copy bool) int32 {
+func (sy *syms) intern(tab int, s string) int32 {
 	if s == "" {
 		return -1
 	}
@@ -108,14 +114,6 @@ func (sy *syms) put(tab int, s string, copy bool) int32 {
 	i, slot := sy.tab[tab].find(sy.str, s, h)
 	if i >= 0 {
 		return i
-	}
-	if copy {
-		if len(sy.arena)+len(s) > cap(sy.arena) {
-			sy.arena = make([]byte, 0, max(64<<10, len(s)))
-		}
-		off := len(sy.arena)
-		sy.arena = append(sy.arena, s...)
-		s = unsafe.String(&sy.arena[off], len(s))
 	}
 	i = sy.push(s, classify(tab, s)|uint8(tab)<<symTabShift)
 	sy.tab[tab].insert(slot, h, i)
@@ -160,6 +158,9 @@ func classify(tab int, s string) uint8 {
 		}
 		if s == "nil" {
 			f |= symNil
+		}
+		if isAttachmentName(s) {
+			f |= symAttachment
 		}
 	case symPod:
 		if strings.Contains(s, "/") {
@@ -219,25 +220,32 @@ func (sy *syms) event(ev *parser.Event, prev *lastNames) evIDs {
 	id.att = sy.intern(symName, ev.Attachment)
 	id.node = sy.internAs(symNode, ev.Node, last.node-1)
 	id.pod = sy.internAs(symPod, ev.Pod, last.pod-1)
-	id.va = -1
 	if id.node >= 0 && sy.is(id.vol, symCSI) {
-		if id.node+1 == last.node && last.va > 0 {
-			id.va = last.va - 1
+		id.vaSet = true
+		if id.node+1 == last.vaNode {
+			id.va = last.va
 		} else {
-			id.va = sy.attachment(id.vol, id.node)
+			id.va = sy.attachmentHash(id.vol, id.node)
 		}
 	}
 	id.rwx = ev.Component == parser.ComponentKCM && ev.Origin == 0 && ev.RWXKey
 	id.started = ev.Kind == parser.ControllerStarted
 	if id.vol >= 0 {
-		*last = lastIDs{pv: id.pv + 1, handle: id.handle + 1, node: id.node + 1, pod: id.pod + 1, va: id.va + 1}
+		*last = lastIDs{pv: id.pv + 1, handle: id.handle + 1, node: id.node + 1, pod: id.pod + 1, va: id.va}
+		if id.vaSet {
+			last.vaNode = id.node + 1
+		}
 	}
 	return id
 }
 
 // lastIDs are the names of a volume's latest event (see event), each id
-// +1 (0: none).
-type lastIDs struct{ pv, handle, node, pod, va int32 }
+// +1 (0: none), and the hash of the VolumeAttachment name computed for
+// node vaNode-1 (0: none).
+type lastIDs struct {
+	pv, handle, node, pod, vaNode int32
+	va                            uint32
+}
 
 // lastNames are the lastIDs of the volumes seen so far (see symSlots):
 // indexing the 20-byte entries by sym directly took 7 MB on the churn
@@ -295,17 +303,40 @@ func (l *symSlots[T]) of(sym int32) *T {
 	return &l.val[i>>slotShift][i&slotMask]
 }
 
-// attachment interns the VolumeAttachment name of CSI UniqueName vol on
-// node (syms of their tables).
-func (sy *syms) attachment(vol, node int32) int32 {
+// attachmentHash is the hash (strHash) of the VolumeAttachment name of
+// CSI UniqueName vol on node (syms of their tables).
+func (sy *syms) attachmentHash(vol, node int32) uint32 {
+	return strHash(sy.attachmentName(&sy.va, vol, node))
+}
+
+// attachmentName computes the VolumeAttachment name of CSI UniqueName vol
+// on node in buf, and returns it: a window of buf (copy it to keep it).
+func (sy *syms) attachmentName(buf *[state.AttachmentNameLen]byte, vol, node int32) string {
 	driver, handle, _ := ParseUniqueName(sy.str[vol])
-	state.PutAttachmentName(&sy.va, handle, driver, sy.str[node])
-	return sy.put(symName, unsafe.String(&sy.va[0], len(sy.va)), true)
+	state.PutAttachmentName(buf, handle, driver, sy.str[node])
+	return unsafe.String(&buf[0], len(buf))
+}
+
+// attachmentRefs returns the hashes (strHash) of the names of the form of
+// a computed VolumeAttachment name that the events give (symAttachment:
+// in their Attachment, or any other of their names), nil when they give
+// none: a computed name is linked only when one of these may be it.
+func (sy *syms) attachmentRefs() map[uint32]bool {
+	var refs map[uint32]bool
+	for i, f := range sy.flag {
+		if f>>symTabShift == symName && f&symAttachment != 0 {
+			if refs == nil {
+				refs = map[uint32]bool{}
+			}
+			refs[strHash(sy.str[i])] = true
+		}
+	}
+	return refs
 }
 
 // remap replaces each id of id by m[id] (see absorb).
 func (id *evIDs) remap(m []int32) {
-	for _, f := range [...]*int32{&id.vol, &id.pv, &id.handle, &id.att, &id.node, &id.pod, &id.va} {
+	for _, f := range [...]*int32{&id.vol, &id.pv, &id.handle, &id.att, &id.node, &id.pod} {
 		if *f >= 0 {
 			*f = m[*f]
 		}

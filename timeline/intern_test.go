@@ -76,7 +76,7 @@ func TestPrepareParts(t *testing.T) {
 	// with no room for names in the shared array, every part grows its
 	// own and merge copies the strings; with room for eight an event (it
 	// names seven at most), merge moves them within the array
-	for _, per := range []int{0, 8} {
+	for _, per := range []float64{0, 8} {
 		t.Run(fmt.Sprint(per), func(t *testing.T) {
 			prev := idsPerEvent
 			idsPerEvent = per
@@ -86,7 +86,7 @@ func TestPrepareParts(t *testing.T) {
 				t.Fatal("splitSmall did not split the events")
 			}
 			if inPlace != (per == 8) {
-				t.Fatalf("room for %d names an event: merged in place %v", per, inPlace)
+				t.Fatalf("room for %v names an event: merged in place %v", per, inPlace)
 			}
 			checkMerged(t, got, want, gotPr, wantPr)
 		})

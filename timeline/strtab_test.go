@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"unsafe"
@@ -128,8 +129,9 @@ func TestSymsGrowth(t *testing.T) {
 }
 
 // An interned name is the caller's string itself (the events' names own
-// their memory: no second copy); a computed VolumeAttachment name is
-// copied out of the buffer it is computed in, which the next one reuses.
+// their memory: no second copy); a volume's computed VolumeAttachment
+// names are copied out of the buffer they are computed in, which the next
+// one reuses, each once, and only for CSI UniqueNames on a node.
 func TestSymsOwnership(t *testing.T) {
 	sy := newSyms(4, 4)
 	vol := strings.Clone("kubernetes.io/csi/ebs.csi.aws.com^vol-1")
@@ -137,10 +139,16 @@ func TestSymsOwnership(t *testing.T) {
 	if unsafe.StringData(sy.str[v]) != unsafe.StringData(vol) {
 		t.Error("intern copied the name")
 	}
+	tree := sy.intern(symName, "kubernetes.io/aws-ebs/vol-1")
 	n1, n2 := sy.intern(symNode, "node-1"), sy.intern(symNode, "node-2")
-	a1 := sy.attachment(v, n1)
-	sy.attachment(v, n2)
-	if want := state.AttachmentName("vol-1", "ebs.csi.aws.com", "node-1"); sy.str[a1] != want {
-		t.Errorf("node-1's VolumeAttachment name is %q after node-2's was computed, want %q", sy.str[a1], want)
+	ids := []evIDs{{vol: v, node: n2}, {vol: v, node: n1}, {vol: v, node: -1}, {vol: tree, node: n1}, {vol: v, node: n2}}
+	var sc scratch
+	got := sc.attachmentNames([]string{"first"}, ids, sy)
+	want := []string{"first", state.AttachmentName("vol-1", "ebs.csi.aws.com", "node-1"), state.AttachmentName("vol-1", "ebs.csi.aws.com", "node-2")}
+	if !slices.Equal(got, want) {
+		t.Errorf("attachmentNames = %q, want %q", got, want)
+	}
+	if want := sy.attachmentHash(v, n1); strHash(got[1]) != want {
+		t.Error("attachmentHash is not the hash of the computed name")
 	}
 }
