@@ -15,7 +15,7 @@ type evIDs struct {
 	vol, pv, handle, att, node, pod int32
 	// va is the hash (strHash) of the VolumeAttachment name computed for
 	// a CSI vol on node (AttachmentName), when vaSet: the name itself is
-	// not kept (see attachmentFor).
+	// not kept (see attachmentNames).
 	va    uint32
 	vaSet bool // va was computed when the event was interned (a CSI vol and a node)
 	rwx   bool // a direct KCM line with an RWX nestedpendingoperations key (see multi)
@@ -32,16 +32,15 @@ type evIDs struct {
 // is kept as the event gave it, not copied: the parser gives every name
 // memory of its own, shared by the events naming it (parser/textstore's
 // Names), so the names the timeline keeps (Volume.Names, Nodes, …) are
-// those bytes. Only the VolumeAttachment names computed here are copied,
-// into an arena. The VolumeAttachment name of a CSI volume on a node is
+// those bytes. The VolumeAttachment name of a CSI volume on a node is
 // computed but not interned: only its hash is kept (evIDs.va), which
-// grouping matches against the names of that form the events give (most
-// name none: 1 GiB of a large cluster's churn computes 35k and names a
-// few hundred, with their volume's UniqueName), and the volumes' own
-// are computed again when they are described (attachmentFor). The
-// tables index the ids by their strings (strTab);
-// once grouping has linked every name they are dropped (seal), and the
-// ids, strings and flags serve the rest of the build.
+// grouping matches against the names of that form the events give (few
+// do: 1 GiB of a large cluster's churn computes 35k and gives 95, beside
+// their volume's UniqueName), and each volume's own are computed again,
+// into memory of their own, when it is described (attachmentNames). The
+// tables index the ids by their strings (strTab); once grouping has
+// linked every name they are dropped (seal), and the ids, strings and
+// flags serve the rest of the build.
 type syms struct {
 	tab  [3]strTab                     // symName, symNode, symPod: string → sym id
 	str  []string                      // sym id → the string
