@@ -33,6 +33,7 @@ type runFacts struct {
 type volFacts struct {
 	// nodes are the nodes named by the volume (Volume.Nodes), its
 	// controller intervals and its events: distinct, non-empty, sorted.
+	// Read only: it is mostly the volume's own list.
 	nodes []string
 	// node holds, for each of the volume's events, the index in nodes of
 	// the event's node; -1 when the event names none.
@@ -260,7 +261,11 @@ func (b *factsBuilder) volume(v *timeline.Volume, ids []int32) volFacts {
 	if len(nodes) > linearNodes {
 		clear(b.index)
 	}
-	if !slices.IsSorted(nodes) {
+	if vn := v.Nodes(); slices.Equal(nodes, vn) {
+		// (most volumes) the volume's own nodes, sorted already: its
+		// list, not a copy (4 GiB of churn: 140k volumes, 3 MB)
+		nodes, b.arena = vn, b.arena[:start]
+	} else if !slices.IsSorted(nodes) {
 		b.sort(nodes, ids)
 	}
 	return volFacts{nodes: nodes, node: ids, kinds: kinds, first: first, last: latest}

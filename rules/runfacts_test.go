@@ -122,32 +122,43 @@ func TestRunSurvivesMalformedTimeline(t *testing.T) {
 
 // TestSharedFactsDeriveMountSide: Run's facts come with the mount side
 // derived alongside (sharedFacts with workers), the same as derived on
-// first use; on one worker it is left to first use.
+// first use; on one worker it is left to first use. Its confirmations and
+// successes are listed on the first question only, the same either way.
 func TestSharedFactsDeriveMountSide(t *testing.T) {
 	t0 := time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC)
 	vol := &timeline.Volume{}
 	vol.SetKey("vol")
-	for i, k := range []parser.Kind{parser.MountDeviceFailed, parser.VerifyAttachedSucceeded, parser.SetupSucceeded, parser.MountDeviceSucceeded} {
-		vol.Events = append(vol.Events, parser.Draft{Kind: k, Node: "node-a", Time: parser.StampOf(t0.Add(time.Duration(i) * time.Second)), Code: parser.CodeNotFound}.Event())
+	for i, k := range []parser.Kind{parser.MountDeviceFailed, parser.VerifyAttachedSucceeded, parser.SetupSucceeded, parser.MountDeviceSucceeded, parser.OwnershipChange} {
+		vol.Events = append(vol.Events, parser.Draft{Kind: k, Node: "node-a", PV: "pv-1", Time: parser.StampOf(t0.Add(time.Duration(i) * time.Second)), Code: parser.CodeSerialNotFound}.Event())
 	}
 	tl := &timeline.Timeline{Volumes: []*timeline.Volume{vol}}
+	lists := func(m *mountSide) [4][]located {
+		m.listSuccesses()
+		return [4][]located{m.failures, m.slowOwn, m.attached, m.mounted}
+	}
 	want := newMountSide(tl)
-	if len(want.attached)+len(want.mounted)+len(want.failures) == 0 {
-		t.Fatal("the fixture has no mount-side events")
+	if len(want.failures) != 1 || len(want.slowOwn) != 1 {
+		t.Fatalf("failures %d, ownership changes %d: want 1 and 1", len(want.failures), len(want.slowOwn))
+	}
+	if want.attached != nil || want.mounted != nil {
+		t.Fatal("confirmations and successes listed before a question")
+	}
+	if l := lists(want); len(l[2]) != 1 || len(l[3]) != 2 {
+		t.Fatalf("confirmations %d, successes %d: want 1 and 2", len(l[2]), len(l[3]))
 	}
 	f := sharedFacts(tl, 2)
 	if f == nil || f.mount == nil {
 		t.Fatalf("sharedFacts(tl, 2) derived no mount side: %+v", f)
 	}
-	if !reflect.DeepEqual(f.mount, want) {
-		t.Errorf("mount side %+v, want %+v", f.mount, want)
+	if got := lists(f.mount); !reflect.DeepEqual(got, lists(want)) {
+		t.Errorf("mount side %+v, want %+v", got, lists(want))
 	}
 	one := sharedFacts(tl, 1)
 	if one.mount != nil {
 		t.Errorf("one worker: mount side derived up front")
 	}
-	if c := (&Context{Timeline: tl, shared: one}); !reflect.DeepEqual(c.mountSide(), want) {
-		t.Errorf("derived on first use: %+v, want %+v", c.mountSide(), want)
+	if c := (&Context{Timeline: tl, shared: one}); !reflect.DeepEqual(lists(c.mountSide()), lists(want)) {
+		t.Errorf("derived on first use: %+v, want %+v", lists(c.mountSide()), lists(want))
 	}
 }
 
