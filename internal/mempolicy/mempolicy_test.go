@@ -321,3 +321,49 @@ func TestCollect(t *testing.T) {
 		run.End()
 	}
 }
+
+// TestReleasesExecutable: Start and Parsed give back the executable's
+// pages for a large input's run only (Parsed not after End), whatever
+// GOMEMLIMIT says.
+func TestReleasesExecutable(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+	calls := 0
+	defer func(f func() int) { releaseExe = f }(releaseExe)
+	releaseExe = func() int { calls++; return 0 }
+	dir := t.TempDir()
+	big := sparseLog(t, dir, 512<<20)
+	small := filepath.Join(dir, "small.log")
+	if err := os.WriteFile(small, []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name     string
+		path     string
+		memlimit string
+		ended    bool
+		want     int
+	}{
+		{"large", big, "", false, 2},
+		{"large, GOMEMLIMIT", big, "100MiB", false, 2},
+		{"small", small, "", false, 0},
+		{"large, ended", big, "", true, 1},
+	} {
+		calls = 0
+		run := Start([]string{tc.path}, func(k string) string {
+			if k == "GOMEMLIMIT" {
+				return tc.memlimit
+			}
+			return ""
+		})
+		if tc.ended {
+			run.End()
+		}
+		run.Parsed()
+		run.Collect()
+		run.Built()
+		if calls != tc.want {
+			t.Errorf("%s: executable released %d times, want %d", tc.name, calls, tc.want)
+		}
+		run.End()
+	}
+}

@@ -1,0 +1,6 @@
+//go:build !linux
+
+package exepages
+
+// Release does nothing here (see the package comment).
+func Release() int { return 0 }
