@@ -171,7 +171,7 @@ func Build(results []parser.Result, opt Options) *Timeline {
 
 	interned.Wait()
 	kubeletNodeIDs(evs, bounds, nodes, sy, ids)
-	group(t, evs, ord, sy, ids, func() { t.Restarts = detectRestarts(evs, in, ord, comps) }, opt.Collect)
+	group(t, evs, ord, sy, ids, pr.va, func() { t.Restarts = detectRestarts(evs, in, ord, comps) }, opt.Collect)
 	if opt.State != nil {
 		t.StateRead = opt.State
 		if joinState(t, opt.State) {
@@ -199,6 +199,7 @@ func prepareEvents(evs []parser.Event, src []parser.Result, inputs []int, in []i
 	bounds := chunks(len(evs))
 	pr := &prepared{
 		ids:    make([]evIDs, len(evs)),
+		va:     make([]uint32, len(evs)),
 		keys:   make([]sortKey, len(evs)),
 		texts:  make([]bool, len(evs)),
 		parts:  make([]*syms, len(bounds)-1),
@@ -253,7 +254,7 @@ func prepareEvents(evs []parser.Event, src []parser.Result, inputs []int, in []i
 				}
 				ev.SetVolume("", pv, bare) // events that shared the names share the new ones
 			}
-			pr.ids[k] = sy.event(ev, &prev)
+			pr.ids[k], pr.va[k] = sy.event(ev, &prev)
 			pr.keys[k] = eventKey(ev, k)
 			pr.texts[k] = !ev.Text.IsZero()
 			if skewAttach(ev) {
@@ -333,6 +334,7 @@ const fillBlock = 256
 // nothing to do without).
 type prepared struct {
 	ids      []evIDs
+	va       []uint32 // va[k]: evs[k]'s computed VolumeAttachment name's hash (see syms.event)
 	rawVol   map[int32]string
 	parts    []*syms // part c interned the events bounds[c]:bounds[c+1]
 	bounds   []int

@@ -24,7 +24,7 @@ import (
 // collect (Options.Collect), when not nil, is called once the names are
 // linked (their tables dropped) and the events laid out, before the
 // volumes are made.
-func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evIDs, alongside, collect func()) {
+func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evIDs, vaHash []uint32, alongside, collect func()) {
 	var wg sync.WaitGroup
 	wg.Go(alongside)
 	// (every name is a sym of table symName: sized for them all, the
@@ -101,8 +101,8 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 		}
 		if refs != nil && id.node >= 0 && sy.is(id.vol, symCSI) && id.node+1 != sv.node {
 			sv.node = id.node + 1
-			h := id.va
-			if !id.vaSet { // a node given after interning (fillKubeletNodes)
+			h := vaHash[k]
+			if h == 0 { // a node given after interning (fillKubeletNodes)
 				h = sy.attachmentHash(id.vol, id.node)
 			}
 			// an event names the VolumeAttachment (or a name of its hash):
@@ -150,7 +150,7 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 			t.Ignored++
 		case id >= 0:
 			r = n.find(int(id))
-		default:
+		case evs[k].Kind != parser.ControllerStarted: // (a restart line joins no volume)
 			r = joinRoot(n, sy, &evs[k], &byEvent[k], resolveAlias)
 		}
 		if r < 0 {
@@ -429,9 +429,6 @@ func listNames(n *names, byRoot []int32, volRoot []int) linkedNames {
 // linked into (resolveAlias: a PV alias naming one volume only), or else
 // a new one under its own names; -1 for none (Other).
 func joinRoot(n *names, sy *syms, ev *parser.Event, id *evIDs, resolveAlias func(int32) (int, bool)) int {
-	if id.started {
-		return -1
-	}
 	for _, s := range [...]int32{id.att, id.handle, id.pv} {
 		if !sy.name(s) {
 			continue

@@ -10,18 +10,13 @@ import (
 	"github.com/kcmtrace/kcmtrace/state"
 )
 
-// evIDs are an event's names as sym ids (-1: empty).
+// evIDs are an event's names as sym ids (-1: empty): 24 bytes an event,
+// held from prepareEvents until the volumes are described (4 GiB of a large
+// cluster's churn: 450k events). What grouping alone reads of an event
+// besides is beside them (the hash of its computed VolumeAttachment name:
+// prepared.va) or in the event itself.
 type evIDs struct {
 	vol, pv, handle, att, node, pod int32
-	// va is the hash (strHash) of the VolumeAttachment name computed for
-	// a CSI vol on node (AttachmentName), when vaSet: the name itself is
-	// not kept (see attachmentNames).
-	va    uint32
-	vaSet bool // va was computed when the event was interned (a CSI vol and a node)
-	rwx   bool // a direct KCM line with an RWX nestedpendingoperations key (see multi)
-	// started: a ControllerStarted event (grouping leaves it in Other
-	// without reading the event)
-	started bool
 }
 
 // syms interns the names events carry (volume names, nodes, pods), so
@@ -33,7 +28,7 @@ type evIDs struct {
 // memory of its own, shared by the events naming it (parser/textstore's
 // Names), so the names the timeline keeps (Volume.Names, Nodes, …) are
 // those bytes. The VolumeAttachment name of a CSI volume on a node is
-// computed but not interned: only its hash is kept (evIDs.va), which
+// computed but not interned: only its hash is kept (prepared.va), which
 // grouping matches against the names of that form the events give (few
 // do: 1 GiB of a large cluster's churn computes 35k and gives 95, beside
 // their volume's UniqueName), and each volume's own are computed again,
@@ -207,8 +202,12 @@ func (sy *syms) internAs(tab int, s string, guess int32) int32 {
 // and VolumeAttachment of the previous event of its volume: those are
 // tried first, one comparison instead of a lookup (or a hash). prev keeps
 // them, per volume.
-func (sy *syms) event(ev *parser.Event, prev *lastNames) evIDs {
-	id := evIDs{vol: sy.intern(symName, ev.Volume)}
+//
+// va is the hash (attachmentHash) of the VolumeAttachment name of a CSI
+// volume on the event's node, 0 when there is none (or a name's hash is
+// 0: then computed again when needed, to the same).
+func (sy *syms) event(ev *parser.Event, prev *lastNames) (id evIDs, va uint32) {
+	id = evIDs{vol: sy.intern(symName, ev.Volume)}
 	var none lastIDs
 	last := &none
 	if id.vol >= 0 {
@@ -219,23 +218,21 @@ func (sy *syms) event(ev *parser.Event, prev *lastNames) evIDs {
 	id.att = sy.intern(symName, ev.Attachment)
 	id.node = sy.internAs(symNode, ev.Node, last.node-1)
 	id.pod = sy.internAs(symPod, ev.Pod, last.pod-1)
-	if id.node >= 0 && sy.is(id.vol, symCSI) {
-		id.vaSet = true
+	computed := id.node >= 0 && sy.is(id.vol, symCSI)
+	if computed {
 		if id.node+1 == last.vaNode {
-			id.va = last.va
+			va = last.va
 		} else {
-			id.va = sy.attachmentHash(id.vol, id.node)
+			va = sy.attachmentHash(id.vol, id.node)
 		}
 	}
-	id.rwx = ev.Component == parser.ComponentKCM && ev.Origin == 0 && ev.RWXKey
-	id.started = ev.Kind == parser.ControllerStarted
 	if id.vol >= 0 {
-		*last = lastIDs{pv: id.pv + 1, handle: id.handle + 1, node: id.node + 1, pod: id.pod + 1, va: id.va}
-		if id.vaSet {
+		*last = lastIDs{pv: id.pv + 1, handle: id.handle + 1, node: id.node + 1, pod: id.pod + 1, va: va}
+		if computed {
 			last.vaNode = id.node + 1
 		}
 	}
-	return id
+	return id, va
 }
 
 // lastIDs are the names of a volume's latest event (see event), each id

@@ -193,7 +193,7 @@ func (sc *scratch) reconstruct(v *Volume, ids []evIDs, sy *syms) {
 		r.kubelet, r.overlaps = kubelet, overlaps
 		v.rare = &sc.rares.copy([]volumeRare{r})[0]
 	}
-	v.Multi = multi(v, ids)
+	v.Multi = multi(v)
 }
 
 // lanes holds one lane per node (a sym id): a short slice searched in
@@ -478,11 +478,9 @@ const maxOverlapEntries = 1 << 14
 //     nodes during that time. The controller refuses the second attach of an
 //     RWO volume while the first is confirmed, so this only happens for
 //     RWX/ROX volumes.
-//
-// ids are the events' names; ids[i].rwx is rule 1's test of event i.
-func multi(v *Volume, ids []evIDs) bool {
-	for i := range ids {
-		if ids[i].rwx {
+func multi(v *Volume) bool {
+	for i := range v.Events {
+		if ev := &v.Events[i]; ev.Component == parser.ComponentKCM && ev.Origin == 0 && ev.RWXKey {
 			return true
 		}
 	}

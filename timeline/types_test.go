@@ -119,6 +119,11 @@ func TestVolumeSize(t *testing.T) {
 	if got := unsafe.Sizeof(Interval{}); got != 40 {
 		t.Errorf("Interval is %d bytes, want 40", got)
 	}
+	// one an event from the parse's end until the volumes are described:
+	// six names, nothing grouping can read elsewhere
+	if got := unsafe.Sizeof(evIDs{}); got != 24 {
+		t.Errorf("evIDs is %d bytes, want 24", got)
+	}
 }
 
 // TestVolumeLists: names, nodes and pods share one window, and setting
