@@ -24,10 +24,7 @@ func TestStart(t *testing.T) {
 	gogc := func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
 	dir := t.TempDir()
 	big := sparseLog(t, dir, 512<<20)
-	small := filepath.Join(dir, "small.log")
-	if err := os.WriteFile(small, []byte("x\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	small := smallLog(t, dir)
 	const none = math.MaxInt64
 	for _, tc := range []struct {
 		name              string
@@ -117,10 +114,7 @@ func TestLimitFollowsLiveHeap(t *testing.T) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	dir := t.TempDir()
-	small := filepath.Join(dir, "small.log")
-	if err := os.WriteFile(small, []byte("x\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	small := smallLog(t, dir)
 	for _, tc := range []struct {
 		name  string
 		path  string
@@ -263,6 +257,17 @@ func TestBuilt(t *testing.T) {
 	runtime.KeepAlive(garbage)
 }
 
+// smallLog is a one-line log in dir, far below every size the policy
+// acts on.
+func smallLog(t *testing.T, dir string) string {
+	t.Helper()
+	path := filepath.Join(dir, "small.log")
+	if err := os.WriteFile(path, []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // sparseLog is a sparse file of size bytes in dir: the policy reads only
 // its size (and first bytes).
 func sparseLog(t *testing.T, dir string, size int64) string {
@@ -283,10 +288,7 @@ func TestCollect(t *testing.T) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
 	dir := t.TempDir()
 	big := sparseLog(t, dir, 512<<20)
-	small := filepath.Join(dir, "small.log")
-	if err := os.WriteFile(small, []byte("x\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	small := smallLog(t, dir)
 	forced := func() uint64 {
 		v, ok := readBytes("/gc/cycles/forced:gc-cycles")
 		if !ok {
@@ -332,10 +334,7 @@ func TestReleasesExecutable(t *testing.T) {
 	releaseExe = func() int { calls++; return 0 }
 	dir := t.TempDir()
 	big := sparseLog(t, dir, 512<<20)
-	small := filepath.Join(dir, "small.log")
-	if err := os.WriteFile(small, []byte("x\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	small := smallLog(t, dir)
 	for _, tc := range []struct {
 		name     string
 		path     string
