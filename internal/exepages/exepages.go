@@ -87,3 +87,14 @@ func releasable(ms []mapping, pc uintptr) []mapping {
 	}
 	return out
 }
+
+// tracerPID is the TracerPid field of a /proc/PID/status listing ("" when
+// missing).
+func tracerPID(status []byte) string {
+	for line := range bytes.Lines(status) {
+		if v, ok := bytes.CutPrefix(line, []byte("TracerPid:")); ok {
+			return string(bytes.TrimSpace(v))
+		}
+	}
+	return ""
+}

@@ -85,3 +85,16 @@ func scanRss(line string, kb *int) bool {
 	n, _ := fmt.Sscanf(line, "Rss: %d %s", kb, &unit)
 	return n == 2
 }
+
+func TestTracerPID(t *testing.T) {
+	for name, tc := range map[string]struct{ status, want string }{
+		"untraced":                  {"Name:\tkcmtrace\nState:\tR (running)\nTracerPid:\t0\nUid:\t0\n", "0"},
+		"traced":                    {"Name:\tkcmtrace\nTracerPid:\t4242\n", "4242"},
+		"last line without newline": {"Name:\tx\nTracerPid:\t0", "0"},
+		"missing":                   {"Name:\tkcmtrace\n", ""},
+	} {
+		if got := tracerPID([]byte(tc.status)); got != tc.want {
+			t.Errorf("%s: %q, want %q", name, got, tc.want)
+		}
+	}
+}
