@@ -22,26 +22,22 @@
 package exepages
 
 import (
-	"bufio"
 	"bytes"
 	"strconv"
 )
 
 // mapping is one mapping of /proc/self/smaps, as far as Release reads it.
 type mapping struct {
-	beg, end uintptr
-	perms    string
-	file     string // dev:inode, "" for anonymous memory
-	anon     int    // Anonymous: kB of private copies in it
+	beg, end  uintptr
+	perms     string
+	file      string // dev:inode, "" for anonymous memory
+	rss, anon int    // Rss: kB resident; Anonymous: kB of private copies in it
 }
 
 // parseSmaps reads the mappings of an smaps listing.
 func parseSmaps(b []byte) []mapping {
 	var out []mapping
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 0, 4096), 1<<20)
-	for sc.Scan() {
-		line := sc.Bytes()
+	for line := range bytes.Lines(b) {
 		f := bytes.Fields(line)
 		if len(f) == 0 {
 			continue
@@ -59,8 +55,14 @@ func parseSmaps(b []byte) []mapping {
 			out = append(out, m)
 			continue
 		}
-		if len(out) > 0 && string(f[0]) == "Anonymous:" && len(f) >= 2 {
-			out[len(out)-1].anon, _ = strconv.Atoi(string(f[1]))
+		if len(out) == 0 || len(f) < 2 {
+			continue
+		}
+		switch m := &out[len(out)-1]; string(f[0]) {
+		case "Rss:":
+			m.rss, _ = strconv.Atoi(string(f[1]))
+		case "Anonymous:":
+			m.anon, _ = strconv.Atoi(string(f[1]))
 		}
 	}
 	return out

@@ -14,21 +14,13 @@ func codeRSS(t *testing.T) int {
 		t.Skipf("no smaps: %v", err)
 	}
 	pc := reflect.ValueOf(Release).Pointer()
-	rss, in := -1, false
-	for _, line := range splitLines(b) {
-		if m := parseSmaps(line); len(m) == 1 {
-			in = pc >= m[0].beg && pc < m[0].end
-			continue
-		}
-		var kb int
-		if in && scanRss(string(line), &kb) {
-			rss = kb
+	for _, m := range parseSmaps(b) {
+		if pc >= m.beg && pc < m.end {
+			return m.rss
 		}
 	}
-	if rss < 0 {
-		t.Fatal("no Rss for the code's mapping")
-	}
-	return rss
+	t.Fatal("no mapping holds the code")
+	return 0
 }
 
 // TestReleaseGivesBackCode: Release unmaps the test binary's resident code

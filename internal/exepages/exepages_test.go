@@ -1,7 +1,6 @@
 package exepages
 
 import (
-	"fmt"
 	"reflect"
 	"testing"
 )
@@ -42,6 +41,9 @@ func TestReleasable(t *testing.T) {
 	if len(ms) != 7 {
 		t.Fatalf("parsed %d mappings, want 7: %+v", len(ms), ms)
 	}
+	if ms[0].rss != 6144 || ms[0].anon != 0 || ms[2].rss != 48 || ms[2].anon != 48 {
+		t.Errorf("Rss and Anonymous of the first and third mappings: %+v, %+v", ms[0], ms[2])
+	}
 	for name, tc := range map[string]struct {
 		pc   uintptr
 		want []uintptr // the starts of the mappings released
@@ -60,30 +62,6 @@ func TestReleasable(t *testing.T) {
 			t.Errorf("%s: released %#x, want %#x", name, got, tc.want)
 		}
 	}
-}
-
-// splitLines splits b into lines (without their newlines).
-func splitLines(b []byte) [][]byte {
-	var out [][]byte
-	for len(b) > 0 {
-		i := 0
-		for i < len(b) && b[i] != '\n' {
-			i++
-		}
-		out = append(out, b[:i])
-		if i < len(b) {
-			i++
-		}
-		b = b[i:]
-	}
-	return out
-}
-
-// scanRss reads an "Rss: N kB" line.
-func scanRss(line string, kb *int) bool {
-	var unit string
-	n, _ := fmt.Sscanf(line, "Rss: %d %s", kb, &unit)
-	return n == 2
 }
 
 func TestTracerPID(t *testing.T) {
