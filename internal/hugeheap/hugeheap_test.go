@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -75,6 +76,24 @@ func TestReserveMarksHeap(t *testing.T) {
 	}
 	if !strings.Contains(" "+flags+" ", " hg ") {
 		t.Errorf("the reserved heap at %#x has VmFlags %q, want hg among them", beg, flags)
+	}
+}
+
+// TestReserveCollectsOnce: the reservation is freed by one collection,
+// not by the one its allocation would set off and another after it, and
+// GOGC is as it was.
+func TestReserveCollectsOnce(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	reserveFree(64 << 20) // far past the heap's goal
+	runtime.ReadMemStats(&after)
+	if n := after.NumGC - before.NumGC; n != 1 {
+		t.Errorf("reserving ran %d collections, want 1", n)
+	}
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("GOGC after reserving = %d, want 100 as before", got)
 	}
 }
 
