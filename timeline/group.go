@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"cmp"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -354,8 +355,14 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 	mstart, members, rootName := ln.start, ln.members, ln.root
 	// Each volume's fields depend on its own events only: the volumes are
 	// done in consecutive parts, concurrently (sy is only read from here on).
-	each(chunks(len(vols)), func(_, lo, hi int) {
-		var sc scratch
+	// (each worker's scratch an allocation of its own: side by side in
+	// one array, the two workers' slice headers shared a cache line)
+	scs := make([]*scratch, runtime.GOMAXPROCS(0))
+	pull(volumeChunks(len(vols)), func(w, lo, hi int) {
+		if scs[w] == nil {
+			scs[w] = new(scratch)
+		}
+		sc := scs[w]
 		for i := lo; i < hi; i++ {
 			v, ids := vols[i], vids(i)
 			mergePods(v, ids, sy)

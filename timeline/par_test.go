@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/kcmtrace/kcmtrace/internal/texttest"
@@ -64,6 +66,55 @@ func TestPermuteParts(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// pull runs every range once, on workers numbered below GOMAXPROCS and
+// below the number of ranges, whatever the split.
+func TestPullRunsEveryRangeOnce(t *testing.T) {
+	for _, tc := range []struct{ n, parts, procs int }{
+		{0, 1, 2}, {1, 1, 2}, {10, 3, 1}, {100, 16, 2}, {7, 7, 3}, {1000, 24, 3}, {5, 2, 8},
+	} {
+		t.Run(fmt.Sprintf("n=%d,parts=%d,procs=%d", tc.n, tc.parts, tc.procs), func(t *testing.T) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(tc.procs))
+			bounds := cut(tc.n, tc.parts)
+			ran := make([]atomic.Int32, tc.n)
+			var ranges, badWorker atomic.Int32
+			pull(bounds, func(w, lo, hi int) {
+				ranges.Add(1)
+				if w < 0 || w >= min(tc.procs, tc.parts) {
+					badWorker.Store(int32(w) + 1)
+				}
+				for i := lo; i < hi; i++ {
+					ran[i].Add(1)
+				}
+			})
+			if got := int(ranges.Load()); got != len(bounds)-1 {
+				t.Errorf("ran %d ranges, want %d", got, len(bounds)-1)
+			}
+			if w := badWorker.Load(); w != 0 {
+				t.Errorf("a range ran on worker %d, want below %d", w-1, min(tc.procs, tc.parts))
+			}
+			for i := range ran {
+				if n := ran[i].Load(); n != 1 {
+					t.Errorf("item %d ran %d times, want once", i, n)
+				}
+			}
+		})
+	}
+}
+
+// volumeChunks cuts enough volumes into more ranges than goroutines (for
+// pull to balance), few volumes into one, and never more than pullParts
+// per goroutine.
+func TestVolumeChunks(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	for _, tc := range []struct{ n, want int }{
+		{0, 1}, {500, 1}, {2048, 2}, {4329, 4}, {35000, 16}, {1 << 20, 16},
+	} {
+		if got := len(volumeChunks(tc.n)) - 1; got != tc.want {
+			t.Errorf("volumeChunks(%d) on 2 goroutines: %d ranges, want %d", tc.n, got, tc.want)
+		}
 	}
 }
 
