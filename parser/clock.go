@@ -106,16 +106,40 @@ func (st *inputState) fallback(opt Options) {
 }
 
 // convert dates every event now that year and zone are known.
+//
+// A zone of fixed offset (st.loc nil: UTC, a numeric offset), where no
+// reading is ambiguous, is read by wallStamp; a named zone's readings go
+// through time.Date and the file's order (fileOrder). The span the
+// absolute times cover is kept as Stamps and widened once.
 func (st *inputState) convert() {
 	var ord fileOrder
+	var lo, hi Stamp // the earliest and latest absolute times (zero: none)
 	for i := range st.events {
-		m := st.metas[i]
-		t := st.timeOf(m)
-		if m.hasWall {
-			t = ord.next(m.w.wall(), t, st.loc)
+		m := &st.metas[i]
+		s, fast := Stamp{}, false
+		if m.hasWall && st.loc == nil {
+			if s, fast = wallStamp(m.w, st.year+int(m.yoff), st.off); fast && m.w.sec == 60 {
+				ord.leapSeconds++
+			}
 		}
-		if !t.IsZero() {
-			st.events[i].Time = StampOf(t)
+		if !fast {
+			t := st.timeOf(*m)
+			if m.hasWall {
+				t = ord.next(m.w.wall(), t, st.loc)
+			}
+			s = StampOf(t)
+		}
+		ev := &st.events[i]
+		if !s.IsZero() {
+			ev.Time = s
+		}
+		if !ev.Time.IsZero() && !ev.Relative {
+			if lo.IsZero() || ev.Time.Before(lo) {
+				lo = ev.Time
+			}
+			if ev.Time.After(hi) {
+				hi = ev.Time
+			}
 		}
 	}
 	ord.note(st)
@@ -125,10 +149,9 @@ func (st *inputState) convert() {
 		st.trackAbs(wallTime(st.firstW, st.year+st.firstYoff, st.loc, st.off))
 		st.trackAbs(wallTime(st.lastW, st.year+st.lastYoff, st.loc, st.off))
 	}
-	for _, ev := range st.events {
-		if !ev.Time.IsZero() && !ev.Relative {
-			st.trackAbs(ev.Time.UTC())
-		}
+	if !lo.IsZero() {
+		st.trackAbs(lo.UTC())
+		st.trackAbs(hi.UTC())
 	}
 	st.in.First, st.in.Last = st.minAbs, st.maxAbs
 }
@@ -281,11 +304,13 @@ func (d donors) pick(st *inputState) *inputState {
 func anchorAll(states []*inputState) {
 	newest := make([]time.Time, len(states))
 	for i, st := range states {
+		var last Stamp // (compared as Stamps: a time.Time of each was ~1.4 ms of 1 GiB)
 		for k := range st.events {
-			if !st.metas[k].hasAge && st.events[k].Time.UTC().After(newest[i]) {
-				newest[i] = st.events[k].Time.UTC()
+			if !st.metas[k].hasAge && st.events[k].Time.After(last) {
+				last = st.events[k].Time
 			}
 		}
+		newest[i] = last.UTC()
 		if st.haveWall || st.formatVotes[fmtJSON] > 0 {
 			if st.maxAbs.After(newest[i]) {
 				newest[i] = st.maxAbs

@@ -436,13 +436,18 @@ func (st *inputState) result() Result {
 	in := &st.in
 	in.Events = len(st.events)
 	in.Unknown = 0
-	comp := map[string]int{}
-	for _, ev := range st.events {
+	var byComp [256]int // Component is a byte: counted by value, named once
+	for i := range st.events {
+		ev := &st.events[i]
 		if ev.Kind == Unknown {
 			in.Unknown++
 		}
-		if ev.Component != 0 {
-			comp[ev.Component.String()]++
+		byComp[ev.Component]++
+	}
+	comp := map[string]int{}
+	for c, n := range byComp {
+		if c != 0 && n > 0 {
+			comp[Component(c).String()] += n
 		}
 	}
 	in.Component = majority(comp, "")

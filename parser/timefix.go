@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/kcmtrace/kcmtrace/parser/classifier"
 )
 
 // How an input's year and zone were decided (Input.YearFrom / ZoneFrom).
@@ -199,6 +201,41 @@ func wallTime(w wall, y int, loc *time.Location, off time.Duration) time.Time {
 		return time.Date(y, time.Month(w.mon), w.day, w.hour, w.min, w.sec, w.nsec, loc).UTC()
 	}
 	return time.Date(y, time.Month(w.mon), w.day, w.hour, w.min, w.sec, w.nsec, time.UTC).Add(-off)
+}
+
+// wallStamp is StampOf(wallTime(c.wall(), y, nil, off)), the reading of a
+// zone of fixed offset, worked out from the civil date instead of through
+// time.Date: convert dates every event this way (1 GiB of churn: 105k
+// events, ~4.7 → ~1.5 ms of a single-threaded tail). Years a Stamp holds
+// without clamping only; ok is false for the others.
+func wallStamp(c clockReading, y int, off time.Duration) (s Stamp, ok bool) {
+	if y < 1679 || y > 2261 {
+		return Stamp{}, false
+	}
+	sec, nsec := int64(c.sec), int64(c.nsec)
+	if sec == 60 { // a leap second: the end of 23:59:59 (wallTime)
+		sec, nsec = 59, 999999999
+	}
+	days := daysFromCivil(y, int(c.mon), int(c.day))
+	secs := ((days*24+int64(c.hour))*60+int64(c.min))*60 + sec
+	return classifier.StampOfUnixNano(secs*1e9 + nsec - int64(off)), true
+}
+
+// daysFromCivil is the number of days from 1970-01-01 to the date y-m-d
+// of the proleptic Gregorian calendar (m in 1..12; d past the month's end
+// runs into the next, as time.Date normalises it).
+func daysFromCivil(y, m, d int) int64 {
+	if m <= 2 {
+		y--
+	}
+	era := y / 400
+	if y < 0 {
+		era = (y - 399) / 400
+	}
+	yoe := y - era*400                     // [0, 399]
+	doy := (153*((m+9)%12)+2)/5 + d - 1    // from March 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy // [0, 146096] for a valid day
+	return int64(era)*146097 + int64(doe) - 719468
 }
 
 // yearBefore returns the base year that puts the wall reading w (taken yoff

@@ -1,6 +1,8 @@
 package parser
 
 import (
+	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -224,4 +226,75 @@ func TestYearInheritedWithTZFlag(t *testing.T) {
 	if got := res[1].Events[0].Time.Format(time.RFC3339); got != "2021-01-13T08:30:00Z" {
 		t.Errorf("kubelet event at %s", got)
 	}
+}
+
+// wallStamp gives what time.Date gives (wallTime, then StampOf) for every
+// reading of a fixed zone: month ends run into the next month, February 29
+// of a common year into March 1, a leap second is the end of 23:59:59, and
+// years beyond a Stamp's are left to time.Date.
+func TestWallStampMatchesTimeDate(t *testing.T) {
+	check := func(t *testing.T, c clockReading, y int, off time.Duration) {
+		t.Helper()
+		got, ok := wallStamp(c, y, off)
+		if y < 1679 || y > 2261 {
+			if ok {
+				t.Errorf("wallStamp(%+v, %d, %v) read a year a Stamp clamps", c, y, off)
+			}
+			return
+		}
+		if want := StampOf(wallTime(c.wall(), y, nil, off)); !ok || got != want {
+			t.Errorf("wallStamp(%+v, %d, %v) = %v, %v; time.Date gives %v", c, y, off, got.UTC(), ok, want.UTC())
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		c    clockReading
+		y    int
+		off  time.Duration
+	}{
+		{"epoch", clockReading{mon: 1, day: 1}, 1970, 0},
+		{"april 31", clockReading{mon: 4, day: 31, hour: 12}, 2024, 0},
+		{"feb 29 of a common year", clockReading{mon: 2, day: 29}, 2023, 0},
+		{"feb 29 of a leap year", clockReading{mon: 2, day: 29}, 2024, 0},
+		{"feb 29 of 1900", clockReading{mon: 2, day: 29}, 1900, 0},
+		{"feb 29 of 2000", clockReading{mon: 2, day: 29}, 2000, 0},
+		{"leap second", clockReading{mon: 12, day: 31, hour: 23, min: 59, sec: 60, nsec: 5}, 2016, 0},
+		{"east of UTC", clockReading{mon: 8, day: 12, hour: 3, min: 10, sec: 1, nsec: 734512000}, 2024, 8 * time.Hour},
+		{"west of UTC, odd offset", clockReading{mon: 1, day: 1, hour: 0, nsec: 1}, 2025, -(9*time.Hour + 30*time.Minute + 7*time.Second)},
+		{"nanoseconds past a second", clockReading{mon: 3, day: 1, sec: 59, nsec: 1<<31 - 1}, 2024, 0},
+		{"first year", clockReading{mon: 1, day: 1}, 1679, 0},
+		{"last year", clockReading{mon: 12, day: 31, hour: 23, min: 59, sec: 59, nsec: 999999999}, 2261, -14 * time.Hour},
+		{"before", clockReading{mon: 6, day: 1}, 1678, 0},
+		{"after", clockReading{mon: 6, day: 1}, 2262, 0},
+		{"long ago", clockReading{mon: 6, day: 1}, -5, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) { check(t, tc.c, tc.y, tc.off) })
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 200000 {
+		c := clockReading{
+			mon: uint8(1 + r.IntN(12)), day: uint8(1 + r.IntN(31)), hour: uint8(r.IntN(24)),
+			min: uint8(r.IntN(60)), sec: uint8(r.IntN(61)), nsec: uint32(r.IntN(1 << 31)),
+		}
+		check(t, c, 1600+r.IntN(800), time.Duration(r.Int64N(int64(28*time.Hour)))-14*time.Hour)
+	}
+}
+
+// FuzzWallStamp: any reading of valid fields, any year and offset.
+func FuzzWallStamp(f *testing.F) {
+	f.Add(uint8(8), uint8(12), uint8(3), uint8(10), uint8(1), uint32(734512000), 2024, int64(0))
+	f.Add(uint8(2), uint8(29), uint8(0), uint8(0), uint8(60), uint32(0), 2023, int64(-8*time.Hour))
+	f.Fuzz(func(t *testing.T, mon, day, hour, min, sec uint8, nsec uint32, y int, off int64) {
+		c := clockReading{mon: mon, day: day, hour: hour, min: min, sec: sec, nsec: nsec}
+		if !c.wall().valid() || nsec > math.MaxInt32 || off < -int64(48*time.Hour) || off > int64(48*time.Hour) {
+			return
+		}
+		got, ok := wallStamp(c, y, time.Duration(off))
+		if !ok {
+			return
+		}
+		if want := StampOf(wallTime(c.wall(), y, nil, time.Duration(off))); got != want {
+			t.Errorf("wallStamp(%+v, %d, %d) = %v; time.Date gives %v", c, y, off, got.UTC(), want.UTC())
+		}
+	})
 }

@@ -39,6 +39,16 @@ func StampOf(t time.Time) Stamp {
 	return Stamp{t.UnixNano() ^ math.MinInt64}
 }
 
+// StampOfUnixNano is the Stamp of the Unix time ns nanoseconds, as StampOf
+// gives it for time.Unix(0, ns) (math.MinInt64, the one instant a Stamp
+// cannot hold, is taken as the next).
+func StampOfUnixNano(ns int64) Stamp {
+	if ns == math.MinInt64 {
+		ns++
+	}
+	return Stamp{ns ^ math.MinInt64}
+}
+
 // UTC is the Stamp as a time.Time in UTC (the zero time.Time for none).
 func (s Stamp) UTC() time.Time {
 	if s.ns == 0 {
