@@ -354,7 +354,7 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 	linking.Wait()
 	mstart, members, rootName := ln.start, ln.members, ln.root
 	// Each volume's fields depend on its own events only: the volumes are
-	// done in consecutive parts, concurrently (sy is only read from here on).
+	// done in ranges each core takes as it is free (pull; sy is only read from here on).
 	// (each worker's scratch an allocation of its own: side by side in
 	// one array, the two workers' slice headers shared a cache line)
 	scs := make([]*scratch, runtime.GOMAXPROCS(0))
