@@ -51,7 +51,8 @@ type wrappedLine struct {
 //
 //   - no skip rule of physical applies: p starts with a letter or digit
 //     (none of "#[$`-") and is no loose prompt (isPromptLoose);
-//   - unwrap keeps p whole: it is not itself a klog line (looksKlog) and
+//   - unwrap keeps p whole: it does not end in a code fence (cutMarkup
+//     cuts it off), it is not itself a klog line (looksKlog) and
 //     has no grep prefix (cutGrepPrefix needs a prefix before the first
 //     ":" without a blank, with "/" or a log extension; a journald line has
 //     a blank before its first ":", a CRI line checked here has
@@ -64,7 +65,7 @@ type wrappedLine struct {
 // The scanner applies the rest (votes, journald host and process
 // bookkeeping, the unwrapper's new preference) in wrappedRun.
 func plainWrapped(p []byte) (w wrappedLine, ok bool) {
-	if len(p) < 16 {
+	if len(p) < 16 || bytes.HasSuffix(p, fence) {
 		return w, false
 	}
 	var u unwrapped
