@@ -222,16 +222,13 @@ func wallStamp(c clockReading, y int, off time.Duration) (s Stamp, ok bool) {
 }
 
 // daysFromCivil is the number of days from 1970-01-01 to the date y-m-d
-// of the proleptic Gregorian calendar (m in 1..12; d past the month's end
-// runs into the next, as time.Date normalises it).
+// of the proleptic Gregorian calendar (y > 0, m in 1..12; d past the
+// month's end runs into the next, as time.Date normalises it).
 func daysFromCivil(y, m, d int) int64 {
 	if m <= 2 {
 		y--
 	}
-	era := y / 400
-	if y < 0 {
-		era = (y - 399) / 400
-	}
+	era := y / 400                         // 400-year cycles from March of year 0
 	yoe := y - era*400                     // [0, 399]
 	doy := (153*((m+9)%12)+2)/5 + d - 1    // from March 1
 	doe := yoe*365 + yoe/4 - yoe/100 + doy // [0, 146096] for a valid day
