@@ -257,9 +257,10 @@ func appendVolumeFields(b []byte, o *jsonObject, v *timeline.Volume) []byte {
 	b = o.str(b, "pv", v.PV)
 	b = o.str(b, "handle", v.Handle)
 	b = o.str(b, "driver", v.Driver())
-	var names [8]string // most volumes have four: UniqueName, PV, handle, VolumeAttachment
-	b = o.strings(b, "names", v.AppendNames(names[:0]))
-	b = o.strings(b, "attachments", v.Attachments())
+	var room [8]string // most volumes have four: UniqueName, PV, handle, VolumeAttachment
+	names := v.AppendNames(room[:0])
+	b = o.strings(b, "names", names)
+	b = o.strings(b, "attachments", v.AttachmentsIn(names))
 	b = o.strings(b, "nodes", v.Nodes())
 	b = o.strings(b, "pods", v.Pods())
 	b = o.bool(b, "multi", v.Multi)

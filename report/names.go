@@ -35,10 +35,8 @@ func findVolume(tl *timeline.Timeline, name, pv string) *timeline.Volume {
 		}
 	}
 	for _, v := range tl.Volumes {
-		for _, n := range v.Names() {
-			if n == name && name != "" || n == pv && pv != "" {
-				return v
-			}
+		if v.HasName(name) || v.HasName(pv) {
+			return v
 		}
 		if pv != "" && v.PV == pv {
 			return v

@@ -36,13 +36,13 @@ type Options struct {
 	// the rules read it from Timeline.State.
 	State *state.Snapshot
 
-	// Collect, when set, is called once during the build, where much of
-	// what it allocated has just become garbage (grouping has linked every
-	// name, dropped its tables of names and laid the events out volume by
-	// volume; the volumes are made next):
-	// a program's memory policy may collect there, so that the volumes
-	// take the memory freed rather than more (internal/mempolicy). Build
-	// itself never starts a collection.
+	// Collect, when set, is called twice during the build, where much of
+	// what it allocated has just become garbage: once grouping has linked
+	// every name (its tables of names dropped; the layout is made next),
+	// and once it has laid the events out volume by volume (the volumes
+	// are made next). A program's memory policy may collect there, so
+	// that what comes next takes the memory freed rather than more
+	// (internal/mempolicy). Build itself never starts a collection.
 	Collect func()
 }
 

@@ -23,8 +23,8 @@ import (
 // alongside runs on a goroutine of its own while the events are linked
 // (which only reads them); group waits for it before it moves them.
 // collect (Options.Collect), when not nil, is called once the names are
-// linked (their tables dropped) and the events laid out, before the
-// volumes are made.
+// linked (their tables dropped), and again once the events are laid out,
+// before the volumes are made.
 func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evIDs, vaHash []uint32, alongside, collect func()) {
 	var wg sync.WaitGroup
 	wg.Go(alongside)
@@ -117,6 +117,9 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 	}
 	seen = symSlots[seenVol]{}
 	sy.seal() // every name is interned: from here on ids only
+	if collect != nil {
+		collect() // the tables and seen are garbage (4 GiB of churn: ~13 MB)
+	}
 	// resolveAlias returns the root of an alias that names one volume only.
 	resolveAlias := func(a int32) (int, bool) {
 		us := alias[a]
@@ -621,9 +624,16 @@ func (sc *scratch) describe(v *Volume, ids []evIDs, sy *syms, rootName string, l
 	lists := sc.lists[:0]
 	tmp := sortedNames(sc.tmp[:0], names, sy)
 	// and the VolumeAttachment names computed for its CSI UniqueNames on
-	// their events' nodes (one may be linked already: an event gave it)
-	k := len(tmp)
-	if tmp = sc.attachmentNames(tmp, ids, sy); len(tmp) > k {
+	// their events' nodes (one may be linked already: an event gave it):
+	// computed when asked (Volume.vaNodes) when they are the UniqueName's
+	// on at most 64 nodes, as nearly every volume's are, else here
+	pairs := sc.attachmentPairs(ids, sy)
+	lazy := len(pairs) > 0 && len(nodes) <= 64 && unique >= 0
+	for _, p := range pairs {
+		lazy = lazy && p[0] == unique
+	}
+	if len(pairs) > 0 && !lazy {
+		tmp = sc.attachmentNames(tmp, pairs, sy)
 		slices.Sort(tmp)
 		tmp = slices.Compact(tmp)
 	}
@@ -636,6 +646,12 @@ func (sc *scratch) describe(v *Volume, ids []evIDs, sy *syms, rootName string, l
 	nodesAt := len(lists)
 	lists = sortedNames(lists, nodes, sy)
 	podsAt := len(lists)
+	if lazy { // (every pair's node is one of the nodes)
+		for _, p := range pairs {
+			i, _ := slices.BinarySearch(lists[nodesAt:podsAt], sy.str[p[1]])
+			v.vaNodes |= 1 << i
+		}
+	}
 	// drop a bare pod name when its namespaced form is present
 	tmp = sortedNames(tmp[:0], pods, sy)
 	namespaced := sc.tmp2[:0]
@@ -657,18 +673,20 @@ func (sc *scratch) describe(v *Volume, ids []evIDs, sy *syms, rootName string, l
 	lists = append(lists, kept...)
 	v.lists, v.nodesAt, v.podsAt = sc.strs.copy(lists), int32(nodesAt), int32(podsAt)
 	// the VolumeAttachment names are a window of names (Attachments)
-	// unless they are not consecutive there
-	if a, window := attachmentsOf(v.names(), sc.tmp2[:0]); a != nil && !window {
+	// unless they are not consecutive there (or some are computed when
+	// asked: then Attachments finds them among the Names)
+	if a, window := attachmentsOf(v.names(), sc.tmp2[:0]); a != nil && !window && !lazy {
 		v.SetAttachments(sc.strs.copy(a))
 	}
 	sc.tmp, sc.tmp2, sc.lists = tmp[:0], namespaced[:0], lists[:0]
 	sc.names, sc.nodes, sc.pods, sc.pvs = names[:0], nodes[:0], pods[:0], pvs[:0]
 }
 
-// attachmentNames appends to dst the VolumeAttachment names of the
-// volume's CSI UniqueNames on the nodes of their events (ids), each once,
-// in memory of their own.
-func (sc *scratch) attachmentNames(dst []string, ids []evIDs, sy *syms) []string {
+// attachmentPairs returns the (CSI UniqueName, node) pairs of the
+// volume's events (ids), sorted, each once: those it has a computed
+// VolumeAttachment name for. The slice is the scratch's (valid until the
+// next call).
+func (sc *scratch) attachmentPairs(ids []evIDs, sy *syms) [][2]int32 {
 	pairs := sc.pairs[:0]
 	for i := range ids {
 		id := &ids[i]
@@ -683,6 +701,13 @@ func (sc *scratch) attachmentNames(dst []string, ids []evIDs, sy *syms) []string
 		slices.SortFunc(pairs, func(a, b [2]int32) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
 		pairs = slices.Compact(pairs)
 	}
+	sc.pairs = pairs[:0]
+	return pairs
+}
+
+// attachmentNames appends to dst the VolumeAttachment names of pairs
+// (attachmentPairs), in memory of their own.
+func (sc *scratch) attachmentNames(dst []string, pairs [][2]int32, sy *syms) []string {
 	for _, p := range pairs {
 		name := sy.attachmentName(&sc.va, p[0], p[1])
 		if len(sc.vaArena)+len(name) > cap(sc.vaArena) {
@@ -692,7 +717,6 @@ func (sc *scratch) attachmentNames(dst []string, ids []evIDs, sy *syms) []string
 		sc.vaArena = append(sc.vaArena, name...)
 		dst = append(dst, unsafe.String(&sc.vaArena[off], len(name)))
 	}
-	sc.pairs = pairs[:0]
 	return dst
 }
 

@@ -143,7 +143,7 @@ func TestSymsOwnership(t *testing.T) {
 	n1, n2 := sy.intern(symNode, "node-1"), sy.intern(symNode, "node-2")
 	ids := []evIDs{{vol: v, node: n2}, {vol: v, node: n1}, {vol: v, node: -1}, {vol: tree, node: n1}, {vol: v, node: n2}}
 	var sc scratch
-	got := sc.attachmentNames([]string{"first"}, ids, sy)
+	got := sc.attachmentNames([]string{"first"}, sc.attachmentPairs(ids, sy), sy)
 	want := []string{"first", state.AttachmentName("vol-1", "ebs.csi.aws.com", "node-1"), state.AttachmentName("vol-1", "ebs.csi.aws.com", "node-2")}
 	if !slices.Equal(got, want) {
 		t.Errorf("attachmentNames = %q, want %q", got, want)

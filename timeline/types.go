@@ -2,9 +2,11 @@ package timeline
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/kcmtrace/kcmtrace/parser"
 	"github.com/kcmtrace/kcmtrace/state"
@@ -151,6 +153,12 @@ type Volume struct {
 	// never written through: the setters replace it, so a copy of a
 	// Volume can be changed on its own.
 	rare *volumeRare
+	// vaNodes, when not 0, holds the VolumeAttachment names computed for
+	// the volume's UniqueName on its nodes, which are then not in lists
+	// but made when asked (computedAttachments): bit i for Nodes()[i].
+	// A large cluster's volumes each have one (4 GiB of churn: 140k
+	// names, 9 MB at the build's peak, that only the report reads).
+	vaNodes uint64
 	// keyBy says which name is the Key (SetKey)
 	keyBy   keyName
 	namePos namePos
@@ -176,7 +184,12 @@ func (v *Volume) names() []string { return v.lists[:v.nodesAt:v.nodesAt] }
 
 // SetNodes gives the volume its nodes (Nodes): sorted, as Build gives
 // them. The lists are copied.
-func (v *Volume) SetNodes(nodes []string) { v.setLists(v.names(), nodes, v.Pods()) }
+func (v *Volume) SetNodes(nodes []string) {
+	if v.vaNodes != 0 { // the names computed on the nodes it had become names of its own
+		v.SetNames(v.Names())
+	}
+	v.setLists(v.names(), nodes, v.Pods())
+}
 
 // SetPods gives the volume its pods (Pods), as SetNodes its nodes.
 func (v *Volume) SetPods(pods []string) { v.setLists(v.names(), v.Nodes(), pods) }
@@ -205,18 +218,69 @@ func joinLists(dst, names, nodes, pods []string) (lists []string, nodesAt, podsA
 // VolumeAttachment names, pod volume names), sorted by Build: those
 // SetNames gave, in their order, the volume's UniqueName, PV and Handle
 // where SetNames found them (changing one of those later changes Names
-// with it, as it does the Key). A volume whose names are none of the three
-// returns its own slice; others a new one.
+// with it, as it does the Key), and the VolumeAttachment names Build
+// computed for its UniqueName on its Nodes, which are made when asked
+// (they follow the UniqueName too; SetNames and SetNodes make them names
+// of the volume's own). A volume whose names are none of these returns
+// its own slice; others a new one.
 func (v *Volume) Names() []string {
-	if v.namePos == (namePos{}) {
+	if v.namePos == (namePos{}) && v.vaNodes == 0 {
 		return v.names()
 	}
-	return v.AppendNames(make([]string, 0, len(v.names())+v.namePos.count()))
+	return v.AppendNames(make([]string, 0, len(v.names())+v.namePos.count()+bits.OnesCount64(v.vaNodes)))
 }
 
 // AppendNames appends the volume's Names to dst: what Names returns,
 // without making a slice of them (a renderer's scratch takes them).
 func (v *Volume) AppendNames(dst []string) []string {
+	if v.vaNodes == 0 {
+		return v.appendListed(dst)
+	}
+	// the computed VolumeAttachment names among the others, sorted, each
+	// once (an event may have given one of them)
+	start := len(dst)
+	dst = v.computedAttachments(v.appendListed(dst))
+	slices.Sort(dst[start:])
+	return dst[:start+len(slices.Compact(dst[start:]))]
+}
+
+// computedAttachments appends the VolumeAttachment names vaNodes holds
+// (in memory of their own).
+func (v *Volume) computedAttachments(dst []string) []string {
+	const n = state.AttachmentNameLen
+	driver, handle, _ := ParseUniqueName(v.UniqueName)
+	nodes := v.Nodes()
+	buf := make([]byte, bits.OnesCount64(v.vaNodes)*n)
+	for m := v.vaNodes; m != 0; m &= m - 1 {
+		name := (*[n]byte)(buf[:n])
+		state.PutAttachmentName(name, handle, driver, nodes[bits.TrailingZeros64(m)])
+		dst = append(dst, unsafe.String(&name[0], n))
+		buf = buf[n:]
+	}
+	return dst
+}
+
+// HasName reports whether n is one of the volume's Names, without
+// computing any name unless n has the form of a computed one.
+func (v *Volume) HasName(n string) bool {
+	if n == "" {
+		return false
+	}
+	if slices.Contains(v.names(), n) {
+		return true
+	}
+	for i, f := range [...]string{v.UniqueName, v.PV, v.Handle} {
+		if v.namePos[i] > 0 && f == n {
+			return true
+		}
+	}
+	return v.vaNodes != 0 && isAttachmentName(n) && slices.Contains(v.computedAttachments(nil), n)
+}
+
+// appendListed appends the names of the volume's lists, with UniqueName,
+// PV and Handle where they were among them (namePos): its Names but for
+// the VolumeAttachment names vaNodes holds.
+func (v *Volume) appendListed(dst []string) []string {
 	names := v.names()
 	if v.namePos == (namePos{}) {
 		return append(dst, names...)
@@ -254,7 +318,7 @@ func (v *Volume) SetNames(names []string) {
 		names = dropPositions(make([]string, 0, len(names)-pos.count()), names, pos)
 	}
 	v.setLists(names, v.Nodes(), v.Pods())
-	v.namePos = pos
+	v.namePos, v.vaNodes = pos, 0
 }
 
 // namePositions finds fields (UniqueName, PV, Handle) among names: each
@@ -394,12 +458,27 @@ func (v *Volume) Attachments() []string {
 	if v.rare != nil && v.rare.ownAttachments {
 		return v.rare.attachments
 	}
+	if v.vaNodes != 0 {
+		return v.AttachmentsIn(v.Names())
+	}
 	names := v.names() // UniqueName, PV and Handle are not VolumeAttachment names…
 	for i, f := range [...]string{v.UniqueName, v.PV, v.Handle} {
 		if v.namePos[i] > 0 && isAttachmentName(f) { // …but for one of that form
 			names = v.Names()
 			break
 		}
+	}
+	a, _ := attachmentsOf(names, nil)
+	return a
+}
+
+// AttachmentsIn is Attachments for a caller that has the volume's Names
+// already (names: what Names or AppendNames gave), so that the names
+// computed on demand are not computed again: a window of names (capped)
+// when they are consecutive there.
+func (v *Volume) AttachmentsIn(names []string) []string {
+	if v.rare != nil && v.rare.ownAttachments {
+		return v.rare.attachments
 	}
 	a, _ := attachmentsOf(names, nil)
 	return a

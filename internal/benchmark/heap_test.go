@@ -23,9 +23,9 @@ import (
 // live memory of parse results, timeline and findings can be read with
 // `go tool pprof -sample_index=inuse_space`. As the CLI does for a large
 // input, the names are made off the collector's heap (internal/offheap):
-// the profiles do not show them, the log gives their size. A snapshot is
-// also taken where the timeline collects before it makes the volumes
-// (Options.Collect: "collect").
+// the profiles do not show them, the log gives their size. Snapshots are
+// also taken where the timeline collects (Options.Collect: "collect1"
+// once the names are linked, "collect2" before it makes the volumes).
 func TestHeapStages(t *testing.T) {
 	in := os.Getenv("KCMTRACE_HEAP_INPUTS")
 	if in == "" {
@@ -62,7 +62,11 @@ func TestHeapStages(t *testing.T) {
 	}
 	t.Logf("%d events", n)
 	snap("parse")
-	tl := timeline.Build(results, timeline.Options{Consume: true, Collect: func() { snap("collect") }}) // as the CLI does
+	collects := 0
+	tl := timeline.Build(results, timeline.Options{Consume: true, Collect: func() { // as the CLI does
+		collects++
+		snap(fmt.Sprintf("collect%d", collects))
+	}})
 	snap("timeline")
 	res, err := rules.Run(tl, rules.Config{})
 	if err != nil {
