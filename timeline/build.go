@@ -36,14 +36,18 @@ type Options struct {
 	// the rules read it from Timeline.State.
 	State *state.Snapshot
 
-	// Collect, when set, is called twice during the build, where much of
-	// what it allocated has just become garbage: once grouping has linked
-	// every name (its tables of names dropped; the layout is made next),
-	// and once it has laid the events out volume by volume (the volumes
-	// are made next). A program's memory policy may collect there, so
-	// that what comes next takes the memory freed rather than more
-	// (internal/mempolicy). Build itself never starts a collection.
+	// Collect, when set, is called once during the build, where much of
+	// what it allocated has just become garbage (grouping has linked every
+	// name, dropped its tables of names and laid the events out volume by
+	// volume; the volumes are made next):
+	// a program's memory policy may collect there, so that the volumes
+	// take the memory freed rather than more (internal/mempolicy). Build
+	// itself never starts a collection.
 	Collect func()
+	// CollectTables, when set, is called once before that, where grouping
+	// has linked every name and dropped its tables of names (the layout
+	// is made next), for the same purpose.
+	CollectTables func()
 }
 
 // Build merges parsed inputs into one Timeline: skew-corrected, sorted,
@@ -171,7 +175,7 @@ func Build(results []parser.Result, opt Options) *Timeline {
 
 	interned.Wait()
 	kubeletNodeIDs(evs, bounds, nodes, sy, ids)
-	group(t, evs, ord, sy, ids, pr.va, func() { t.Restarts = detectRestarts(evs, in, ord, comps) }, opt.Collect)
+	group(t, evs, ord, sy, ids, pr.va, func() { t.Restarts = detectRestarts(evs, in, ord, comps) }, opt.CollectTables, opt.Collect)
 	if opt.State != nil {
 		t.StateRead = opt.State
 		if joinState(t, opt.State) {

@@ -22,10 +22,11 @@ import (
 //
 // alongside runs on a goroutine of its own while the events are linked
 // (which only reads them); group waits for it before it moves them.
-// collect (Options.Collect), when not nil, is called once the names are
-// linked (their tables dropped), and again once the events are laid out,
-// before the volumes are made.
-func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evIDs, vaHash []uint32, alongside, collect func()) {
+// collectTables (Options.CollectTables), when not nil, is called once
+// the names are linked (their tables dropped), and collect
+// (Options.Collect) once the events are laid out, before the volumes are
+// made.
+func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evIDs, vaHash []uint32, alongside, collectTables, collect func()) {
 	var wg sync.WaitGroup
 	wg.Go(alongside)
 	// (every name is a sym of table symName: sized for them all, the
@@ -117,8 +118,8 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 	}
 	seen = symSlots[seenVol]{}
 	sy.seal() // every name is interned: from here on ids only
-	if collect != nil {
-		collect() // the tables and seen are garbage (4 GiB of churn: ~13 MB)
+	if collectTables != nil {
+		collectTables() // the tables and seen are garbage (4 GiB of churn: ~13 MB)
 	}
 	// resolveAlias returns the root of an alias that names one volume only.
 	resolveAlias := func(a int32) (int, bool) {

@@ -127,7 +127,7 @@ func (f *inputFlags) load(e env) (*loaded, error) {
 		l.events += len(r.Events)
 	}
 	region = phase("timeline")
-	l.timeline = timeline.Build(results, timeline.Options{Skew: skews, Consume: true, State: snap, Collect: heap.Collect})
+	l.timeline = timeline.Build(results, timeline.Options{Skew: skews, Consume: true, State: snap, Collect: heap.Collect, CollectTables: heap.CollectTables})
 	region.End()
 	heap.Built()
 	reportStateProblems(e, snap)

@@ -24,8 +24,9 @@ import (
 // `go tool pprof -sample_index=inuse_space`. As the CLI does for a large
 // input, the names are made off the collector's heap (internal/offheap):
 // the profiles do not show them, the log gives their size. Snapshots are
-// also taken where the timeline collects (Options.Collect: "collect1"
-// once the names are linked, "collect2" before it makes the volumes).
+// also taken where the timeline may collect (Options.CollectTables:
+// "tables", once the names are linked; Options.Collect: "collect",
+// before it makes the volumes).
 func TestHeapStages(t *testing.T) {
 	in := os.Getenv("KCMTRACE_HEAP_INPUTS")
 	if in == "" {
@@ -62,11 +63,8 @@ func TestHeapStages(t *testing.T) {
 	}
 	t.Logf("%d events", n)
 	snap("parse")
-	collects := 0
-	tl := timeline.Build(results, timeline.Options{Consume: true, Collect: func() { // as the CLI does
-		collects++
-		snap(fmt.Sprintf("collect%d", collects))
-	}})
+	tl := timeline.Build(results, timeline.Options{Consume: true, // as the CLI does
+		CollectTables: func() { snap("tables") }, Collect: func() { snap("collect") }})
 	snap("timeline")
 	res, err := rules.Run(tl, rules.Config{})
 	if err != nil {

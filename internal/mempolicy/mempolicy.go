@@ -116,6 +116,7 @@ const (
 	liveHeadroom   = 50 // percent above the live heap the limit never goes below until then
 	settleHeadroom = 25 // percent above the live heap once the timeline is built
 	settleMinRoom  = 8 << 20
+	tablesShare    = 60 // percent of the limit the heap's objects reach for CollectTables to collect
 	memMinInput    = 256 << 20
 	smallLimit     = 48 << 20
 	hugeMinInput   = 16 << 20
@@ -181,27 +182,45 @@ func Start(paths []string, getenv func(string) string) *Run {
 }
 
 // Collect, given to the timeline as Options.Collect, collects at once
-// when Start set a limit (a large input). The timeline calls it twice:
-// where the arrays that laid the events out have just become garbage,
-// before it makes the volumes, which then take the memory freed instead
-// of more — the collector would find that garbage only later, after the
-// volumes were made: 1 GiB of churn (35k volumes), 11 runs, peak RSS
-// median 63 → 62 MiB and the largest 66 → 63, for 2–3% more CPU; 4 GiB,
-// 220–223 → 202–205 MiB — and before that where its tables of names are
-// dropped, before the layout. Alone that one gained a third less than the
-// other; with both, the heap the grouping reaches (4 GiB of churn: 107 MB,
-// as high as the one the volumes reach) is held ~5 MB lower: 4 GiB, with
-// the volumes' VolumeAttachment names computed when asked (which lowered
-// the other peak), 7 interleaved runs, peak RSS 155.3–160.5 MiB (median
-// 156.9) without it, 150.2–153.4 (151.2) with it, 160.1–162.0 (161.0)
-// with neither; 1 GiB of churn the same wall time (0.37–0.42 s). Below
-// memMinInput it does nothing: there a collection costs more than the
-// little it frees.
+// when Start set a limit (a large input): the timeline calls it where its
+// tables of names and the arrays that laid the events out have just
+// become garbage, before it makes the volumes, which then take the memory
+// freed instead of more. The collector would find that garbage only
+// later, after the volumes were made: 1 GiB of churn (35k volumes), 11
+// runs, peak RSS median 63 → 62 MiB and the largest 66 → 63, for 2–3%
+// more CPU; 4 GiB, 220–223 → 202–205 MiB. Below memMinInput it does
+// nothing: there a collection costs more than the little it frees.
 func (r *Run) Collect() {
 	r.mu.Lock()
 	active := r.base > 0 && !r.ended
 	r.mu.Unlock()
 	if active {
+		runtime.GC()
+	}
+}
+
+// CollectTables, given to the timeline as Options.CollectTables (where
+// its tables of names die, before the layout), collects at once as Collect
+// does, but only when the heap's objects are at least tablesShare percent
+// of the soft limit: then the layout and the volumes that come next would
+// take the heap to the limit, and it is their peak the collection lowers.
+// 4 GiB of churn peaked twice at nearly the same height, there (the heap
+// at 107 MB) and where the last volume is described; once the second peak
+// was lowered (the volumes' computed VolumeAttachment names made when
+// asked), this took the first from 155.3–160.5 MiB (median 156.9, 7
+// runs) to 150.2–153.4 (151.2), its objects 72% of the limit there. On 1
+// GiB of churn (69%) it changes neither time nor peak; on the storm
+// (objects at 49–50% of the limit: its live heap was already marked down)
+// it cost 18 ms of ~0.72 s (`scripts/ab.py 25`), and the default shape's
+// are at a third.
+func (r *Run) CollectTables() {
+	r.mu.Lock()
+	active, limit := r.base > 0 && !r.ended, r.limit
+	r.mu.Unlock()
+	if !active {
+		return
+	}
+	if v, ok := readBytes("/memory/classes/heap/objects:bytes"); ok && v[0]*100 >= uint64(limit)*tablesShare {
 		runtime.GC()
 	}
 }

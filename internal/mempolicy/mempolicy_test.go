@@ -324,6 +324,52 @@ func TestCollect(t *testing.T) {
 	}
 }
 
+// TestCollectTables: CollectTables forces a collection for a large input's
+// run only when the heap's objects are at least tablesShare percent of the
+// limit, and none for a small input's, nor after End.
+func TestCollectTables(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+	dir := t.TempDir()
+	big := sparseLog(t, dir, 512<<20)
+	small := smallLog(t, dir)
+	forced := func() uint64 {
+		v, ok := readBytes("/gc/cycles/forced:gc-cycles")
+		if !ok {
+			t.Skip("no forced-cycles metric in this runtime")
+		}
+		return v[0]
+	}
+	for _, tc := range []struct {
+		name  string
+		path  string
+		full  bool // objects of the limit's tablesShare percent and more are live
+		ended bool
+		want  uint64
+	}{
+		{"large, heap near the limit", big, true, false, 1},
+		{"large, heap far below", big, false, false, 0},
+		{"small, heap full", small, true, false, 0},
+		{"large, heap near the limit, ended", big, true, true, 0},
+	} {
+		run := Start([]string{tc.path}, func(string) string { return "" })
+		if tc.ended {
+			run.End()
+		}
+		runtime.GC()
+		var live []byte
+		if tc.full {
+			live = make([]byte, max(run.Limit(), memBase+int64(512<<20)/(1<<30)*memPerGiB)*tablesShare/100+1<<20)
+		}
+		before := forced()
+		run.CollectTables()
+		if got := forced() - before; got != tc.want {
+			t.Errorf("%s: CollectTables forced %d collections, want %d", tc.name, got, tc.want)
+		}
+		runtime.KeepAlive(live)
+		run.End()
+	}
+}
+
 // TestReleasesExecutable: Start and Parsed give back the executable's
 // pages for a large input's run only (Parsed not after End), whatever
 // GOMEMLIMIT says.
