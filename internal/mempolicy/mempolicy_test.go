@@ -282,8 +282,10 @@ func sparseLog(t *testing.T, dir string, size int64) string {
 	return path
 }
 
-// TestCollect: Collect and Parsed force a collection for a large input's run, and
-// none for a small input's, nor after End.
+// TestCollect: Collect and Parsed force a collection for a large input's
+// run, CollectTables only when the heap's objects are at least
+// tablesShare percent of the limit; none for a small input's, nor after
+// End.
 func TestCollect(t *testing.T) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
 	dir := t.TempDir()
@@ -297,59 +299,18 @@ func TestCollect(t *testing.T) {
 		return v[0]
 	}
 	for _, tc := range []struct {
-		name  string
-		path  string
-		ended bool
-		want  uint64
+		name       string
+		path       string
+		full       bool // objects of the limit's tablesShare percent and more are live
+		ended      bool
+		want       uint64 // by Collect and by Parsed
+		wantTables uint64 // by CollectTables
 	}{
-		{"large", big, false, 1},
-		{"small", small, false, 0},
-		{"large, ended", big, true, 0},
-	} {
-		run := Start([]string{tc.path}, func(string) string { return "" })
-		if tc.ended {
-			run.End()
-		}
-		for _, f := range []struct {
-			name    string
-			collect func()
-		}{{"Collect", run.Collect}, {"Parsed", run.Parsed}} {
-			before := forced()
-			f.collect()
-			if got := forced() - before; got != tc.want {
-				t.Errorf("%s: %s forced %d collections, want %d", tc.name, f.name, got, tc.want)
-			}
-		}
-		run.End()
-	}
-}
-
-// TestCollectTables: CollectTables forces a collection for a large input's
-// run only when the heap's objects are at least tablesShare percent of the
-// limit, and none for a small input's, nor after End.
-func TestCollectTables(t *testing.T) {
-	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
-	dir := t.TempDir()
-	big := sparseLog(t, dir, 512<<20)
-	small := smallLog(t, dir)
-	forced := func() uint64 {
-		v, ok := readBytes("/gc/cycles/forced:gc-cycles")
-		if !ok {
-			t.Skip("no forced-cycles metric in this runtime")
-		}
-		return v[0]
-	}
-	for _, tc := range []struct {
-		name  string
-		path  string
-		full  bool // objects of the limit's tablesShare percent and more are live
-		ended bool
-		want  uint64
-	}{
-		{"large, heap near the limit", big, true, false, 1},
-		{"large, heap far below", big, false, false, 0},
-		{"small, heap full", small, true, false, 0},
-		{"large, heap near the limit, ended", big, true, true, 0},
+		{"large", big, false, false, 1, 0},
+		{"large, heap near the limit", big, true, false, 1, 1},
+		{"small", small, false, false, 0, 0},
+		{"small, heap full", small, true, false, 0, 0},
+		{"large, heap near the limit, ended", big, true, true, 0, 0},
 	} {
 		run := Start([]string{tc.path}, func(string) string { return "" })
 		if tc.ended {
@@ -360,10 +321,16 @@ func TestCollectTables(t *testing.T) {
 		if tc.full {
 			live = make([]byte, max(run.Limit(), memBase+int64(512<<20)/(1<<30)*memPerGiB)*tablesShare/100+1<<20)
 		}
-		before := forced()
-		run.CollectTables()
-		if got := forced() - before; got != tc.want {
-			t.Errorf("%s: CollectTables forced %d collections, want %d", tc.name, got, tc.want)
+		for _, f := range []struct {
+			name    string
+			collect func()
+			want    uint64
+		}{{"CollectTables", run.CollectTables, tc.wantTables}, {"Collect", run.Collect, tc.want}, {"Parsed", run.Parsed, tc.want}} {
+			before := forced()
+			f.collect()
+			if got := forced() - before; got != f.want {
+				t.Errorf("%s: %s forced %d collections, want %d", tc.name, f.name, got, f.want)
+			}
 		}
 		runtime.KeepAlive(live)
 		run.End()
