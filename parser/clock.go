@@ -30,6 +30,18 @@ func (sc *scanner) trackWall(w wall) int {
 
 func (st *inputState) trackAbs(t time.Time) { widen(&st.minAbs, &st.maxAbs, t) }
 
+// latestAbs is the latest absolute time of the input's events (zero: none).
+func (st *inputState) latestAbs() (t time.Time) {
+	for i := range st.metas {
+		if m := &st.metas[i]; m.hasAbs {
+			if a := m.abs().time(); a.After(t) {
+				t = a
+			}
+		}
+	}
+	return t
+}
+
 // widen stretches the span [*lo, *hi] to take in t (a zero t is no time).
 func widen(lo, hi *time.Time, t time.Time) {
 	if t.IsZero() {
@@ -66,10 +78,23 @@ func (st *inputState) resolveOwn(opt Options) {
 			in.Zone, in.ZoneFrom = zoneName(e.off), from
 		}
 	}
-	if !st.haveWall && !st.maxAbs.IsZero() {
+	var abs time.Time // the latest absolute time, when the year is still open
+	if in.YearFrom == "" {
+		abs = st.latestAbs()
+	}
+	if st.haveWall && !abs.IsZero() {
+		// clock readings beside absolute times in one input (the logs of
+		// several pods pasted together, stern's or kubectl's: klog headers
+		// beside logrus time= and JSON ts) are of the same hours: the year
+		// is the one that puts the last reading nearest the latest
+		// absolute time, not the file's mtime (real log 044: 2020's
+		// attacher lines were read as of the year the file was copied)
+		st.year, in.YearFrom = yearNear(st.lastW, st.lastYoff, abs), FromJSONTS
+	}
+	if !st.haveWall && !abs.IsZero() {
 		// only absolute times (JSON ts, CRI without klog): nothing to resolve
 		if in.YearFrom == "" {
-			st.year, in.YearFrom = st.maxAbs.Year(), FromJSONTS
+			st.year, in.YearFrom = abs.Year(), FromJSONTS
 			if st.envelope != "" {
 				in.YearFrom = FromEnvelope
 			} else if st.formatVotes[fmtJSON] == 0 {

@@ -125,6 +125,24 @@ func TestYearZoneSources(t *testing.T) {
 			first: "2024-08-12T03:14:15.619804Z",
 		},
 		{
+			// stern's paste of several pods: the attacher's klog lines
+			// beside the plugin's logrus lines, which carry the year
+			name: "klog beside logrus time=",
+			in: "[csi-attacher-7cb4] I1208 08:35:46.000000       1 reconciler.go:304] attacherDetacher.AttachVolume started for volume \"p\" (UniqueName: \"v\") from node \"n\" \n" +
+				"[longhorn-csi-plugin-gcprq longhorn-csi-plugin] time=\"2020-12-08T08:35:47Z\" level=error msg=\"GRPC error: rpc error: code = Aborted desc = The volume pvc-e4bc72b8 is attaching\"\n",
+			year: 2020, yearFrom: FromJSONTS, zone: "+00:00", zoneFrom: FromAssumed,
+			first: "2020-12-08T08:35:46Z",
+		},
+		{
+			// the year that puts the last clock reading nearest the latest
+			// absolute time, across a new year
+			name: "klog beside json ts across a new year",
+			in: "I1231 23:59:59.000000       1 reconciler.go:304] attacherDetacher.AttachVolume started for volume \"p\" (UniqueName: \"v\") from node \"n\" \n" +
+				`{"ts":1641000001000.0,"caller":"operationexecutor/operation_generator.go:298","msg":"AttachVolume.Attach succeeded for volume \"p\" (UniqueName: \"v\") from node \"n\" ","v":0}` + "\n",
+			year: 2021, yearFrom: FromJSONTS, zone: "+00:00", zoneFrom: FromAssumed,
+			first: "2021-12-31T23:59:59Z",
+		},
+		{
 			name: "rollover Dec to Jan",
 			in: "I1231 23:59:59.000000       1 reconciler.go:304] attacherDetacher.AttachVolume started for volume \"p\" (UniqueName: \"v\") from node \"n\" \n" +
 				"E0101 00:00:01.000000       1 nestedpendingoperations.go:301] Operation for \"{volumeName:v podName: nodeName:}\" failed. No retries permitted until 2022-01-01 00:00:03 +0000 UTC m=+1.5 (durationBeforeRetry 2s). Error: \"AttachVolume.Attach failed for volume \\\"p\\\" (UniqueName: \\\"v\\\") from node \\\"n\\\" : x\"\n",
