@@ -210,9 +210,9 @@ func (r *Run) Collect() {
 // asked), this took the first from 155.3–160.5 MiB (median 156.9, 7
 // runs) to 150.2–153.4 (151.2), its objects 72% of the limit there. On 1
 // GiB of churn (69%) it changes neither time nor peak; on the storm
-// (objects at 49–50% of the limit: its live heap was already marked down)
-// it cost 18 ms of ~0.72 s (`scripts/ab.py 25`), and the default shape's
-// are at a third.
+// (49–50%: the parse's larger live heap raised its limit) it cost 18 ms
+// of ~0.72 s (`scripts/ab.py 25`), and the default shape's are at a
+// third.
 func (r *Run) CollectTables() {
 	r.mu.Lock()
 	active, limit := r.base > 0 && !r.ended, r.limit
