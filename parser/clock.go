@@ -93,13 +93,11 @@ func (st *inputState) resolveOwn(opt Options) {
 	}
 	if !st.haveWall && !abs.IsZero() {
 		// only absolute times (JSON ts, CRI without klog): nothing to resolve
-		if in.YearFrom == "" {
-			st.year, in.YearFrom = abs.Year(), FromJSONTS
-			if st.envelope != "" {
-				in.YearFrom = FromEnvelope
-			} else if st.formatVotes[fmtJSON] == 0 {
-				in.YearFrom = FromWrapper
-			}
+		st.year, in.YearFrom = abs.Year(), FromJSONTS
+		if st.envelope != "" {
+			in.YearFrom = FromEnvelope
+		} else if st.formatVotes[fmtJSON] == 0 {
+			in.YearFrom = FromWrapper
 		}
 		if in.ZoneFrom == "" {
 			in.Zone, in.ZoneFrom = "+00:00", in.YearFrom

@@ -458,15 +458,15 @@ func (v *Volume) Attachments() []string {
 	if v.rare != nil && v.rare.ownAttachments {
 		return v.rare.attachments
 	}
-	if v.vaNodes != 0 {
-		return v.AttachmentsIn(v.Names())
-	}
-	names := v.names() // UniqueName, PV and Handle are not VolumeAttachment names…
+	// UniqueName, PV and Handle are not VolumeAttachment names but for one
+	// of that form, and the names computed when asked are not in lists
+	full := v.vaNodes != 0
 	for i, f := range [...]string{v.UniqueName, v.PV, v.Handle} {
-		if v.namePos[i] > 0 && isAttachmentName(f) { // …but for one of that form
-			names = v.Names()
-			break
-		}
+		full = full || v.namePos[i] > 0 && isAttachmentName(f)
+	}
+	names := v.names()
+	if full {
+		names = v.Names()
 	}
 	a, _ := attachmentsOf(names, nil)
 	return a
