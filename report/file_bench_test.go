@@ -108,3 +108,24 @@ func benchRender(b *testing.B, render func(io.Writer) error) {
 	}
 	benchfiles.ReportCPU(b, cpu)
 }
+
+// BenchmarkAppendVolumesFiles appends every volume of the files named in
+// KCMTRACE_BENCH_FILES as the analyze document lays them out, on one
+// goroutine into one reused buffer: the hand-written layout alone, without
+// the batches' hand-offs (BenchmarkJSONFiles has them).
+func BenchmarkAppendVolumesFiles(b *testing.B) {
+	a := benchAnalysis(b)
+	var buf []byte
+	for _, v := range a.Timeline.Volumes {
+		buf = appendVolume(buf, v, objectAt(arrayDepth))
+	}
+	b.SetBytes(int64(len(buf)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		buf = buf[:0]
+		for _, v := range a.Timeline.Volumes {
+			buf = appendVolume(buf, v, objectAt(arrayDepth))
+		}
+	}
+}

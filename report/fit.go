@@ -20,14 +20,32 @@ func displayWidth(s string) int {
 	return ansi.StringWidth(s)
 }
 
-// printableASCII reports whether s is bytes 0x20-0x7e only.
+// printableASCII reports whether s is bytes 0x20-0x7e only, eight bytes a
+// test (unprintable8).
 func printableASCII(s string) bool {
+	for len(s) >= 8 {
+		if unprintable8(load8(s)) {
+			return false
+		}
+		s = s[8:]
+	}
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c > 0x7e {
 			return false
 		}
 	}
 	return true
+}
+
+// unprintable8 reports whether a byte of x, eight bytes of a string
+// (load8), is not printable ASCII (0x20-0x7e). As plainJSON's test: a
+// byte is flagged by its high bit, by a borrow when 0x20 is taken from it,
+// or by being zero once XORed with DEL (a borrow can only flag a byte
+// after one that is flagged already).
+func unprintable8(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	del := x ^ (ones * 0x7f)
+	return (x|(x-ones*0x20)|(del-ones)&^del)&highs != 0
 }
 
 // shorten cuts s to max display cells, keeping both ends: "pvc-2708…3c36".

@@ -82,7 +82,14 @@ func analyzeDoc(out *objectWriter, a *Analysis, o Options) error {
 	out.arrayOf("volumes", len(vols), func(dst []byte, i int, at jsonObject) ([]byte, error) {
 		return appendVolume(dst, vols[i], at), nil
 	})
-	out.array("findings", len(a.Result.Findings), func(i int) any { return toWireFinding(i, a.Result.Findings[i], inc, byName) })
+	if out.yaml == nil {
+		out.arrayOf("findings", len(a.Result.Findings), func(dst []byte, i int, at jsonObject) ([]byte, error) {
+			w := toWireFinding(i, a.Result.Findings[i], inc, byName)
+			return appendFinding(dst, &w, at)
+		})
+	} else {
+		out.array("findings", len(a.Result.Findings), func(i int) any { return toWireFinding(i, a.Result.Findings[i], inc, byName) })
+	}
 	out.array("incidents", len(a.Result.Incidents), func(i int) any { return toWireIncident(a.Result.Incidents[i], a.Result.Findings) })
 	out.array("restarts", len(tl.Restarts), func(i int) any { return toWireRestart(tl.Restarts[i]) })
 	out.array("skews", len(tl.Skews), func(i int) any { return toWireSkew(tl.Skews[i]) })

@@ -1,7 +1,10 @@
 package report
 
 import (
+	"slices"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	json "github.com/goccy/go-json"
@@ -17,17 +20,62 @@ import (
 
 // appendJSONString appends s quoted as the encoder (with HTML escaping off)
 // writes it. Plain printable ASCII, all but hostile log text, is copied as
-// it is; anything else goes through the encoder itself.
+// it is, and printable ASCII with quotes or backslashes (a structured log
+// line: key="value") has them escaped here; anything else goes through the
+// encoder itself.
 func appendJSONString(b []byte, s string) []byte {
-	if !plainJSON(s) {
-		q, err := json.MarshalWithOption(s, json.DisableHTMLEscape())
-		if err == nil { // a string always encodes
-			return append(b, q...)
+	switch {
+	case plainJSON(s):
+		return appendQuoted(b, s)
+	case printableASCII(s):
+		return appendEscapedASCII(b, s)
+	}
+	q, err := json.MarshalWithOption(s, json.DisableHTMLEscape())
+	if err != nil { // a string always encodes
+		return appendQuoted(b, s)
+	}
+	return append(b, q...)
+}
+
+// appendEscapedASCII appends s quoted, with a backslash before each quote
+// and backslash, as the encoder writes printable ASCII (printableASCII).
+func appendEscapedASCII(b []byte, s string) []byte {
+	b = append(slices.Grow(b, len(s)+8), '"')
+	nq, nb := indexFrom(s, 0, '"'), indexFrom(s, 0, '\\')
+	from := 0
+	for nq >= 0 || nb >= 0 {
+		i := nq
+		if i < 0 || nb >= 0 && nb < i {
+			i = nb
+		}
+		b = append(append(b, s[from:i]...), '\\', s[i])
+		from = i + 1
+		if i == nq {
+			nq = indexFrom(s, from, '"')
+		} else {
+			nb = indexFrom(s, from, '\\')
 		}
 	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
+	return append(append(b, s[from:]...), '"')
+}
+
+// indexFrom is the index of the first c in s at or after from, -1 when none.
+func indexFrom(s string, from int, c byte) int {
+	if i := strings.IndexByte(s[from:], c); i >= 0 {
+		return from + i
+	}
+	return -1
+}
+
+// appendQuoted appends s between quotes, as it is (a plain string: see
+// plainJSON), with one check of b's room.
+func appendQuoted(b []byte, s string) []byte {
+	n := len(b)
+	b = slices.Grow(b, len(s)+2)[:n+len(s)+2]
+	b[n] = '"'
+	copy(b[n+1:], s)
+	b[len(b)-1] = '"'
+	return b
 }
 
 // plainJSON reports whether s is printable ASCII without quotes or
@@ -35,12 +83,15 @@ func appendJSONString(b []byte, s string) []byte {
 // time: a byte is flagged by its high bit, by a borrow when 0x20 is taken
 // from it, or by being zero once XORed with '"' or '\\'.
 func plainJSON(s string) bool {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	for len(s) >= 8 {
-		x := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-		q, bs := x^(ones*'"'), x^(ones*'\\')
-		if (x|(x-ones*0x20)|(q-ones)&^q|(bs-ones)&^bs)&highs != 0 {
+	const highs = 0x8080808080808080
+	for len(s) >= 16 { // two words a test
+		if (notPlain8(load8(s))|notPlain8(load8(s[8:])))&highs != 0 {
+			return false
+		}
+		s = s[16:]
+	}
+	if len(s) >= 8 {
+		if notPlain8(load8(s))&highs != 0 {
 			return false
 		}
 		s = s[8:]
@@ -51,6 +102,23 @@ func plainJSON(s string) bool {
 		}
 	}
 	return true
+}
+
+// load8 reads the first eight bytes of s (at least eight) as one
+// little-endian word (the compiler makes it one load).
+func load8(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// notPlain8 has the high bit of each byte of x set when that byte may not
+// be plain (see plainJSON; a borrow may flag a byte after a flagged one
+// too, which only matters once a byte is flagged).
+func notPlain8(x uint64) uint64 {
+	const ones = 0x0101010101010101
+	q, bs := x^(ones*'"'), x^(ones*'\\')
+	return x | (x - ones*0x20) | (q-ones)&^q | (bs-ones)&^bs
 }
 
 // newlineIndent is a newline and the indentation of every depth the
@@ -93,13 +161,27 @@ func (o *jsonObject) key(b []byte, k string) []byte {
 	if o.yaml != nil {
 		return o.yamlKey(b, k)
 	}
-	b = o.sep(b)
-	b = append(b, '"')
-	b = append(b, k...)
-	if o.compact {
-		return append(b, '"', ':')
+	// what sep, the quoted key and the colon append, with one check of
+	// b's room
+	n := len(b)
+	m := 1 + len(o.indent) + 1 + len(k) + 3
+	b = slices.Grow(b, m)[:n+m]
+	if o.fields > 0 {
+		b[n] = ','
+		n++
+	} else {
+		b = b[:len(b)-1]
 	}
-	return append(b, '"', ':', ' ')
+	o.fields++
+	n += copy(b[n:], o.indent)
+	b[n] = '"'
+	n += 1 + copy(b[n+1:], k)
+	b[n], b[n+1] = '"', ':'
+	if o.compact {
+		return b[:n+2]
+	}
+	b[n+2] = ' '
+	return b
 }
 
 // mapKey starts a field whose key comes from data and may need escaping.
@@ -258,7 +340,9 @@ func appendVolumeFields(b []byte, o *jsonObject, v *timeline.Volume) []byte {
 	b = o.str(b, "handle", v.Handle)
 	b = o.str(b, "driver", v.Driver())
 	var room [8]string // most volumes have four: UniqueName, PV, handle, VolumeAttachment
-	names := v.AppendNames(room[:0])
+	computed := nameRooms.Get().(*[]byte)
+	defer nameRooms.Put(computed)
+	names := v.AppendNamesIn(room[:0], computed)
 	b = o.strings(b, "names", names)
 	b = o.strings(b, "attachments", v.AttachmentsIn(names))
 	b = o.strings(b, "nodes", v.Nodes())
@@ -290,6 +374,12 @@ func appendVolumeFields(b []byte, o *jsonObject, v *timeline.Volume) []byte {
 	}
 	return b
 }
+
+// nameRooms hold the computed VolumeAttachment names of the volume being
+// written (Volume.AppendNamesIn), one room a writer at a time: a large
+// cluster's 35k volumes made as many strings, garbage the collector ran
+// for during the report.
+var nameRooms = sync.Pool{New: func() any { return new([]byte) }}
 
 // appendTimelineVol appends toWireTimelineVol(v) laid out by o
 // (objectAt(depth): as the encoder writes it at depth): a large cluster's

@@ -163,18 +163,27 @@ func TestVolumesJSONMatchesWholeValue(t *testing.T) {
 	}
 }
 
-// TestPlainJSONEveryByteEverywhere: the eight-bytes-at-a-time check flags
+// TestPlainJSONEveryByteEverywhere: the word-at-a-time checks flag
 // exactly the strings with a byte JSON escapes (or that is not ASCII),
-// wherever in the string that byte is.
+// with a byte that is not printable ASCII (printableASCII), and with one
+// Sanitize changes (isClean), wherever in the string that byte is;
+// appendJSONString writes what the encoder writes.
 func TestPlainJSONEveryByteEverywhere(t *testing.T) {
 	for c := 0; c < 256; c++ {
 		want := c >= 0x20 && c < 0x80 && c != '"' && c != '\\'
-		for n := 1; n <= 19; n++ {
+		printable := c >= 0x20 && c <= 0x7e
+		for n := 1; n <= 35; n++ {
 			for pos := 0; pos < n; pos++ {
 				b := []byte(strings.Repeat("a", n))
 				b[pos] = byte(c)
 				if got := plainJSON(string(b)); got != want {
 					t.Fatalf("plainJSON(%q) = %v, want %v", b, got, want)
+				}
+				if got := printableASCII(string(b)); got != printable {
+					t.Fatalf("printableASCII(%q) = %v, want %v", b, got, printable)
+				}
+				if got, want := isClean(string(b)), printable || c == '\t' || c == '\n'; got != want {
+					t.Fatalf("isClean(%q) = %v, want %v", b, got, want)
 				}
 				if pos == n/2 {
 					std, _ := appendIndented(nil, string(b), "")
@@ -311,6 +320,48 @@ func TestAppendEventCompactMatchesEncoder(t *testing.T) {
 		got := append(appendEvent([]byte("prefix"), &evs[i], jsonObject{compact: true}), '\n')
 		if !bytes.Equal(got[len("prefix"):], want.Bytes()) {
 			t.Fatalf("event %d:\n got %s\nwant %s", i, got[len("prefix"):], want.Bytes())
+		}
+	}
+}
+
+// TestAppendFindingMatchesEncoder: appendFinding writes what encoding the
+// wireFinding writes, for the seed's findings, hostile ones (every string
+// hostile), and the shapes the encoder writes differently — nil and empty
+// lists, no incident and incident 0, no evidence, cluster-state checks —
+// at the depth the document uses and at others.
+func TestAppendFindingMatchesEncoder(t *testing.T) {
+	var ws []wireFinding
+	for _, a := range []*Analysis{handSeed(false), hostileAnalysis()} {
+		inc := incidentOf(a.Result)
+		byName := volumesByName(a.Timeline, a.Result.Findings)
+		for i, f := range a.Result.Findings {
+			ws = append(ws, toWireFinding(i, f, inc, byName))
+		}
+	}
+	zero := 0
+	for i, s := range hostileStrings {
+		ws = append(ws, wireFinding{Index: i, Rule: s, Severity: s, Volume: s, PV: s, Handle: s, Driver: s, Input: s,
+			Nodes: []string{s, "n"}, Pods: []string{}, Start: s, End: s, Count: -i, Code: s, Summary: s, Explanation: s, Next: s,
+			Incident: &zero, Evidence: []wireEvidence{{Path: s, Line: i, Time: s, Text: s, Note: s, SourceKind: s}, {}},
+			Checks: []wireCheck{{Check: s, Verdict: s, Text: s}}})
+	}
+	ws = append(ws, wireFinding{}, wireFinding{Evidence: []wireEvidence{}, Nodes: []string{}, Checks: []wireCheck{}})
+	if len(ws) < len(hostileStrings)+4 {
+		t.Fatalf("only %d findings to write", len(ws))
+	}
+	for _, depth := range []int{0, arrayDepth, 4} {
+		for i := range ws {
+			want, err := appendIndented(nil, ws[i], strings.Repeat("  ", depth))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := appendFinding([]byte("prefix"), &ws[i], objectAt(depth))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.HasPrefix(got, []byte("prefix")) || !bytes.Equal(got[len("prefix"):], want) {
+				t.Errorf("depth %d, finding %d:\n got %s\nwant %s", depth, i, got[len("prefix"):], want)
+			}
 		}
 	}
 }

@@ -101,16 +101,36 @@ const arrayBatch = 128
 
 // appendElements appends elements from..to-1, with their separators and
 // indent, to dst, up to the first error, which it returns.
+//
+// Before each element dst is given room for twice the last one, doubling
+// its capacity when short: appends grow a large slice by a quarter at a
+// time, and a batch of 128 findings (a retry storm's, ~6 KB each) copied
+// itself over and over as it grew from an empty buffer.
 func appendElements(dst []byte, from, to int, elem elemAppender) ([]byte, error) {
 	var err error
+	last := 0
 	for i := from; i < to && err == nil; i++ {
+		dst = reserve(dst, 2*last+8)
+		start := len(dst)
 		if i > 0 {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, "\n    "...)
 		dst, err = elem(dst, i, objectAt(arrayDepth))
+		last = len(dst) - start
 	}
 	return dst, err
+}
+
+// reserve returns b with room for n more bytes, its capacity at least
+// doubled when it grows.
+func reserve(b []byte, n int) []byte {
+	if cap(b)-len(b) >= n {
+		return b
+	}
+	grown := make([]byte, len(b), max(2*cap(b), len(b)+n))
+	copy(grown, b)
+	return grown
 }
 
 // elementsParallel encodes batches of elements on workers goroutines and

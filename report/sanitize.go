@@ -50,8 +50,21 @@ func Sanitize(s string) string {
 	return b.String()
 }
 
-// isClean reports whether s needs no work (the common case: printable ASCII).
+// isClean reports whether s needs no work (the common case: printable
+// ASCII, tabs and newlines). Eight bytes of printable ASCII are one test
+// (unprintable8); a word with any other byte is looked at byte by byte.
 func isClean(s string) bool {
+	for len(s) >= 8 {
+		if unprintable8(load8(s)) && !cleanBytes(s[:8]) {
+			return false
+		}
+		s = s[8:]
+	}
+	return cleanBytes(s)
+}
+
+// cleanBytes is isClean one byte at a time.
+func cleanBytes(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c >= 0x80 {

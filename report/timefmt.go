@@ -28,36 +28,48 @@ func appendTS(b []byte, t time.Time) []byte {
 	}
 	y, m, d := civilDate(sec / 86400)
 	s := int(sec % 86400)
-	b = append(b, byte('0'+y/1000), byte('0'+y/100%10))
-	b = append2(b, y%100)
-	b = append2(append(b, '-'), m)
-	b = append2(append(b, '-'), d)
-	b = append2(append(b, 'T'), s/3600)
-	b = append2(append(b, ':'), s/60%60)
-	b = append2(append(b, ':'), s%60)
+	// "2006-01-02T15:04:05", '.' and nine digits, trailing zeros cut, 'Z'
+	var out [19 + 10 + 1]byte
+	put2(out[0:], y/100)
+	put2(out[2:], y%100)
+	out[4], out[7], out[10], out[13], out[16] = '-', '-', 'T', ':', ':'
+	put2(out[5:], m)
+	put2(out[8:], d)
+	put2(out[11:], s/3600)
+	put2(out[14:], s/60%60)
+	put2(out[17:], s%60)
+	n := 19
 	if ns := t.Nanosecond(); ns != 0 {
-		var frac [10]byte // '.' and nine digits, trailing zeros cut
-		n := len(frac)
-		for i := n - 1; i > 0; i-- {
-			frac[i] = byte('0' + ns%10)
-			ns /= 10
-		}
-		frac[0] = '.'
-		for frac[n-1] == '0' {
+		hi, lo := ns/100000, ns%100000 // four digits, then five
+		out[19] = '.'
+		put2(out[20:], hi/100)
+		put2(out[22:], hi%100)
+		put2(out[24:], lo/1000)
+		put2(out[26:], lo/10%100)
+		out[28] = byte('0' + lo%10)
+		n = 29
+		for out[n-1] == '0' {
 			n--
 		}
-		b = append(b, frac[:n]...)
 	}
-	return append(b, 'Z')
+	out[n] = 'Z'
+	return append(b, out[:n+1]...)
+}
+
+// digitPairs are "00" to "99", two bytes each.
+const digitPairs = "0001020304050607080910111213141516171819" +
+	"2021222324252627282930313233343536373839" +
+	"4041424344454647484950515253545556575859" +
+	"6061626364656667686970717273747576777879" +
+	"8081828384858687888990919293949596979899"
+
+// put2 writes 0 ≤ n < 100 as two digits at b[0:2].
+func put2(b []byte, n int) {
+	b[0], b[1] = digitPairs[2*n], digitPairs[2*n+1]
 }
 
 // year10000 is 10000-01-01T00:00:00Z in Unix seconds.
 const year10000 = 253402300800
-
-// append2 appends 0 ≤ n < 100 as two digits.
-func append2(b []byte, n int) []byte {
-	return append(b, byte('0'+n/10), byte('0'+n%10))
-}
 
 // civilDate is the proleptic Gregorian date of a day counted from
 // 1970-01-01 (days ≥ 0), by Howard Hinnant's days-to-civil algorithm.

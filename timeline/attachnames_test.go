@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/kcmtrace/kcmtrace/parser"
 	"github.com/kcmtrace/kcmtrace/state"
@@ -13,8 +14,8 @@ import (
 // A volume's computed VolumeAttachment names (its CSI UniqueName's on
 // each node of its events) are made when asked when they are the
 // UniqueName's on at most 64 nodes (vaNodes), else kept as names; either
-// way Names, AppendNames, Attachments, AttachmentsIn and HasName give the
-// same, and SetNodes and SetNames keep the names they had.
+// way Names, AppendNames (AppendNamesIn in a room of any size),
+// Attachments, AttachmentsIn and HasName give the same, and SetNodes and SetNames keep the names they had.
 func TestComputedAttachmentNames(t *testing.T) {
 	k := parser.ComponentKCM
 	vaOf := func(u, node string) string {
@@ -81,6 +82,18 @@ func TestComputedAttachmentNames(t *testing.T) {
 			}
 			if got := v.AppendNames([]string{"before"}); !slices.Equal(got[1:], names) || got[0] != "before" {
 				t.Errorf("AppendNames = %q, want Names %q after what it was given", got, names)
+			}
+			// a room too small is grown, one large enough is used as it is
+			for _, size := range []int{0, 3, 65 * state.AttachmentNameLen} {
+				room := make([]byte, 0, size)
+				r, given := &room, unsafe.SliceData(room)
+				if got := v.AppendNamesIn(nil, r); !slices.Equal(got, names) {
+					t.Errorf("AppendNamesIn(room of %d) = %q, want Names %q", size, got, names)
+				}
+				need := len(tc.want) * state.AttachmentNameLen
+				if tc.computed && (cap(*r) < need || size >= need && unsafe.SliceData(*r) != given) {
+					t.Errorf("AppendNamesIn left a room of %d bytes for %d names (a room of %d given)", cap(*r), len(tc.want), size)
+				}
 			}
 			if a := v.AttachmentsIn(names); !slices.Equal(a, tc.want) {
 				t.Errorf("AttachmentsIn(Names) = %q, want %q", a, tc.want)

@@ -232,25 +232,41 @@ func (v *Volume) Names() []string {
 
 // AppendNames appends the volume's Names to dst: what Names returns,
 // without making a slice of them (a renderer's scratch takes them).
-func (v *Volume) AppendNames(dst []string) []string {
+func (v *Volume) AppendNames(dst []string) []string { return v.AppendNamesIn(dst, nil) }
+
+// AppendNamesIn is AppendNames with the computed VolumeAttachment names
+// (see Attachments) written in *room, grown when it is short, instead of
+// memory of their own: a renderer reuses one room for every volume, the
+// names it got valid until it passes the room again. A nil room makes
+// new memory.
+func (v *Volume) AppendNamesIn(dst []string, room *[]byte) []string {
 	if v.vaNodes == 0 {
 		return v.appendListed(dst)
 	}
 	// the computed VolumeAttachment names among the others, sorted, each
 	// once (an event may have given one of them)
 	start := len(dst)
-	dst = v.computedAttachments(v.appendListed(dst))
+	dst = v.computedAttachments(v.appendListed(dst), room)
 	slices.Sort(dst[start:])
 	return dst[:start+len(slices.Compact(dst[start:]))]
 }
 
-// computedAttachments appends the VolumeAttachment names vaNodes holds
-// (in memory of their own).
-func (v *Volume) computedAttachments(dst []string) []string {
+// computedAttachments appends the VolumeAttachment names vaNodes holds,
+// in *room (see AppendNamesIn), or memory of their own when room is nil.
+func (v *Volume) computedAttachments(dst []string, room *[]byte) []string {
 	const n = state.AttachmentNameLen
 	driver, handle, _ := ParseUniqueName(v.UniqueName)
 	nodes := v.Nodes()
-	buf := make([]byte, bits.OnesCount64(v.vaNodes)*n)
+	size := bits.OnesCount64(v.vaNodes) * n
+	var buf []byte
+	if room == nil || cap(*room) < size {
+		buf = make([]byte, size)
+		if room != nil {
+			*room = buf
+		}
+	} else {
+		buf = (*room)[:size]
+	}
 	for m := v.vaNodes; m != 0; m &= m - 1 {
 		name := (*[n]byte)(buf[:n])
 		state.PutAttachmentName(name, handle, driver, nodes[bits.TrailingZeros64(m)])
@@ -274,7 +290,7 @@ func (v *Volume) HasName(n string) bool {
 			return true
 		}
 	}
-	return v.vaNodes != 0 && isAttachmentName(n) && slices.Contains(v.computedAttachments(nil), n)
+	return v.vaNodes != 0 && isAttachmentName(n) && slices.Contains(v.computedAttachments(nil, nil), n)
 }
 
 // appendListed appends the names of the volume's lists, with UniqueName,
