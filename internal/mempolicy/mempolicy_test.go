@@ -13,12 +13,14 @@ import (
 	"github.com/kcmtrace/kcmtrace/internal/prefault"
 )
 
-// TestStart: a large input gets the soft limit of its size, and once
-// built a limit from the live heap (TestBuilt); a small one the small
-// limit with GOGC off; GOMEMLIMIT (and for a small input GOGC) or an
+// TestStart: a large input gets the soft limit of its size with GOGC off
+// until it is parsed, and once built a limit from the live heap
+// (TestBuilt); a small one the small limit with GOGC off; GOMEMLIMIT (and for a small input GOGC) or an
 // input of unknown size leave them alone. End puts back the limit and
 // GOGC there were.
 func TestStart(t *testing.T) {
+	defer func(f func() int) { releaseExe = f }(releaseExe)
+	releaseExe = func() int { return 0 }
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	gogc := func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
@@ -31,16 +33,16 @@ func TestStart(t *testing.T) {
 		paths             []string
 		env               map[string]string
 		limit, afterBuild int64 // afterBuild -1: set from the live heap
-		gogc              int   // GOGC during the run (100 before it)
+		gogc, gogcParsed  int   // GOGC during the parse and after Parsed (100 before the run)
 		offHeap           bool  // names off the collector's heap during the run
 	}{
-		{name: "large", paths: []string{big}, limit: memBase + memPerGiB/2, afterBuild: -1, gogc: 100, offHeap: true},
-		{name: "large with GOMEMLIMIT", paths: []string{big}, env: map[string]string{"GOMEMLIMIT": "1GiB"}, limit: none, afterBuild: none, gogc: 100, offHeap: true},
-		{name: "large with GOGC", paths: []string{big}, env: map[string]string{"GOGC": "200"}, limit: memBase + memPerGiB/2, afterBuild: -1, gogc: 100, offHeap: true},
-		{name: "small", paths: []string{small}, limit: smallLimit, afterBuild: smallLimit, gogc: -1},
-		{name: "small with GOGC", paths: []string{small}, env: map[string]string{"GOGC": "200"}, limit: none, afterBuild: none, gogc: 100},
-		{name: "small with GOMEMLIMIT", paths: []string{small}, env: map[string]string{"GOMEMLIMIT": "1GiB"}, limit: none, afterBuild: none, gogc: 100},
-		{name: "directory", paths: []string{big, dir}, limit: none, afterBuild: none, gogc: 100},
+		{name: "large", paths: []string{big}, limit: memBase + memPerGiB/2, afterBuild: -1, gogc: -1, gogcParsed: 100, offHeap: true},
+		{name: "large with GOMEMLIMIT", paths: []string{big}, env: map[string]string{"GOMEMLIMIT": "1GiB"}, limit: none, afterBuild: none, gogc: 100, gogcParsed: 100, offHeap: true},
+		{name: "large with GOGC", paths: []string{big}, env: map[string]string{"GOGC": "200"}, limit: memBase + memPerGiB/2, afterBuild: -1, gogc: 100, gogcParsed: 100, offHeap: true},
+		{name: "small", paths: []string{small}, limit: smallLimit, afterBuild: smallLimit, gogc: -1, gogcParsed: -1},
+		{name: "small with GOGC", paths: []string{small}, env: map[string]string{"GOGC": "200"}, limit: none, afterBuild: none, gogc: 100, gogcParsed: 100},
+		{name: "small with GOMEMLIMIT", paths: []string{small}, env: map[string]string{"GOMEMLIMIT": "1GiB"}, limit: none, afterBuild: none, gogc: 100, gogcParsed: 100},
+		{name: "directory", paths: []string{big, dir}, limit: none, afterBuild: none, gogc: 100, gogcParsed: 100},
 	} {
 		debug.SetMemoryLimit(none)
 		debug.SetGCPercent(100)
@@ -53,6 +55,10 @@ func TestStart(t *testing.T) {
 		}
 		if got := offheap.Enabled(); got != tc.offHeap && runtime.GOOS == "linux" {
 			t.Errorf("%s: names off the heap %v, want %v", tc.name, got, tc.offHeap)
+		}
+		run.Parsed()
+		if got := gogc(); got != tc.gogcParsed {
+			t.Errorf("%s: GOGC once parsed %d, want %d", tc.name, got, tc.gogcParsed)
 		}
 		run.Built()
 		got := debug.SetMemoryLimit(-1)
