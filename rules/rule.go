@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
+	"unsafe"
 
 	"github.com/kcmtrace/kcmtrace/timeline"
 )
@@ -172,16 +174,29 @@ func (f *Finding) SetNext(steps ...Step) {
 // MergeSteps orders steps by phase (stable) and drops repeats: a step whose
 // text (case and spacing aside) equals or is contained in one already kept,
 // and sentences repeated across steps.
-func MergeSteps(steps []Step) []Step {
+func MergeSteps(steps []Step) []Step { return mergeSteps(steps, true) }
+
+// mergeSteps is MergeSteps; skipMet false looks at a text met before again
+// (the definition TestMergeStepsSkipsWhatItWould holds the shortcut to).
+func mergeSteps(steps []Step, skipMet bool) []Step {
 	sorted := slices.Clone(steps)
 	slices.SortStableFunc(sorted, func(a, b Step) int { return int(a.Phase) - int(b.Phase) })
-	norm := func(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
 	var out []Step
 	var said []string         // out's texts, normalised
 	seen := map[string]bool{} // normalised sentences already said
+	// A text met before is dropped whatever its phase: the first time it
+	// was either dropped as said already or had each of its sentences
+	// marked seen, and said and seen only grow. (An incident of a retry
+	// storm gives the same steps dozens of times: normalising them again
+	// was most of its cost.)
+	met := map[string]bool{}
 next:
 	for _, s := range sorted {
-		n := norm(s.Text)
+		if skipMet && met[s.Text] {
+			continue
+		}
+		met[s.Text] = true
+		n := normStep(s.Text)
 		if n == "" {
 			continue
 		}
@@ -192,7 +207,7 @@ next:
 		}
 		var kept []string
 		for _, sent := range sentences(s.Text) {
-			if k := norm(sent); !seen[k] {
+			if k := normStep(sent); !seen[k] {
 				seen[k] = true
 				kept = append(kept, sent)
 			}
@@ -201,9 +216,41 @@ next:
 			continue
 		}
 		out = append(out, Step{Phase: s.Phase, Text: strings.Join(kept, " ")})
-		said = append(said, norm(out[len(out)-1].Text))
+		said = append(said, normStep(out[len(out)-1].Text))
 	}
 	return out
+}
+
+// normStep is a step's text as MergeSteps compares it: lower case, its
+// runs of spaces one space, none at the ends —
+// strings.ToLower(strings.Join(strings.Fields(s), " ")), in one pass and
+// one allocation when s is ASCII (a storm's incident merges hundreds of
+// steps).
+func normStep(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return strings.ToLower(strings.Join(strings.Fields(s), " "))
+		}
+	}
+	b := make([]byte, 0, len(s))
+	space := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch c {
+		case ' ', '\t', '\n', '\v', '\f', '\r':
+			space = len(b) > 0
+			continue
+		}
+		if space {
+			b = append(b, ' ')
+			space = false
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // sentences splits text after ". " (keeping the period); abbreviations

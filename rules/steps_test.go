@@ -1,7 +1,9 @@
 package rules
 
 import (
+	"math/rand"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -68,6 +70,41 @@ func TestSeedIncidentNextDistinct(t *testing.T) {
 	for _, s := range next {
 		if s.Phase == Recover && strings.Contains(s.Text, "zone") {
 			t.Errorf("the pod already moved: no zone recovery step wanted, got %q", s.Text)
+		}
+	}
+}
+
+// TestMergeStepsSkipsWhatItWould: MergeSteps, which drops a text met
+// before without looking at it again, merges as normalising and comparing
+// every step does (mergeSteps without the shortcut), on random lists of
+// steps drawn from texts that repeat, differ in case and spacing, contain
+// one another and share sentences, in every phase.
+func TestMergeStepsSkipsWhatItWould(t *testing.T) {
+	texts := []string{
+		"Delete the pod on B.", "delete the  pod on B.", "Check the audit log.", "Check the disk. Check the audit log.",
+		"Fix ControllerUnpublishVolume. Upgrade the driver.", "Upgrade the driver.", "Use WaitForFirstConsumer.",
+		"the pod", "", "  ", "Check the disk.", "CHECK THE DISK. Retry.", "e.g. this. And that.",
+	}
+	phases := []Phase{Recover, Confirm, Fix, Prevent}
+	rng := rand.New(rand.NewSource(1))
+	for range 2000 {
+		steps := make([]Step, rng.Intn(12))
+		for i := range steps {
+			steps[i] = Step{Phase: phases[rng.Intn(len(phases))], Text: texts[rng.Intn(len(texts))]}
+		}
+		if got, want := MergeSteps(steps), mergeSteps(steps, false); !slices.Equal(got, want) {
+			t.Fatalf("MergeSteps(%q)\n= %q\nwant %q", steps, got, want)
+		}
+	}
+}
+
+// TestNormStep: the one-pass normalisation is the definition's, on ASCII
+// with every kind of space and on text that is not ASCII.
+func TestNormStep(t *testing.T) {
+	for _, s := range []string{"", " ", "a", " Delete  the\tPod\n on B. ", "\v\fX\rY", "ÄB  c", "x\u00a0y", "x\u0085Y", "ǅ  Z",
+		"Check THE disk.\n\nRetry  ", "a\x00b", "~!@#$%^&*()_+{}|:<>?"} {
+		if got, want := normStep(s), strings.ToLower(strings.Join(strings.Fields(s), " ")); got != want {
+			t.Errorf("normStep(%q) = %q, want %q", s, got, want)
 		}
 	}
 }
