@@ -83,7 +83,7 @@ func analyzeDoc(out *objectWriter, a *Analysis, o Options) error {
 		return appendVolume(dst, vols[i], at), nil
 	})
 	if out.yaml == nil {
-		out.arrayOf("findings", len(a.Result.Findings), func(dst []byte, i int, at jsonObject) ([]byte, error) {
+		out.arrayBatched("findings", len(a.Result.Findings), heavyBatch, func(dst []byte, i int, at jsonObject) ([]byte, error) {
 			w := toWireFinding(i, a.Result.Findings[i], inc, byName)
 			return appendFinding(dst, &w, at)
 		})

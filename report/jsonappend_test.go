@@ -365,3 +365,40 @@ func TestAppendFindingMatchesEncoder(t *testing.T) {
 		}
 	}
 }
+
+// TestFindingsJSONInBatches: an analyze document with enough findings to
+// be written in batches on every core (heavyBatch) is the same on one
+// goroutine and on several, and holds every finding once, in order.
+func TestFindingsJSONInBatches(t *testing.T) {
+	a := hostileAnalysis()
+	base := a.Result.Findings
+	for len(a.Result.Findings) < 3*heavyBatch+5 {
+		a.Result.Findings = append(a.Result.Findings, base...)
+	}
+	var outs [][]byte
+	for _, procs := range []int{1, 4} {
+		old := runtime.GOMAXPROCS(procs)
+		var got bytes.Buffer
+		err := JSON(&got, a, Options{})
+		runtime.GOMAXPROCS(old)
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs = append(outs, got.Bytes())
+	}
+	if !bytes.Equal(outs[0], outs[1]) {
+		t.Fatal("the document differs with 1 and 4 cores")
+	}
+	var doc wireAnalyze
+	if err := goccy.Unmarshal(outs[0], &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Findings) != len(a.Result.Findings) {
+		t.Fatalf("%d findings decoded, %d written", len(doc.Findings), len(a.Result.Findings))
+	}
+	for i, f := range doc.Findings {
+		if f.Index != i || f.Rule != Sanitize(a.Result.Findings[i].Rule) {
+			t.Fatalf("finding %d: index %d, rule %q", i, f.Index, f.Rule)
+		}
+	}
+}

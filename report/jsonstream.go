@@ -64,13 +64,19 @@ func (o *objectWriter) array(k string, n int, elem func(i int) any) {
 		o.yamlArray(k, n, elem)
 		return
 	}
-	o.arrayOf(k, n, func(dst []byte, i int, _ jsonObject) ([]byte, error) {
+	o.arrayBatched(k, n, heavyBatch, func(dst []byte, i int, _ jsonObject) ([]byte, error) {
 		return appendIndented(dst, elem(i), "    ")
 	})
 }
 
-// arrayOf writes a field holding n elements, element i appended by elem.
+// arrayOf writes a field holding n elements, element i appended by elem,
+// arrayBatch at a time.
 func (o *objectWriter) arrayOf(k string, n int, elem elemAppender) {
+	o.arrayBatched(k, n, arrayBatch, elem)
+}
+
+// arrayBatched is arrayOf, batch elements at a time.
+func (o *objectWriter) arrayBatched(k string, n, batch int, elem elemAppender) {
 	if o.yaml != nil {
 		o.yamlArrayOf(k, n, elem)
 		return
@@ -83,11 +89,11 @@ func (o *objectWriter) arrayOf(k string, n int, elem elemAppender) {
 	o.w.WriteByte('[')
 	switch workers := runtime.GOMAXPROCS(0); {
 	case o.err != nil:
-	case n >= 2*arrayBatch && workers > 1:
-		o.elementsParallel(n, elem, workers)
+	case n >= 2*batch && workers > 1:
+		o.elementsParallel(n, batch, elem, workers)
 	default:
-		for from := 0; from < n && o.err == nil; from += arrayBatch {
-			o.buf, o.err = appendElements(o.buf[:0], from, min(n, from+arrayBatch), elem)
+		for from := 0; from < n && o.err == nil; from += batch {
+			o.buf, o.err = appendElements(o.buf[:0], from, min(n, from+batch), elem)
 			if o.err == nil {
 				o.w.Write(o.buf)
 			}
@@ -96,8 +102,15 @@ func (o *objectWriter) arrayOf(k string, n int, elem elemAppender) {
 	o.w.WriteString("\n  ]")
 }
 
-// arrayBatch is how many array elements one goroutine encodes at a time.
-const arrayBatch = 128
+// arrayBatch is how many array elements one goroutine encodes at a time;
+// heavyBatch how many of those that are kilobytes each (findings with
+// their evidence, incidents, or any element left to the encoder): in
+// batches of 128, the storm's 190 findings at 128 MiB were written on one
+// goroutine, into two buffers of 800 KB grown from nothing.
+const (
+	arrayBatch = 128
+	heavyBatch = 16
+)
 
 // appendElements appends elements from..to-1, with their separators and
 // indent, to dst, up to the first error, which it returns.
@@ -135,8 +148,8 @@ func reserve(b []byte, n int) []byte {
 
 // elementsParallel encodes batches of elements on workers goroutines and
 // writes them in order (renderOrdered).
-func (o *objectWriter) elementsParallel(n int, elem elemAppender, workers int) {
-	o.err = renderOrdered(o.w, n, arrayBatch, workers, func(dst []byte, from, to int) ([]byte, error) {
+func (o *objectWriter) elementsParallel(n, batch int, elem elemAppender, workers int) {
+	o.err = renderOrdered(o.w, n, batch, workers, func(dst []byte, from, to int) ([]byte, error) {
 		return appendElements(dst, from, to, elem)
 	})
 }
