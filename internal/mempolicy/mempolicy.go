@@ -52,7 +52,8 @@
 //     busy cores for 0.2–3.5 ms. 1 GiB, 12 interleaved runs each: CPU
 //     1–3% less on the default, churn and many-nodes shapes (klog printf
 //     and JSON; wall time the same to 3% less), the storm's the same (its
-//     21 cycles 17–18), peak RSS 0–3 MiB more. Parsed gives GOGC back:
+//     21 cycles 17–18), peak RSS 0–3 MiB more (4 GiB of the default
+//     shape, whose parse peaks: 80–84 → 88–89 MiB). Parsed gives GOGC back:
 //     off to the end, the build's heap grew to the limit where GOGC=100
 //     had kept it lower, and 4 GiB of churn peaked at 160–161 MiB in two
 //     runs of four (152–159 with GOGC back, 152–156 before). The limit is
