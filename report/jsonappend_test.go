@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"io"
 	"math/rand"
 	"path/filepath"
 	"runtime"
@@ -150,17 +151,22 @@ func TestVolumesJSONMatchesWholeValue(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, procs := range []int{1, 4} {
-		old := runtime.GOMAXPROCS(procs)
-		var got bytes.Buffer
-		err := VolumesJSON(&got, vols, Options{})
-		runtime.GOMAXPROCS(old)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(got.Bytes(), want.Bytes()) {
+		got := renderOn(t, procs, func(w io.Writer) error { return VolumesJSON(w, vols, Options{}) })
+		if !bytes.Equal(got, want.Bytes()) {
 			t.Errorf("GOMAXPROCS %d: volumes document differs from the whole value", procs)
 		}
 	}
+}
+
+// renderOn is what render writes with GOMAXPROCS procs.
+func renderOn(t *testing.T, procs int, render func(io.Writer) error) []byte {
+	t.Helper()
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+	var out bytes.Buffer
+	if err := render(&out); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
 }
 
 // TestPlainJSONEveryByteEverywhere: the word-at-a-time checks flag
@@ -377,14 +383,7 @@ func TestFindingsJSONInBatches(t *testing.T) {
 	}
 	var outs [][]byte
 	for _, procs := range []int{1, 4} {
-		old := runtime.GOMAXPROCS(procs)
-		var got bytes.Buffer
-		err := JSON(&got, a, Options{})
-		runtime.GOMAXPROCS(old)
-		if err != nil {
-			t.Fatal(err)
-		}
-		outs = append(outs, got.Bytes())
+		outs = append(outs, renderOn(t, procs, func(w io.Writer) error { return JSON(w, a, Options{}) }))
 	}
 	if !bytes.Equal(outs[0], outs[1]) {
 		t.Fatal("the document differs with 1 and 4 cores")
