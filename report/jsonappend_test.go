@@ -401,3 +401,21 @@ func TestFindingsJSONInBatches(t *testing.T) {
 		}
 	}
 }
+
+// FuzzAppendJSONString: the hand-written string encoding (plain, printable
+// ASCII escaped here, or the encoder's) is the encoders' for any bytes.
+func FuzzAppendJSONString(f *testing.F) {
+	for _, s := range hostileStrings {
+		f.Add(s)
+	}
+	f.Add(`E0812 00:00:01.000000 1 csi_attacher.go:104] "attach failed" err="rpc error: code = Internal desc = \"disk\\busy\""`)
+	f.Fuzz(func(t *testing.T, s string) {
+		want, err := appendIndented(nil, s, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendJSONString([]byte("x"), s); !bytes.Equal(got[1:], want) || got[0] != 'x' {
+			t.Fatalf("%q: appendJSONString %s, encoder %s", s, got[1:], want)
+		}
+	})
+}
