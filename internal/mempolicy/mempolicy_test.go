@@ -325,7 +325,7 @@ func TestCollect(t *testing.T) {
 		runtime.GC()
 		var live []byte
 		if tc.full {
-			live = make([]byte, max(run.Limit(), memBase+int64(512<<20)/(1<<30)*memPerGiB)*tablesShare/100+1<<20)
+			live = make([]byte, fullHeap(run))
 		}
 		for _, f := range []struct {
 			name    string
@@ -341,6 +341,24 @@ func TestCollect(t *testing.T) {
 		runtime.KeepAlive(live)
 		run.End()
 	}
+}
+
+// fullHeap is the size of an array that makes the heap's objects at least
+// tablesShare percent of run's limit, whenever the limit's watcher runs:
+// the collection just made may not have run its finalizer yet, and
+// allocating the array may start another, each raising the limit to its
+// floor (followLive) above what it found live. An array of tablesShare
+// percent of the highest floor the last collection allows, and of
+// 100/tablesShare times the room followLive keeps above the live heap
+// beside what is outside it, stays at that share of any later floor too.
+// (Sized from the limit alone, the test failed in CI: the watcher had
+// raised the limit between the sizing and CollectTables.)
+func fullHeap(run *Run) int64 {
+	live, outside := liveHeap(), nonHeap()
+	floor := max(live+live*liveHeadroom/100, live+outside+settleMinRoom)
+	limit := max(uint64(run.Limit()), floor)
+	room := (outside + outside/4 + settleMinRoom) * 100 / tablesShare
+	return int64(max(limit*tablesShare/100, room) + 1<<20)
 }
 
 // TestReleasesExecutable: Start and Parsed give back the executable's
