@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/kcmtrace/kcmtrace/internal/swar"
 	"github.com/kcmtrace/kcmtrace/parser/classifier"
 )
 
@@ -436,13 +437,9 @@ func jsonScanString(p []byte, i int) (q int, esc, u, high, ok bool) {
 	if i >= len(p) || p[i] != '"' {
 		return 0, false, false, false, false
 	}
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	for j := i + 1; ; j++ {
 		for j+8 <= len(p) {
-			x := binary.LittleEndian.Uint64(p[j:])
-			qx, bx := x^(ones*'"'), x^(ones*'\\')
-			// a byte < 0x20, a zero byte of qx or bx, or a high bit
-			if ((x-ones*0x20)&^x|(qx-ones)&^qx|(bx-ones)&^bx|x)&highs != 0 {
+			if swar.NotPlainJSON(binary.LittleEndian.Uint64(p[j:])) != 0 {
 				break
 			}
 			j += 8

@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/kcmtrace/kcmtrace/internal/swar"
 	"github.com/rivo/uniseg"
 )
 
@@ -21,10 +22,10 @@ func displayWidth(s string) int {
 }
 
 // printableASCII reports whether s is bytes 0x20-0x7e only, eight bytes a
-// test (unprintable8).
+// test (swar.Unprintable).
 func printableASCII(s string) bool {
 	for len(s) >= 8 {
-		if unprintable8(load8(s)) {
+		if swar.Unprintable(swar.Load(s)) != 0 {
 			return false
 		}
 		s = s[8:]
@@ -35,17 +36,6 @@ func printableASCII(s string) bool {
 		}
 	}
 	return true
-}
-
-// unprintable8 reports whether a byte of x, eight bytes of a string
-// (load8), is not printable ASCII (0x20-0x7e). As plainJSON's test: a
-// byte is flagged by its high bit, by a borrow when 0x20 is taken from it,
-// or by being zero once XORed with DEL (a borrow can only flag a byte
-// after one that is flagged already).
-func unprintable8(x uint64) bool {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	del := x ^ (ones * 0x7f)
-	return (x|(x-ones*0x20)|(del-ones)&^del)&highs != 0
 }
 
 // shorten cuts s to max display cells, keeping both ends: "pvc-2708…3c36".

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	json "github.com/goccy/go-json"
+	"github.com/kcmtrace/kcmtrace/internal/swar"
 	"github.com/kcmtrace/kcmtrace/parser"
 	"github.com/kcmtrace/kcmtrace/timeline"
 )
@@ -79,19 +80,17 @@ func appendQuoted(b []byte, s string) []byte {
 }
 
 // plainJSON reports whether s is printable ASCII without quotes or
-// backslashes, which JSON takes unescaped. It looks at eight bytes at a
-// time: a byte is flagged by its high bit, by a borrow when 0x20 is taken
-// from it, or by being zero once XORed with '"' or '\\'.
+// backslashes, which JSON takes unescaped, eight bytes a test
+// (swar.NotPlainJSON).
 func plainJSON(s string) bool {
-	const highs = 0x8080808080808080
 	for len(s) >= 16 { // two words a test
-		if (notPlain8(load8(s))|notPlain8(load8(s[8:])))&highs != 0 {
+		if swar.NotPlainJSON(swar.Load(s))|swar.NotPlainJSON(swar.Load(s[8:])) != 0 {
 			return false
 		}
 		s = s[16:]
 	}
 	if len(s) >= 8 {
-		if notPlain8(load8(s))&highs != 0 {
+		if swar.NotPlainJSON(swar.Load(s)) != 0 {
 			return false
 		}
 		s = s[8:]
@@ -102,23 +101,6 @@ func plainJSON(s string) bool {
 		}
 	}
 	return true
-}
-
-// load8 reads the first eight bytes of s (at least eight) as one
-// little-endian word (the compiler makes it one load).
-func load8(s string) uint64 {
-	_ = s[7]
-	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-}
-
-// notPlain8 has the high bit of each byte of x set when that byte may not
-// be plain (see plainJSON; a borrow may flag a byte after a flagged one
-// too, which only matters once a byte is flagged).
-func notPlain8(x uint64) uint64 {
-	const ones = 0x0101010101010101
-	q, bs := x^(ones*'"'), x^(ones*'\\')
-	return x | (x - ones*0x20) | (q-ones)&^q | (bs-ones)&^bs
 }
 
 // newlineIndent is a newline and the indentation of every depth the

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/kcmtrace/kcmtrace/internal/swar"
 )
 
 // Sanitize makes untrusted log text safe to print: it removes ANSI escape
@@ -52,10 +54,10 @@ func Sanitize(s string) string {
 
 // isClean reports whether s needs no work (the common case: printable
 // ASCII, tabs and newlines). Eight bytes of printable ASCII are one test
-// (unprintable8); a word with any other byte is looked at byte by byte.
+// (swar.Unprintable); a word with any other byte is looked at byte by byte.
 func isClean(s string) bool {
 	for len(s) >= 8 {
-		if unprintable8(load8(s)) && !cleanBytes(s[:8]) {
+		if swar.Unprintable(swar.Load(s)) != 0 && !cleanBytes(s[:8]) {
 			return false
 		}
 		s = s[8:]

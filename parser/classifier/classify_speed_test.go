@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/kcmtrace/kcmtrace/internal/swar"
 )
 
 // This file checks the helpers rewritten for speed in a second pass
@@ -48,8 +50,8 @@ func checkSpeedHelpers(t *testing.T, s string) {
 	if got, want := classifyCode(s), classifyCodeReference(s); got != want {
 		t.Fatalf("classifyCode(%q) = %q, reference %q", s, got, want)
 	}
-	if got, want := isASCII(s), !strings.ContainsFunc(s, func(r rune) bool { return r >= utf8.RuneSelf }); got != want {
-		t.Fatalf("isASCII(%q) = %v, want %v", s, got, want)
+	if got, want := swar.IsASCII(s), !strings.ContainsFunc(s, func(r rune) bool { return r >= utf8.RuneSelf }); got != want {
+		t.Fatalf("swar.IsASCII(%q) = %v, want %v", s, got, want)
 	}
 	if !limitMayMatch(s) && classifyCodeReference(s) == CodeAttachLimit {
 		t.Fatalf("limitMayMatch(%q) is false, but the text is %s", s, CodeAttachLimit)

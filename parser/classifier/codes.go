@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/kcmtrace/kcmtrace/internal/swar"
 )
 
 // ClassifyCode is the error class (a Code* constant, or "") of an error
@@ -308,7 +310,7 @@ func limitMayMatch(s string) bool {
 			}
 		}
 	}
-	return !isASCII(t)
+	return !swar.IsASCII(t)
 }
 
 // limitWords are the first phrases of the clauses of the AttachLimit rule,
@@ -325,22 +327,3 @@ var (
 	}()
 	limitGrams = wordGrams(limitWords, func(int) bool { return true })
 )
-
-// isASCII reports whether s has no byte ≥ 0x80, reading 8 bytes at a time
-// (of an 8-byte window, which the compiler loads as one word).
-func isASCII(s string) bool {
-	for len(s) >= 8 {
-		w := s[:8]
-		if (uint64(w[0])|uint64(w[1])<<8|uint64(w[2])<<16|uint64(w[3])<<24|
-			uint64(w[4])<<32|uint64(w[5])<<40|uint64(w[6])<<48|uint64(w[7])<<56)&0x8080808080808080 != 0 {
-			return false
-		}
-		s = s[8:]
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
-}

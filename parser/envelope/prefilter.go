@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 
+	"github.com/kcmtrace/kcmtrace/internal/swar"
 	"github.com/kcmtrace/kcmtrace/internal/teddy"
 )
 
@@ -92,7 +93,7 @@ func headOf(s []byte) []byte {
 	}
 	i := 0
 	for ; i+8 <= len(h); i += 8 { // eight ASCII bytes at a time
-		if binary.LittleEndian.Uint64(h[i:])&0x8080808080808080 != 0 {
+		if swar.NonASCII(binary.LittleEndian.Uint64(h[i:])) != 0 {
 			break
 		}
 	}

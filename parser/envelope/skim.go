@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
-	"math/bits"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/kcmtrace/kcmtrace/internal/swar"
 )
 
 // This file is the raw-bytes side of the JSON engine: a validating skimmer
@@ -191,17 +192,17 @@ func isHex(c byte) bool {
 // or after j (len(b) when there is none), eight bytes at a time.
 func stringStop(b []byte, j int) int {
 	for ; j+16 <= len(b); j += 16 { // two words a round: one branch
-		m0, m1 := stopMask(binary.LittleEndian.Uint64(b[j:])), stopMask(binary.LittleEndian.Uint64(b[j+8:]))
+		m0, m1 := swar.JSONStops(binary.LittleEndian.Uint64(b[j:])), swar.JSONStops(binary.LittleEndian.Uint64(b[j+8:]))
 		if m0|m1 != 0 {
 			if m0 != 0 {
-				return j + bits.TrailingZeros64(m0)/8
+				return j + swar.First(m0)
 			}
-			return j + 8 + bits.TrailingZeros64(m1)/8
+			return j + 8 + swar.First(m1)
 		}
 	}
 	for ; j+8 <= len(b); j += 8 {
-		if m := stopMask(binary.LittleEndian.Uint64(b[j:])); m != 0 {
-			return j + bits.TrailingZeros64(m)/8
+		if m := swar.JSONStops(binary.LittleEndian.Uint64(b[j:])); m != 0 {
+			return j + swar.First(m)
 		}
 	}
 	for ; j < len(b); j++ {
@@ -210,17 +211,6 @@ func stringStop(b []byte, j int) int {
 		}
 	}
 	return j
-}
-
-// stopMask flags (with its high bit) each byte of the eight in x that is
-// '"', '\\' or a control byte: a byte is flagged when it is 0 after the
-// xor (or < 0x20 in x); (v - ones) &^ v & highs flags the zero bytes, with
-// false flags only above a true one.
-func stopMask(x uint64) uint64 {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	q := x ^ (ones * '"')
-	s := x ^ (ones * '\\')
-	return (((q - ones) &^ q) | ((s - ones) &^ s) | ((x - ones*0x20) &^ x)) & highs
 }
 
 // rawField is one member of a skimmed object: its key's bytes (without
