@@ -104,3 +104,17 @@ func TestIsASCII(t *testing.T) {
 		}
 	}
 }
+
+// FuzzWords: every eight-byte window of any input, as TestRandomWords.
+func FuzzWords(f *testing.F) {
+	f.Add([]byte(`"ts":1723420819247.976,"msg":"a\"b\\c` + "\x00\x1f\x7f\x80\xff"))
+	f.Add([]byte("I0812 00:00:18.900086       1 reconciler.go:304] \u00e4\u00a0\t"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for i := 0; i+8 <= len(b); i++ {
+			check(t, b[i:i+8])
+		}
+		if want := !strings.ContainsFunc(string(b), func(r rune) bool { return r >= 0x80 }); IsASCII(string(b)) != want {
+			t.Fatalf("IsASCII(%q) = %v, want %v", b, !want, want)
+		}
+	})
+}
