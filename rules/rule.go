@@ -4,9 +4,9 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 	"unsafe"
 
+	"github.com/kcmtrace/kcmtrace/internal/swar"
 	"github.com/kcmtrace/kcmtrace/timeline"
 )
 
@@ -227,10 +227,8 @@ next:
 // one allocation when s is ASCII (a storm's incident merges hundreds of
 // steps).
 func normStep(s string) string {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return strings.ToLower(strings.Join(strings.Fields(s), " "))
-		}
+	if !swar.IsASCII(s) {
+		return strings.ToLower(strings.Join(strings.Fields(s), " "))
 	}
 	b := make([]byte, 0, len(s))
 	space := false
