@@ -29,12 +29,12 @@ func appendFinding(b []byte, w *wireFinding, o jsonObject) ([]byte, error) {
 	b = o.str(b, "explanation", w.Explanation)
 	b = o.optStr(b, "next", w.Next)
 	if w.Incident == nil {
-		b = append(o.key(b, "incident"), "null"...)
+		b = o.null(b, "incident")
 	} else {
 		b = o.int(b, "incident", *w.Incident)
 	}
 	if w.Evidence == nil {
-		b = append(o.key(b, "evidence"), "null"...)
+		b = o.null(b, "evidence")
 	} else {
 		b = o.objects(b, "evidence", len(w.Evidence), func(b []byte, i int, eo jsonObject) []byte {
 			e := &w.Evidence[i]
@@ -61,7 +61,11 @@ func appendFinding(b []byte, w *wireFinding, o jsonObject) ([]byte, error) {
 // null when nil, [] when empty.
 func (o *jsonObject) nullStrings(b []byte, k string, ss []string) []byte {
 	if ss == nil {
-		return append(o.key(b, k), "null"...)
+		return o.null(b, k)
 	}
 	return o.strings(b, k, ss)
 }
+
+// null writes a field whose value is null (the encoder's nil pointer, slice
+// or map).
+func (o *jsonObject) null(b []byte, k string) []byte { return append(o.key(b, k), "null"...) }
