@@ -728,3 +728,50 @@ func TestEventMemo(t *testing.T) {
 		t.Errorf("remembered %q %q", a.rejected.file, a.rejected.tail)
 	}
 }
+
+// TestReaderYieldsOnFilesOnly: the block reader yields its core before
+// each read (produceChunks) when it reads the input's file with read(2)
+// itself, and not when a decompressor stands between (zstd's decoder runs
+// goroutines of its own: yielding to them made a zstd input 1.5 times as
+// slow) or when there is no file (stdin, archive members).
+func TestReaderYieldsOnFilesOnly(t *testing.T) {
+	dir := t.TempDir()
+	plain := dir + "/kcm.log"
+	text := strings.Repeat("I0812 00:00:00.000000       1 reconciler.go:1] x\n", 20000)
+	if err := os.WriteFile(plain, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		file   bool
+		comp   string
+		yields bool
+	}{
+		{"a file read as it is", true, "", true},
+		{"a gzip file", true, "gzip", false},
+		{"a zstd file", true, "zstd", false},
+		{"no file (stdin, an archive member)", false, "", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			withMapping(false, mapWindow, nil, func() {
+				f, err := os.Open(plain)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+				st := newInputState(plain, 0)
+				if c.file {
+					st.file = f
+				}
+				src := st.blocks(bufio.NewReaderSize(f, sniffBufSize), DefaultMaxLineBytes, c.comp, nil)
+				br, ok := src.(*blockReader)
+				if !ok {
+					t.Fatalf("blocks gave a %T, want a *blockReader (mapping is off)", src)
+				}
+				if br.yield != c.yields {
+					t.Errorf("yield = %v, want %v", br.yield, c.yields)
+				}
+			})
+		})
+	}
+}

@@ -89,6 +89,10 @@ type blockReader struct {
 	err       error // first read error other than EOF
 	bytes     int64
 	pool      *bufPool
+	// yield: produce yields before each read (produceChunks), because r
+	// reads the input's file with read(2) itself, not through a
+	// decompressor or an archive
+	yield bool
 }
 
 // bufPool recycles block buffers (the pipeline keeps a few in flight) of
@@ -203,15 +207,16 @@ func (br *blockReader) next() (c *chunk, ok bool) {
 // produce reads the input into out, starting the analysis of each block
 // on a goroutine of its own; it stops early when quit is closed.
 func (br *blockReader) produce(out chan<- *chunk, quit <-chan struct{}, fast bool) {
-	produceChunks(br.next, out, quit, br.max, fast, br.release)
+	produceChunks(br.next, out, quit, br.max, fast, br.yield, br.release)
 }
 
 // produceChunks sends the chunks of next to out, each block analysed by
 // one of GOMAXPROCS analysis goroutines, until next has no more or quit is
 // closed; a chunk that cannot be sent goes to release. The analysis
 // goroutines live as long as the input (a goroutine per block grew a new
-// stack for each).
-func produceChunks(next func() (*chunk, bool), out chan<- *chunk, quit <-chan struct{}, max int, fast bool, release func(*chunk)) {
+// stack for each). With yield, it yields its core after sending each
+// block: next is a read(2) of a file (see below).
+func produceChunks(next func() (*chunk, bool), out chan<- *chunk, quit <-chan struct{}, max int, fast, yield bool, release func(*chunk)) {
 	work := make(chan *chunk, pipeDepth)
 	defer close(work)
 	for range runtime.GOMAXPROCS(0) {
@@ -246,10 +251,13 @@ func produceChunks(next func() (*chunk, bool), out chan<- *chunk, quit <-chan st
 		// (50-450 µs on a virtual machine, longer than a block's
 		// analysis) or for sysmon to take the P back. Yielding first runs
 		// them here now, and the read waits for a core instead, which
-		// both keep busy (docs/performance.md: 1 GiB of churn, ~1/5 of
-		// the time one core idled with a goroutine runnable; -10 to -45
-		// ms wall).
-		runtime.Gosched()
+		// both keep busy (docs/performance.md, seventeenth sitting: 1 GiB,
+		// 13-24 ms less wall). Not when next decompresses: zstd's
+		// decoder has goroutines of its own, and yielding to them cost a
+		// zstd input more than half again (128 MiB: 142 -> 222 ms).
+		if yield {
+			runtime.Gosched()
+		}
 	}
 }
 

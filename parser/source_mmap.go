@@ -135,6 +135,7 @@ func (st *inputState) blocks(r io.Reader, max int, comp string, progress func(in
 	if inFile {
 		br.at = from
 	}
+	br.yield = comp == "" && st.file != nil
 	return br
 }
 
@@ -371,7 +372,7 @@ func (m *mapReader) restNext() (*chunk, bool) {
 // produce implements blockSource (on the reader's goroutine).
 func (m *mapReader) produce(out chan<- *chunk, quit <-chan struct{}, fast bool) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	produceChunks(m.next, out, quit, m.max, fast, m.release)
+	produceChunks(m.next, out, quit, m.max, fast, false, m.release)
 	m.drop()
 }
 
