@@ -2,9 +2,10 @@
 // trace --profile-output run.trace …) and says, per window of the run, how
 // the cores were used: how long N goroutines were running (a goroutine in
 // a system call counts as running: read(2)'s copy is CPU) while M more
-// were runnable. "1 running, ≥1 runnable" on a 2-core machine is a core
-// left idle while there was work: a wake-up not yet served, or a runnable
-// goroutine queued on a P that a system call holds.
+// were runnable. Fewer running than the run had cores (its Ps, unless
+// -cores says otherwise) while one was runnable is a core left idle while
+// there was work: a wake-up not yet served, or a runnable goroutine queued
+// on a P that a system call holds.
 //
 //	go -C scripts/traceidle run . "$PWD/run.trace"               # the whole run
 //	go -C scripts/traceidle run . -window 20ms "$PWD/run.trace"  # by 20 ms
@@ -14,6 +15,7 @@
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"io"
@@ -25,25 +27,37 @@ import (
 
 // usage is the time spent in each state of the run, by window.
 type usage struct {
-	idleWaiting, idle, full time.Duration // 1 running and ≥1 runnable; 1 running, none; ≥2 running
-	none                    time.Duration // nothing running
+	full        time.Duration // every core running
+	idleWaiting time.Duration // a core idle while a goroutine was runnable
+	idle        time.Duration // a core idle, none runnable
+	none        time.Duration // nothing running
+}
+
+// plus is u and o added up.
+func (u usage) plus(o usage) usage {
+	return usage{full: u.full + o.full, idleWaiting: u.idleWaiting + o.idleWaiting, idle: u.idle + o.idle, none: u.none + o.none}
 }
 
 func main() {
 	window := flag.Duration("window", 0, "report each window of this length (0: the whole run)")
-	cores := flag.Int("cores", 2, "the cores the run had")
+	cores := flag.Int("cores", 0, "the cores the run had (0: its Ps, as the trace records them)")
 	flag.Parse()
 	if flag.NArg() != 1 {
 		fmt.Fprintln(os.Stderr, "usage: traceidle [-window D] [-cores N] run.trace")
 		os.Exit(2)
 	}
-	f, err := os.Open(flag.Arg(0))
+	data, err := os.ReadFile(flag.Arg(0))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "traceidle:", err)
 		os.Exit(1)
 	}
-	defer f.Close()
-	wins, err := read(f, *window, *cores)
+	if *cores <= 0 {
+		if *cores, err = procs(bytes.NewReader(data)); err != nil {
+			fmt.Fprintf(os.Stderr, "traceidle: %s: %v\n", flag.Arg(0), err)
+			os.Exit(1)
+		}
+	}
+	wins, err := read(bytes.NewReader(data), *window, *cores)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "traceidle: %s: %v\n", flag.Arg(0), err)
 		os.Exit(1)
@@ -55,12 +69,31 @@ func main() {
 		if *window > 0 {
 			fmt.Printf("%-12s %12s %12s %12s %12s\n", time.Duration(i)**window, ms(u.full), ms(u.idleWaiting), ms(u.idle), ms(u.none))
 		}
-		total.full += u.full
-		total.idleWaiting += u.idleWaiting
-		total.idle += u.idle
-		total.none += u.none
+		total = total.plus(u)
 	}
 	fmt.Printf("%-12s %12s %12s %12s %12s\n", "whole run", ms(total.full), ms(total.idleWaiting), ms(total.idle), ms(total.none))
+}
+
+// procs is how many Ps the traced run had: the distinct ones its events
+// name.
+func procs(r io.Reader) (int, error) {
+	tr, err := trace.NewReader(r)
+	if err != nil {
+		return 0, err
+	}
+	seen := map[trace.ProcID]bool{}
+	for {
+		ev, err := tr.ReadEvent()
+		if err == io.EOF {
+			return max(1, len(seen)), nil
+		}
+		if err != nil {
+			return 0, err
+		}
+		if p := ev.Proc(); p != trace.NoProc {
+			seen[p] = true
+		}
+	}
 }
 
 // read walks the trace's goroutine state changes, adding the time between

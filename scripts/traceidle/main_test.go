@@ -32,7 +32,11 @@ func TestRead(t *testing.T) {
 	trace.Stop()
 	elapsed := time.Since(start)
 
-	wins, err := read(&buf, 0, cores)
+	data := buf.Bytes()
+	if n, err := procs(bytes.NewReader(data)); err != nil || n != cores {
+		t.Errorf("procs = %d, %v; the run had GOMAXPROCS %d", n, err, cores)
+	}
+	wins, err := read(bytes.NewReader(data), 0, cores)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,10 +79,7 @@ func TestReadWindows(t *testing.T) {
 	}
 	var sum usage
 	for _, w := range wins {
-		sum.full += w.full
-		sum.idleWaiting += w.idleWaiting
-		sum.idle += w.idle
-		sum.none += w.none
+		sum = sum.plus(w)
 	}
 	if sum != whole[0] {
 		t.Errorf("windows add up to %+v, the whole run is %+v", sum, whole[0])
