@@ -10,16 +10,24 @@
 //	go -C scripts/traceidle run . "$PWD/run.trace"               # the whole run
 //	go -C scripts/traceidle run . -window 20ms "$PWD/run.trace"  # by 20 ms
 //
+// After the table it names the goroutines that ran while a core idled
+// with nothing runnable (by the function each started in; "in a system
+// call" when they were in one): the stage the others were waiting for. On
+// two cores, the block reader there in read(2) means the analysis had
+// drained the blocks read; the scanner there, that the blocks wait for it.
+//
 // It is a module of its own (golang.org/x/exp/trace), so that kcmtrace
 // does not depend on it.
 package main
 
 import (
 	"bytes"
+	"cmp"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"time"
 
 	"golang.org/x/exp/trace"
@@ -57,7 +65,7 @@ func main() {
 			os.Exit(1)
 		}
 	}
-	wins, err := read(bytes.NewReader(data), *window, *cores)
+	wins, alone, err := read(bytes.NewReader(data), *window, *cores)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "traceidle: %s: %v\n", flag.Arg(0), err)
 		os.Exit(1)
@@ -72,6 +80,29 @@ func main() {
 		total = total.plus(u)
 	}
 	fmt.Printf("%-12s %12s %12s %12s %12s\n", "whole run", ms(total.full), ms(total.idleWaiting), ms(total.idle), ms(total.none))
+	if len(alone) > 0 {
+		fmt.Println("\nrunning while a core idled with nothing runnable:")
+		for _, a := range topAlone(alone, 10) {
+			fmt.Printf("%12s  %s\n", ms(a.d), a.name)
+		}
+	}
+}
+
+// aloneTime is how long goroutines that started in one function ran
+// while a core idled with nothing runnable.
+type aloneTime struct {
+	name string
+	d    time.Duration
+}
+
+// topAlone is the n longest of alone, longest first.
+func topAlone(alone map[string]time.Duration, n int) []aloneTime {
+	var out []aloneTime
+	for name, d := range alone {
+		out = append(out, aloneTime{name, d})
+	}
+	slices.SortFunc(out, func(a, b aloneTime) int { return cmp.Or(cmp.Compare(b.d, a.d), cmp.Compare(a.name, b.name)) })
+	return out[:min(n, len(out))]
 }
 
 // procs is how many Ps the traced run had: the distinct ones its events
@@ -97,19 +128,23 @@ func procs(r io.Reader) (int, error) {
 }
 
 // read walks the trace's goroutine state changes, adding the time between
-// two events to the state the run was in.
-func read(r io.Reader, window time.Duration, cores int) ([]usage, error) {
+// two events to the state the run was in; alone adds the time a core
+// idled with nothing runnable to each goroutine running then, by the
+// function it started in (its stack's outermost frame).
+func read(r io.Reader, window time.Duration, cores int) (wins []usage, alone map[string]time.Duration, err error) {
 	tr, err := trace.NewReader(r)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var (
-		wins          []usage
 		start, prev   trace.Time
 		begun         bool
 		running, wait int
 		state         = map[trace.GoID]trace.GoState{}
+		label         = map[trace.GoID]string{}
+		busyGs        = map[trace.GoID]bool{} // running or in a system call
 	)
+	alone = map[string]time.Duration{}
 	busy := func(s trace.GoState) bool { return s == trace.GoRunning || s == trace.GoSyscall }
 	add := func(from, to trace.Time) {
 		for from < to {
@@ -131,6 +166,13 @@ func read(r io.Reader, window time.Duration, cores int) ([]usage, error) {
 				u.idleWaiting += d
 			default:
 				u.idle += d
+				for id := range busyGs {
+					name := cmp.Or(label[id], "(no stack in the trace)")
+					if state[id] == trace.GoSyscall {
+						name += " (in a system call)"
+					}
+					alone[name] += d
+				}
 			}
 			from = end
 		}
@@ -138,10 +180,10 @@ func read(r io.Reader, window time.Duration, cores int) ([]usage, error) {
 	for {
 		ev, err := tr.ReadEvent()
 		if err == io.EOF {
-			return wins, nil
+			return wins, alone, nil
 		}
 		if err != nil {
-			return wins, err
+			return wins, alone, err
 		}
 		if !begun {
 			start, prev, begun = ev.Time(), ev.Time(), true
@@ -157,6 +199,11 @@ func read(r io.Reader, window time.Duration, cores int) ([]usage, error) {
 		}
 		id := st.Resource.Goroutine()
 		_, to := st.Goroutine()
+		if _, ok := label[id]; !ok {
+			for f := range st.Stack.Frames() {
+				label[id] = f.Func // the outermost frame comes last
+			}
+		}
 		old := state[id]
 		if busy(old) {
 			running--
@@ -166,6 +213,9 @@ func read(r io.Reader, window time.Duration, cores int) ([]usage, error) {
 		}
 		if busy(to) {
 			running++
+			busyGs[id] = true
+		} else {
+			delete(busyGs, id)
 		}
 		if to == trace.GoRunnable {
 			wait++

@@ -4,14 +4,16 @@ import (
 	"bytes"
 	"runtime"
 	"runtime/trace"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 )
 
 // TestRead traces a run that keeps every core busy for a while and then
-// one goroutine alone, and checks that read accounts for the whole trace
-// and puts the busy part under "all busy" and the lone part under "idle".
+// one goroutine alone, and checks that read accounts for the whole trace,
+// puts the busy part under "all busy" and the lone part under "idle", and
+// names the lone goroutine by the function it started in.
 func TestRead(t *testing.T) {
 	cores := runtime.GOMAXPROCS(0)
 	var buf bytes.Buffer
@@ -28,7 +30,9 @@ func TestRead(t *testing.T) {
 		wg.Go(func() { spin(60 * time.Millisecond) })
 	}
 	wg.Wait()
-	spin(60 * time.Millisecond) // this goroutine alone
+	done := make(chan struct{})
+	go spinAlone(spin, done) // alone: this goroutine waits
+	<-done
 	trace.Stop()
 	elapsed := time.Since(start)
 
@@ -36,9 +40,12 @@ func TestRead(t *testing.T) {
 	if n, err := procs(bytes.NewReader(data)); err != nil || n != cores {
 		t.Errorf("procs = %d, %v; the run had GOMAXPROCS %d", n, err, cores)
 	}
-	wins, err := read(bytes.NewReader(data), 0, cores)
+	wins, alone, err := read(bytes.NewReader(data), 0, cores)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if top := topAlone(alone, 1); cores > 1 && (len(top) == 0 || !strings.HasSuffix(top[0].name, ".spinAlone") || top[0].d < 40*time.Millisecond) {
+		t.Errorf("ran alone the longest: %+v; want spinAlone, most of its 60 ms", top)
 	}
 	if len(wins) != 1 {
 		t.Fatalf("%d windows for the whole run, want 1", len(wins))
@@ -56,6 +63,12 @@ func TestRead(t *testing.T) {
 	}
 }
 
+// spinAlone spins for 60 ms and closes done.
+func spinAlone(spin func(time.Duration), done chan<- struct{}) {
+	spin(60 * time.Millisecond)
+	close(done)
+}
+
 // TestReadWindows checks that windows split the same time the whole run has.
 func TestReadWindows(t *testing.T) {
 	var buf bytes.Buffer
@@ -66,11 +79,11 @@ func TestReadWindows(t *testing.T) {
 	}
 	trace.Stop()
 	data := buf.Bytes()
-	whole, err := read(bytes.NewReader(data), 0, 2)
+	whole, _, err := read(bytes.NewReader(data), 0, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wins, err := read(bytes.NewReader(data), 10*time.Millisecond, 2)
+	wins, _, err := read(bytes.NewReader(data), 10*time.Millisecond, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
