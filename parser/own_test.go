@@ -36,7 +36,8 @@ func stringFields(v reflect.Value, path string, f func(path string, s reflect.Va
 
 // TestOwnCoversEveryString: own moves every string field of a Draft (and
 // of the structs it points to) off the entry's bytes into the Event it
-// makes, whatever field is added later, and keeps its value.
+// makes, whatever field is added later, and keeps its value — but for the
+// fields it drops on purpose (ownDrops), which it empties.
 func TestOwnCoversEveryString(t *testing.T) {
 	buf := []byte(strings.Repeat("abcdefghij", 100))
 	view := unsafe.String(unsafe.SliceData(buf), len(buf))
@@ -59,12 +60,21 @@ func TestOwnCoversEveryString(t *testing.T) {
 		if p := uintptr(unsafe.Pointer(unsafe.StringData(str))); p >= lo && p <= hi {
 			t.Errorf("%s still points into the entry", path)
 		}
-		if w := want[n : n+5]; str != w {
+		w := want[n : n+5]
+		if ownDrops[path] {
+			w = ""
+		}
+		if str != w {
 			t.Errorf("%s = %q after own, want %q", path, str, w)
 		}
 		n += 7
 	})
 }
+
+// ownDrops are the strings own does not keep: a retry deadline's text,
+// read while the entry is decoded (year and zone evidence) and by nothing
+// after.
+var ownDrops = map[string]bool{"Event.Repeat.Retry.Until": true}
 
 // TestOwnInternsNames: the names of two events are one string when equal.
 func TestOwnInternsNames(t *testing.T) {

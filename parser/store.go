@@ -187,7 +187,6 @@ type ownPrep struct {
 	idn                 [3]uint64 // Volume, PV, Handle (textstore.Hash)
 	pln                 [3]uint64 // Node, Pod, PodUID
 	can                 [5]uint64 // Error, Code, Detail, Reason, Attachment
-	until               uint64    // Retry.Until
 	rwx                 bool      // HasRWXKey(text)
 }
 
@@ -201,9 +200,6 @@ func prepareOwn(d *Draft, text string) (p ownPrep) {
 	p.cause = textstore.HashNames(d.Error, d.Code, d.Detail, d.Reason, [4]uint64(p.can[:4]))
 	if d.Attachment != "" {
 		p.cause ^= textstore.HashNames(d.Attachment, "", "", "", [4]uint64{p.can[4]})
-	}
-	if d.Retry != nil {
-		p.until = h(d.Retry.Until)
 	}
 	p.rwx = HasRWXKey(text)
 	return p
@@ -242,8 +238,12 @@ func (st *inputState) ownPrepared(d *Draft, text string, p *ownPrep) Event {
 			t.Code = n.InternHash(t.Code, p.can[1])
 		})
 	}
-	if d.Retry != nil && d.Retry.Until != "" {
-		d.Retry.Until = n.InternHash(d.Retry.Until, p.until)
+	if d.Retry != nil {
+		// the deadline's text was read for the year and zone when the
+		// entry was decoded (parseRetryUntil: evidence), and nothing
+		// reads it after; each retry line's is a text of its own (1 GiB
+		// of a retry storm: 140k), which interning would copy for good
+		d.Retry.Until = ""
 	}
 	d.RWXKey = p.rwx
 	return d.With(ip, pp, cp)
