@@ -242,7 +242,8 @@ func (st *inputState) ownPrepared(d *Draft, text string, p *ownPrep) Event {
 		// the deadline's text was read for the year and zone when the
 		// entry was decoded (parseRetryUntil: evidence), and nothing
 		// reads it after; each retry line's is a text of its own (1 GiB
-		// of a retry storm: 140k), which interning would copy for good
+		// of the generated retry storm: 34,660), which interning would
+		// copy for good
 		d.Retry.Until = ""
 	}
 	d.RWXKey = p.rwx

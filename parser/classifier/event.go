@@ -181,8 +181,11 @@ func MountCodes() []string {
 // Retry is the backoff a nestedpendingoperations/goroutinemap line carries.
 type Retry struct {
 	Backoff time.Duration // durationBeforeRetry
-	Until   string        // raw "No retries permitted until" Go time text (the parser reads it while decoding, then drops it: "" in the events it files)
-	Mono    float64       // m=+seconds of the deadline (0 when absent): seconds since process start
+	// Until is the raw "No retries permitted until" Go time text; the
+	// parser reads it while decoding (year and zone) and files its events
+	// with it empty
+	Until string
+	Mono  float64 // m=+seconds of the deadline (0 when absent): seconds since process start
 }
 
 // Event is one typed fact read from one log entry.
