@@ -19,9 +19,10 @@
 # —, the median wall seconds (date +%s%N around /usr/bin/time), the largest
 # peak RSS, the ratio of kcmtrace's median wall time to rg's, and the
 # collector's share of the CPU (one more run under GODEBUG=gctrace=1: the
-# runtime's own figure since start). The load average is printed with every
-# table. Exits 1 when an incident is missed
-# (or a finding shows up on the clean move).
+# runtime's own figure since start). The load average and what fresh memory
+# costs (scripts/memcost) are printed with every table; every input is read
+# into the page cache afresh before it is timed (fresh_cache). Exits 1 when
+# an incident is missed (or a finding shows up on the clean move).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -75,6 +76,7 @@ go build -o "$tmp/kcmgen" ./cmd/kcmgen
 # kcmtrace is built as a release builds it (.goreleaser.yaml): what users
 # run is static, without the C loader and libc a cgo build maps at start
 CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$tmp/kcmtrace" ./cmd/kcmtrace
+go build -o "$tmp/memcost" ./scripts/memcost
 
 # the cache key includes a hash of the generator's sources: a changed
 # generator never reuses a stale file
@@ -100,7 +102,24 @@ generate() {
 	fi
 	bytes=0
 	for f in "${inputs[@]}"; do bytes=$((bytes + $(stat -c %s "$f"))); done
-	cat "${inputs[@]}" >/dev/null # page cache: every tool reads from memory
+	fresh_cache "${inputs[@]}"
+}
+
+# fresh_cache FILE... → the files in the page cache, laid out as a first
+# read lays them out. How long ago and how a file was cached changes what
+# read(2) costs: a file read once, evicted in part (the VM's reclaim) and
+# read again copied at half the speed of one read afresh (dd, 512 KiB
+# blocks: 0.10 s against 0.05 s of system time a GiB), which moved rg's
+# wall by a third from one shape's file to another's. Each file is
+# dropped (dd iflag=nocache count=0: POSIX_FADV_DONTNEED) and read once, so
+# that every shape and era meets the same layout, and every tool reads
+# from memory.
+fresh_cache() {
+	local f
+	for f in "$@"; do
+		dd if="$f" iflag=nocache count=0 status=none 2>/dev/null || true
+		cat "$f" >/dev/null
+	done
 }
 
 # once NAME cmd... → appends "wall cpu kb" to $tmp/NAME.runs; stdout in $tmp/NAME.out
@@ -165,6 +184,12 @@ bench_one() {
 
 loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 
+# machine → what fresh memory costs this hour (scripts/memcost): kcmtrace
+# pays it for its peak RSS and rg hardly at all, so it moves their ratio
+# from one hour to the next (a 4 KiB page ~12 µs here; a 2 MiB page
+# anywhere from 0.1 to 4 ms)
+machine() { "$tmp/memcost" -mib 16 -runs 5 || echo "fresh memory: not measured"; }
+
 # note_verdict → a table row's missed incidents on stderr, and failed=1
 failed=0
 note_verdict() {
@@ -178,6 +203,7 @@ if [ "$ALL" = 0 ]; then
 	bench_one "$SHAPE" "$ERA"
 	printf 'kcmtrace bench · %s shape · %s era · seed %s · %s (%s bytes in %d file(s)) · median of %s · load %s\n' \
 		"$SHAPE" "$ERA" "$SEED" "$SIZE" "$bytes" "${#inputs[@]}" "$RUNS" "$(loadavg)"
+	echo "  $(machine)"
 	printf '  %-32s %6s CPU-s %7s s wall  RSS %4d MiB  (%s matching lines)\n' "rg --no-mmap -c -F (3 tokens)" "$rg_cpu" "$rg_wall" "$rg_mib" \
 		"$(awk -F: '{n+=$NF} END{print n+0}' "$tmp/rg.out")"
 	printf '  %-32s %6s CPU-s %7s s wall  RSS %4d MiB  (%s bytes of JSON)\n' "kcmtrace analyze --format json" "$k_cpu" "$k_wall" "$k_mib" "$(stat -c %s "$tmp/new.out")"
@@ -194,6 +220,7 @@ fi
 
 if [ "$ALL" = scale ]; then
 	printf 'kcmtrace bench scale · %s era · seed %s · median of %s · load %s at start\n' "$ERA" "$SEED" "$RUNS" "$(loadavg)"
+	machine
 	echo '| shape | size | rg CPU-s | kcmtrace CPU-s | CPU-s per GiB | kcmtrace wall | peak RSS | GC share | incidents |'
 	echo '|---|---|---|---|---|---|---|---|---|'
 	for shape in ${SHAPES:-default churn}; do
@@ -204,11 +231,12 @@ if [ "$ALL" = scale ]; then
 			note_verdict
 		done
 	done
-	printf 'load %s at end\n' "$(loadavg)"
+	printf 'load %s at end; %s\n' "$(loadavg)" "$(machine)"
 	exit "$failed"
 fi
 
 printf 'kcmtrace bench all · %s · seed %s · median of %s · load %s at start\n' "$SIZE" "$SEED" "$RUNS" "$(loadavg)"
+machine
 hdr='| shape | era | rg CPU-s | rg wall | kcmtrace CPU-s | kcmtrace wall | peak RSS | ratio (wall) | by pair | GC share |'
 sep='|---|---|---|---|---|---|---|---|---|---|'
 if [ -n "$OLD" ]; then
@@ -225,5 +253,5 @@ for shape in ${SHAPES:-default churn many-nodes storm}; do
 		note_verdict
 	done
 done
-printf 'load %s at end\n' "$(loadavg)"
+printf 'load %s at end; %s\n' "$(loadavg)" "$(machine)"
 exit "$failed"
