@@ -11,8 +11,10 @@
 //	go -C scripts/traceidle run . -window 20ms "$PWD/run.trace"  # by 20 ms
 //
 // After the table it names the goroutines that ran while a core idled
-// with nothing runnable (by the function each started in; "in a system
-// call" when they were in one): the stage the others were waiting for. On
+// with nothing runnable (by the function each started in, with the
+// innermost trace region it was in — kcmtrace's phases are regions — and
+// "in a system call" when it was in one): the stage the others were
+// waiting for. On
 // two cores, the block reader there in read(2) means the analysis had
 // drained the blocks read; the scanner there, that the blocks wait for it.
 //
@@ -142,7 +144,8 @@ func read(r io.Reader, window time.Duration, cores int) (wins []usage, alone map
 		running, wait int
 		state         = map[trace.GoID]trace.GoState{}
 		label         = map[trace.GoID]string{}
-		busyGs        = map[trace.GoID]bool{} // running or in a system call
+		busyGs        = map[trace.GoID]bool{}     // running or in a system call
+		regions       = map[trace.GoID][]string{} // the regions open on each goroutine, innermost last
 	)
 	alone = map[string]time.Duration{}
 	busy := func(s trace.GoState) bool { return s == trace.GoRunning || s == trace.GoSyscall }
@@ -168,6 +171,9 @@ func read(r io.Reader, window time.Duration, cores int) (wins []usage, alone map
 				u.idle += d
 				for id := range busyGs {
 					name := cmp.Or(label[id], "(no stack in the trace)")
+					if rs := regions[id]; len(rs) > 0 {
+						name += " [" + rs[len(rs)-1] + "]"
+					}
 					if state[id] == trace.GoSyscall {
 						name += " (in a system call)"
 					}
@@ -190,7 +196,19 @@ func read(r io.Reader, window time.Duration, cores int) (wins []usage, alone map
 		}
 		add(prev, ev.Time())
 		prev = ev.Time()
-		if ev.Kind() != trace.EventStateTransition {
+		switch ev.Kind() {
+		case trace.EventRegionBegin:
+			g := ev.Goroutine()
+			regions[g] = append(regions[g], ev.Region().Type)
+			continue
+		case trace.EventRegionEnd:
+			g := ev.Goroutine()
+			if rs := regions[g]; len(rs) > 0 {
+				regions[g] = rs[:len(rs)-1]
+			}
+			continue
+		case trace.EventStateTransition:
+		default:
 			continue
 		}
 		st := ev.StateTransition()

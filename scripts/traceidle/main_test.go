@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"runtime"
 	"runtime/trace"
 	"strings"
@@ -13,7 +14,8 @@ import (
 // TestRead traces a run that keeps every core busy for a while and then
 // one goroutine alone, and checks that read accounts for the whole trace,
 // puts the busy part under "all busy" and the lone part under "idle", and
-// names the lone goroutine by the function it started in.
+// names the lone goroutine by the function it started in and the region
+// it was in.
 func TestRead(t *testing.T) {
 	cores := runtime.GOMAXPROCS(0)
 	var buf bytes.Buffer
@@ -44,8 +46,8 @@ func TestRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if top := topAlone(alone, 1); cores > 1 && (len(top) == 0 || !strings.HasSuffix(top[0].name, ".spinAlone") || top[0].d < 40*time.Millisecond) {
-		t.Errorf("ran alone the longest: %+v; want spinAlone, most of its 60 ms", top)
+	if top := topAlone(alone, 1); cores > 1 && (len(top) == 0 || !strings.HasSuffix(top[0].name, ".spinAlone [lonely]") || top[0].d < 40*time.Millisecond) {
+		t.Errorf("ran alone the longest: %+v; want spinAlone in its region, most of its 60 ms", top)
 	}
 	if len(wins) != 1 {
 		t.Fatalf("%d windows for the whole run, want 1", len(wins))
@@ -63,9 +65,9 @@ func TestRead(t *testing.T) {
 	}
 }
 
-// spinAlone spins for 60 ms and closes done.
+// spinAlone spins for 60 ms, in a trace region, and closes done.
 func spinAlone(spin func(time.Duration), done chan<- struct{}) {
-	spin(60 * time.Millisecond)
+	trace.WithRegion(context.Background(), "lonely", func() { spin(60 * time.Millisecond) })
 	close(done)
 }
 
