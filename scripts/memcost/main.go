@@ -22,6 +22,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -41,21 +42,21 @@ func run(w io.Writer, mib, runs int, files []string) error {
 	if mib <= 0 || runs <= 0 {
 		return errors.New("-mib and -runs must be positive")
 	}
-	line := "fresh memory:"
+	var costs []string
 	for _, huge := range []bool{true, false} {
-		var ds []time.Duration
 		given := true
-		for range runs {
+		ds, err := times(runs, func() (time.Duration, error) {
 			d, ok, err := touchFresh(mib<<20, huge)
-			if err != nil {
-				if errors.Is(err, errUnsupported) {
-					return finish(w, line+" n/a on this platform", files, runs)
-				}
-				return err
-			}
-			ds, given = append(ds, d), given && ok
+			given = given && ok
+			return d, err
+		})
+		if errors.Is(err, errUnsupported) {
+			costs = []string{"n/a on this platform"}
+			break
 		}
-		slices.Sort(ds)
+		if err != nil {
+			return err
+		}
 		name := "4 KiB pages"
 		if huge {
 			name = "2 MiB pages"
@@ -63,17 +64,13 @@ func run(w io.Writer, mib, runs int, files []string) error {
 				name = "2 MiB pages asked, not always given"
 			}
 		}
-		line += fmt.Sprintf(" %s %.2f ms/MiB (%.2f–%.2f),", name, msPerMiB(ds[len(ds)/2], mib), msPerMiB(ds[0], mib), msPerMiB(ds[len(ds)-1], mib))
+		perMiB := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / float64(mib) }
+		costs = append(costs, fmt.Sprintf("%s %.2f ms/MiB (%.2f–%.2f)", name, perMiB(ds[len(ds)/2]), perMiB(ds[0]), perMiB(ds[len(ds)-1])))
 	}
-	return finish(w, trimComma(line), files, runs)
-}
-
-// finish prints line, with the page cache's read speed over files when
-// any are given.
-func finish(w io.Writer, line string, files []string, runs int) error {
+	line := "fresh memory: " + strings.Join(costs, ", ")
 	if len(files) > 0 {
 		var bytes int64
-		d, err := median(runs, func() (time.Duration, error) {
+		ds, err := times(runs, func() (time.Duration, error) {
 			t0 := time.Now()
 			n, err := readAll(files)
 			bytes = n
@@ -82,35 +79,24 @@ func finish(w io.Writer, line string, files []string, runs int) error {
 		if err != nil {
 			return err
 		}
-		line += fmt.Sprintf("; page cache read(2): %.1f GB/s (%d MiB, 512 KiB reads)", float64(bytes)/d.Seconds()/1e9, bytes>>20)
+		line += fmt.Sprintf("; page cache read(2): %.1f GB/s (%d MiB, 512 KiB reads)", float64(bytes)/ds[len(ds)/2].Seconds()/1e9, bytes>>20)
 	}
 	_, err := fmt.Fprintln(w, line)
 	return err
 }
 
-func trimComma(s string) string {
-	if len(s) > 0 && s[len(s)-1] == ',' {
-		return s[:len(s)-1]
-	}
-	return s
-}
-
-func msPerMiB(d time.Duration, mib int) float64 {
-	return float64(d.Microseconds()) / 1000 / float64(mib)
-}
-
-// median runs f n times and returns the median duration.
-func median(n int, f func() (time.Duration, error)) (time.Duration, error) {
+// times runs f n times and returns how long each took, sorted.
+func times(n int, f func() (time.Duration, error)) ([]time.Duration, error) {
 	ds := make([]time.Duration, 0, n)
 	for range n {
 		d, err := f()
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
 		ds = append(ds, d)
 	}
 	slices.Sort(ds)
-	return ds[len(ds)/2], nil
+	return ds, nil
 }
 
 // readAll reads every file through one reused 512 KiB buffer, as
