@@ -180,3 +180,55 @@ func lo(names []string) int {
 	}
 	return -1
 }
+
+// TestIdentMemo checks that event gives the ids a lookup of each name
+// gives, whether an event's Ident tuple was remembered or not: events
+// sharing tuples, in runs and far apart, and more distinct tuples than
+// the memo has entries, so that tuples take each other's places.
+func TestIdentMemo(t *testing.T) {
+	const volumes = 3 * identMemoSize
+	tuples := make([]parser.Ident, volumes)
+	for i := range tuples {
+		h := fmt.Sprintf("disk-%d", i)
+		tuples[i] = parser.Ident{Volume: "kubernetes.io/csi/d^" + h, PV: fmt.Sprintf("pvc-%d", i), Handle: h}
+	}
+	var evs []parser.Event
+	for k := range 4 * volumes {
+		// each volume's tuple named twice in a row, again after a third
+		// of the volumes, and again after all of them
+		i := k / 2 % volumes
+		if k%3 == 2 {
+			i = (k/3 + volumes/3) % volumes
+		}
+		ev := parser.Event{Ident: &tuples[i], Place: &parser.Place{Node: fmt.Sprint("n", i%7)}, Cause: &parser.Cause{}}
+		evs = append(evs, ev)
+	}
+	sy, fresh := newSyms(len(evs), 4*volumes), newSyms(len(evs), 4*volumes)
+	prev, freshPrev := newLastNames(volumes), newLastNames(volumes)
+	memo, never := new(identMemo), new(identMemo)
+	hits := 0
+	for k := range evs {
+		ev := &evs[k]
+		if m := memo.of(ev.Ident); m.tuple == uintptr(unsafe.Pointer(ev.Ident)) {
+			hits++
+		}
+		got, gotVA := sy.event(ev, &prev, memo)
+		*never.of(ev.Ident) = identIDs{} // nothing remembered: every name looked up
+		want, wantVA := fresh.event(ev, &freshPrev, never)
+		if got != want || gotVA != wantVA {
+			t.Fatalf("event %d: ids %+v va %#x, without the memo %+v %#x", k, got, gotVA, want, wantVA)
+		}
+		for _, c := range []struct {
+			id  int32
+			tab int
+			s   string
+		}{{got.vol, symName, ev.Volume}, {got.pv, symName, ev.PV}, {got.handle, symName, ev.Handle}} {
+			if id, ok := sy.lookup(c.tab, c.s); !ok || id != c.id {
+				t.Fatalf("event %d: %q has id %d, the table %d (%v)", k, c.s, c.id, id, ok)
+			}
+		}
+	}
+	if hits < len(evs)/4 || hits == len(evs) {
+		t.Errorf("%d of %d events found their tuple remembered", hits, len(evs))
+	}
+}
