@@ -250,7 +250,9 @@ func (sy *syms) event(ev *parser.Event, prev *lastNames, memo *identMemo) (id ev
 // entries (a newer tuple takes the place of an older one). The parser
 // interns an input's tuples, so the events that name a volume the same
 // way share one, and an event whose tuple was seen lately costs no hash
-// of its UniqueName and no lookup of it.
+// of its UniqueName and no lookup of it. An address cannot name another
+// tuple while a memo lives: each tuple remembered is an event's, and the
+// events outlive prepareEvents, the memo's one user.
 type identMemo [identMemoSize]identIDs
 
 // identMemoSize is how many tuples an identMemo remembers: 4096 entries
