@@ -222,7 +222,6 @@ func prepareEvents(evs []parser.Event, src []parser.Result, inputs []int, in []i
 		var raw map[int32]string
 		bare := map[*parser.Ident]*parser.Ident{}
 		prev := newLastNames(hi - lo)
-		memo := new(identMemo)
 		// the part's findings, kept here and stored once it is done: the
 		// parts' slots of describes, differ and attaches share cache
 		// lines, and writing them for every event made the parts' cores
@@ -259,7 +258,7 @@ func prepareEvents(evs []parser.Event, src []parser.Result, inputs []int, in []i
 				}
 				ev.SetVolume("", pv, bare) // events that shared the names share the new ones
 			}
-			pr.ids[k], pr.va[k] = sy.event(ev, &prev, memo)
+			pr.ids[k], pr.va[k] = sy.event(ev, &prev)
 			pr.keys[k] = eventKey(ev, k)
 			pr.texts[k] = !ev.Text.IsZero()
 			if skewAttach(ev) {

@@ -201,30 +201,20 @@ func (sy *syms) internAs(tab int, s string, guess int32) int32 {
 // on the event's node. An event mostly repeats the PV, handle, node, pod
 // and VolumeAttachment of the previous event of its volume: those are
 // tried first, one comparison instead of a lookup (or a hash). prev keeps
-// them, per volume. Its volume's names themselves are taken from memo when
-// the event's Ident tuple is there (identMemo), by the tuple's address.
+// them, per volume.
 //
 // va is the hash (attachmentHash) of the VolumeAttachment name of a CSI
 // volume on the event's node, 0 when there is none (or a name's hash is
 // 0: then computed again when needed, to the same).
-func (sy *syms) event(ev *parser.Event, prev *lastNames, memo *identMemo) (id evIDs, va uint32) {
-	m := memo.of(ev.Ident)
+func (sy *syms) event(ev *parser.Event, prev *lastNames) (id evIDs, va uint32) {
+	id = evIDs{vol: sy.intern(symName, ev.Volume)}
 	var none lastIDs
 	last := &none
-	if m.tuple == uintptr(unsafe.Pointer(ev.Ident)) {
-		id.vol, id.pv, id.handle = m.vol, m.pv, m.handle
-		if id.vol >= 0 {
-			last = prev.of(id.vol)
-		}
-	} else {
-		id.vol = sy.intern(symName, ev.Volume)
-		if id.vol >= 0 {
-			last = prev.of(id.vol)
-		}
-		id.pv = sy.internAs(symName, ev.PV, last.pv-1)
-		id.handle = sy.internAs(symName, ev.Handle, last.handle-1)
-		*m = identIDs{uintptr(unsafe.Pointer(ev.Ident)), id.vol, id.pv, id.handle}
+	if id.vol >= 0 {
+		last = prev.of(id.vol)
 	}
+	id.pv = sy.internAs(symName, ev.PV, last.pv-1)
+	id.handle = sy.internAs(symName, ev.Handle, last.handle-1)
 	id.att = sy.intern(symName, ev.Attachment)
 	id.node = sy.internAs(symNode, ev.Node, last.node-1)
 	id.pod = sy.internAs(symPod, ev.Pod, last.pod-1)
@@ -243,36 +233,6 @@ func (sy *syms) event(ev *parser.Event, prev *lastNames, memo *identMemo) (id ev
 		}
 	}
 	return id, va
-}
-
-// identMemo remembers the ids of the volume names of the latest events'
-// Ident tuples, by the tuple's address, in a table of identMemoSize
-// entries (a newer tuple takes the place of an older one). The parser
-// interns an input's tuples, so the events that name a volume the same
-// way share one, and an event whose tuple was seen lately costs no hash
-// of its UniqueName and no lookup of it. An address cannot name another
-// tuple while a memo lives: each tuple remembered is an event's, and the
-// events outlive prepareEvents, the memo's one user.
-type identMemo [identMemoSize]identIDs
-
-// identMemoSize is how many tuples an identMemo remembers: 4096 entries
-// of 24 bytes, 96 KiB.
-const (
-	identMemoBits = 12
-	identMemoSize = 1 << identMemoBits
-)
-
-// identIDs are a tuple's address and its names' ids.
-type identIDs struct {
-	tuple           uintptr
-	vol, pv, handle int32
-}
-
-// of returns the entry of t: its ids when entry.tuple is t's address,
-// else where they go.
-func (m *identMemo) of(t *parser.Ident) *identIDs {
-	h := uint64(uintptr(unsafe.Pointer(t))>>3) * 0x9E3779B97F4A7C15
-	return &m[h>>(64-identMemoBits)]
 }
 
 // lastIDs are the names of a volume's latest event (see event), each id
