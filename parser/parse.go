@@ -263,9 +263,8 @@ type inputState struct {
 	sizeHint, seen   int64
 	file             *os.File // the input when it is a file (parseSource), mapped to read it (source_mmap.go)
 	direct, reserved bool
-	ready            <-chan reservation // the array reserve will move the events into, being made (prepareReserve)
-	added            int                // events stored so far
-	maxEvents        int                // the cap on added (0: none), dropped the events past it (store.go)
+	added            int // events stored so far
+	maxEvents        int // the cap on added (0: none), dropped the events past it (store.go)
 	dropped          int
 	runCut           bool      // runBudget cut the input short (the inputs before it had the budget)
 	run              *runShare // the run's budget as the inputs read so far left it (Options.run)
@@ -582,14 +581,6 @@ func flattenAll(states []*inputState) {
 	}
 	var pieces []piece
 	total := 0
-	for _, st := range states {
-		if st.ready != nil && len(st.events) == 0 {
-			// the input ended while its reservation was being made:
-			// its events go into it rather than into an array made
-			// below, which would be fresh memory again
-			st.adopt(<-st.ready)
-		}
-	}
 	for _, st := range states {
 		if len(st.events) > 0 {
 			pieces = append(pieces, piece{st.events, st.metas, total})

@@ -46,8 +46,6 @@ func TestReserveKeepsEveryEvent(t *testing.T) {
 			direct: false, reserved: false, inPlace: false, otherSize: 5},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			reserveInline = true // the reservation taken at the next page's end
-			defer func() { reserveInline = false }()
 			st := &inputState{sizeHint: c.sizeHint}
 			for k := range c.events {
 				st.seen = c.density(k)
@@ -145,70 +143,4 @@ func TestReservedAgreesWithPages(t *testing.T) {
 			t.Fatalf("%v: no events", ps)
 		}
 	}
-}
-
-// TestReserveMadeAside checks the reservation made on a goroutine of its
-// own (prepareReserve), taken whenever it is ready: at a page's end while
-// the input is read, or by flattenAll once it has ended. Either way every
-// event is kept, in order, in one array with the next input's.
-func TestReserveMadeAside(t *testing.T) {
-	check := func(t *testing.T, st *inputState, n int) {
-		t.Helper()
-		other := &inputState{}
-		for k := range 3 {
-			ev := Draft{Node: fmt.Sprint("b", k)}
-			other.addEvent(&ev, evMeta{yoff: int32(k)}, "")
-		}
-		flattenAll([]*inputState{st, other})
-		if st.ready != nil || st.pages != nil {
-			t.Fatal("flattenAll left the reservation or pages behind")
-		}
-		if len(st.events) != n || len(other.events) != 3 {
-			t.Fatalf("%d and %d events, want %d and 3", len(st.events), len(other.events), n)
-		}
-		for k := range st.events {
-			if st.events[k].Node != fmt.Sprint("a", k) || int(st.metas[k].yoff) != k {
-				t.Fatalf("event %d: %s meta %d", k, st.events[k].Node, st.metas[k].yoff)
-			}
-		}
-		if &st.events[:n+3][n] != &other.events[0] {
-			t.Error("the inputs' windows do not share one array")
-		}
-	}
-	add := func(st *inputState, from, to int, size int64) {
-		for k := from; k < to; k++ {
-			st.seen = int64(k) * size / int64(to)
-			ev := Draft{Node: fmt.Sprint("a", k)}
-			st.addEvent(&ev, evMeta{yoff: int32(k)}, "")
-		}
-	}
-	t.Run("while-read", func(t *testing.T) {
-		const size, n = 1 << 30, 12 * eventPage
-		st := &inputState{sizeHint: size}
-		add(st, 0, n, size)
-		check(t, st, n)
-	})
-	t.Run("at-the-end", func(t *testing.T) {
-		// the input ends before a page's end after the reservation was
-		// asked for: flattenAll waits for it and takes it
-		const n = 3*eventPage + 7
-		st := &inputState{}
-		add(st, 0, n, 1<<20)
-		r := reservation{make([]Event, 0, 4*eventPage), make([]evMeta, 0, 4*eventPage)}
-		ready := make(chan reservation, 1)
-		ready <- r
-		st.ready = ready
-		check(t, st, n)
-		if &st.events[0] != &r.events[:1][0] {
-			t.Error("the events are not in the reservation")
-		}
-	})
-	t.Run("too-small", func(t *testing.T) {
-		// a reservation smaller than the events stored is not taken
-		const n = 3 * eventPage
-		st := &inputState{}
-		add(st, 0, n, 1<<20)
-		st.ready = prepareReserve(eventPage, eventPage)
-		check(t, st, n)
-	})
 }

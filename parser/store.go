@@ -339,49 +339,24 @@ func (st *inputState) firstPage() int {
 // the estimate holds (when it does not, the rest goes into pages as
 // before). It does so once, for an input of known size of which at least
 // 1/reserveFrom has been read; it reports whether it did.
-//
-// The array is made on a goroutine of its own (prepareReserve), while
-// this input's events go on into pages: writing its pages for the first
-// time is page faults and the kernel zeroing them, 12 MB for 1 GiB of a
-// large cluster's churn, which took 0.6 to 15 ms on the development VM
-// (the cost of fresh memory there swings from hour to hour) — time in
-// which the one goroutine that files the input's events did nothing
-// else, and the reader and the analysis goroutines, their queues full,
-// waited for it. reserve then moves the pages into the array once it is
-// ready, at a page's end, without waiting for it.
 func (st *inputState) reserve() bool {
-	if st.ready == nil {
-		if st.reserved || st.sizeHint <= 0 || st.seen*reserveFrom < st.sizeHint || len(st.events) > 0 {
-			return false
-		}
-		st.reserved = true
-		n := st.storedEvents()
-		est := int(int64(n) * st.sizeHint / st.seen)
-		c := est + est/8 + eventPage
-		if st.maxEvents > 0 {
-			c = max(min(c, st.maxEvents), n)
-		}
-		st.ready = prepareReserve(c, est)
+	if st.reserved || st.sizeHint <= 0 || st.seen*reserveFrom < st.sizeHint || len(st.events) > 0 {
 		return false
 	}
-	select {
-	case r := <-st.ready:
-		return st.adopt(r)
-	default:
-		return false // not yet: this page's events go into a new page
-	}
-}
-
-// adopt moves the events in pages into r, the reservation prepared for
-// them, and appends the next ones to it (direct); it reports false, and
-// leaves them in pages, when they no longer fit.
-func (st *inputState) adopt(r reservation) bool {
-	st.ready = nil
-	if st.storedEvents() > cap(r.events) {
-		return false // more events than estimated already: pages to the end
-	}
+	st.reserved = true
 	st.unfold() // the events move
-	evs, metas := r.events, r.metas
+	n := 0
+	for _, pg := range st.pages {
+		n += len(pg)
+	}
+	est := int(int64(n) * st.sizeHint / st.seen)
+	c := est + est/8 + eventPage
+	if st.maxEvents > 0 {
+		c = max(min(c, st.maxEvents), n)
+	}
+	// the margin past the estimate is left unmapped (MakeFor, Prefix):
+	// unused, it costs address space only
+	evs, metas := prefault.MakeFor[Event](c, est), prefault.Prefix(make([]evMeta, 0, c), est)
 	for k := range st.pages {
 		evs, metas = append(evs, st.pages[k]...), append(metas, st.mpages[k]...)
 	}
@@ -389,36 +364,6 @@ func (st *inputState) adopt(r reservation) bool {
 	st.direct = true
 	return true
 }
-
-// reservation is the array reserve moves an input's events into.
-type reservation struct {
-	events []Event
-	metas  []evMeta
-}
-
-// prepareReserve makes a reservation for c events, of which about likely
-// are expected, on a goroutine of its own, and returns where it will be
-// sent (once). The margin past the likely events is left unmapped
-// (MakeFor, Prefix): unused, it costs address space only. When the input
-// ends before reserve takes it, flattenAll does; one too small for the
-// events by then is left to the collector.
-func prepareReserve(c, likely int) <-chan reservation {
-	ready := make(chan reservation, 1)
-	build := func() {
-		ready <- reservation{prefault.MakeFor[Event](c, likely), prefault.Prefix(make([]evMeta, 0, c), likely)}
-	}
-	if reserveInline {
-		build()
-	} else {
-		go build()
-	}
-	return ready
-}
-
-// reserveInline makes prepareReserve make the reservation before it
-// returns, so that reserve takes it at the next page's end: tests that
-// say where each event lands set it.
-var reserveInline = false
 
 // runBudget applies the run's event budget (budget; 0: none) to the inputs
 // read, in input order: each keeps its first events up to what the inputs
@@ -494,7 +439,7 @@ func (r *runShare) spentBefore(i int) bool {
 // count them, and stores none from here on.
 func (st *inputState) spend() {
 	st.keepFirst(0)
-	st.spent, st.reserved, st.direct, st.ready = true, true, false, nil
+	st.spent, st.reserved, st.direct = true, true, false
 	st.events, st.metas, st.pages, st.mpages = nil, nil, nil, nil
 }
 
