@@ -362,7 +362,7 @@ func group(t *Timeline, evs []parser.Event, ord []int32, sy *syms, byEvent []evI
 	// (each worker's scratch an allocation of its own: side by side in
 	// one array, the two workers' slice headers shared a cache line)
 	scs := make([]*scratch, runtime.GOMAXPROCS(0))
-	pull(volumeChunks(len(vols)), func(w, lo, hi int) {
+	pull(volumeChunks(start), func(w, lo, hi int) {
 		if scs[w] == nil {
 			scs[w] = new(scratch)
 		}

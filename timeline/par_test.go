@@ -104,16 +104,56 @@ func TestPullRunsEveryRangeOnce(t *testing.T) {
 	}
 }
 
-// volumeChunks cuts enough volumes into more ranges than goroutines (for
-// pull to balance), few volumes into one, and never more than pullParts
-// per goroutine.
+// volumeChunks cuts the volumes by their work (events plus volumeWork
+// each): enough into more ranges than goroutines (for pull to balance),
+// few into one, never more than pullParts per goroutine, every volume in
+// exactly one range, and no range more than a part's worth plus one
+// volume.
 func TestVolumeChunks(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
-	for _, tc := range []struct{ n, want int }{
-		{0, 1}, {500, 1}, {2048, 2}, {4329, 4}, {35000, 16}, {1 << 20, 16},
+	evenly := func(n, events int) []int {
+		start := make([]int, n+1)
+		for i := range n {
+			start[i+1] = start[i] + events
+		}
+		return start
+	}
+	oneLong := evenly(2000, 1) // 2,000 one-event volumes, then one of 40,000 events
+	oneLong = append(oneLong, oneLong[len(oneLong)-1]+40000)
+	for _, tc := range []struct {
+		name  string
+		start []int
+		want  int
+	}{
+		{"none", []int{0}, 1},
+		{"500 of 1", evenly(500, 1), 1},
+		{"1,200 of 3", evenly(1200, 3), 2},
+		{"4,329 of 3 (churn, 128 MiB)", evenly(4329, 3), 7},
+		{"35,000 of 3 (churn, 1 GiB)", evenly(35000, 3), 16},
+		{"1,003 of 56 (many-nodes, 1 GiB)", evenly(1003, 56), 14},
+		{"a million of 1", evenly(1<<20, 1), 16},
+		{"one long volume", oneLong, 3},
 	} {
-		if got := len(volumeChunks(tc.n)) - 1; got != tc.want {
-			t.Errorf("volumeChunks(%d) on 2 goroutines: %d ranges, want %d", tc.n, got, tc.want)
+		bounds := volumeChunks(tc.start)
+		if got := len(bounds) - 1; got != tc.want {
+			t.Errorf("%s: %d ranges on 2 goroutines, want %d (%v)", tc.name, got, tc.want, bounds)
+		}
+		n := len(tc.start) - 1
+		if bounds[0] != 0 || bounds[len(bounds)-1] != max(n, 0) {
+			t.Errorf("%s: ranges %v do not cover 0..%d", tc.name, bounds, n)
+		}
+		work := func(lo, hi int) int { return tc.start[hi] - tc.start[lo] + volumeWork*(hi-lo) }
+		longest := 0
+		for i := range n {
+			longest = max(longest, work(i, i+1))
+		}
+		for c := 1; c < len(bounds); c++ {
+			if bounds[c] <= bounds[c-1] && n > 0 {
+				t.Errorf("%s: range %d is empty or backwards: %v", tc.name, c-1, bounds)
+			}
+			if w, limit := work(bounds[c-1], bounds[c]), work(0, n)/(len(bounds)-1)+longest; w > limit {
+				t.Errorf("%s: range %d has %d of work, more than a part's worth and a volume (%d)", tc.name, c-1, w, limit)
+			}
 		}
 	}
 }
