@@ -84,7 +84,6 @@ func attachBeforeDetach(v *timeline.Volume, vf *volFacts, rs []restart) []Findin
 		if eb.Origin != 0 || bn < 0 || (eb.Kind != parser.AttachStarted && eb.Kind != parser.AttachSucceeded) {
 			continue
 		}
-		b := eb.Node
 		cands = x.candidates(cands[:0], i, bn, rs)
 		for _, c := range cands {
 			k := abdKey{c.node, bn, c.det}
@@ -92,7 +91,9 @@ func attachBeforeDetach(v *timeline.Volume, vf *volFacts, rs []restart) []Findin
 				continue
 			}
 			seen[k] = true
-			out = append(out, abdFinding(v, vf.nodes[c.node], b, c.state, c.inferred, i, c.det, x.deviceNotFound()))
+			// (B's name read only here: an event's names are behind a
+			// pointer, and most attaches pair with no node)
+			out = append(out, abdFinding(v, vf.nodes[c.node], eb.Node, c.state, c.inferred, i, c.det, x.deviceNotFound()))
 		}
 	}
 	return out
