@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"cmp"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -88,5 +89,41 @@ func TestOverlapsOneNode(t *testing.T) {
 	o := sc.overlaps(iv)
 	if len(o) != 1 || !o[0].Start.Equal(at(6)) || !o[0].End.Equal(at(8)) || len(o[0].Nodes) != 2 {
 		t.Errorf("two nodes: overlaps = %+v", o)
+	}
+}
+
+// heldIndex finds what a map of the positions would, scanning while the
+// nodes are few and through its own map past heldScan: random adds and
+// removes over up to 3·heldScan nodes, checked after every step.
+func TestHeldIndex(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for round := range 50 {
+		var active []held
+		h := heldIndex{active: &active}
+		want := map[string]int{}
+		for step := range 400 {
+			node := fmt.Sprintf("node-%d", r.IntN(3*heldScan))
+			j, ok := h.find(node)
+			if wj, wok := want[node]; ok != wok || ok && j != wj {
+				t.Fatalf("round %d step %d: find(%s) = %d, %v; want %d, %v", round, step, node, j, ok, wj, wok)
+			}
+			if ok {
+				last := len(active) - 1
+				want[active[last].node] = j
+				delete(want, node)
+				h.remove(j)
+			} else {
+				want[node] = len(active)
+				h.add(held{node: node})
+			}
+			if len(active) != len(want) {
+				t.Fatalf("round %d step %d: %d held, want %d", round, step, len(active), len(want))
+			}
+			for n, wj := range want {
+				if active[wj].node != n {
+					t.Fatalf("round %d step %d: %s at %d holds %s", round, step, n, wj, active[wj].node)
+				}
+			}
+		}
 	}
 }

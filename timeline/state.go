@@ -347,6 +347,60 @@ type held struct {
 	state State
 }
 
+// heldIndex finds a node in the nodes holding a volume (active): by a
+// scan while they are few, as they nearly always are (a map made for
+// each volume was most of overlaps' time on a cluster of many nodes),
+// by a map of their positions once they are many (RWX, or attached to
+// node after node without detaching).
+type heldIndex struct {
+	active *[]held
+	pos    map[string]int // nil while active is short
+}
+
+// heldScan is how many nodes heldIndex scans before it keeps a map.
+const heldScan = 16
+
+// find returns the position of node in active.
+func (h *heldIndex) find(node string) (int, bool) {
+	if h.pos != nil {
+		j, ok := h.pos[node]
+		return j, ok
+	}
+	for j := range *h.active {
+		if (*h.active)[j].node == node {
+			return j, true
+		}
+	}
+	return 0, false
+}
+
+// add appends e, a node not in active.
+func (h *heldIndex) add(e held) {
+	*h.active = append(*h.active, e)
+	switch n := len(*h.active); {
+	case h.pos != nil:
+		h.pos[e.node] = n - 1
+	case n > heldScan:
+		h.pos = make(map[string]int, 2*n)
+		for j, a := range *h.active {
+			h.pos[a.node] = j
+		}
+	}
+}
+
+// remove takes the node at j out of active, moving the last one there.
+func (h *heldIndex) remove(j int) {
+	active := *h.active
+	last := len(active) - 1
+	gone := active[j].node
+	active[j] = active[last]
+	*h.active = active[:last]
+	if h.pos != nil {
+		h.pos[active[j].node] = j
+		delete(h.pos, gone)
+	}
+}
+
 // overlaps sweeps the controller intervals and returns every stretch during
 // which more than one node held the volume (attaching, attached, uncertain or
 // still detaching), split where a node's state changes.
@@ -374,6 +428,8 @@ func (sc *scratch) overlaps(iv []Interval) []Overlap {
 			edges = append(edges, edge{in.End(), false, in.Node, in.State, k})
 		}
 	}
+	// (nearly sorted as the intervals come: the stable sort's insertion
+	// runs beat pdqsort here, 3,000 nodes in turn ~8%)
 	slices.SortStableFunc(edges, func(a, b edge) int {
 		if c := a.t.Compare(b.t); c != 0 {
 			return c
@@ -389,7 +445,7 @@ func (sc *scratch) overlaps(iv []Interval) []Overlap {
 	})
 	// the nodes holding the volume now, and where each is in active
 	active := sc.active[:0]
-	pos := map[string]int{}
+	pos := heldIndex{active: &active}
 	var out []Overlap
 	var cur *Overlap
 	budget := maxOverlapEntries // node entries the split stretches may still take
@@ -406,20 +462,14 @@ func (sc *scratch) overlaps(iv []Interval) []Overlap {
 		at := edges[i].t
 		for ; i < len(edges) && edges[i].t.Equal(at); i++ {
 			e := edges[i]
-			j, ok := pos[e.node]
+			j, ok := pos.find(e.node)
 			switch {
 			case e.open && ok:
 				active[j].state = e.state
 			case e.open:
-				pos[e.node] = len(active)
-				active = append(active, held{e.node, e.state})
+				pos.add(held{e.node, e.state})
 			case ok && active[j].state == e.state:
-				// the order of active does not matter: Nodes are sorted
-				last := len(active) - 1
-				active[j] = active[last]
-				pos[active[j].node] = j
-				active = active[:last]
-				delete(pos, e.node)
+				pos.remove(j) // the order of active does not matter: Nodes are sorted
 			default:
 				continue
 			}
