@@ -271,7 +271,7 @@ func (c *chunk) analyze(max int, fast bool) {
 			c.ahead = nil // half built: not recycled
 		}
 	}()
-	c.segs = analyzeBlock(c.data, max, fast, getSegs())
+	c.segs = analyzeBlock(c.data, max, fast, getSegs(len(c.data)))
 	if fast {
 		c.ahead = getAhead()
 		c.ahead.build(c.data, c.segs, max)
@@ -281,11 +281,16 @@ func (c *chunk) analyze(max int, fast bool) {
 // segPool recycles the seg slices of applied blocks.
 var segPool sync.Pool
 
-func getSegs() []seg {
+// getSegs returns an empty seg slice for a block of n bytes: a recycled
+// one, or a new one with room for a seg every 512 bytes, up to 1,024 (a
+// whole block's worth, 280 KB). A small input's block needs a few: room
+// for 1,024 for each of its two analysis goroutines was 560 KB of the
+// 1.4 MB a 3 KB log's analysis allocated, pages of fresh memory.
+func getSegs(n int) []seg {
 	if p, ok := segPool.Get().(*[]seg); ok {
 		return (*p)[:0]
 	}
-	return make([]seg, 0, 1024)
+	return make([]seg, 0, min(1024, n/512+8))
 }
 
 // putSegs returns the segs of a block the scanner has applied.
