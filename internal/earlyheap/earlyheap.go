@@ -15,7 +15,10 @@
 // (madvise MADV_COLLAPSE, Linux 6.1 and later: the pages present are
 // copied into it), and marks the rest of that chunk (MADV_HUGEPAGE), whose
 // first touch then brings a huge page. It costs ~0.5–0.9 ms, and up to
-// 4 MiB of resident memory a small run would not otherwise have held.
+// 4 MiB of resident memory a small run would not otherwise have held;
+// where free memory is fragmented, the kernel may first compact some to
+// find the huge page (the collapse is synchronous: GODEBUG=disablethp=1
+// is the way out, should that ever show).
 //
 // It does nothing off Linux, on 32-bit systems, where the kernel's huge
 // page is not 2 MiB, where its THP setting is "never", or with
