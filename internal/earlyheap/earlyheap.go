@@ -9,9 +9,8 @@
 // before it read a byte of input: a fifth of a small run's time. The
 // runtime does not mark its heap for huge pages, and by the time main runs
 // the first 2 MiB already hold small pages, which marking alone never
-// turns into a huge page. So an initialiser that runs early (it imports
-// only syscall and unsafe: the initialisation order puts it among the
-// first) collapses the 2 MiB the heap is filling into one huge page
+// turns into a huge page. So an initialiser that runs early (see below)
+// collapses the 2 MiB the heap is filling into one huge page
 // (madvise MADV_COLLAPSE, Linux 6.1 and later: the pages present are
 // copied into it), and marks the rest of that chunk (MADV_HUGEPAGE), whose
 // first touch then brings a huge page. It costs ~0.5–0.9 ms, and up to
@@ -27,7 +26,13 @@
 // heap as it was. internal/hugeheap does the same for the heap a large
 // input's analysis grows into. The program imports it for its
 // initialiser: import _ "github.com/kcmtrace/kcmtrace/internal/earlyheap".
+// It imports only syscall, unsafe and internal/thp (which imports only
+// syscall), so that the initialisation order puts it among the first: an
+// import of strings moved its initialiser from the 19th of 146 to the
+// 76th, after the heap had grown past its first 2 MiB.
 package earlyheap
+
+import "github.com/kcmtrace/kcmtrace/internal/thp"
 
 // The sizes it works with: a huge page, and the chunk the Go heap grows
 // by (the runtime's pallocChunkBytes on 64-bit systems).
@@ -50,55 +55,14 @@ var Outcome struct {
 // $GODEBUG, enabled the THP setting (e.g. "always [madvise] never"),
 // pmdSize the kernel's huge page size, as the files say them ("" when
 // unreadable: tried, the advice is harmless).
-//
-// It reads them with a loop of its own rather than package strings: an
-// import of strings (and unicode after it) put the initialiser after
-// half the others, 76th of 146 instead of 19th, and the heap it finds
-// has grown past its first 2 MiB by then.
 func skip(godebug, enabled, pmdSize string) string {
-	for kv := range fields(godebug, ',') {
-		if kv == "disablethp=1" {
-			return "GODEBUG=disablethp=1"
-		}
-	}
-	for w := range fields(enabled, ' ') {
-		if w == "[never]" {
-			return "transparent huge pages are off (never)"
-		}
-	}
-	for s := range fields(pmdSize, ' ') {
-		if s != "2097152" {
-			return "the huge page is " + s + " bytes, not 2 MiB"
-		}
+	switch s := thp.Trim(pmdSize); {
+	case thp.Disabled(godebug):
+		return "GODEBUG=disablethp=1"
+	case !thp.Usable(enabled):
+		return "transparent huge pages are off (never)"
+	case s != "" && s != "2097152":
+		return "the huge page is " + s + " bytes, not 2 MiB"
 	}
 	return ""
 }
-
-// fields yields the parts of s between seps, blanks (spaces, tabs,
-// newlines) trimmed, empty ones left out.
-func fields(s string, sep byte) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for len(s) > 0 {
-			i := 0
-			for i < len(s) && s[i] != sep {
-				i++
-			}
-			part := s[:i]
-			if i < len(s) {
-				i++
-			}
-			s = s[i:]
-			for len(part) > 0 && blank(part[0]) {
-				part = part[1:]
-			}
-			for len(part) > 0 && blank(part[len(part)-1]) {
-				part = part[:len(part)-1]
-			}
-			if part != "" && !yield(part) {
-				return
-			}
-		}
-	}
-}
-
-func blank(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

@@ -5,6 +5,8 @@ package earlyheap
 import (
 	"syscall"
 	"unsafe"
+
+	"github.com/kcmtrace/kcmtrace/internal/thp"
 )
 
 // The madvise advice Linux defines (syscall lacks MADV_COLLAPSE).
@@ -15,8 +17,7 @@ const (
 
 func init() {
 	godebug, _ := syscall.Getenv("GODEBUG")
-	if why := skip(godebug, readSetting("/sys/kernel/mm/transparent_hugepage/enabled"),
-		readSetting("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size")); why != "" {
+	if why := skip(godebug, thp.Setting(thp.EnabledPath), thp.Setting(thp.PMDSizePath)); why != "" {
 		Outcome.Skipped = why
 		return
 	}
@@ -29,20 +30,4 @@ func init() {
 	if _, _, errno := syscall.Syscall(syscall.SYS_MADVISE, Outcome.Region, hugePage, madvCollapse); errno != 0 {
 		Outcome.Err = errno
 	}
-}
-
-// readSetting returns the start of a kernel setting file ("" when it
-// cannot be read), without package os (which would initialise first).
-func readSetting(path string) string {
-	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return ""
-	}
-	defer syscall.Close(fd)
-	var b [64]byte
-	n, err := syscall.Read(fd, b[:])
-	if err != nil || n <= 0 {
-		return ""
-	}
-	return string(b[:n])
 }

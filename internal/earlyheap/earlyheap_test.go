@@ -1,9 +1,6 @@
 package earlyheap
 
-import (
-	"strings"
-	"testing"
-)
+import "testing"
 
 // skip leaves the heap alone where huge pages are off or not 2 MiB, and
 // goes ahead where the settings cannot be read.
@@ -22,28 +19,6 @@ func TestSkip(t *testing.T) {
 	} {
 		if got := skip(tc.godebug, tc.enabled, tc.pmd); (got != "") != tc.skipped {
 			t.Errorf("%s: skip = %q, want skipped %v", tc.name, got, tc.skipped)
-		}
-	}
-}
-
-// fields splits at the separator, trims blanks and drops empty parts.
-func TestFields(t *testing.T) {
-	for _, tc := range []struct {
-		s    string
-		sep  byte
-		want string
-	}{
-		{"always [madvise] never\n", ' ', "always|[madvise]|never"},
-		{" a=1, b=2 ,,c\t", ',', "a=1|b=2|c"},
-		{"", ',', ""},
-		{"2097152\n", ' ', "2097152"},
-	} {
-		var got []string
-		for f := range fields(tc.s, tc.sep) {
-			got = append(got, f)
-		}
-		if s := strings.Join(got, "|"); s != tc.want {
-			t.Errorf("fields(%q, %q) = %q, want %q", tc.s, tc.sep, s, tc.want)
 		}
 	}
 }

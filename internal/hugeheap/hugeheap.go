@@ -21,8 +21,9 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
-	"strings"
 	"unsafe"
+
+	"github.com/kcmtrace/kcmtrace/internal/thp"
 )
 
 // hugePage is the size of a transparent huge page where advise does
@@ -38,10 +39,10 @@ const hugePage = 2 << 20
 // before the heap holds much: it ends with a collection, so that the span
 // it freed does not raise the heap's next goal.
 func Reserve(n int) {
-	if !supported || unsafe.Sizeof(uintptr(0)) < 8 || n < 2*hugePage || disabled(os.Getenv("GODEBUG")) {
+	if !supported || unsafe.Sizeof(uintptr(0)) < 8 || n < 2*hugePage || thp.Disabled(os.Getenv("GODEBUG")) {
 		return
 	}
-	if !thpUsable(readSetting(thpEnabledPath)) || readSetting(overcommitPath) == "2" {
+	if !thp.Usable(thp.Setting(thp.EnabledPath)) || thp.Setting(thp.OvercommitPath) == "2" {
 		return
 	}
 	reserveFree(n)
@@ -73,7 +74,7 @@ func reserve(n int) (beg, end uintptr) {
 // elsewhere than Linux it does nothing. It only advises: untouched pages
 // stay unbacked.
 func Mark(b []byte) {
-	if supported && !disabled(os.Getenv("GODEBUG")) {
+	if supported && !thp.Disabled(os.Getenv("GODEBUG")) {
 		markWhole(b)
 	}
 }
@@ -91,36 +92,3 @@ func markWhole(b []byte) (beg, end uintptr) {
 
 // HugePage is the size of a huge page where Mark and Reserve do anything.
 const HugePage = hugePage
-
-// The kernel's settings Reserve reads.
-const (
-	thpEnabledPath = "/sys/kernel/mm/transparent_hugepage/enabled"
-	overcommitPath = "/proc/sys/vm/overcommit_memory"
-)
-
-// readSetting returns the content of a kernel setting file, trimmed; ""
-// when it cannot be read.
-func readSetting(path string) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(b))
-}
-
-// thpUsable reports whether the THP setting (enabled, e.g. "always
-// [madvise] never") gives huge pages to memory marked for them. An
-// unreadable setting ("") is tried: the advice is harmless.
-func thpUsable(enabled string) bool {
-	return !strings.Contains(enabled, "[never]")
-}
-
-// disabled reports GODEBUG settings that turn huge pages off.
-func disabled(godebug string) bool {
-	for _, kv := range strings.Split(godebug, ",") {
-		if strings.TrimSpace(kv) == "disablethp=1" {
-			return true
-		}
-	}
-	return false
-}

@@ -4,58 +4,11 @@ import (
 	"bufio"
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strings"
 	"testing"
 )
-
-func TestDisabled(t *testing.T) {
-	for _, tc := range []struct {
-		godebug string
-		want    bool
-	}{
-		{godebug: "", want: false},
-		{godebug: "disablethp=1", want: true},
-		{godebug: "gctrace=1, disablethp=1", want: true},
-		{godebug: "disablethp=0", want: false},
-		{godebug: "xdisablethp=1", want: false},
-	} {
-		if got := disabled(tc.godebug); got != tc.want {
-			t.Errorf("disabled(%q) = %v, want %v", tc.godebug, got, tc.want)
-		}
-	}
-}
-
-func TestThpUsable(t *testing.T) {
-	for _, tc := range []struct {
-		enabled string
-		want    bool
-	}{
-		{enabled: "always [madvise] never", want: true},
-		{enabled: "[always] madvise never", want: true},
-		{enabled: "always madvise [never]", want: false},
-		{enabled: "", want: true},
-	} {
-		if got := thpUsable(tc.enabled); got != tc.want {
-			t.Errorf("thpUsable(%q) = %v, want %v", tc.enabled, got, tc.want)
-		}
-	}
-}
-
-func TestReadSetting(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "overcommit_memory")
-	if err := os.WriteFile(p, []byte("2\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if got := readSetting(p); got != "2" {
-		t.Errorf("readSetting = %q, want \"2\"", got)
-	}
-	if got := readSetting(filepath.Join(t.TempDir(), "missing")); got != "" {
-		t.Errorf("readSetting of a missing file = %q, want \"\"", got)
-	}
-}
 
 // TestReserveMarksHeap: the range reserve marks is part of the heap, and
 // the kernel lists it with the huge-page flag (hg in /proc/self/smaps).
