@@ -1,13 +1,13 @@
 package hugeheap
 
 import (
-	"bufio"
-	"fmt"
 	"os"
 	"runtime"
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/kcmtrace/kcmtrace/internal/smapstest"
 )
 
 // TestReserveMarksHeap: the range reserve marks is part of the heap, and
@@ -23,7 +23,7 @@ func TestReserveMarksHeap(t *testing.T) {
 	if end-beg < 12<<20 {
 		t.Fatalf("marked %d bytes of 16 MiB, want all but the unaligned ends", end-beg)
 	}
-	flags, err := vmFlags(beg)
+	flags, err := smapstest.Field(beg, "VmFlags")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,28 +48,4 @@ func TestReserveCollectsOnce(t *testing.T) {
 	if got := debug.SetGCPercent(100); got != 100 {
 		t.Errorf("GOGC after reserving = %d, want 100 as before", got)
 	}
-}
-
-// vmFlags returns the VmFlags of the mapping of /proc/self/smaps that
-// holds addr.
-func vmFlags(addr uintptr) (string, error) {
-	f, err := os.Open("/proc/self/smaps")
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	in := false
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		var lo, hi uintptr
-		if n, _ := fmt.Sscanf(line, "%x-%x ", &lo, &hi); n == 2 {
-			in = lo <= addr && addr < hi
-			continue
-		}
-		if in && strings.HasPrefix(line, "VmFlags:") {
-			return strings.TrimSpace(strings.TrimPrefix(line, "VmFlags:")), nil
-		}
-	}
-	return "", fmt.Errorf("no mapping holds %#x", addr)
 }

@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"unsafe"
+
+	"github.com/kcmtrace/kcmtrace/internal/smapstest"
 )
 
 // TestMarkMapped: Mark marks memory mapped outside the heap (as
@@ -29,7 +31,7 @@ func TestMarkMapped(t *testing.T) {
 		Mark(b)
 		p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
 		whole := (p + hugePage - 1) &^ (hugePage - 1) // a whole huge page of b
-		flags, err := vmFlags(whole)
+		flags, err := smapstest.Field(whole, "VmFlags")
 		if err != nil {
 			t.Fatal(err)
 		}
