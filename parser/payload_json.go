@@ -432,14 +432,18 @@ func fileBase[S ~string | ~[]byte](f S) S {
 // with a JSON string: no quote, a control byte, a bad escape, no end.
 //
 // It reads eight bytes at a time while none of them is special: a quote, a
-// backslash, a control byte or a byte of 0x80 or more.
+// backslash, a control byte or a byte of 0x80 or more; then goes straight
+// to the first special byte (stepping to it a byte at a time, each step
+// loading the same word again, was a third of decoding a JSON log's
+// relevant lines, whose messages quote their names: \"pvc-…\").
 func jsonScanString(p []byte, i int) (q int, esc, u, high, ok bool) {
 	if i >= len(p) || p[i] != '"' {
 		return 0, false, false, false, false
 	}
 	for j := i + 1; ; j++ {
 		for j+8 <= len(p) {
-			if swar.NotPlainJSON(binary.LittleEndian.Uint64(p[j:])) != 0 {
+			if m := swar.NotPlainJSON(binary.LittleEndian.Uint64(p[j:])); m != 0 {
+				j += swar.First(m) // the special byte itself, not the word's first
 				break
 			}
 			j += 8
