@@ -434,7 +434,7 @@ func fileBase[S ~string | ~[]byte](f S) S {
 // It reads eight bytes at a time while none of them is special: a quote, a
 // backslash, a control byte or a byte of 0x80 or more; then goes straight
 // to the first special byte (stepping to it a byte at a time, each step
-// loading the same word again, was a third of decoding a JSON log's
+// loading the same word again, was a quarter of decoding a JSON log's
 // relevant lines, whose messages quote their names: \"pvc-…\").
 func jsonScanString(p []byte, i int) (q int, esc, u, high, ok bool) {
 	if i >= len(p) || p[i] != '"' {
