@@ -135,23 +135,38 @@ func (f *jsonFold) fold(g *seg) {
 }
 
 // loggerMicros reads the "ts" of a line as the JSON logger writes it,
-// jsonHead, 13 digits of milliseconds and 3 of fraction followed by ',' or
-// '}', in microseconds: loggerTS's first case, where ok, without its checks
-// for the other layouts (ok is false for those, and for a stamp out of
+// jsonHead, 13 digits of milliseconds and a fraction of one to three
+// digits (the logger drops a fraction's trailing zeros: a tenth of its
+// lines have two digits, a hundredth one) followed by ',' or '}', in
+// microseconds: loggerTS's first case, where ok, without its checks for
+// the other layouts (ok is false for those, and for a stamp out of
 // plausibleMillis; trackTS then reads the line).
 func loggerMicros(p []byte) (us int64, ok bool) {
 	if len(p) < len(jsonHead)+13+1+3+1 || binary.LittleEndian.Uint64(p)&jsonHeadMask != jsonHead8 {
 		return 0, false
 	}
 	d := p[len(jsonHead):]
-	// digits 0–7; then 8–12 and the fraction's 3 in one word without the
-	// dot (byte 13 of d)
+	// digits 0–7; then 8–12 and the fraction's three (zeros for those
+	// dropped) in one word without the dot (byte 13 of d)
 	w := binary.LittleEndian.Uint64(d[8:])
-	if byte(w>>40) != '.' || d[17] != ',' && d[17] != '}' {
+	if byte(w>>40) != '.' {
+		return 0, false
+	}
+	// the fraction's digits as bytes 5–7 of the word, read up to where the
+	// number ends: the first ',' or '}' after the dot and a digit
+	var frac uint64
+	switch {
+	case d[15] == ',' || d[15] == '}':
+		frac = w>>8&(0xFF<<40) | '0'<<48 | '0'<<56
+	case d[16] == ',' || d[16] == '}':
+		frac = w>>8&(0xFFFF<<40) | '0'<<56
+	case d[17] == ',' || d[17] == '}':
+		frac = w>>8&(0xFFFF<<40) | uint64(d[16])<<56
+	default:
 		return 0, false
 	}
 	hi, ok1 := eightDigits(binary.LittleEndian.Uint64(d))
-	lo, ok2 := eightDigits(w&(1<<40-1) | w>>8&(0xFFFF<<40) | uint64(d[16])<<56)
+	lo, ok2 := eightDigits(w&(1<<40-1) | frac)
 	if !ok1 || !ok2 {
 		return 0, false
 	}
