@@ -136,8 +136,8 @@ func (f *jsonFold) fold(g *seg) {
 
 // loggerMicros reads the "ts" of a line as the JSON logger writes it,
 // jsonHead, 13 digits of milliseconds and a fraction of one to three
-// digits (the logger drops a fraction's trailing zeros: a tenth of its
-// lines have two digits, a hundredth one) followed by ',' or '}', in
+// digits (the logger drops a fraction's trailing zeros: 9% of its lines
+// have two digits, 0.9% one) followed by ',' or '}', in
 // microseconds: loggerTS's first case, where ok, without its checks for
 // the other layouts (ok is false for those, and for a stamp out of
 // plausibleMillis; trackTS then reads the line).
