@@ -124,3 +124,37 @@ func TestSeedIncidents(t *testing.T) {
 		})
 	}
 }
+
+// TestEvidenceQuotesTheLine: every log line a finding quotes is the line
+// of its input at that line number (its text read back from the file in
+// one pass for the whole run: readEvidence), its wrapper removed.
+func TestEvidenceQuotesTheLine(t *testing.T) {
+	dir := filepath.Join("..", "testdata", "incidents", "seed-legacy")
+	res, _ := analyze(t, dir)
+	lines := map[string][]string{}
+	n := 0
+	for _, f := range res.Findings {
+		for _, e := range f.Evidence {
+			if e.SourceKind != "" {
+				continue
+			}
+			if lines[e.Path] == nil {
+				b, err := os.ReadFile(e.Path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				lines[e.Path] = strings.Split(string(b), "\n")
+			}
+			if e.Line < 1 || e.Line > len(lines[e.Path]) {
+				t.Fatalf("%s: evidence at line %d of %s", f.Rule, e.Line, e.Path)
+			}
+			if line := lines[e.Path][e.Line-1]; e.Text == "" || !strings.HasSuffix(line, e.Text) {
+				t.Errorf("%s: evidence %s:%d is %q, the line %q", f.Rule, e.Path, e.Line, e.Text, line)
+			}
+			n++
+		}
+	}
+	if n < 10 {
+		t.Errorf("%d log lines quoted, want the seed's (10 or more)", n)
+	}
+}

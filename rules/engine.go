@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kcmtrace/kcmtrace/parser/textstore"
 	"github.com/kcmtrace/kcmtrace/timeline"
 )
 
@@ -73,6 +74,11 @@ func runSelected(tl *timeline.Timeline, selected []Rule, settings map[string]map
 		})
 	}
 	wg.Wait()
+	each := make([][]Finding, len(outs))
+	for i := range outs {
+		each[i] = outs[i].fs
+	}
+	readEvidence(each)
 	for i, o := range outs {
 		if o.err != nil {
 			errs = append(errs, o.err.Error())
@@ -364,4 +370,39 @@ func (c *Context) Duration(key string) time.Duration {
 // tools use it; Run builds its own.
 func NewContext(tl *timeline.Timeline, r Rule, settings map[string]string) *Context {
 	return &Context{Timeline: tl, rule: &r, settings: settings}
+}
+
+// readEvidence reads the text of every log line the findings of outs
+// quote (Evidence.text, which evidence leaves unread) in one pass:
+// textstore.Strings reads the lines of a file in the order of their
+// offsets, each once, neighbours together, on every core. One rule's
+// storm of findings quotes lines spread over hours of a log, and another
+// rule often quotes the same ones: read one at a time they were a system
+// call each (1 GiB of the storm shape: 9,078, a third of its rules' CPU).
+func readEvidence(each [][]Finding) {
+	var texts []textstore.Text
+	for _, fs := range each {
+		for _, f := range fs {
+			for _, e := range f.Evidence {
+				if !e.text.IsZero() {
+					texts = append(texts, e.text)
+				}
+			}
+		}
+	}
+	if len(texts) == 0 {
+		return
+	}
+	strs := textstore.Strings(texts, runtime.GOMAXPROCS(0))
+	k := 0
+	for _, fs := range each {
+		for _, f := range fs {
+			for i := range f.Evidence {
+				if e := &f.Evidence[i]; !e.text.IsZero() {
+					e.Text, e.text = strs[k], textstore.Text{}
+					k++
+				}
+			}
+		}
+	}
 }

@@ -21,7 +21,7 @@ const maxSeries = 5
 
 // evidence turns an event into an evidence line.
 func evidence(e parser.Event, note string) Evidence {
-	return Evidence{Path: e.Source.Path(), Line: int(e.Source.Line), Time: e.Time.UTC(), Text: e.Text.String(), Note: note}
+	return Evidence{Path: e.Source.Path(), Line: int(e.Source.Line), Time: e.Time.UTC(), text: e.Text, Note: note}
 }
 
 // series quotes a repeated series: the first line, up to maxSeries-2 lines

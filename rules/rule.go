@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/kcmtrace/kcmtrace/internal/swar"
+	"github.com/kcmtrace/kcmtrace/parser/textstore"
 	"github.com/kcmtrace/kcmtrace/timeline"
 )
 
@@ -73,6 +74,11 @@ type Evidence struct {
 	// object (Path and Line name where it was read, Time when the dump
 	// was taken at the earliest).
 	SourceKind string
+	// text is a log line's text not read yet: a rule quotes its evidence
+	// (evidence), and the engine reads the texts of every finding of a
+	// run at once, into Text, before anything else reads the findings
+	// (readEvidence).
+	text textstore.Text
 }
 
 // SourceState is the SourceKind of evidence read from cluster state.

@@ -129,20 +129,7 @@ func (o *Origin) Ref(off int64, text string) Text {
 // each other's reads nor throw away the window.
 func (o *Origin) text(off int64, n uint32) string {
 	o.mu.Lock()
-	if !o.checked {
-		o.checked = true
-		for _, s := range []span{o.first, o.last} {
-			b, err := o.read(s.off, s.n)
-			if err != nil || Hash(string(b)) != s.hash {
-				o.bad = "it changed after it was read (rotated with copytruncate, or rewritten)"
-				if err != nil {
-					o.bad = err.Error()
-				}
-				break
-			}
-		}
-		o.win = o.win[:0] // the next read places it (near)
-	}
+	o.checkLocked()
 	if o.bad == "" && !o.near(off, int(n)) {
 		o.mu.Unlock()
 		b := make([]byte, n)
@@ -160,6 +147,36 @@ func (o *Origin) text(off int64, n uint32) string {
 		o.bad = err.Error()
 	}
 	return fmt.Sprintf("[text unavailable: %s: %s]", o.name, o.bad)
+}
+
+// checkLocked checks, the first time it is called, that the file still
+// holds the first and the last text handed out (o.bad says why not). The
+// caller holds o.mu.
+func (o *Origin) checkLocked() {
+	if o.checked {
+		return
+	}
+	o.checked = true
+	for _, s := range []span{o.first, o.last} {
+		b, err := o.read(s.off, s.n)
+		if err != nil || Hash(string(b)) != s.hash {
+			o.bad = "it changed after it was read (rotated with copytruncate, or rewritten)"
+			if err != nil {
+				o.bad = err.Error()
+			}
+			break
+		}
+	}
+	o.win = o.win[:0] // the next read places it (near)
+}
+
+// usable checks the file (checkLocked) and reports whether its texts can
+// be read.
+func (o *Origin) usable() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.checkLocked()
+	return o.bad == ""
 }
 
 // near reports whether the n bytes at off are in the window or start
