@@ -176,6 +176,7 @@ func TestLimitFollowsLiveHeap(t *testing.T) {
 // CloudWatch export: 194 collections instead of 28).
 func TestFollowLiveCountsOutside(t *testing.T) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+	collectorShare(t, 0)
 	const mib = 1 << 20
 	for _, c := range []struct {
 		name          string
@@ -205,6 +206,66 @@ func TestFollowLiveCountsOutside(t *testing.T) {
 	}
 }
 
+// collectorShare makes the runtime's CPU readings (cpuClasses) say the
+// collector took percent of the CPU there was since the last reading,
+// for the rest of the test.
+func collectorShare(t *testing.T, percent float64) {
+	old := cpuClasses
+	t.Cleanup(func() { cpuClasses = old })
+	var all float64
+	cpuClasses = func() (float64, float64, bool) {
+		all += 1
+		return all * percent / 100, all, true
+	}
+}
+
+// TestWidens: once the collector has taken widenShare percent of the CPU
+// since Start, the headroom above the live heap widens, to widenHeadroom
+// before the timeline is built and widenSettleHeadroom once it is; below
+// that share it stays liveHeadroom and settleHeadroom, and a run that has
+// widened stays widened.
+func TestWidens(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+	const mib = 1 << 20
+	for _, c := range []struct {
+		name     string
+		share    float64 // percent of the CPU the collector takes
+		headroom uint64  // in force before the collection
+		want     int64   // the limit after one with 40 MiB live
+	}{
+		{"a small share", widenShare - 1, liveHeadroom, 60 * mib},
+		{"a small share, built", widenShare - 1, settleHeadroom, 50 * mib},
+		{"the share reached", widenShare, liveHeadroom, (40 + 40*widenHeadroom/100) * mib},
+		{"the share reached once built", widenShare + 5, settleHeadroom, (40 + 40*widenSettleHeadroom/100) * mib},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			collectorShare(t, c.share)
+			r := &Run{base: 20 * mib, limit: 20 * mib, headroom: c.headroom}
+			r.gcAt, r.cpuAt, _ = cpuClasses()
+			r.followLive(40*mib, 0)
+			if got := r.Limit(); got != c.want {
+				t.Errorf("limit %d MiB, want %d MiB", got/mib, c.want/mib)
+			}
+			if r.widened != (c.share >= widenShare) {
+				t.Errorf("widened %v at a share of %v%%", r.widened, c.share)
+			}
+		})
+	}
+	// widened while parsing, then built: the settled headroom is widened
+	collectorShare(t, widenShare)
+	dir := t.TempDir()
+	run := Start([]string{sparseLog(t, dir, 8<<30)}, func(string) string { return "" })
+	defer run.End()
+	run.followLive(1*mib, 0)
+	if !run.widened {
+		t.Fatal("the run did not widen at the share")
+	}
+	run.Built()
+	if run.headroom != widenSettleHeadroom {
+		t.Errorf("built with a headroom of %d%%, want %d%%", run.headroom, widenSettleHeadroom)
+	}
+}
+
 // TestBuilt: once built, the limit is set from the heap a collection
 // leaves live — settleHeadroom above it (at least settleMinRoom) plus the
 // runtime's memory outside the heap —, lower than before when the live
@@ -213,6 +274,7 @@ func TestFollowLiveCountsOutside(t *testing.T) {
 // settleHeadroom above that.
 func TestBuilt(t *testing.T) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+	collectorShare(t, 0) // the test's own collections do not widen
 	dir := t.TempDir()
 	big := sparseLog(t, dir, 8<<30) // 207 MiB from its size
 	run := Start([]string{big}, func(string) string { return "" })
@@ -294,6 +356,7 @@ func sparseLog(t *testing.T, dir string, size int64) string {
 // End.
 func TestCollect(t *testing.T) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+	collectorShare(t, 0) // fullHeap sizes from liveHeadroom
 	dir := t.TempDir()
 	big := sparseLog(t, dir, 512<<20)
 	small := smallLog(t, dir)
