@@ -36,7 +36,7 @@ type Rule struct {
 	Severity Severity
 	Doc      Doc
 	Params   []Param
-	Check    func(*Context) []Finding
+	Check    func(*Context) []Finding // log evidence's Text is read by Run, after every Check
 
 	// Rank orders findings on one volume that start together: lower ranks
 	// are causes and come first in the incident's chain. Ranks are distinct.
@@ -68,6 +68,9 @@ type Evidence struct {
 	Path string
 	Line int
 	Time time.Time
+	// Text is the line as read (its wrapper removed). A log line a Check
+	// quotes has it once Run returns: Run reads the lines of all the
+	// run's findings at once, after every Check (readEvidence).
 	Text string
 	Note string // why this line matters, e.g. "attach to B succeeded"
 	// SourceKind is "" for a log line, SourceState for a cluster-state

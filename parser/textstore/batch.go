@@ -15,7 +15,7 @@ import (
 // (unless a text alone is longer). A text read on its own costs ~2 µs on
 // the development VM whatever its size up to a few KiB, and 16 KiB more
 // about a microsecond: 1 GiB of the storm shape quotes 9,078 texts of
-// which 7,375 differ, in 1,337 such reads.
+// which 7,375 differ, and the run's preads went 9,118 → 1,883.
 const (
 	batchGap  = 16 << 10
 	batchSpan = 256 << 10

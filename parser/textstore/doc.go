@@ -47,6 +47,9 @@
 // those of a file cut while it was being read: the events before the cut
 // are kept, as the parser says, but their bytes are gone.) At most 256
 // Origins hold their file open at once; past that, texts go to blocks.
+// Many texts wanted at once (a run's evidence) are read with [Strings]:
+// by file and offset, each once, neighbours in one read, on several
+// goroutines.
 //
 // [TextOf] makes a Text of a string that is already in memory (events
 // made outside the parser: tests, the cluster state, a folded run's last
