@@ -67,22 +67,25 @@
 //     grows it (the storm shape: 200k events a GiB, each error line with
 //     a text of its own, a live heap past 50 MB), each raise of the limit
 //     is soon met again and the collector runs again and again over the
-//     growing heap — 9 cycles in the parse of 1 GiB, the collector 7–9% of
-//     the CPU, the runtime handing back memory (to stay under the limit)
-//     that the next stage faults in again at ~12 µs a 4 KiB page. So after
-//     every collection the policy reads the collector's share of the CPU
-//     since Start (runtime/metrics, the share GODEBUG=gctrace=1 prints),
-//     and once it reaches widenShare percent the headroom above the live
-//     heap widens for the rest of the run: widenHeadroom instead of
-//     liveHeadroom, and widenSettleHeadroom instead of settleHeadroom once
-//     built. 1 GiB of the storm (11 interleaved runs a row): klog printf
-//     645 → 569 ms, its collections in the parse 9 → 3, peak RSS 91 → 101
-//     MiB; the other shapes' collector stays at 1–3% and they never widen
-//     (1 and 4 GiB of churn, the default shape, 128 MiB of every shape:
-//     the same cycles, times and peaks). A headroom of 150% for every run
-//     instead took 4 GiB of churn from 155 to 173 MiB; one of 300% made
-//     the storm slower again (the fresh memory costs more than the cycles
-//     it saves).
+//     growing heap: 1 GiB of the storm, 9 cycles in the parse, the
+//     collector 7% of the CPU (gctrace). So after every collection the
+//     policy reads the collector's share of the CPU since Start (the
+//     runtime/metrics CPU classes; its marking on cores that were idle
+//     left out, which costs nothing), once Start is widenAfter CPU-seconds
+//     behind (a share over the first few milliseconds is one cycle's
+//     noise: 3–40% on every shape), and once the share reaches widenShare
+//     percent the headroom above the live heap widens for the rest of the
+//     run: widenHeadroom instead of liveHeadroom, and widenSettleHeadroom
+//     instead of settleHeadroom once built. 1 GiB of the storm, 11
+//     interleaved runs a row: klog printf 818 → 733 ms (cycles 18 → 13, 9
+//     → 5 in the parse; the collector 7% → 4%; peak RSS 91 → 99 MiB),
+//     structured 598 → 562 ms; json unchanged (613 → 629: its collector
+//     reaches 4% only as its parse ends). The other shapes' shares stay
+//     far below (1 GiB of churn 0.5–1.8%, default and many-nodes 0.3%, 4
+//     GiB of churn 0.2%, a 336 MB CloudWatch export 2.9%): they never
+//     widen. A headroom of 150% for every run instead took 4 GiB of churn
+//     from 155 to 173 MiB; one of 300% made the storm slower again (the
+//     fresh memory costs more than the cycles it saves).
 //
 //   - Small inputs. Below memMinInput of known size (files, stdin when it
 //     is one, log-store sources fetched into files) the collector waits
@@ -149,9 +152,11 @@ const (
 	liveHeadroom   = 50 // percent above the live heap the limit never goes below until then
 	settleHeadroom = 25 // percent above the live heap once the timeline is built
 	// widening (see the package comment): from the collector's share of
-	// the CPU since Start, the headrooms above the live heap that replace
-	// liveHeadroom and settleHeadroom
+	// the CPU since Start, once there was widenAfter CPU-seconds of it,
+	// the headrooms above the live heap that replace liveHeadroom and
+	// settleHeadroom
 	widenShare          = 4
+	widenAfter          = 0.1
 	widenHeadroom       = 150
 	widenSettleHeadroom = 100
 	settleMinRoom       = 8 << 20
@@ -402,7 +407,7 @@ func (r *Run) followLive(live, outside uint64) bool {
 		return false
 	}
 	if !r.widened {
-		if gc, all, ok := cpuClasses(); ok && all > r.cpuAt && (gc-r.gcAt)*100 >= (all-r.cpuAt)*widenShare {
+		if gc, all, ok := cpuClasses(); ok && all-r.cpuAt >= widenAfter && (gc-r.gcAt)*100 >= (all-r.cpuAt)*widenShare {
 			r.widened = true
 			if r.headroom == settleHeadroom { // built already
 				r.headroom = widenSettleHeadroom
@@ -418,16 +423,23 @@ func (r *Run) followLive(live, outside uint64) bool {
 }
 
 // cpuClasses is the runtime's estimate of the CPU its collector has
-// taken and of the CPU there was (GOMAXPROCS over the time since the
-// process started), in seconds: the share GODEBUG=gctrace=1 prints. A
+// taken from the program — its marking on cores that had nothing else to
+// run left out: that costs nothing — and of the CPU there was
+// (GOMAXPROCS over the time since the process started), in seconds. A
 // variable for tests.
 var cpuClasses = func() (gc, all float64, ok bool) {
-	s := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}, {Name: "/cpu/classes/total:cpu-seconds"}}
-	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindFloat64 || s[1].Value.Kind() != metrics.KindFloat64 {
-		return 0, 0, false
+	s := []metrics.Sample{
+		{Name: "/cpu/classes/gc/total:cpu-seconds"},
+		{Name: "/cpu/classes/gc/mark/idle:cpu-seconds"},
+		{Name: "/cpu/classes/total:cpu-seconds"},
 	}
-	return s[0].Value.Float64(), s[1].Value.Float64(), true
+	metrics.Read(s)
+	for _, v := range s {
+		if v.Value.Kind() != metrics.KindFloat64 {
+			return 0, 0, false
+		}
+	}
+	return s[0].Value.Float64() - s[1].Value.Float64(), s[2].Value.Float64(), true
 }
 
 // liveHeap is the heap the last collection found live.

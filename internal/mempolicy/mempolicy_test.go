@@ -207,14 +207,18 @@ func TestFollowLiveCountsOutside(t *testing.T) {
 }
 
 // collectorShare makes the runtime's CPU readings (cpuClasses) say the
-// collector took percent of the CPU there was since the last reading,
-// for the rest of the test.
-func collectorShare(t *testing.T, percent float64) {
+// collector took percent of the CPU there was since the last reading, a
+// second of it each, for the rest of the test.
+func collectorShare(t *testing.T, percent float64) { collectorShareEvery(t, percent, 1) }
+
+// collectorShareEvery is collectorShare with step seconds of CPU between
+// two readings.
+func collectorShareEvery(t *testing.T, percent, step float64) {
 	old := cpuClasses
 	t.Cleanup(func() { cpuClasses = old })
 	var all float64
 	cpuClasses = func() (float64, float64, bool) {
-		all += 1
+		all += step
 		return all * percent / 100, all, true
 	}
 }
@@ -251,6 +255,19 @@ func TestWidens(t *testing.T) {
 			}
 		})
 	}
+	// a share measured over less than widenAfter of CPU (the first
+	// collections, a few milliseconds into the run) is not acted on
+	t.Run("too early to tell", func(t *testing.T) {
+		collectorShareEvery(t, 50, widenAfter/2)
+		r := &Run{base: 20 * mib, limit: 20 * mib, headroom: liveHeadroom}
+		r.gcAt, r.cpuAt, _ = cpuClasses()
+		if r.followLive(1*mib, 0); r.widened {
+			t.Errorf("widened after %v CPU-seconds", widenAfter/2)
+		}
+		if r.followLive(1*mib, 0); !r.widened {
+			t.Errorf("not widened after %v CPU-seconds at a share of 50%%", widenAfter)
+		}
+	})
 	// widened while parsing, then built: the settled headroom is widened
 	collectorShare(t, widenShare)
 	dir := t.TempDir()
