@@ -71,8 +71,8 @@
 //     collector 7% of the CPU (gctrace). So after every collection the
 //     policy reads the collector's share of the CPU since Start (the
 //     runtime/metrics CPU classes; its marking on cores that were idle
-//     left out, which costs nothing), once Start is widenAfter CPU-seconds
-//     behind (a share over the first few milliseconds is one cycle's
+//     left out, which costs nothing), once Start is widenAfter behind
+//     (a share over the first few milliseconds is one cycle's
 //     noise: 3–40% on every shape), and once the share reaches widenShare
 //     percent the headroom above the live heap widens for the rest of the
 //     run: widenHeadroom instead of liveHeadroom, and widenSettleHeadroom
@@ -137,6 +137,7 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
+	"time"
 
 	"github.com/kcmtrace/kcmtrace/internal/exepages"
 	"github.com/kcmtrace/kcmtrace/internal/hugeheap"
@@ -152,11 +153,10 @@ const (
 	liveHeadroom   = 50 // percent above the live heap the limit never goes below until then
 	settleHeadroom = 25 // percent above the live heap once the timeline is built
 	// widening (see the package comment): from the collector's share of
-	// the CPU since Start, once there was widenAfter CPU-seconds of it,
-	// the headrooms above the live heap that replace liveHeadroom and
-	// settleHeadroom
+	// the CPU since Start, once Start is widenAfter behind, the headrooms
+	// above the live heap that replace liveHeadroom and settleHeadroom
 	widenShare          = 4
-	widenAfter          = 0.1
+	widenAfter          = 50 * time.Millisecond
 	widenHeadroom       = 150
 	widenSettleHeadroom = 100
 	settleMinRoom       = 8 << 20
@@ -407,7 +407,8 @@ func (r *Run) followLive(live, outside uint64) bool {
 		return false
 	}
 	if !r.widened {
-		if gc, all, ok := cpuClasses(); ok && all-r.cpuAt >= widenAfter && (gc-r.gcAt)*100 >= (all-r.cpuAt)*widenShare {
+		window := widenAfter.Seconds() * float64(runtime.GOMAXPROCS(0)) // the CPU there was in widenAfter
+		if gc, all, ok := cpuClasses(); ok && all-r.cpuAt >= window && (gc-r.gcAt)*100 >= (all-r.cpuAt)*widenShare {
 			r.widened = true
 			if r.headroom == settleHeadroom { // built already
 				r.headroom = widenSettleHeadroom

@@ -258,14 +258,15 @@ func TestWidens(t *testing.T) {
 	// a share measured over less than widenAfter of CPU (the first
 	// collections, a few milliseconds into the run) is not acted on
 	t.Run("too early to tell", func(t *testing.T) {
-		collectorShareEvery(t, 50, widenAfter/2)
+		half := widenAfter.Seconds() * float64(runtime.GOMAXPROCS(0)) / 2 // CPU-seconds
+		collectorShareEvery(t, 50, half)
 		r := &Run{base: 20 * mib, limit: 20 * mib, headroom: liveHeadroom}
 		r.gcAt, r.cpuAt, _ = cpuClasses()
 		if r.followLive(1*mib, 0); r.widened {
-			t.Errorf("widened after %v CPU-seconds", widenAfter/2)
+			t.Errorf("widened %v after Start", widenAfter/2)
 		}
 		if r.followLive(1*mib, 0); !r.widened {
-			t.Errorf("not widened after %v CPU-seconds at a share of 50%%", widenAfter)
+			t.Errorf("not widened %v after Start at a share of 50%%", widenAfter)
 		}
 	})
 	// widened while parsing, then built: the settled headroom is widened
