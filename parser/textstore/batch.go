@@ -48,16 +48,10 @@ func Strings(ts []Text, workers int) []string {
 		return out
 	}
 	reads := planReads(far)
-	usable := map[*Origin]bool{}
-	for _, r := range reads {
-		if _, ok := usable[r.org]; !ok {
-			usable[r.org] = r.org.usable()
-		}
-	}
 	readAll := func(part []farRead) {
 		var rd farReader
 		for _, r := range part {
-			rd.read(r, far[r.from:r.to], usable[r.org], out)
+			rd.read(r, far[r.from:r.to], out)
 		}
 	}
 	workers = max(min(workers, len(reads)/minWorkerReads), 1)
@@ -130,10 +124,12 @@ type farReader struct {
 const arenaSize = 64 << 10
 
 // read reads r's extent and places each of its texts (ts) in out; when
-// the file is not usable, or the read fails or comes short, each text is
-// read as String does, which says why it is unavailable.
-func (rd *farReader) read(r farRead, ts []farText, usable bool, out []string) {
+// the file is not usable (Origin.usable), or the read fails or comes
+// short, each text is read as String does, which says why it is
+// unavailable.
+func (rd *farReader) read(r farRead, ts []farText, out []string) {
 	n := int(r.end - r.off)
+	usable := r.org.usable()
 	if usable {
 		if cap(rd.buf) < n {
 			rd.buf = make([]byte, max(n, batchSpan))
