@@ -1,9 +1,6 @@
 package parser
 
-import (
-	"slices"
-	"strings"
-)
+import "strings"
 
 // This file owns the folding of repeats: a failure logged over and over
 // for one volume (a retry storm of days, a flood of one line) keeps its
@@ -212,12 +209,17 @@ func (st *inputState) stored(ev *Event, m *evMeta, index int) {
 	st.foldSpans = append(st.foldSpans, foldSpan{index: index, first: *m})
 }
 
-// unfold forgets where runs fold into (reserve moves the events): a new
-// run starts; the folded event stays as it is. (The run of next, about to
-// be told where its event goes, has none yet: it stays.)
-func (st *inputState) unfold() {
-	for vol, runs := range st.folds {
-		st.folds[vol] = slices.DeleteFunc(runs, func(r *foldRun) bool { return r.into != nil })
+// refold points the runs that fold into an event at where the event is
+// once the events moved (reserve): its index among the input's events
+// stays, and the run goes on as it would have. (The run of next, about to
+// be told where its event goes, has none yet.)
+func (st *inputState) refold() {
+	for _, runs := range st.folds {
+		for _, r := range runs {
+			if r.into != nil {
+				r.into, r.meta = &st.events[r.index], &st.metas[r.index]
+			}
+		}
 	}
 }
 

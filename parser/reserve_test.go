@@ -144,3 +144,39 @@ func TestReservedAgreesWithPages(t *testing.T) {
 		}
 	}
 }
+
+// TestReserveKeepsFolding: a storm of one volume's failures runs through
+// an input, folding already when its events move into the array reserve
+// makes. The move tells the storm's run where the event it folds into
+// went, so the input parses as it does as a stream, whose events never
+// move: the storm's first foldKeep events verbatim and one that counts
+// the rest. (Until the run was told, it started again at the move, and
+// the file kept foldKeep more of the storm's lines than the stream.)
+func TestReserveKeepsFolding(t *testing.T) {
+	vol := func(i int) string {
+		return fmt.Sprintf(`I0812 12:%02d:%02d.000001       1 reconciler.go:288] attacherDetacher.AttachVolume started for volume "pvc-%d" (UniqueName: "kubernetes.io/csi/x^disk-%d") from node "n%d"`+"\n", i/60%60, i%60, i, i, i%7)
+	}
+	const storm = 3000
+	var b strings.Builder
+	for i := range storm {
+		b.WriteString(stormLine(i, "10.0.3.15"))
+		b.WriteString(vol(i)) // other volumes' events fill the pages
+	}
+	p := filepath.Join(t.TempDir(), "storm.log")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stream, sized := parseFileBothWays(t, p)
+	if !reflect.DeepEqual(*texttest.Canon(&stream), *texttest.Canon(&sized)) {
+		t.Errorf("the result with the size known (reserve) differs from the stream's")
+	}
+	n := 0
+	for _, ev := range sized.Events {
+		if ev.Node == "10.0.3.15" {
+			n++
+		}
+	}
+	if n != foldKeep+1 || sized.Input.Folded != storm-foldKeep-1 || len(sized.Events) != storm+n {
+		t.Errorf("%d events of the storm (%d folded), %d in all; want %d (%d), %d", n, sized.Input.Folded, len(sized.Events), foldKeep+1, storm-foldKeep-1, storm+foldKeep+1)
+	}
+}

@@ -344,7 +344,6 @@ func (st *inputState) reserve() bool {
 		return false
 	}
 	st.reserved = true
-	st.unfold() // the events move
 	n := 0
 	for _, pg := range st.pages {
 		n += len(pg)
@@ -362,6 +361,7 @@ func (st *inputState) reserve() bool {
 	}
 	st.events, st.metas, st.pages, st.mpages = evs, metas, nil, nil
 	st.direct = true
+	st.refold()
 	return true
 }
 
