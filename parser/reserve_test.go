@@ -95,9 +95,7 @@ func TestReserveKeepsEveryEvent(t *testing.T) {
 // input, once evenly dense (the estimate holds) and once with most events
 // at its end (the estimate falls short and the rest spills into pages).
 func TestReservedAgreesWithPages(t *testing.T) {
-	vol := func(i int) string {
-		return fmt.Sprintf(`I0812 03:%02d:%02d.000001       1 reconciler.go:288] attacherDetacher.AttachVolume started for volume "pvc-%d" (UniqueName: "kubernetes.io/csi/x^disk-%d") from node "n%d"`+"\n", i/60%60, i%60, i, i, i%7)
-	}
+	vol := func(i int) string { return attachStartedLine(3, i) }
 	noise := "I0812 03:10:00.000001       1 event.go:291] \"Event occurred\" object=\"ns/x\" kind=\"Pod\"\n"
 	var even, skewed strings.Builder
 	for i := range 10 * eventPage {
@@ -153,14 +151,11 @@ func TestReservedAgreesWithPages(t *testing.T) {
 // the rest. (Until the run was told, it started again at the move, and
 // the file kept foldKeep more of the storm's lines than the stream.)
 func TestReserveKeepsFolding(t *testing.T) {
-	vol := func(i int) string {
-		return fmt.Sprintf(`I0812 12:%02d:%02d.000001       1 reconciler.go:288] attacherDetacher.AttachVolume started for volume "pvc-%d" (UniqueName: "kubernetes.io/csi/x^disk-%d") from node "n%d"`+"\n", i/60%60, i%60, i, i, i%7)
-	}
 	const storm = 3000
 	var b strings.Builder
 	for i := range storm {
 		b.WriteString(stormLine(i, "10.0.3.15"))
-		b.WriteString(vol(i)) // other volumes' events fill the pages
+		b.WriteString(attachStartedLine(12, i)) // other volumes' events fill the pages
 	}
 	p := filepath.Join(t.TempDir(), "storm.log")
 	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
@@ -179,4 +174,11 @@ func TestReserveKeepsFolding(t *testing.T) {
 	if n != foldKeep+1 || sized.Input.Folded != storm-foldKeep-1 || len(sized.Events) != storm+n {
 		t.Errorf("%d events of the storm (%d folded), %d in all; want %d (%d), %d", n, sized.Input.Folded, len(sized.Events), foldKeep+1, storm-foldKeep-1, storm+foldKeep+1)
 	}
+}
+
+// attachStartedLine is the reconciler's line starting the attach of
+// volume i, at minute and second i of hour h (one volume, node and line a
+// second, the minutes wrapping).
+func attachStartedLine(h, i int) string {
+	return fmt.Sprintf(`I0812 %02d:%02d:%02d.000001       1 reconciler.go:288] attacherDetacher.AttachVolume started for volume "pvc-%d" (UniqueName: "kubernetes.io/csi/x^disk-%d") from node "n%d"`+"\n", h, i/60%60, i%60, i, i, i%7)
 }
